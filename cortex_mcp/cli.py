@@ -1,0 +1,82 @@
+"""The `cortex-mcp` command: run the server (stdio by default, or SSE / streamable HTTP) and a
+small admin CLI. Settings are loaded here, once, and passed down; logs go to stderr only."""
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+from pydantic import ValidationError
+
+from cortex_mcp import __version__
+from cortex_mcp.config import Settings, load_settings, settings_markdown
+from cortex_mcp.engine.host import EngineHost
+from cortex_mcp.remote import UnsafeBind, serve_http
+from cortex_mcp.server import build_server
+
+logger = logging.getLogger("cortex_mcp")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: `cortex-mcp [serve|config] ...`."""
+    top = argparse.ArgumentParser(
+        prog="cortex-mcp", description="Long-term memory for AI agents, as an MCP server."
+    )
+    top.add_argument("--version", action="version", version=f"cortex-mcp {__version__}")
+    commands = top.add_subparsers(dest="command")
+    serve = commands.add_parser("serve", help="run the MCP server (default: stdio)")
+    serve.add_argument("--transport", choices=["stdio", "sse", "streamable-http"], default="stdio")
+    serve.add_argument("--host", help="address for sse/streamable-http (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port for sse/streamable-http (default 21100)")
+    config = commands.add_parser("config", help="print the effective configuration")
+    config.add_argument("--markdown", action="store_true", help="print the settings reference")
+    return top
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Settings with the CLI flags on top of the environment and config.toml."""
+    overrides: dict[str, Any] = {}
+    if getattr(args, "host", None):
+        overrides["host"] = args.host
+    if getattr(args, "port", None):
+        overrides["port"] = args.port
+    return load_settings(**overrides)
+
+
+def run_server(settings: Settings, transport: str) -> None:
+    """Serve MCP over the chosen transport until interrupted."""
+    host = EngineHost(settings)
+    mcp = build_server(settings, host=host)
+    if transport == "stdio":
+        mcp.run("stdio")
+    elif transport == "sse":
+        anyio.run(serve_http, mcp, host, settings, "sse")
+    else:
+        anyio.run(serve_http, mcp, host, settings, "streamable-http")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `cortex-mcp` and `python -m cortex_mcp`."""
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        settings = settings_from(args)
+    except ValidationError as err:
+        sys.stderr.write(f"cortex-mcp: invalid configuration:\n{err}\n")
+        return 2
+    logging.basicConfig(
+        stream=sys.stderr, level=settings.log_level, format="%(asctime)s %(name)s %(message)s"
+    )
+    if args.command == "config":
+        text = settings_markdown() if args.markdown else settings.model_dump_json(indent=2)
+        sys.stdout.write(text + "\n")
+        return 0
+    try:
+        run_server(settings, getattr(args, "transport", "stdio"))
+    except UnsafeBind as err:
+        sys.stderr.write(f"cortex-mcp: {err}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 0
+    return 0

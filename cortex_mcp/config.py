@@ -1,0 +1,170 @@
+"""Every knob of cortex-mcp, read once at the edge and passed down.
+
+Precedence: constructor arguments (CLI flags) > `CORTEX_*` environment variables (nested with
+`__`, e.g. `CORTEX_SEARCH__CANDIDATE_LIMIT`) > `<home>/config.toml` > these defaults, which need
+nothing: no key, no network.
+"""
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+DEFAULT_HOME = Path("~/.cortex").expanduser()
+DEFAULT_PORT = 21100
+
+
+def home_from_environment() -> Path:
+    """The data directory: `CORTEX_HOME`, else `~/.cortex`."""
+    raw = os.environ.get("CORTEX_HOME")
+    return Path(raw).expanduser() if raw else DEFAULT_HOME
+
+
+class StoreSettings(BaseModel):
+    """The SQLite file."""
+
+    filename: str = Field(default="cortex.db", description="Database file inside the home.")
+    busy_timeout_ms: int = Field(
+        default=10_000, ge=0, description="How long a writer waits for another process's lock."
+    )
+
+
+class MemorySettings(BaseModel):
+    """Limits on what a memory and a query may be."""
+
+    max_content_chars: int = Field(
+        default=8000, gt=0, le=100_000, description="Longest memory content accepted."
+    )
+    max_query_chars: int = Field(default=2000, gt=0, description="Longest recall query accepted.")
+    default_agent_id: str = Field(
+        default="default", min_length=1, description="Agent used when a call names none."
+    )
+    near_duplicate_jaccard: float = Field(
+        default=0.85,
+        gt=0,
+        le=1,
+        description="Term overlap at which a new memory with the same numbers is a duplicate.",
+    )
+
+
+class SearchSettings(BaseModel):
+    """Ranking: relevance × layer weight × recency boost × access boost."""
+
+    candidate_limit: int = Field(
+        default=50, gt=0, le=1000, description="Candidates taken from each backend."
+    )
+    core_weight: float = Field(default=1.0, ge=0, description="Layer weight of core memories.")
+    working_weight: float = Field(default=0.8, ge=0, description="Layer weight of working.")
+    archive_weight: float = Field(default=0.5, ge=0, description="Layer weight of archive.")
+    recency_window_days: float = Field(
+        default=7.0, gt=0, description="Memories younger than this get a recency boost."
+    )
+    recency_boost: float = Field(
+        default=0.1, ge=0, description="Boost of a brand-new memory, falling to 0 over the window."
+    )
+    access_boost_per_hit: float = Field(
+        default=0.05, ge=0, description="Boost for each past recall of a memory."
+    )
+    access_boost_cap: int = Field(default=10, ge=0, description="Recalls counted at most.")
+
+
+class Settings(BaseSettings):
+    """Every knob of cortex-mcp. Env CORTEX_* (nested with __), then <home>/config.toml."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CORTEX_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        nested_model_default_partial_update=True,
+    )
+
+    home: Path = Field(
+        default_factory=home_from_environment, description="Data directory (env CORTEX_HOME)."
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="WARNING", description="Log level; logs go to stderr, never stdout."
+    )
+    auth_token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token required by SSE/HTTP; needed to bind a non-loopback host.",
+    )
+    host: str = Field(default="127.0.0.1", description="Address the SSE/HTTP transports bind.")
+    port: int = Field(default=DEFAULT_PORT, gt=0, lt=65536, description="Port of SSE/HTTP.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Extra Host headers accepted over HTTP (DNS-rebinding protection).",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list, description="Extra Origin headers accepted over HTTP."
+    )
+    store: StoreSettings = StoreSettings()
+    memory: MemorySettings = MemorySettings()
+    search: SearchSettings = SearchSettings()
+
+    @property
+    def database_path(self) -> Path:
+        """Where the SQLite file lives."""
+        return self.home / self.store.filename
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,  # called by keyword: keep every name
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Arguments, then the environment, then <home>/config.toml, then defaults."""
+        toml = home_from_environment() / "config.toml"
+        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=toml)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the settings once, with `overrides` (from CLI flags) taking precedence."""
+    return Settings(**overrides)
+
+
+def settings_markdown() -> str:
+    """The settings reference (docs/configuration.md): every field, default, env var, meaning."""
+    lines = [
+        "# Configuration",
+        "",
+        "Generated by `cortex-mcp config --markdown`; a test keeps it in step with the code.",
+        "",
+        "Set any of these as environment variables, or in `<home>/config.toml` (sections as",
+        "tables, e.g. `[search]`). Precedence: command-line flags > environment > config.toml >",
+        "defaults. Unknown keys in config.toml are an error.",
+        "",
+        "| setting | environment variable | default | meaning |",
+        "|---|---|---|---|",
+    ]
+    for name, field in Settings.model_fields.items():
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            for sub_name, sub_field in annotation.model_fields.items():
+                lines.append(_row(f"{name}.{sub_name}", f"{name}__{sub_name}", sub_field))
+        else:
+            lines.append(_row(name, name, field))
+    return "\n".join(lines) + "\n"
+
+
+def _row(dotted: str, env: str, field: FieldInfo) -> str:
+    default = field.get_default(call_default_factory=False)
+    if dotted == "home":
+        shown = "`~/.cortex`"
+    elif default is None:
+        shown = "unset"
+    elif field.default_factory is not None:
+        shown = "`[]`"
+    else:
+        shown = f"`{default}`"
+    return f"| `{dotted}` | `CORTEX_{env.upper()}` | {shown} | {field.description or ''} |"

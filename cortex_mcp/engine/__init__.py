@@ -1,0 +1,303 @@
+"""What memory does, free of MCP: the use cases the edge calls, on one `Engine`."""
+
+import statistics
+import time
+from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from cortex_mcp.clock import Clock, utc_now
+from cortex_mcp.config import Settings
+from cortex_mcp.engine import gate, render
+from cortex_mcp.engine.remember import remember as remember_memory
+from cortex_mcp.errors import InvalidInput, MemoryNotFound
+from cortex_mcp.models import (
+    Category,
+    ForgetResult,
+    Layer,
+    Memory,
+    RecallResult,
+    RememberResult,
+    SearchDebug,
+    is_memory_id,
+)
+from cortex_mcp.search.tokenize import query_terms
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Database, open_database
+from cortex_mcp.store.logs import log_action
+from cortex_mcp.store.migrations import migrate
+
+ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
+LATENCY_WINDOW = 1000
+DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
+
+
+@dataclass
+class Engine:
+    """The memory engine of one server process: the database, the settings and the clock."""
+
+    db: Database
+    settings: Settings
+    clock: Clock = utc_now
+    recall_latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCY_WINDOW))
+
+    def agent(self, agent_id: str | None) -> str:
+        """The agent a call acts for: the one it names, else the configured default."""
+        return agent_id or self.settings.memory.default_agent_id
+
+    async def remember(
+        self,
+        content: str,
+        *,
+        category: Category = Category.FACT,
+        importance: float = 0.7,
+        tags: list[str] | None = None,
+        agent_id: str | None = None,
+        scope: str = "agent",
+        supersedes: str | None = None,
+    ) -> RememberResult:
+        """Store an explicit memory in core; duplicates reinforce, `supersedes` replaces."""
+        if supersedes is not None and not is_memory_id(supersedes):
+            raise InvalidInput("supersedes", "must be a memory id (a UUID)")
+        async with self.db.write() as conn:
+            return await remember_memory(
+                conn,
+                content=content,
+                category=category,
+                importance=importance,
+                tags=tags or [],
+                agent_id=self.agent(agent_id),
+                scope=scope,
+                supersedes=supersedes,
+                settings=self.settings.memory,
+                now=self.clock(),
+            )
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        max_results: int = 8,
+        max_tokens: int = 2000,
+        layers: list[Layer] | None = None,
+        categories: list[Category] | None = None,
+        agent_id: str | None = None,
+    ) -> RecallResult:
+        """The memories most relevant to `query`, as a context block within `max_tokens`."""
+        self._check_query(query)
+        started = time.perf_counter()
+        agent = self.agent(agent_id)
+        if not query.strip():
+            result = await self._digest(agent, max_results, max_tokens, layers, categories)
+        else:
+            result = await self._search(
+                query, agent, max_results, max_tokens, layers or ALL_LAYERS, categories
+            )
+        self.recall_latencies_ms.append((time.perf_counter() - started) * 1000)
+        return result
+
+    async def _search(
+        self,
+        query: str,
+        agent: str,
+        max_results: int,
+        max_tokens: int,
+        layers: list[Layer],
+        categories: list[Category] | None,
+    ) -> RecallResult:
+        now = self.clock()
+        async with self.db.read() as conn:
+            ranking = await gate.rank(
+                conn,
+                query,
+                agent_id=agent,
+                layers=layers,
+                categories=categories,
+                settings=self.settings.search,
+                now=now,
+            )
+        hits = gate.distinct_hits(ranking.hits, max_results)
+        block, fitted = gate.context_block(
+            [h.memory for h in hits], max_tokens, gate.CONTEXT_HEADER
+        )
+        hits = hits[:fitted]
+        if hits:
+            async with self.db.write() as conn:
+                await rows.bump_access(conn, [h.memory.id for h in hits], query, now)
+        return RecallResult(
+            context=block,
+            memories=[gate.to_item(h.memory, h.score.final_score) for h in hits],
+            total_candidates=len(ranking.hits),
+            tokens_used=gate.tokens_of(block),
+        )
+
+    async def _digest(
+        self,
+        agent: str,
+        max_results: int,
+        max_tokens: int,
+        layers: list[Layer] | None,
+        categories: list[Category] | None,
+    ) -> RecallResult:
+        """No query: the core memory digest, and the profile first when one exists."""
+        async with self.db.read() as conn:
+            found = await rows.live_memories(
+                conn, agent, layers or [Layer.CORE], categories, limit=max_results
+            )
+            profile = await self._profile(conn, agent)
+        memories = ([profile] if profile and profile not in found else []) + found
+        block, fitted = gate.context_block(memories, max_tokens, DIGEST_HEADER)
+        kept = memories[:fitted]
+        return RecallResult(
+            context=block,
+            memories=[gate.to_item(m, m.importance) for m in kept],
+            total_candidates=len(memories),
+            tokens_used=gate.tokens_of(block),
+        )
+
+    async def search_debug(
+        self, query: str, *, agent_id: str | None = None, layers: list[Layer] | None = None
+    ) -> SearchDebug:
+        """Every candidate for `query` with each factor of its score; changes nothing."""
+        self._check_query(query)
+        async with self.db.read() as conn:
+            ranking = await gate.rank(
+                conn,
+                query,
+                agent_id=self.agent(agent_id),
+                layers=layers or ALL_LAYERS,
+                categories=None,
+                settings=self.settings.search,
+                now=self.clock(),
+            )
+        return SearchDebug(
+            query=query,
+            terms=query_terms(query),
+            match_expression=ranking.terms_match,
+            backends=ranking.backends,
+            candidates=ranking.hits,
+        )
+
+    async def forget(
+        self, memory_id: str, *, reason: str | None = None, agent_id: str | None = None
+    ) -> ForgetResult:
+        """Soft-delete a memory: it leaves recall, and cortex_restore brings it back."""
+        async with self.db.write() as conn:
+            memory = await self._visible(conn, memory_id, agent_id)
+            if memory.deleted_at is not None:
+                raise InvalidInput("memory_id", "is already forgotten; cortex_restore undoes that")
+            now = self.clock()
+            await rows.set_deleted(conn, memory.id, now, reason)
+            await log_action(conn, "forget", [memory.id], {"reason": reason}, now)
+        return ForgetResult(memory_id=memory.id, deleted=True, reason=reason)
+
+    async def restore(self, memory_id: str, *, agent_id: str | None = None) -> ForgetResult:
+        """Undo a forget."""
+        async with self.db.write() as conn:
+            memory = await self._visible(conn, memory_id, agent_id)
+            if memory.deleted_at is None:
+                raise InvalidInput("memory_id", "is not forgotten; there is nothing to restore")
+            await rows.set_deleted(conn, memory.id, None, None)
+            await log_action(conn, "restore", [memory.id], {}, self.clock())
+        return ForgetResult(memory_id=memory.id, deleted=False)
+
+    async def memory_json(self, memory_id: str, *, agent_id: str | None = None) -> str:
+        """One memory with its metadata and supersede chain, as JSON."""
+        async with self.db.read() as conn:
+            memory = await self._visible(conn, memory_id, agent_id)
+            chain = await rows.supersede_chain(conn, memory.id)
+        return render.render_memory_json(memory, chain)
+
+    async def core_markdown(self, *, agent_id: str | None = None) -> str:
+        """Core memory of an agent (with shared memories) as Markdown grouped by category."""
+        async with self.db.read() as conn:
+            core = await rows.live_memories(conn, self.agent(agent_id), [Layer.CORE], limit=10_000)
+        return render.render_core_markdown(m for m in core if m.category != Category.PROFILE)
+
+    async def profile_markdown(self, *, agent_id: str | None = None) -> str:
+        """The user profile, or an explanation that none exists yet."""
+        async with self.db.read() as conn:
+            profile = await self._profile(conn, self.agent(agent_id))
+        return render.render_profile(profile)
+
+    async def stats(self) -> dict[str, Any]:
+        """Counts per layer and category, states, database size, backends and latencies."""
+        async with self.db.read() as conn:
+            per_layer = await rows.count_by_layer_and_category(conn)
+            states = await rows.count_states(conn)
+        layers: dict[str, dict[str, int]] = {}
+        for layer, category, count in per_layer:
+            layers.setdefault(layer, {})[category] = count
+        return {
+            "memories": states,
+            "layers": {
+                layer: {"total": sum(c.values()), "categories": c} for layer, c in layers.items()
+            },
+            "database": {
+                "path": str(self.db.path),
+                "size_bytes": database_size(self.db),
+                "driver": self.db.driver.name,
+            },
+            "search": {
+                "fulltext": "fts5 bm25 (CJK bigrams, porter unicode61)",
+                "sqlite_vec": "loaded" if self.db.has_vectors else "unavailable",
+                "sqlite_vec_note": self.db.driver.note,
+                "mode": "bm25 only" if not self.db.has_vectors else "bm25 (no embedder yet)",
+            },
+            "recall_latency_ms": latency_summary(list(self.recall_latencies_ms)),
+        }
+
+    async def _visible(self, conn: Any, memory_id: str, agent_id: str | None) -> Memory:
+        if not is_memory_id(memory_id):
+            raise InvalidInput(
+                "memory_id", "must be a memory id (a UUID such as those recall returns)"
+            )
+        memory = await rows.get_visible_memory(conn, memory_id, self.agent(agent_id))
+        if memory is None:
+            raise MemoryNotFound(memory_id)
+        return memory
+
+    async def _profile(self, conn: Any, agent: str) -> Memory | None:
+        found = await rows.live_memories(conn, agent, [Layer.CORE], [Category.PROFILE], limit=1)
+        return found[0] if found else None
+
+    def _check_query(self, query: str) -> None:
+        limit = self.settings.memory.max_query_chars
+        if len(query) > limit:
+            raise InvalidInput("query", f"{len(query):,} characters; the limit is {limit:,}")
+
+
+def database_size(db: Database) -> int:
+    """Bytes on disk of the database file with its WAL and shared-memory files."""
+    total = 0
+    for suffix in ("", "-wal", "-shm"):
+        path = db.path.with_name(db.path.name + suffix)
+        if path.exists():
+            total += path.stat().st_size
+    return total
+
+
+def latency_summary(samples_ms: list[float]) -> dict[str, float | int | None]:
+    """p50 and p95 of recall latencies since start, in milliseconds."""
+    if not samples_ms:
+        return {"count": 0, "p50": None, "p95": None}
+    ordered = sorted(samples_ms)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {
+        "count": len(ordered),
+        "p50": round(statistics.median(ordered), 3),
+        "p95": round(p95, 3),
+    }
+
+
+@asynccontextmanager
+async def open_engine(settings: Settings, clock: Clock = utc_now) -> AsyncIterator[Engine]:
+    """Open the database (migrating it), yield the engine, close on exit."""
+    db = await open_database(settings.database_path, settings.store.busy_timeout_ms)
+    try:
+        await migrate(db)
+        yield Engine(db=db, settings=settings, clock=clock)
+    finally:
+        await db.close()

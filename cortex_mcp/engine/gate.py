@@ -1,0 +1,130 @@
+"""The Memory Gate: find what is relevant, rank it, fit it into a token budget."""
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+import aiosqlite
+
+from cortex_mcp.config import SearchSettings
+from cortex_mcp.models import (
+    BackendTiming,
+    Category,
+    Layer,
+    Memory,
+    RecallItem,
+    SearchHit,
+)
+from cortex_mcp.search.budget import estimate_tokens, fit_lines
+from cortex_mcp.search.query import match_expression
+from cortex_mcp.search.scoring import score_candidate, text_only_relevance
+from cortex_mcp.search.tokenize import normalised_content
+from cortex_mcp.store import fts
+
+CONTEXT_HEADER = "Relevant memories (cortex-mcp; most relevant first):"
+CONTEXT_EMPTY = "No stored memory matches this query."
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Every ranked candidate for a query, and what each backend did."""
+
+    terms_match: str | None
+    hits: list[SearchHit]
+    backends: list[BackendTiming]
+
+
+async def rank(
+    conn: aiosqlite.Connection,
+    query: str,
+    *,
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+    settings: SearchSettings,
+    now: datetime,
+) -> Ranking:
+    """Candidates from every backend, scored and sorted best first."""
+    match = match_expression(query)
+    started = time.perf_counter()
+    found: list[tuple[float, Memory]] = []
+    if match is not None:
+        found = await fts.text_candidates(
+            conn, match, agent_id, layers, categories, settings.candidate_limit
+        )
+    text_timing = BackendTiming(
+        name="fts5-bm25",
+        available=True,
+        candidates=len(found),
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+        note=None if match else "query has no searchable terms",
+    )
+    memories = {memory.id: memory for _, memory in found}
+    relevance = text_only_relevance({memory.id: bm25 for bm25, memory in found})
+    scored = [
+        (
+            memories[key],
+            score_candidate(
+                value,
+                memories[key].layer,
+                memories[key].updated_at,
+                memories[key].access_count,
+                now,
+                settings,
+            ),
+        )
+        for key, value in relevance.items()
+    ]
+    scored.sort(key=lambda pair: (-pair[1].final_score, pair[0].id))
+    hits = [
+        SearchHit(rank=i, memory=memory, score=score)
+        for i, (memory, score) in enumerate(scored, start=1)
+    ]
+    return Ranking(terms_match=match, hits=hits, backends=[text_timing])
+
+
+def distinct_hits(hits: list[SearchHit], limit: int) -> list[SearchHit]:
+    """The best `limit` hits, skipping any whose content repeats an earlier one."""
+    seen: set[str] = set()
+    kept: list[SearchHit] = []
+    for hit in hits:
+        key = normalised_content(hit.memory.content)
+        if key not in seen:
+            seen.add(key)
+            kept.append(hit)
+        if len(kept) == limit:
+            break
+    return kept
+
+
+def memory_line(memory: Memory) -> str:
+    """One memory as a line of the context block: date, layer, category, content, id."""
+    day = memory.created_at.date().isoformat()
+    flat = " ".join(memory.content.split())
+    return f"- [{day} · {memory.layer} · {memory.category}] {flat} (id {memory.id})"
+
+
+def context_block(memories: list[Memory], max_tokens: int, header: str) -> tuple[str, int]:
+    """The memories as a block for the prompt, cut to the token budget; and how many fit."""
+    if not memories:
+        return CONTEXT_EMPTY, 0
+    lines = fit_lines(header, [memory_line(m) for m in memories], "", max_tokens)
+    return "\n".join([header, *lines]), len(lines)
+
+
+def to_item(memory: Memory, score: float) -> RecallItem:
+    """The short form of a recalled memory."""
+    return RecallItem(
+        id=memory.id,
+        layer=memory.layer,
+        category=memory.category,
+        content=memory.content,
+        importance=memory.importance,
+        score=round(score, 6),
+        created_at=memory.created_at,
+    )
+
+
+def tokens_of(block: str) -> int:
+    """The token estimate of a context block."""
+    return estimate_tokens(block)

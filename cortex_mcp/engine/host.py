@@ -1,0 +1,54 @@
+"""One engine per server process, shared by every connection that server accepts."""
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+
+import anyio
+
+from cortex_mcp.clock import Clock, utc_now
+from cortex_mcp.config import Settings
+from cortex_mcp.engine import Engine, open_engine
+
+
+class EngineHost:
+    """Opens the engine for its first user and closes it after the last one leaves.
+
+    stdio and in-process clients have one user; SSE runs the MCP lifespan once per
+    connection, so the HTTP app holds a use of its own for as long as it runs.
+    """
+
+    def __init__(self, settings: Settings, clock: Clock = utc_now) -> None:
+        self.settings = settings
+        self.clock = clock
+        self._engine: Engine | None = None
+        self._stack: AsyncExitStack | None = None
+        self._users = 0
+        self._lock = anyio.Lock()
+
+    @property
+    def engine(self) -> Engine:
+        """The open engine; only valid while someone uses the host."""
+        if self._engine is None:
+            raise RuntimeError("the engine is not open: no MCP session is running")
+        return self._engine
+
+    @asynccontextmanager
+    async def use(self) -> AsyncIterator[Engine]:
+        """Share the engine for the duration of the block, opening it if needed."""
+        async with self._lock:
+            if self._users == 0:
+                stack = AsyncExitStack()
+                self._engine = await stack.enter_async_context(
+                    open_engine(self.settings, self.clock)
+                )
+                self._stack = stack
+            self._users += 1
+        try:
+            yield self.engine
+        finally:
+            with anyio.CancelScope(shield=True):
+                async with self._lock:
+                    self._users -= 1
+                    if self._users == 0 and self._stack is not None:
+                        stack, self._stack, self._engine = self._stack, None, None
+                        await stack.aclose()

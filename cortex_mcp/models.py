@@ -1,0 +1,176 @@
+"""The nouns of cortex-mcp: layers, categories, memories and the results that cross the wire."""
+
+import os
+import uuid
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+SHARED_SCOPE = "shared"
+"""Scope of a memory every agent can see; the default scope, "agent", keeps it to its agent."""
+
+
+class Layer(StrEnum):
+    """Where a memory lives in its life: short-term, long-term, or faded."""
+
+    WORKING = "working"
+    CORE = "core"
+    ARCHIVE = "archive"
+
+
+class Category(StrEnum):
+    """What kind of thing a memory says."""
+
+    IDENTITY = "identity"
+    PREFERENCE = "preference"
+    DECISION = "decision"
+    FACT = "fact"
+    INSIGHT = "insight"
+    TODO = "todo"
+    CORRECTION = "correction"
+    SKILL = "skill"
+    RELATIONSHIP = "relationship"
+    PROJECT_STATE = "project_state"
+    CONTEXT = "context"
+    SUMMARY = "summary"
+    PROFILE = "profile"
+
+
+def new_memory_id(unix_ms: int) -> str:
+    """A UUIDv7: 48 bits of milliseconds, then random bits, so ids sort by creation time."""
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (unix_ms & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76  # version 7
+    value |= ((rand >> 62) & 0xFFF) << 64  # rand_a, 12 bits
+    value |= 0b10 << 62  # RFC 4122 variant
+    value |= rand & ((1 << 62) - 1)  # rand_b, 62 bits
+    return str(uuid.UUID(int=value))
+
+
+def is_memory_id(text: str) -> bool:
+    """True when `text` is a well-formed UUID, the only shape a memory id takes."""
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return len(text) == 36
+
+
+class Memory(BaseModel):
+    """One memory, as stored."""
+
+    id: str
+    agent_id: str | None = Field(description="Owning agent; null when shared with every agent.")
+    layer: Layer
+    category: Category
+    content: str
+    source: str
+    importance: float
+    confidence: float
+    decay_score: float
+    access_count: int
+    last_accessed: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    expires_at: datetime | None
+    superseded_by: str | None
+    deleted_at: datetime | None
+    metadata: dict[str, Any]
+
+
+class ScoreBreakdown(BaseModel):
+    """Every factor of one candidate's score, so a ranking can be explained."""
+
+    bm25: float | None = Field(description="Raw FTS5 bm25(); lower is better. Null: no text match.")
+    text_score: float = Field(description="bm25 normalised to [0, 1] over this query's candidates.")
+    vector_distance: float | None = None
+    vector_score: float = 0.0
+    fused_score: float
+    layer_weight: float
+    recency_boost: float
+    access_boost: float
+    final_score: float
+
+
+class SearchHit(BaseModel):
+    """A memory that matched a query, with its rank and why."""
+
+    rank: int
+    memory: Memory
+    score: ScoreBreakdown
+
+
+class RecallItem(BaseModel):
+    """A recalled memory as an agent needs it: short, with the id to act on it."""
+
+    id: str
+    layer: Layer
+    category: Category
+    content: str
+    importance: float
+    score: float
+    created_at: datetime
+
+
+class RecallResult(BaseModel):
+    """What cortex_recall returns: a context block ready to inject, and the memories in it."""
+
+    context: str
+    memories: list[RecallItem]
+    total_candidates: int
+    tokens_used: int
+
+
+class RememberResult(BaseModel):
+    """What cortex_remember did: stored a new memory, or reinforced or superseded one."""
+
+    action: str = Field(description="created | duplicate | superseded")
+    id: str
+    layer: Layer
+    category: Category
+    content: str
+    importance: float
+    superseded_id: str | None = None
+
+    @classmethod
+    def of(cls, action: str, memory: Memory, superseded_id: str | None = None) -> "RememberResult":
+        """The result for `memory` after `action`."""
+        return cls(
+            action=action,
+            id=memory.id,
+            layer=memory.layer,
+            category=memory.category,
+            content=memory.content,
+            importance=memory.importance,
+            superseded_id=superseded_id,
+        )
+
+
+class ForgetResult(BaseModel):
+    """What cortex_forget or cortex_restore changed."""
+
+    memory_id: str
+    deleted: bool
+    reason: str | None = None
+
+
+class BackendTiming(BaseModel):
+    """One search backend's answer to a query."""
+
+    name: str
+    available: bool
+    candidates: int
+    elapsed_ms: float
+    note: str | None = None
+
+
+class SearchDebug(BaseModel):
+    """Everything cortex_search_debug shows: tokens, backends and every candidate's score."""
+
+    query: str
+    terms: list[str]
+    match_expression: str | None
+    backends: list[BackendTiming]
+    candidates: list[SearchHit]

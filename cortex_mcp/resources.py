@@ -1,0 +1,34 @@
+"""The cortex:// resources: core memory, profile, stats, and one memory by id."""
+
+import json
+
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+
+from cortex_mcp.engine.host import EngineHost
+from cortex_mcp.errors import InvalidInput
+
+
+class MemoryResources:
+    """Reads of the engine a host holds; MCP does not inject a context into static resources."""
+
+    def __init__(self, host: EngineHost) -> None:
+        self.host = host
+
+    async def core(self) -> str:
+        """Core memory as Markdown grouped by category (same content as MEMORY.md)."""
+        return await self.host.engine.core_markdown()
+
+    async def profile(self) -> str:
+        """The synthesized user profile, or why there is none yet."""
+        return await self.host.engine.profile_markdown()
+
+    async def stats(self) -> str:
+        """Counts, database size, backends and recall latency percentiles, as JSON."""
+        return json.dumps(await self.host.engine.stats(), ensure_ascii=False, indent=2)
+
+    async def memory(self, memory_id: str) -> str:
+        """One memory with its metadata and supersede chain, as JSON."""
+        try:
+            return await self.host.engine.memory_json(memory_id)
+        except InvalidInput as err:
+            raise ResourceNotFoundError(str(err)) from err

@@ -1,0 +1,96 @@
+"""How a candidate's final score is made: relevance × layer weight × recency × access.
+
+Relevance is a fusion of the text score (BM25 normalised over the query's candidates) and the
+vector score (cosine similarity mapped to [0, 1]) where vectors exist; without vectors it is the
+text score alone. Every factor is kept in a `ScoreBreakdown` so a ranking can be explained.
+"""
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from cortex_mcp.config import SearchSettings
+from cortex_mcp.models import Layer, ScoreBreakdown
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """What the backends said about one candidate before the memory's own factors apply."""
+
+    bm25: float | None = None
+    text_score: float = 0.0
+    vector_distance: float | None = None
+    vector_score: float = 0.0
+    fused_score: float = 0.0
+
+
+def normalise_bm25(raw: dict[str, float]) -> dict[str, float]:
+    """FTS5 bm25() (negative, lower is better) mapped to [0, 1], best candidate = 1."""
+    if not raw:
+        return {}
+    best = max(-score for score in raw.values())
+    if best <= 0:
+        return dict.fromkeys(raw, 1.0)
+    return {key: max(0.0, -score) / best for key, score in raw.items()}
+
+
+def layer_weight(layer: Layer, settings: SearchSettings) -> float:
+    """Core memories count most, archived ones least."""
+    return {
+        Layer.CORE: settings.core_weight,
+        Layer.WORKING: settings.working_weight,
+        Layer.ARCHIVE: settings.archive_weight,
+    }[layer]
+
+
+def recency_boost(updated_at: datetime, now: datetime, settings: SearchSettings) -> float:
+    """Up to 1 + recency_boost for a brand-new memory, falling linearly to 1 over the window."""
+    age_days = max(0.0, (now - updated_at).total_seconds() / 86400)
+    if age_days >= settings.recency_window_days:
+        return 1.0
+    remaining = (settings.recency_window_days - age_days) / settings.recency_window_days
+    return 1.0 + settings.recency_boost * remaining
+
+
+def access_boost(access_count: int, settings: SearchSettings) -> float:
+    """Each past recall adds a little, up to a cap: memories that keep being useful rise."""
+    return 1.0 + settings.access_boost_per_hit * min(access_count, settings.access_boost_cap)
+
+
+def vector_score_of(distance: float) -> float:
+    """Cosine distance in [0, 2] mapped to a similarity score in [0, 1]."""
+    return max(0.0, min(1.0, 1.0 - distance / 2)) if math.isfinite(distance) else 0.0
+
+
+def score_candidate(
+    relevance: Relevance,
+    layer: Layer,
+    updated_at: datetime,
+    access_count: int,
+    now: datetime,
+    settings: SearchSettings,
+) -> ScoreBreakdown:
+    """The full breakdown of one candidate's final score."""
+    weight = layer_weight(layer, settings)
+    recency = recency_boost(updated_at, now, settings)
+    access = access_boost(access_count, settings)
+    return ScoreBreakdown(
+        bm25=relevance.bm25,
+        text_score=relevance.text_score,
+        vector_distance=relevance.vector_distance,
+        vector_score=relevance.vector_score,
+        fused_score=relevance.fused_score,
+        layer_weight=weight,
+        recency_boost=recency,
+        access_boost=access,
+        final_score=relevance.fused_score * weight * recency * access,
+    )
+
+
+def text_only_relevance(bm25: dict[str, float]) -> dict[str, Relevance]:
+    """Relevance when full-text search is the only backend that answered."""
+    normalised = normalise_bm25(bm25)
+    return {
+        key: Relevance(bm25=raw, text_score=normalised[key], fused_score=normalised[key])
+        for key, raw in bm25.items()
+    }

@@ -1,0 +1,63 @@
+"""The whole MCP surface of cortex-mcp in one screen: lifespan, tools, resources."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
+
+from cortex_mcp import __version__, tools
+from cortex_mcp.clock import Clock, utc_now
+from cortex_mcp.config import Settings
+from cortex_mcp.engine import Engine
+from cortex_mcp.engine.host import EngineHost
+from cortex_mcp.resources import MemoryResources
+
+INSTRUCTIONS = """\
+cortex-mcp is your long-term memory of this user, kept across sessions and agents.
+- Before answering anything that may depend on the past (who the user is, their preferences,
+  decisions, projects, earlier corrections), call cortex_recall with the topic as the query.
+  Call it with an empty query at the start of a conversation for the core memory digest.
+- When the user states a lasting fact, preference or decision, or asks you to remember
+  something, call cortex_remember. When they correct a memory, pass its id as `supersedes`.
+- When a memory is wrong or unwanted, call cortex_forget with its id.
+Memories are stored in the language they were written in; do not translate them."""
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+@asynccontextmanager
+async def lifespan(host: EngineHost, server: MCPServer[Engine]) -> AsyncIterator[Engine]:
+    """Share the process's engine with this MCP session for as long as it lives."""
+    async with host.use() as engine:
+        yield engine
+
+
+def build_server(
+    settings: Settings, clock: Clock = utc_now, host: EngineHost | None = None
+) -> MCPServer[Engine]:
+    """The whole MCP surface of cortex-mcp: lifespan, tools, resources.
+
+    Pass `host` to share the engine with something else that keeps it open (the HTTP app).
+    """
+    host = host or EngineHost(settings, clock)
+    mcp = MCPServer[Engine](
+        "cortex-mcp",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        lifespan=partial(lifespan, host),
+        log_level=settings.log_level,
+    )
+    mcp.add_tool(tools.cortex_recall, annotations=WRITES)  # bumps access counts
+    mcp.add_tool(tools.cortex_remember, annotations=WRITES)
+    mcp.add_tool(tools.cortex_forget, annotations=WRITES, structured_output=False)
+    mcp.add_tool(tools.cortex_restore, annotations=WRITES, structured_output=False)
+    mcp.add_tool(tools.cortex_search_debug, annotations=READ_ONLY, structured_output=False)
+    reads = MemoryResources(host)
+    mcp.resource("cortex://core", mime_type="text/markdown")(reads.core)
+    mcp.resource("cortex://profile", mime_type="text/markdown")(reads.profile)
+    mcp.resource("cortex://stats", mime_type="application/json")(reads.stats)
+    mcp.resource("cortex://memory/{memory_id}", mime_type="application/json")(reads.memory)
+    return mcp

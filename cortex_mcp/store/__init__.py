@@ -1,0 +1,1 @@
+"""The only place with SQL: the SQLite file, its schema, and every query against it."""

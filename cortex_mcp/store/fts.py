@@ -1,0 +1,41 @@
+"""Full-text candidates: FTS5 bm25() over the CJK-aware terms, filtered to what may be recalled."""
+
+import json
+from typing import Any
+
+import aiosqlite
+
+from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.store.db import fetch_all
+from cortex_mcp.store.memories import to_memory
+
+_CANDIDATES = (
+    "select bm25(memories_fts) as bm25, m.* from memories_fts"
+    " join memories m on m.seq = memories_fts.rowid"
+    " where memories_fts match :match"
+    " and (m.agent_id = :agent_id or m.agent_id is null)"
+    " and m.deleted_at is null and m.superseded_by is null"
+    " and m.layer in (select value from json_each(:layers))"
+    " and (:categories is null or m.category in (select value from json_each(:categories)))"
+    " order by bm25 limit :limit"
+)
+
+
+async def text_candidates(
+    conn: aiosqlite.Connection,
+    match: str,
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+    limit: int,
+) -> list[tuple[float, Memory]]:
+    """(bm25, memory) pairs for the MATCH expression, best first."""
+    params: dict[str, Any] = {
+        "match": match,
+        "agent_id": agent_id,
+        "layers": json.dumps([layer.value for layer in layers]),
+        "categories": json.dumps([c.value for c in categories]) if categories else None,
+        "limit": limit,
+    }
+    rows = await fetch_all(conn, _CANDIDATES, params)
+    return [(row["bm25"], to_memory(row)) for row in rows]

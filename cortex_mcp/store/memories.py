@@ -1,0 +1,234 @@
+"""The `memories` table and its full-text rows, kept in step in the same transaction."""
+
+import json
+from datetime import datetime
+from typing import Any
+
+import aiosqlite
+
+from cortex_mcp.clock import from_text, to_text
+from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.search.tokenize import index_text, normalised_content
+from cortex_mcp.store.db import fetch_all, fetch_one
+
+
+def _time(value: str | None) -> datetime | None:
+    return from_text(value) if value else None
+
+
+def to_memory(row: Any) -> Memory:
+    """A `memories` row (selected with `m.*` or `*`) as a Memory."""
+    return Memory(
+        id=row["id"],
+        agent_id=row["agent_id"],
+        layer=Layer(row["layer"]),
+        category=Category(row["category"]),
+        content=row["content"],
+        source=row["source"],
+        importance=row["importance"],
+        confidence=row["confidence"],
+        decay_score=row["decay_score"],
+        access_count=row["access_count"],
+        last_accessed=_time(row["last_accessed"]),
+        created_at=from_text(row["created_at"]),
+        updated_at=from_text(row["updated_at"]),
+        expires_at=_time(row["expires_at"]),
+        superseded_by=row["superseded_by"],
+        deleted_at=_time(row["deleted_at"]),
+        metadata=json.loads(row["metadata"]),
+    )
+
+
+async def insert_memory(conn: aiosqlite.Connection, memory: Memory) -> None:
+    """Write a new memory and its full-text row."""
+    async with conn.execute(
+        "insert into memories (id, agent_id, layer, category, content, content_key, source, "
+        "importance, confidence, decay_score, access_count, last_accessed, created_at, "
+        "updated_at, expires_at, superseded_by, deleted_at, metadata) values "
+        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning seq",
+        (
+            memory.id,
+            memory.agent_id,
+            memory.layer.value,
+            memory.category.value,
+            memory.content,
+            normalised_content(memory.content),
+            memory.source,
+            memory.importance,
+            memory.confidence,
+            memory.decay_score,
+            memory.access_count,
+            to_text(memory.last_accessed) if memory.last_accessed else None,
+            to_text(memory.created_at),
+            to_text(memory.updated_at),
+            to_text(memory.expires_at) if memory.expires_at else None,
+            memory.superseded_by,
+            to_text(memory.deleted_at) if memory.deleted_at else None,
+            json.dumps(memory.metadata, ensure_ascii=False),
+        ),
+    ) as cursor:
+        row = await cursor.fetchone()
+    assert row is not None
+    await conn.execute(
+        "insert into memories_fts (rowid, terms) values (?, ?)",
+        (row[0], index_text(memory.content)),
+    )
+
+
+async def get_memory(conn: aiosqlite.Connection, memory_id: str) -> Memory | None:
+    """The memory with this id, whatever its state, or None."""
+    row = await fetch_one(conn, "select * from memories where id = ?", (memory_id,))
+    return to_memory(row) if row else None
+
+
+async def get_visible_memory(
+    conn: aiosqlite.Connection, memory_id: str, agent_id: str
+) -> Memory | None:
+    """The memory with this id if `agent_id` may see it (deleted or not), else None."""
+    row = await fetch_one(
+        conn,
+        "select * from memories where id = :id and (agent_id = :agent_id or agent_id is null)",
+        {"id": memory_id, "agent_id": agent_id},
+    )
+    return to_memory(row) if row else None
+
+
+async def find_live_by_content(
+    conn: aiosqlite.Connection, content: str, agent_id: str | None
+) -> Memory | None:
+    """A live memory in the same scope with the same normalised content, or None."""
+    row = await fetch_one(
+        conn,
+        "select * from memories where content_key = :key and agent_id is :agent_id"
+        " and deleted_at is null and superseded_by is null order by updated_at desc limit 1",
+        {"key": normalised_content(content), "agent_id": agent_id},
+    )
+    return to_memory(row) if row else None
+
+
+async def reinforce_memory(
+    conn: aiosqlite.Connection, memory: Memory, importance: float, tags: list[str], now: datetime
+) -> Memory:
+    """A duplicate was stated again: lift it to core, keep the higher importance, count it."""
+    metadata = dict(memory.metadata)
+    metadata["mentions"] = int(metadata.get("mentions", 1)) + 1
+    if tags:
+        metadata["tags"] = sorted(set(metadata.get("tags", [])) | set(tags))
+    await conn.execute(
+        "update memories set layer = 'core', expires_at = null, importance = max(importance, ?), "
+        "updated_at = ?, metadata = ? where id = ?",
+        (importance, to_text(now), json.dumps(metadata, ensure_ascii=False), memory.id),
+    )
+    updated = await get_memory(conn, memory.id)
+    assert updated is not None
+    return updated
+
+
+async def mark_superseded(
+    conn: aiosqlite.Connection, old_id: str, new_id: str, now: datetime
+) -> None:
+    """Point an old memory at the one that replaces it; it leaves recall but stays readable."""
+    await conn.execute(
+        "update memories set superseded_by = ?, updated_at = ? where id = ?",
+        (new_id, to_text(now), old_id),
+    )
+
+
+async def set_deleted(
+    conn: aiosqlite.Connection, memory_id: str, deleted_at: datetime | None, reason: str | None
+) -> None:
+    """Soft-delete (with a time) or restore (with None) a memory; the reason goes to metadata."""
+    await conn.execute(
+        "update memories set deleted_at = ?, metadata = json_set(metadata, '$.forget_reason', ?) "
+        "where id = ?",
+        (to_text(deleted_at) if deleted_at else None, reason, memory_id),
+    )
+
+
+async def bump_access(
+    conn: aiosqlite.Connection, ranked_ids: list[str], query: str, now: datetime
+) -> None:
+    """Count a recall of each memory and log it, with its rank, for decay and promotion."""
+    stamp = to_text(now)
+    await conn.execute(
+        "update memories set access_count = access_count + 1, last_accessed = ? "
+        "where id in (select value from json_each(?))",
+        (stamp, json.dumps(ranked_ids)),
+    )
+    await conn.executemany(
+        "insert into access_log (memory_id, query, rank, accessed_at) values (?, ?, ?, ?)",
+        [(memory_id, query, rank, stamp) for rank, memory_id in enumerate(ranked_ids, start=1)],
+    )
+
+
+async def supersede_chain(conn: aiosqlite.Connection, memory_id: str) -> list[Memory]:
+    """The memories this one replaced (oldest first), then it, then those that replaced it."""
+    older = await fetch_all(
+        conn,
+        "with recursive chain(id, depth) as ("
+        " select id, 0 from memories where id = :id"
+        " union all select m.id, chain.depth + 1 from memories m join chain"
+        " on m.superseded_by = chain.id where chain.depth < 100"
+        ") select memories.* from memories join chain using (id) order by depth desc",
+        {"id": memory_id},
+    )
+    newer = await fetch_all(
+        conn,
+        "with recursive chain(id, next, depth) as ("
+        " select id, superseded_by, 0 from memories where id = :id"
+        " union all select m.id, m.superseded_by, chain.depth + 1 from memories m join chain"
+        " on m.id = chain.next where chain.depth < 100"
+        ") select memories.* from memories join chain using (id) where depth > 0"
+        " order by depth",
+        {"id": memory_id},
+    )
+    return [to_memory(row) for row in older] + [to_memory(row) for row in newer]
+
+
+async def live_memories(
+    conn: aiosqlite.Connection,
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None = None,
+    limit: int = 500,
+) -> list[Memory]:
+    """Live memories visible to the agent in these layers, most important and recent first."""
+    rows = await fetch_all(
+        conn,
+        "select * from memories where (agent_id = :agent_id or agent_id is null)"
+        " and deleted_at is null and superseded_by is null"
+        " and layer in (select value from json_each(:layers))"
+        " and (:categories is null or category in (select value from json_each(:categories)))"
+        " order by importance desc, updated_at desc limit :limit",
+        {
+            "agent_id": agent_id,
+            "layers": json.dumps([layer.value for layer in layers]),
+            "categories": json.dumps([c.value for c in categories]) if categories else None,
+            "limit": limit,
+        },
+    )
+    return [to_memory(row) for row in rows]
+
+
+async def count_by_layer_and_category(conn: aiosqlite.Connection) -> list[tuple[str, str, int]]:
+    """(layer, category, count) of live memories across every agent."""
+    rows = await fetch_all(
+        conn,
+        "select layer, category, count(*) from memories"
+        " where deleted_at is null and superseded_by is null"
+        " group by layer, category order by layer, category",
+    )
+    return [(row[0], row[1], row[2]) for row in rows]
+
+
+async def count_states(conn: aiosqlite.Connection) -> dict[str, int]:
+    """How many memories are live, forgotten and superseded."""
+    row = await fetch_one(
+        conn,
+        "select count(*), "
+        "coalesce(sum(deleted_at is null and superseded_by is null), 0), "
+        "coalesce(sum(deleted_at is not null), 0), "
+        "coalesce(sum(superseded_by is not null and deleted_at is null), 0) from memories",
+    )
+    assert row is not None
+    return {"total": row[0], "live": row[1], "forgotten": row[2], "superseded": row[3]}

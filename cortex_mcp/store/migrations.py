@@ -1,0 +1,119 @@
+"""The schema's history as a list of small steps; `migrate` applies the missing ones.
+
+The version lives in `PRAGMA user_version`, read and set inside `BEGIN IMMEDIATE`, so several
+processes starting at once on one file apply each step exactly once. Steps are append-only:
+never edit a released one, add the next.
+"""
+
+from collections.abc import Awaitable, Callable
+
+import aiosqlite
+
+from cortex_mcp.store.db import Database, fetch_one
+
+Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
+MIGRATIONS: list[Migration] = []
+migration = MIGRATIONS.append  # the order of this file is the schema's history
+
+
+@migration
+async def create_memories(conn: aiosqlite.Connection) -> None:
+    """Memories, their full-text index, relations, logs and key/value facts."""
+    await execute_statements(
+        conn,
+        """
+        create table memories (
+            seq integer primary key,
+            id text not null unique,
+            agent_id text,
+            layer text not null check (layer in ('working', 'core', 'archive')),
+            category text not null,
+            content text not null,
+            content_key text not null,
+            source text not null default 'manual',
+            importance real not null default 0.5 check (importance between 0 and 1),
+            confidence real not null default 0.8 check (confidence between 0 and 1),
+            decay_score real not null default 1.0,
+            access_count integer not null default 0,
+            last_accessed text,
+            created_at text not null,
+            updated_at text not null,
+            expires_at text,
+            superseded_by text references memories(id),
+            deleted_at text,
+            metadata text not null default '{}' check (json_valid(metadata))
+        );
+        create index memories_by_agent_layer on memories(agent_id, layer, category);
+        create index memories_by_content_key on memories(content_key);
+        create index memories_by_superseded on memories(superseded_by);
+        create index memories_by_expiry on memories(expires_at) where expires_at is not null;
+
+        create virtual table memories_fts using fts5(
+            terms, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+
+        create table relations (
+            id text primary key,
+            agent_id text,
+            subject text not null,
+            predicate text not null,
+            object text not null,
+            confidence real not null default 0.8 check (confidence between 0 and 1),
+            source_memory_id text references memories(id),
+            created_at text not null,
+            updated_at text not null
+        );
+        create index relations_by_subject on relations(subject);
+        create index relations_by_object on relations(object);
+
+        create table access_log (
+            id integer primary key,
+            memory_id text not null references memories(id),
+            query text,
+            rank integer,
+            accessed_at text not null
+        );
+        create index access_log_by_memory on access_log(memory_id, accessed_at);
+
+        create table lifecycle_log (
+            id integer primary key,
+            action text not null,
+            memory_ids text not null check (json_valid(memory_ids)),
+            details text not null default '{}' check (json_valid(details)),
+            executed_at text not null
+        );
+
+        create table meta (
+            key text primary key,
+            value text not null
+        );
+        """,
+    )
+
+
+async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
+    """Run `;`-separated statements one by one, inside the caller's transaction.
+
+    (`executescript` would commit the open transaction first, breaking the step's atomicity.)
+    """
+    for statement in script.split(";"):
+        if statement.strip():
+            await conn.execute(statement)
+
+
+async def schema_version(db: Database) -> int:
+    """The version the file is at: the number of migration steps applied."""
+    async with db.read() as conn:
+        row = await fetch_one(conn, "pragma user_version")
+    return int(row[0]) if row else 0
+
+
+async def migrate(db: Database) -> int:
+    """Bring the file to the current schema; safe when several processes start at once."""
+    async with db.write() as conn:
+        row = await fetch_one(conn, "pragma user_version")
+        version = int(row[0]) if row else 0
+        for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
+            await step(conn)
+            await conn.execute(f"pragma user_version = {number}")  # PRAGMA takes no parameters
+    return len(MIGRATIONS)

@@ -1,0 +1,145 @@
+"""The cortex_* tools: typed arguments (the SDK validates them), one engine call each."""
+
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Literal, ParamSpec, TypeVar
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
+from pydantic import Field
+
+from cortex_mcp.engine import Engine
+from cortex_mcp.errors import CortexError
+from cortex_mcp.models import (
+    Category,
+    ForgetResult,
+    Layer,
+    RecallResult,
+    RememberResult,
+    SearchDebug,
+)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+HARD_CONTENT_LIMIT = 100_000
+"""Upper bound in the schema; the configured `memory.max_content_chars` (default 8,000) rules."""
+
+AgentId = Annotated[
+    str | None,
+    Field(
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.:@-]+$",
+        description="Whose memory; omit for the default agent.",
+    ),
+]
+MemoryId = Annotated[str, Field(max_length=64, description="A memory id from cortex_recall.")]
+
+
+def reports_errors(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """Let the model read what went wrong: mcp 2.x shows it only ToolError text."""
+
+    @functools.wraps(tool)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await tool(*args, **kwargs)
+        except CortexError as err:
+            raise ToolError(str(err)) from err
+
+    return wrapper
+
+
+@reports_errors
+async def cortex_recall(
+    ctx: Context[Engine],
+    query: Annotated[
+        str, Field(max_length=HARD_CONTENT_LIMIT, description="What to look for; empty = digest.")
+    ] = "",
+    max_results: Annotated[int, Field(ge=1, le=50)] = 8,
+    max_tokens: Annotated[int, Field(ge=50, le=32_000)] = 2000,
+    layers: list[Layer] | None = None,
+    categories: list[Category] | None = None,
+    agent_id: AgentId = None,
+) -> Annotated[CallToolResult, RecallResult]:
+    """Call before answering anything that may depend on earlier conversations: the user's
+    identity, preferences, decisions, projects, corrections. Returns a ready-to-use context
+    block. An empty query returns the core memory digest and the user profile."""
+    result = await ctx.request_context.lifespan_context.recall(
+        query,
+        max_results=max_results,
+        max_tokens=max_tokens,
+        layers=layers,
+        categories=categories,
+        agent_id=agent_id,
+    )
+    return CallToolResult(
+        content=[TextContent(type="text", text=result.context)],
+        structured_content=result.model_dump(mode="json"),
+    )
+
+
+@reports_errors
+async def cortex_remember(
+    ctx: Context[Engine],
+    content: Annotated[
+        str,
+        Field(min_length=1, max_length=HARD_CONTENT_LIMIT, description="One self-contained fact."),
+    ],
+    category: Category = Category.FACT,
+    importance: Annotated[float, Field(ge=0, le=1, description="0 trivia … 1 never forget.")] = 0.7,
+    tags: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=20)] | None = None,
+    agent_id: AgentId = None,
+    scope: Literal["agent", "shared"] = "agent",
+    supersedes: Annotated[
+        str | None, Field(max_length=64, description="Id of a memory this one corrects.")
+    ] = None,
+) -> RememberResult:
+    """Store a lasting fact, preference, decision or correction the user states or asks you to
+    keep. A near-duplicate reinforces the existing memory; pass `supersedes` to replace a wrong
+    one. scope="shared" makes it visible to every agent."""
+    return await ctx.request_context.lifespan_context.remember(
+        content,
+        category=category,
+        importance=importance,
+        tags=tags,
+        agent_id=agent_id,
+        scope=scope,
+        supersedes=supersedes,
+    )
+
+
+@reports_errors
+async def cortex_forget(
+    ctx: Context[Engine],
+    memory_id: MemoryId,
+    reason: Annotated[str | None, Field(max_length=500)] = None,
+    agent_id: AgentId = None,
+) -> ForgetResult:
+    """Forget a memory that is wrong or unwanted. It leaves recall at once; cortex_restore
+    undoes it."""
+    return await ctx.request_context.lifespan_context.forget(
+        memory_id, reason=reason, agent_id=agent_id
+    )
+
+
+@reports_errors
+async def cortex_restore(
+    ctx: Context[Engine], memory_id: MemoryId, agent_id: AgentId = None
+) -> ForgetResult:
+    """Bring back a memory removed with cortex_forget."""
+    return await ctx.request_context.lifespan_context.restore(memory_id, agent_id=agent_id)
+
+
+@reports_errors
+async def cortex_search_debug(
+    ctx: Context[Engine],
+    query: Annotated[str, Field(max_length=HARD_CONTENT_LIMIT)],
+    layers: list[Layer] | None = None,
+    agent_id: AgentId = None,
+) -> SearchDebug:
+    """Explain a recall: every candidate with each score component, the tokenised query and
+    which backends answered. For debugging; changes nothing."""
+    return await ctx.request_context.lifespan_context.search_debug(
+        query, agent_id=agent_id, layers=layers
+    )

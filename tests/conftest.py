@@ -1,0 +1,95 @@
+"""Fixtures that each yield a real thing: a settings object on a tmp home, a clock, a client."""
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult, TextContent, TextResourceContents
+
+from cortex_mcp.config import Settings
+from cortex_mcp.server import build_server
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def cortex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """No test sees a developer's ~/.cortex or their CORTEX_* variables."""
+    import os
+
+    for key in list(os.environ):
+        if key.startswith("CORTEX_") or key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+            monkeypatch.delenv(key)
+    home = tmp_path / "cortex-home"
+    monkeypatch.setenv("CORTEX_HOME", str(home))
+    yield home
+
+
+@dataclass
+class FrozenClock:
+    """A clock that moves only when a test says so."""
+
+    now: datetime = field(default_factory=lambda: datetime(2026, 1, 1, 9, 0, tzinfo=UTC))
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock()
+
+
+@pytest.fixture
+def settings(cortex_home: Path) -> Settings:
+    return Settings(home=cortex_home)
+
+
+@pytest.fixture
+async def client(settings: Settings, clock: FrozenClock) -> AsyncIterator[Client]:
+    async with Client(build_server(settings, clock)) as connected:
+        yield connected
+
+
+def text_of(result: CallToolResult) -> str:
+    """All text blocks of a tool result, joined."""
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+def data_of(result: CallToolResult) -> dict[str, Any]:
+    """The structured content of a successful tool result."""
+    assert not result.is_error, text_of(result)
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def read_text(client: Client, uri: str) -> str:
+    """The text of a resource."""
+    result = await client.read_resource(uri)
+    block = result.contents[0]
+    assert isinstance(block, TextResourceContents)
+    return block.text
+
+
+async def read_json(client: Client, uri: str) -> Any:
+    return json.loads(await read_text(client, uri))
+
+
+async def remember(client: Client, content: str, **arguments: Any) -> dict[str, Any]:
+    """Store a memory through the tool and return its structured result."""
+    return data_of(await client.call_tool("cortex_remember", {"content": content, **arguments}))
+
+
+async def recall(client: Client, query: str, **arguments: Any) -> dict[str, Any]:
+    return data_of(await client.call_tool("cortex_recall", {"query": query, **arguments}))
