@@ -70,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.command == "config":
         text = settings_markdown() if args.markdown else settings.model_dump_json(indent=2)
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return 0
     try:
         run_server(settings, getattr(args, "transport", "stdio"))

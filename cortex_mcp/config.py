@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -28,7 +28,13 @@ def home_from_environment() -> Path:
     return Path(raw).expanduser() if raw else DEFAULT_HOME
 
 
-class StoreSettings(BaseModel):
+class Section(BaseModel):
+    """A table of settings; unknown keys are an error, so typos in config.toml surface."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class StoreSettings(Section):
     """The SQLite file."""
 
     filename: str = Field(default="cortex.db", description="Database file inside the home.")
@@ -37,7 +43,7 @@ class StoreSettings(BaseModel):
     )
 
 
-class MemorySettings(BaseModel):
+class MemorySettings(Section):
     """Limits on what a memory and a query may be."""
 
     max_content_chars: int = Field(
@@ -55,7 +61,7 @@ class MemorySettings(BaseModel):
     )
 
 
-class SearchSettings(BaseModel):
+class SearchSettings(Section):
     """Ranking: relevance × layer weight × recency boost × access boost."""
 
     candidate_limit: int = Field(

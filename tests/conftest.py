@@ -1,6 +1,7 @@
 """Fixtures that each yield a real thing: a settings object on a tmp home, a clock, a client."""
 
 import json
+import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -62,6 +63,11 @@ async def client(settings: Settings, clock: FrozenClock) -> AsyncIterator[Client
         yield connected
 
 
+def inspect_database(path: Path) -> sqlite3.Connection:
+    """A plain stdlib connection to check the file independently of the server's own code."""
+    return sqlite3.connect(path)  # noqa: TID251 - tests inspect the file from outside
+
+
 def text_of(result: CallToolResult) -> str:
     """All text blocks of a tool result, joined."""
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
@@ -70,8 +76,9 @@ def text_of(result: CallToolResult) -> str:
 def data_of(result: CallToolResult) -> dict[str, Any]:
     """The structured content of a successful tool result."""
     assert not result.is_error, text_of(result)
-    assert result.structured_content is not None
-    return result.structured_content
+    data = result.structured_content
+    assert isinstance(data, dict)
+    return data
 
 
 async def read_text(client: Client, uri: str) -> str:

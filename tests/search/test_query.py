@@ -1,0 +1,71 @@
+"""The FTS5 query builder: any text is a valid MATCH expression and searches for its words."""
+
+import sqlite3
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cortex_mcp.search.query import match_expression, quote_term
+from cortex_mcp.search.tokenize import index_text, query_terms
+
+
+@pytest.fixture(scope="module")
+def fts_db() -> Iterator[sqlite3.Connection]:
+    conn = sqlite3.connect(":memory:")  # noqa: TID251 - a scratch FTS5 table, not the store
+    conn.execute(
+        "create virtual table t using fts5(terms,"
+        " tokenize = 'porter unicode61 remove_diacritics 2')"
+    )
+    yield conn
+    conn.close()
+
+
+@given(st.text())
+@settings(max_examples=400, deadline=None)
+def test_any_text_is_a_valid_match_expression(fts_db: sqlite3.Connection, text: str) -> None:
+    expression = match_expression(text)
+    if expression is not None:
+        fts_db.execute("select rowid from t where t match ?", [expression]).fetchall()
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=30), st.text(max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_a_two_character_cjk_word_is_found_inside_any_text(
+    fts_db: sqlite3.Connection, before: str, after: str
+) -> None:
+    fts_db.execute("delete from t")
+    fts_db.execute(
+        "insert into t (rowid, terms) values (1, ?)", [index_text(before + "利回" + after)]
+    )
+
+    expression = match_expression("利回")
+
+    assert expression is not None
+    assert fts_db.execute("select rowid from t where t match ?", [expression]).fetchall() == [(1,)]
+
+
+def test_syntax_characters_are_quoted_as_text() -> None:
+    assert match_expression('NEAR("x" y) -z*') == '"near" OR "x" OR "y" OR "z"'
+    assert quote_term('say "hi"') == '"say ""hi"""'
+
+
+def test_chinese_runs_become_bigrams_and_single_characters_stay() -> None:
+    assert query_terms("品川区") == ["品川", "川区"]
+    assert query_terms("区") == ["区"]
+    assert query_terms("Oracle 防火墙") == ["oracle", "防火", "火墙"]
+
+
+def test_stopwords_are_dropped_unless_nothing_else_is_left() -> None:
+    assert query_terms("What did the user decide about the budget?") == ["user", "decide", "budget"]
+    assert query_terms("the") == ["the"]
+
+
+def test_text_without_searchable_terms_has_no_expression() -> None:
+    assert match_expression("  ?!。、 ") is None
+    assert match_expression("") is None
+
+
+def test_index_text_has_single_characters_and_bigrams_of_cjk_runs() -> None:
+    assert index_text("我住品川 in Tokyo") == "我 住 品 川 我住 住品 品川 in tokyo"

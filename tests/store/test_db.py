@@ -1,0 +1,109 @@
+"""Driver choice: sqlite-vec through the stdlib or sqlean, else BM25 only — never a crash."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+
+from cortex_mcp.store.db import open_database, pick_driver
+
+WITHOUT_SQLEAN = """
+import sys, json, anyio, sqlite3
+sys.modules["sqlean"] = None  # as if sqlean were not installed
+if hasattr(sqlite3.Connection, "enable_load_extension"):
+    del sqlite3.Connection.enable_load_extension  # as if this Python could not load extensions
+from pathlib import Path
+from mcp import Client
+from cortex_mcp.config import Settings
+from cortex_mcp.server import build_server
+
+async def main():
+    async with Client(build_server(Settings(home=Path(sys.argv[1])))) as client:
+        await client.call_tool("cortex_remember", {"content": "利回 works without vectors"})
+        found = await client.call_tool("cortex_recall", {"query": "利回"})
+        stats = (await client.read_resource("cortex://stats")).contents[0].text
+        print(json.dumps({"recall": found.content[0].text, "stats": json.loads(stats)}))
+
+anyio.run(main)
+"""
+
+
+def test_this_environment_loads_sqlite_vec_through_some_driver() -> None:
+    driver = pick_driver()
+
+    assert driver.vectors, driver.note
+    assert driver.name in {"sqlite3", "sqlean"}
+
+
+async def test_the_connection_has_vec0_when_the_driver_loads_it(tmp_path: Path) -> None:
+    db = await open_database(tmp_path / "v.db", 1000)
+    try:
+        async with db.read() as conn, conn.execute("select vec_version()") as cursor:
+            row = await cursor.fetchone()
+    finally:
+        await db.close()
+
+    assert row is not None and str(row[0]).startswith("v")
+
+
+def test_without_any_extension_loading_the_server_runs_bm25_only(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_SQLEAN, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env={**os.environ, "CORTEX_HOME": str(tmp_path)},
+        timeout=120,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert "利回 works without vectors" in report["recall"]
+    assert report["stats"]["search"]["sqlite_vec"] == "unavailable"
+    assert report["stats"]["search"]["mode"] == "bm25 only"
+    assert report["stats"]["database"]["driver"] == "sqlite3"
+    assert "vector search disabled" in done.stderr
+
+
+async def test_write_transactions_from_concurrent_tasks_take_turns(tmp_path: Path) -> None:
+    db = await open_database(tmp_path / "t.db", 1000)
+    try:
+        async with db.write() as conn:
+            await conn.execute("create table t (n integer)")
+
+        async def insert(n: int) -> None:
+            async with db.write() as conn:
+                await conn.execute("insert into t values (?)", (n,))
+
+        async with anyio.create_task_group() as tasks:
+            for n in range(200):
+                tasks.start_soon(insert, n)
+        async with db.read() as conn, conn.execute("select count(*) from t") as cursor:
+            row = await cursor.fetchone()
+    finally:
+        await db.close()
+
+    assert row is not None and row[0] == 200
+
+
+async def test_a_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
+    db = await open_database(tmp_path / "t.db", 1000)
+    try:
+        async with db.write() as conn:
+            await conn.execute("create table t (n integer)")
+        try:
+            async with db.write() as conn:
+                await conn.execute("insert into t values (1)")
+                raise RuntimeError("boom")
+        except RuntimeError:
+            pass
+        async with db.read() as conn, conn.execute("select count(*) from t") as cursor:
+            row = await cursor.fetchone()
+    finally:
+        await db.close()
+
+    assert row is not None and row[0] == 0
