@@ -82,6 +82,34 @@ class SearchSettings(Section):
     access_boost_cap: int = Field(default=10, ge=0, description="Recalls counted at most.")
 
 
+class SieveSettings(Section):
+    """Extraction from conversations: cortex_ingest and cortex_flush."""
+
+    redact_secrets: bool = Field(
+        default=True, description="Replace keys, tokens, passwords and card numbers before storing."
+    )
+    additional_instructions: str = Field(
+        default="", description="Extra guidance appended to the extraction prompt."
+    )
+    working_ttl_hours: float = Field(
+        default=48.0, gt=0, description="How long deep-channel (working) memories live."
+    )
+    max_message_chars: int = Field(
+        default=32_000, gt=0, description="Longest single message accepted by ingest/flush."
+    )
+    max_flush_messages: int = Field(default=2000, gt=0, description="Most messages per flush.")
+    flush_batch_tokens: int = Field(
+        default=4000, ge=500, description="Token cap of one extraction batch during a flush."
+    )
+    retry_interval_s: float = Field(
+        default=60.0, gt=0, description="How often queued extractions are retried."
+    )
+    retry_max_backoff_s: float = Field(
+        default=6 * 3600.0, gt=0, description="Longest wait between retries of one extraction."
+    )
+    llm_max_tokens: int = Field(default=1200, gt=0, description="Answer budget of an extraction.")
+
+
 class Settings(BaseSettings):
     """Every knob of cortex-mcp. Env CORTEX_* (nested with __), then <home>/config.toml."""
 
@@ -114,6 +142,7 @@ class Settings(BaseSettings):
     store: StoreSettings = StoreSettings()
     memory: MemorySettings = MemorySettings()
     search: SearchSettings = SearchSettings()
+    sieve: SieveSettings = SieveSettings()
 
     @property
     def database_path(self) -> Path:
@@ -171,6 +200,8 @@ def _row(dotted: str, env: str, field: FieldInfo) -> str:
         shown = "unset"
     elif field.default_factory is not None:
         shown = "`[]`"
+    elif default == "":
+        shown = 'empty (`""`)'
     else:
         shown = f"`{default}`"
     return f"| `{dotted}` | `CORTEX_{env.upper()}` | {shown} | {field.description or ''} |"

@@ -174,3 +174,40 @@ class SearchDebug(BaseModel):
     match_expression: str | None
     backends: list[BackendTiming]
     candidates: list[SearchHit]
+
+
+class StoredMemory(BaseModel):
+    """One memory the sieve wrote or touched, with what it did and where it came from."""
+
+    action: str = Field(description="created | duplicate | superseded")
+    id: str
+    layer: Layer
+    category: Category
+    content: str
+    importance: float
+    source: str = Field(description="user | assistant | both")
+    channel: str = Field(description="fast | deep | fallback | flush | summary | retry")
+    superseded_id: str | None = None
+
+
+class IngestResult(BaseModel):
+    """What cortex_ingest stored, per channel."""
+
+    fast: list[StoredMemory]
+    deep: list[StoredMemory]
+    fallback: StoredMemory | None = None
+    queued: bool = False
+    skipped: str | None = Field(default=None, description="Why the deep channel did not run.")
+    redacted: list[str] = Field(default_factory=list, description="Kinds of secrets removed.")
+
+
+class FlushResult(BaseModel):
+    """What cortex_flush did with every message it was given."""
+
+    messages: int
+    batches: int
+    extracted_messages: int
+    queued_messages: int
+    memories: list[StoredMemory]
+    summary: StoredMemory | None
+    redacted: list[str] = Field(default_factory=list)

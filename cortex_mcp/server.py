@@ -21,6 +21,9 @@ cortex-mcp is your long-term memory of this user, kept across sessions and agent
   Call it with an empty query at the start of a conversation for the core memory digest.
 - When the user states a lasting fact, preference or decision, or asks you to remember
   something, call cortex_remember. When they correct a memory, pass its id as `supersedes`.
+- After each exchange worth keeping, call cortex_ingest with the user's message and your reply;
+  cortex extracts what matters from both sides and ignores small talk.
+- Before your context is compacted or trimmed, call cortex_flush with the messages about to go.
 - When a memory is wrong or unwanted, call cortex_forget with its id.
 Memories are stored in the language they were written in; do not translate them."""
 
@@ -50,11 +53,18 @@ def build_server(
         lifespan=partial(lifespan, host),
         log_level=settings.log_level,
     )
-    mcp.add_tool(tools.cortex_recall, annotations=WRITES)  # bumps access counts
-    mcp.add_tool(tools.cortex_remember, annotations=WRITES)
-    mcp.add_tool(tools.cortex_forget, annotations=WRITES, structured_output=False)
-    mcp.add_tool(tools.cortex_restore, annotations=WRITES, structured_output=False)
-    mcp.add_tool(tools.cortex_search_debug, annotations=READ_ONLY, structured_output=False)
+    # No output schemas: they would double what every tools/list costs the client's context.
+    # cortex_recall still returns structured content beside its context block.
+    for tool, annotations in [
+        (tools.cortex_recall, WRITES),  # bumps access counts
+        (tools.cortex_remember, WRITES),
+        (tools.cortex_ingest, WRITES),
+        (tools.cortex_flush, WRITES),
+        (tools.cortex_forget, WRITES),
+        (tools.cortex_restore, WRITES),
+        (tools.cortex_search_debug, READ_ONLY),
+    ]:
+        mcp.add_tool(tool, annotations=annotations, structured_output=False)
     reads = MemoryResources(host)
     mcp.resource("cortex://core", mime_type="text/markdown")(reads.core)
     mcp.resource("cortex://profile", mime_type="text/markdown")(reads.profile)

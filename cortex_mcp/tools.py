@@ -2,18 +2,20 @@
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Literal, ParamSpec, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from cortex_mcp.engine import Engine
 from cortex_mcp.errors import CortexError
 from cortex_mcp.models import (
     Category,
+    FlushResult,
     ForgetResult,
+    IngestResult,
     Layer,
     RecallResult,
     RememberResult,
@@ -142,4 +144,53 @@ async def cortex_search_debug(
     which backends answered. For debugging; changes nothing."""
     return await ctx.request_context.lifespan_context.search_debug(
         query, agent_id=agent_id, layers=layers
+    )
+
+
+class ChatMessage(BaseModel):
+    """One message of the conversation being flushed."""
+
+    role: Literal["user", "assistant", "system", "tool"]
+    content: Annotated[str, Field(max_length=HARD_CONTENT_LIMIT)]
+
+
+SessionId = Annotated[str | None, Field(max_length=128, description="Conversation id, if any.")]
+
+
+@reports_errors
+async def cortex_ingest(
+    ctx: Context[Engine],
+    user_message: Annotated[str, Field(max_length=HARD_CONTENT_LIMIT)],
+    assistant_message: Annotated[str, Field(max_length=HARD_CONTENT_LIMIT)] = "",
+    session_id: SessionId = None,
+    tool_calls: Annotated[list[dict[str, Any]], Field(max_length=50)] | None = None,
+    agent_id: AgentId = None,
+) -> IngestResult:
+    """Call after each exchange worth keeping, with the user's message and your reply. cortex
+    extracts what is worth remembering from both sides (identity, preferences, decisions,
+    corrections, conclusions, project state) and ignores small talk."""
+    return await ctx.request_context.lifespan_context.ingest(
+        user_message,
+        assistant_message,
+        session_id=session_id,
+        tool_calls=tool_calls,
+        agent_id=agent_id,
+    )
+
+
+@reports_errors
+async def cortex_flush(
+    ctx: Context[Engine],
+    messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=5000)],
+    session_id: SessionId = None,
+    reason: Annotated[str, Field(min_length=1, max_length=64)] = "compaction",
+    agent_id: AgentId = None,
+) -> FlushResult:
+    """Call before your context is compacted or trimmed, with the messages about to go. Every
+    message is extracted into memory or queued for extraction; nothing is lost."""
+    return await ctx.request_context.lifespan_context.flush(
+        [(m.role, m.content) for m in messages],
+        session_id=session_id,
+        reason=reason,
+        agent_id=agent_id,
     )

@@ -74,9 +74,9 @@ def text_of(result: CallToolResult) -> str:
 
 
 def data_of(result: CallToolResult) -> dict[str, Any]:
-    """The structured content of a successful tool result."""
+    """The structured content of a successful tool result (or its JSON text)."""
     assert not result.is_error, text_of(result)
-    data = result.structured_content
+    data = result.structured_content or json.loads(text_of(result))
     assert isinstance(data, dict)
     return data
 

@@ -6,16 +6,19 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import gate, render
+from cortex_mcp.engine import gate, render, sieve
 from cortex_mcp.engine.remember import remember as remember_memory
+from cortex_mcp.engine.update import Decide
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import (
     Category,
+    FlushResult,
     ForgetResult,
+    IngestResult,
     Layer,
     Memory,
     RecallResult,
@@ -23,11 +26,22 @@ from cortex_mcp.models import (
     SearchDebug,
     is_memory_id,
 )
+from cortex_mcp.providers import Completion
 from cortex_mcp.search.tokenize import query_terms
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Database, open_database
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.migrations import migrate
+
+
+class TextModel(Protocol):
+    """What the engine needs of an LLM: an answer, or None when no provider could give one."""
+
+    async def complete(
+        self, system: str, prompt: str, *, json_mode: bool = False, max_tokens: int = 800
+    ) -> Completion | None:
+        """Answer the prompt, or None; never raises for provider trouble."""
+
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
 LATENCY_WINDOW = 1000
@@ -41,11 +55,77 @@ class Engine:
     db: Database
     settings: Settings
     clock: Clock = utc_now
+    llm: TextModel | None = None
     recall_latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCY_WINDOW))
 
     def agent(self, agent_id: str | None) -> str:
         """The agent a call acts for: the one it names, else the configured default."""
         return agent_id or self.settings.memory.default_agent_id
+
+    @property
+    def has_llm(self) -> bool:
+        """True when an LLM provider is configured (it may still fail on a call)."""
+        return self.llm is not None
+
+    async def complete(self, system: str, prompt: str, *, json_mode: bool = True) -> str | None:
+        """The LLM's answer, or None when there is no LLM or every provider failed."""
+        if self.llm is None:
+            return None
+        completion = await self.llm.complete(
+            system, prompt, json_mode=json_mode, max_tokens=self.settings.sieve.llm_max_tokens
+        )
+        return completion.text if completion is not None else None
+
+    @property
+    def decide(self) -> Decide | None:
+        """Ask the LLM to judge update-vs-new, when there is an LLM."""
+        return self.complete if self.llm is not None else None
+
+    async def profile_text(self, agent_id: str) -> str | None:
+        """The cached user profile that calibrates extraction, or None."""
+        async with self.db.read() as conn:
+            profile = await self._profile(conn, agent_id)
+        return profile.content if profile else None
+
+    async def ingest(
+        self,
+        user_message: str,
+        assistant_message: str,
+        *,
+        session_id: str | None = None,
+        tool_calls: list[dict[str, Any]] | None = None,
+        agent_id: str | None = None,
+    ) -> IngestResult:
+        """The Memory Sieve on one exchange: fast channel to core, deep channel to working."""
+        return await sieve.ingest(
+            self,
+            user_message,
+            assistant_message,
+            session_id=session_id,
+            tool_calls=tool_calls,
+            agent_id=self.agent(agent_id),
+        )
+
+    async def flush(
+        self,
+        messages: list[tuple[str, str]],
+        *,
+        session_id: str | None = None,
+        reason: str = "compaction",
+        agent_id: str | None = None,
+    ) -> FlushResult:
+        """Extract from (role, content) messages about to be compacted away; nothing is lost."""
+        return await sieve.flush(
+            self,
+            [sieve.Message(role, content) for role, content in messages],
+            session_id=session_id,
+            reason=reason,
+            agent_id=self.agent(agent_id),
+        )
+
+    async def retry_queued(self) -> int:
+        """Retry due queued extractions; how many succeeded."""
+        return await sieve.retry_queued(self)
 
     async def remember(
         self,

@@ -107,17 +107,31 @@ async def find_live_by_content(
 
 
 async def reinforce_memory(
-    conn: aiosqlite.Connection, memory: Memory, importance: float, tags: list[str], now: datetime
+    conn: aiosqlite.Connection,
+    memory: Memory,
+    importance: float,
+    tags: list[str],
+    now: datetime,
+    lift: bool = True,
 ) -> Memory:
-    """A duplicate was stated again: lift it to core, keep the higher importance, count it."""
+    """A duplicate was stated again: keep the higher importance, count it, and with `lift`
+    move it to core (an explicit remember of something in working or archive)."""
     metadata = dict(memory.metadata)
     metadata["mentions"] = int(metadata.get("mentions", 1)) + 1
     if tags:
         metadata["tags"] = sorted(set(metadata.get("tags", [])) | set(tags))
     await conn.execute(
-        "update memories set layer = 'core', expires_at = null, importance = max(importance, ?), "
-        "updated_at = ?, metadata = ? where id = ?",
-        (importance, to_text(now), json.dumps(metadata, ensure_ascii=False), memory.id),
+        "update memories set layer = case when :lift then 'core' else layer end,"
+        " expires_at = case when :lift then null else expires_at end,"
+        " importance = max(importance, :importance), updated_at = :now, metadata = :metadata"
+        " where id = :id",
+        {
+            "lift": lift,
+            "importance": importance,
+            "now": to_text(now),
+            "metadata": json.dumps(metadata, ensure_ascii=False),
+            "id": memory.id,
+        },
     )
     updated = await get_memory(conn, memory.id)
     assert updated is not None

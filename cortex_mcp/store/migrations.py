@@ -91,6 +91,29 @@ async def create_memories(conn: aiosqlite.Connection) -> None:
     )
 
 
+@migration
+async def create_extraction_queue(conn: aiosqlite.Connection) -> None:
+    """Exchanges the LLM could not extract yet, retried with backoff; survives restarts."""
+    await execute_statements(
+        conn,
+        """
+        create table extraction_queue (
+            id integer primary key,
+            agent_id text not null,
+            session_id text,
+            payload text not null check (json_valid(payload)),
+            fallback_ids text not null default '[]' check (json_valid(fallback_ids)),
+            attempts integer not null default 0,
+            next_attempt_at text not null,
+            last_error text,
+            created_at text not null,
+            done_at text
+        );
+        create index extraction_queue_due on extraction_queue(done_at, next_attempt_at)
+        """,
+    )
+
+
 async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
     """Run `;`-separated statements one by one, inside the caller's transaction.
 

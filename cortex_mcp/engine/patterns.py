@@ -1,0 +1,180 @@
+"""High-signal patterns of the fast channel, as data: Chinese, English and Japanese.
+
+A hit in a user's statement is written to core at once, before any LLM is asked. Patterns never
+fire on questions ("do you prefer…?", "你喜欢…吗") or on quoted text: `signal_sentences` strips
+quotes and drops questions before the patterns see a sentence. The Chinese ones start from the
+seed design (seed 000, §5.2.3); English and Japanese are their equivalents.
+"""
+
+import re
+from dataclasses import dataclass
+
+from cortex_mcp.models import Category
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One kind of high-signal statement: where it goes and how much it matters."""
+
+    name: str
+    category: Category
+    importance: float
+    patterns: tuple[re.Pattern[str], ...]
+
+
+def _any(*patterns: str, flags: int = 0) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, flags) for p in patterns)
+
+
+SIGNALS: tuple[Signal, ...] = (
+    Signal(
+        "correction",
+        Category.CORRECTION,
+        0.9,
+        _any(r"不是[^，。,]+[，,。]\s*(而)?是|其实是|搞错了|更正|纠正一下|说错了|其实我(还)?没")
+        + _any(
+            r"\b(actually|correction:|to correct|i was wrong|that'?s (not right|wrong)|"
+            r"i misspoke|i meant)\b",
+            r"\bnot\b[^,.;]{1,40},\s*but\b",
+            flags=re.IGNORECASE,
+        )
+        + _any(r"実は|間違い(でした|です)|訂正|ではなく[^。]{1,30}(です|だ)|じゃなくて"),
+    ),
+    Signal(
+        "identity",
+        Category.IDENTITY,
+        0.9,
+        _any(
+            r"我是[^，。,？?]{0,12}(人|工程师|投资者|开发者|学生|老师|医生|设计师|经理|创业者|程序员)",
+            r"我叫|我的名字是|我住在|我在[^，。,]{1,10}(工作|上班|生活|读书)",
+        )
+        + _any(
+            r"\bmy name is\b|\bcall me\b|\bI live in\b|\bI'?m from\b|\bI work (at|for|as)\b",
+            r"\bI(?: am|'m) an? (?!bit\b|little\b|lot\b|fan\b)[a-z-]+(?: [a-z-]+)?\b",
+            flags=re.IGNORECASE,
+        )
+        + _any(
+            r"(私|僕|俺)の名前は|と申します|に住んで(い|お)ます|で働いて(い|お)ます|出身です",
+            r"(私|僕)は[^。、]{0,12}(エンジニア|開発者|投資家|学生|会社員|医者|デザイナー|教師)",
+        ),
+    ),
+    Signal(
+        "preference",
+        Category.PREFERENCE,
+        0.8,
+        _any(r"我(很|最|比较|更|一直|不太)?(喜欢|偏好|不要|不想|讨厌|倾向|习惯|prefer)")
+        + _any(
+            r"\bI (really |much |strongly |usually |always )?(prefer|like|love|hate|dislike|"
+            r"enjoy|can'?t stand|don'?t (like|want)|do not (like|want))\b",
+            r"\bmy favou?rite\b",
+            flags=re.IGNORECASE,
+        )
+        + _any(
+            r"(が|は)(大)?(好き|嫌い|苦手)(です|だ|なんです)?(?!か)|の方が(いい|好き)|を好みます"
+        ),
+    ),
+    Signal(
+        "decision",
+        Category.DECISION,
+        0.8,
+        _any(r"决定|选择了|最终用|确定用|就这样吧|就用")
+        + _any(
+            r"\b(I|we)('ve| have)? (decided|chose|picked|settled on)\b",
+            r"\b(I|we)('ll| will| are going to) go with\b|\blet'?s go with\b|\bfinal decision\b",
+            flags=re.IGNORECASE,
+        )
+        + _any(r"(に|と)決めました|に決定|にします|を選びました|で行きます|で決まり"),
+    ),
+    Signal(
+        "todo",
+        Category.TODO,
+        0.7,
+        _any(r"记得|别忘了|提醒我|待办|(我|我们)(还)?(需要|得|要)去?做")
+        + _any(
+            r"\b(remind me|don'?t forget|remember to|to-?do:?|I need to|I have to|I must)\b",
+            flags=re.IGNORECASE,
+        )
+        + _any(r"忘れずに|覚えておいて|リマインド|しなければ(なりません|ならない)|やること"),
+    ),
+    Signal(
+        "important",
+        Category.FACT,
+        0.8,
+        _any(r"重要[：:]|关键是|核心是|本质上|最重要的是")
+        + _any(
+            r"\bimportant:|\bthe key (is|point)\b|\bkeep in mind\b|\bcrucially\b",
+            flags=re.IGNORECASE,
+        )
+        + _any(r"重要なのは|ポイントは|大事なのは|本質的に"),
+    ),
+)
+
+_QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|(?<![\w])'[^']*'(?![\w])|`[^`]*`")
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+|\n+")
+_QUESTION_END = re.compile(r"[?？]\s*$|(吗|嗎|呢|么|麼|ですか|ますか|でしょうか|か)\s*[。.]?\s*$")
+_QUESTION_START = re.compile(
+    r"^\s*(do|does|did|would|could|can|should|will|shall|is|are|was|were|have|has)\s+(you|i|we)\b"
+    r"|^\s*(what|which|who|whom|whose|why|how|when|where)\b",
+    re.IGNORECASE,
+)
+_QUESTION_ASK = re.compile(r"你(是否|有没有)|是不是|(请|可以)?问(一下)?")
+
+
+def is_question(sentence: str) -> bool:
+    """True for a question in any of the three languages, with or without a question mark."""
+    return bool(
+        _QUESTION_END.search(sentence)
+        or _QUESTION_START.search(sentence)
+        or _QUESTION_ASK.search(sentence)
+    )
+
+
+def signal_sentences(text: str) -> list[str]:
+    """The statements of a message that patterns may fire on: no quotes, no questions."""
+    kept: list[str] = []
+    for line in text.splitlines():
+        if line.lstrip().startswith(">"):
+            continue  # a quoted reply
+        for sentence in _SENTENCE_END.split(line):
+            stripped = sentence.strip()
+            if stripped and not is_question(stripped):
+                unquoted = _QUOTED.sub(" ", stripped).strip()
+                if unquoted:
+                    kept.append(stripped if unquoted == stripped else unquoted)
+    return kept
+
+
+@dataclass(frozen=True)
+class SignalHit:
+    """A sentence that carries a high signal, and which one."""
+
+    signal: Signal
+    sentence: str
+
+
+def detect_signals(text: str) -> list[SignalHit]:
+    """Each high-signal sentence of a user's message, with the first signal it matches."""
+    hits: list[SignalHit] = []
+    for sentence in signal_sentences(text):
+        for signal in SIGNALS:
+            if any(p.search(sentence) for p in signal.patterns):
+                hits.append(SignalHit(signal, sentence))
+                break
+    return hits
+
+
+_SMALL_TALK = re.compile(
+    r"^\W*(hi|hello|hey|yo|thanks|thank you|thx|ok|okay|cool|nice|great|bye|good (morning|night|"
+    r"evening|afternoon)|lol|haha|你好|您好|嗨|谢谢|多谢|好的|好吧|嗯|哈哈|再见|早上好|晚安|"
+    r"こんにちは|こんばんは|おはよう|ありがとう|どうも|了解|はい|さようなら|おやすみ)\W*$",
+    re.IGNORECASE,
+)
+_WEATHER = re.compile(r"天气|天氣|weather|天気|sunny|下雨|晴天|いい天気", re.IGNORECASE)
+
+
+def is_small_talk(user_message: str, assistant_message: str) -> bool:
+    """Greetings, thanks and weather chat with a short answer: nothing worth an LLM call."""
+    user = user_message.strip()
+    if len(assistant_message.strip()) >= 100 or len(user) > 40 or detect_signals(user):
+        return False
+    return bool(_SMALL_TALK.match(user) or _WEATHER.search(user) or not user)

@@ -1,0 +1,411 @@
+"""The Memory Sieve: cortex_ingest and cortex_flush.
+
+Two channels run side by side. The fast channel finds high-signal statements in the user's
+words with patterns and writes them to core at once. The deep channel asks the LLM to extract
+what a skilled assistant would keep from both sides of the exchange, into working memory. When
+no LLM answers, a raw fallback memory stands in and the exchange waits in a retry queue in the
+database, so nothing is lost across failures or restarts.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from cortex_mcp.engine import extraction
+from cortex_mcp.engine.patterns import detect_signals, is_small_talk
+from cortex_mcp.engine.redaction import redact
+from cortex_mcp.engine.update import Proposal, apply_verdict, build_memory, judge, stored
+from cortex_mcp.errors import InvalidInput
+from cortex_mcp.models import Category, FlushResult, IngestResult, Layer, StoredMemory
+from cortex_mcp.search.budget import estimate_tokens, truncate_to_tokens
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store import queue
+from cortex_mcp.store.logs import log_action
+
+if TYPE_CHECKING:
+    from cortex_mcp.engine import Engine
+
+logger = logging.getLogger(__name__)
+
+FALLBACK_SIDE_CHARS = 1500
+SUMMARY_SYSTEM = "You summarise conversations for a long-term memory store. Plain text only."
+SUMMARY_PROMPT = """Summarise this conversation session in 3-6 sentences: what the user wanted,
+what was worked out or decided, and what is still open. Write in the language the user used;
+never translate.
+
+<conversation>
+{transcript}
+</conversation>"""
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a conversation handed to cortex_flush."""
+
+    role: str
+    content: str
+
+
+class Cleaner:
+    """Redacts secrets (when configured) and remembers which kinds it removed."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.kinds: list[str] = []
+
+    def __call__(self, text: str) -> str:
+        """The text without secrets."""
+        if not self.enabled:
+            return text
+        clean, kinds = redact(text)
+        self.kinds += [k for k in kinds if k not in self.kinds]
+        return clean
+
+
+def _side(text: str) -> str:
+    return text if len(text) <= FALLBACK_SIDE_CHARS else text[:FALLBACK_SIDE_CHARS] + "…"
+
+
+def tool_calls_text(tool_calls: Sequence[dict[str, Any]] | None) -> str:
+    """Tool calls of an exchange as short lines for the prompt."""
+    if not tool_calls:
+        return ""
+    lines = [truncate_to_tokens(str(call), 200) for call in tool_calls[:20]]
+    return "\n<tool_calls>\n" + "\n".join(lines) + "\n</tool_calls>"
+
+
+async def store_proposal(engine: Engine, proposal: Proposal, agent: str) -> StoredMemory:
+    """Judge a proposal (reading; asking the LLM if needed) then write the verdict."""
+    async with engine.db.read() as conn:
+        verdict = await judge(conn, proposal, agent, engine.settings.memory, engine.decide)
+    async with engine.db.write() as conn:
+        return await apply_verdict(conn, proposal, verdict, agent, engine.clock())
+
+
+async def fast_channel(
+    engine: Engine, user: str, agent: str, session: str | None
+) -> list[StoredMemory]:
+    """High-signal statements of the user, straight to core."""
+    results = []
+    for hit in detect_signals(user):
+        proposal = Proposal(
+            content=hit.sentence,
+            category=hit.signal.category,
+            importance=hit.signal.importance,
+            layer=Layer.CORE,
+            source="user",
+            channel="fast",
+            session_id=session,
+            confidence=0.9,
+            extra={"signal": hit.signal.name},
+        )
+        results.append(await store_proposal(engine, proposal, agent))
+    return results
+
+
+def deep_proposals(
+    engine: Engine, answer: str, session: str | None, channel: str
+) -> list[Proposal]:
+    """Working-memory proposals from an LLM extraction answer."""
+    expires = engine.clock() + timedelta(hours=engine.settings.sieve.working_ttl_hours)
+    return [
+        Proposal(
+            content=item.content,
+            category=item.category,
+            importance=item.importance,
+            layer=Layer.WORKING,
+            source=item.source,
+            channel=channel,
+            session_id=session,
+            expires_at=expires,
+        )
+        for item in extraction.parse_extraction(answer)
+    ]
+
+
+async def store_fallback(
+    engine: Engine, agent: str, session: str | None, payload: dict[str, Any], text: str, error: str
+) -> StoredMemory:
+    """A raw working memory standing in for unextracted conversation, and its queue entry."""
+    now = engine.clock()
+    proposal = Proposal(
+        content=text,
+        category=Category.CONTEXT,
+        importance=0.3,
+        layer=Layer.WORKING,
+        source="both",
+        channel="fallback",
+        session_id=session,
+        expires_at=now + timedelta(hours=engine.settings.sieve.working_ttl_hours),
+        confidence=0.5,
+        extra={"unextracted": True},
+    )
+    async with engine.db.write() as conn:
+        memory = build_memory(proposal, agent, now, Layer.WORKING)
+        await rows.insert_memory(conn, memory)
+        await queue.enqueue(
+            conn,
+            agent_id=agent,
+            session_id=session,
+            payload=payload,
+            fallback_ids=[memory.id],
+            error=error,
+            now=now,
+        )
+    return stored("created", memory, "fallback")
+
+
+async def deep_channel(
+    engine: Engine,
+    user: str,
+    assistant: str,
+    tools: str,
+    agent: str,
+    session: str | None,
+    result: IngestResult,
+) -> None:
+    """LLM extraction of both sides into working memory; fallback and queue on failure."""
+    if is_small_talk(user, assistant) and not tools:
+        result.skipped = "small talk"
+        return
+    profile = await engine.profile_text(agent)
+    prompt = extraction.user_prompt(
+        user, assistant + tools, profile, engine.settings.sieve.additional_instructions
+    )
+    answer = await engine.complete(extraction.SYSTEM_PROMPT, prompt)
+    if answer is None or not extraction.is_parseable(answer):
+        error = "no LLM available" if answer is None else "unreadable LLM answer"
+        payload = {"user": user, "assistant": assistant, "tools": tools}
+        text = f"[unextracted exchange] user: {_side(user)}\nassistant: {_side(assistant)}"
+        result.fallback = await store_fallback(engine, agent, session, payload, text, error)
+        result.queued = True
+        return
+    for proposal in deep_proposals(engine, answer, session, "deep"):
+        result.deep.append(await store_proposal(engine, proposal, agent))
+
+
+async def ingest(
+    engine: Engine,
+    user_message: str,
+    assistant_message: str,
+    *,
+    session_id: str | None,
+    tool_calls: Sequence[dict[str, Any]] | None,
+    agent_id: str,
+) -> IngestResult:
+    """Extract memories from one exchange: fast channel to core, deep channel to working."""
+    limit = engine.settings.sieve.max_message_chars
+    for field, text in (("user_message", user_message), ("assistant_message", assistant_message)):
+        if len(text) > limit:
+            raise InvalidInput(field, f"{len(text):,} characters; the limit is {limit:,}")
+    if not user_message.strip() and not assistant_message.strip():
+        raise InvalidInput("user_message", "user_message and assistant_message are both empty")
+    clean = Cleaner(engine.settings.sieve.redact_secrets)
+    user, assistant = clean(user_message), clean(assistant_message)
+    tools = clean(tool_calls_text(tool_calls))
+    result = IngestResult(fast=[], deep=[], redacted=[])
+    async with anyio.create_task_group() as channels:
+
+        async def run_fast() -> None:
+            result.fast.extend(await fast_channel(engine, user, agent_id, session_id))
+
+        channels.start_soon(run_fast)
+        channels.start_soon(
+            deep_channel, engine, user, assistant, tools, agent_id, session_id, result
+        )
+    result.redacted = clean.kinds
+    return result
+
+
+def batches_of(messages: Sequence[Message], max_tokens: int) -> list[list[int]]:
+    """Indexes of messages grouped into consecutive batches under a token cap."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    used = 0
+    for index, message in enumerate(messages):
+        cost = estimate_tokens(message.content) + 4
+        if current and used + cost > max_tokens:
+            batches.append(current)
+            current, used = [], 0
+        current.append(index)
+        used += cost
+    if current:
+        batches.append(current)
+    return batches
+
+
+def transcript_of(messages: Sequence[Message], indexes: list[int], max_tokens: int) -> str:
+    """The messages as `role: content` lines; a single oversized message is cut to fit."""
+    lines = [f"{messages[i].role}: {messages[i].content}" for i in indexes]
+    return "\n".join(truncate_to_tokens(line, max_tokens) for line in lines)
+
+
+async def flush(
+    engine: Engine,
+    messages: Sequence[Message],
+    *,
+    session_id: str | None,
+    reason: str,
+    agent_id: str,
+) -> FlushResult:
+    """Extract everything worth keeping from messages about to leave the context window."""
+    settings = engine.settings.sieve
+    if not messages:
+        raise InvalidInput("messages", "must contain at least one message")
+    if len(messages) > settings.max_flush_messages:
+        raise InvalidInput(
+            "messages", f"{len(messages):,} messages; the limit is {settings.max_flush_messages:,}"
+        )
+    for index, message in enumerate(messages):
+        if len(message.content) > settings.max_message_chars:
+            raise InvalidInput(
+                f"messages[{index}].content",
+                f"{len(message.content):,} characters; the limit is {settings.max_message_chars:,}",
+            )
+    clean = Cleaner(settings.redact_secrets)
+    cleaned = [Message(m.role, clean(m.content)) for m in messages]
+    profile = await engine.profile_text(agent_id)
+    memories: list[StoredMemory] = []
+    extracted = queued = 0
+    batches = batches_of(cleaned, settings.flush_batch_tokens)
+    for indexes in batches:
+        for i in indexes:
+            if cleaned[i].role == "user":
+                memories += await fast_channel(engine, cleaned[i].content, agent_id, session_id)
+        transcript = transcript_of(cleaned, indexes, settings.flush_batch_tokens)
+        prompt = extraction.transcript_prompt(transcript, profile, settings.additional_instructions)
+        answer = await engine.complete(extraction.SYSTEM_PROMPT, prompt)
+        if answer is None or not extraction.is_parseable(answer):
+            text = f"[unextracted conversation, {reason}]\n{transcript}"
+            text = truncate_to_tokens(text, engine.settings.memory.max_content_chars // 4)
+            error = "no LLM available" if answer is None else "unreadable LLM answer"
+            payload = {"transcript": transcript}
+            memories.append(
+                await store_fallback(engine, agent_id, session_id, payload, text, error)
+            )
+            queued += len(indexes)
+            continue
+        for proposal in deep_proposals(engine, answer, session_id, "flush"):
+            memories.append(await store_proposal(engine, proposal, agent_id))
+        extracted += len(indexes)
+    summary = await session_summary(engine, cleaned, agent_id, session_id, reason)
+    async with engine.db.write() as conn:
+        await log_action(
+            conn,
+            "flush",
+            [m.id for m in memories] + ([summary.id] if summary else []),
+            {"messages": len(messages), "extracted": extracted, "queued": queued, "reason": reason},
+            engine.clock(),
+        )
+    return FlushResult(
+        messages=len(messages),
+        batches=len(batches),
+        extracted_messages=extracted,
+        queued_messages=queued,
+        memories=memories,
+        summary=summary,
+        redacted=clean.kinds,
+    )
+
+
+async def session_summary(
+    engine: Engine, messages: Sequence[Message], agent: str, session: str | None, reason: str
+) -> StoredMemory | None:
+    """An episode-style memory of the whole session: by the LLM, or extractively without one."""
+    budget = engine.settings.sieve.flush_batch_tokens
+    transcript = transcript_of(messages, list(range(len(messages))), budget)
+    transcript = truncate_to_tokens(transcript, budget * 2)
+    answer = await engine.complete(
+        SUMMARY_SYSTEM, SUMMARY_PROMPT.format(transcript=transcript), json_mode=False
+    )
+    if answer is not None and answer.strip():
+        text, how = answer.strip(), "llm"
+    else:
+        users = [m.content for m in messages if m.role == "user" and m.content.strip()]
+        if not users:
+            return None
+        picked = users[:1] + (users[-1:] if len(users) > 1 else [])
+        text = f"Session ({len(messages)} messages): " + " … ".join(_side(u) for u in picked)
+        how = "extractive"
+    proposal = Proposal(
+        content=truncate_to_tokens(text, engine.settings.memory.max_content_chars // 4),
+        category=Category.SUMMARY,
+        importance=0.5,
+        layer=Layer.WORKING,
+        source="both",
+        channel="summary",
+        session_id=session,
+        expires_at=engine.clock() + timedelta(hours=engine.settings.sieve.working_ttl_hours),
+        extra={"kind": "episode", "reason": reason, "summary_by": how},
+    )
+    async with engine.db.write() as conn:
+        memory = build_memory(proposal, agent, engine.clock(), Layer.WORKING)
+        await rows.insert_memory(conn, memory)
+    return stored("created", memory, "summary")
+
+
+async def retry_queued(engine: Engine, limit: int = 20) -> int:
+    """Extract queued conversation now that an LLM may answer; returns how many succeeded."""
+    if not engine.has_llm:
+        return 0
+    async with engine.db.read() as conn:
+        items = await queue.due(conn, engine.clock(), limit)
+    done = 0
+    for item in items:
+        payload = item.payload
+        profile = await engine.profile_text(item.agent_id)
+        extra = engine.settings.sieve.additional_instructions
+        if "transcript" in payload:
+            prompt = extraction.transcript_prompt(payload["transcript"], profile, extra)
+        else:
+            prompt = extraction.user_prompt(
+                payload.get("user", ""),
+                payload.get("assistant", "") + payload.get("tools", ""),
+                profile,
+                extra,
+            )
+        answer = await engine.complete(extraction.SYSTEM_PROMPT, prompt)
+        now = engine.clock()
+        if answer is None or not extraction.is_parseable(answer):
+            backoff = min(
+                engine.settings.sieve.retry_interval_s * 2 ** (item.attempts + 1),
+                engine.settings.sieve.retry_max_backoff_s,
+            )
+            async with engine.db.write() as conn:
+                await queue.reschedule(
+                    conn, item.id, now + timedelta(seconds=backoff), "retry failed"
+                )
+            continue
+        results = [
+            await store_proposal(engine, p, item.agent_id)
+            for p in deep_proposals(engine, answer, item.session_id, "retry")
+        ]
+        await replace_fallbacks(engine, item, results, now)
+        done += 1
+    return done
+
+
+async def replace_fallbacks(
+    engine: Engine, item: queue.QueuedExtraction, results: list[StoredMemory], now: datetime
+) -> None:
+    """The extracted memories take the place of the raw fallback memories."""
+    async with engine.db.write() as conn:
+        for fallback_id in item.fallback_ids:
+            if results:
+                await rows.mark_superseded(conn, fallback_id, results[0].id, now)
+            else:
+                await rows.set_deleted(conn, fallback_id, now, "extracted: nothing worth keeping")
+        await queue.mark_done(conn, item.id, now)
+        await log_action(
+            conn,
+            "retry_extraction",
+            item.fallback_ids + [r.id for r in results],
+            {"queue_id": item.id, "attempts": item.attempts + 1},
+            now,
+        )
