@@ -40,7 +40,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
     overrides: dict[str, Any] = {}
     if getattr(args, "host", None):
         overrides["host"] = args.host
-    if getattr(args, "port", None):
+    if getattr(args, "port", None) is not None:
         overrides["port"] = args.port
     return load_settings(**overrides)
 

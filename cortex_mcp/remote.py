@@ -3,6 +3,7 @@
 import hmac
 import ipaddress
 import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Literal
@@ -40,22 +41,53 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def is_wildcard(host: str) -> bool:
+    """True for 0.0.0.0 and ::, which listen on every address but name none."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return False
+
+
+def host_header_name(host: str) -> str:
+    """`host` as it appears in a Host header: IPv6 literals in brackets."""
+    return f"[{host.strip('[]')}]" if ":" in host else host
+
+
+def host_patterns(allowed: str) -> list[str]:
+    """An allowed Host as the SDK matches it; a name without a port accepts any port."""
+    if allowed.endswith(":*") or re.fullmatch(r"(\[[^]]*\]|[^:\[\]]*):[0-9]+", allowed):
+        return [allowed]
+    name = host_header_name(allowed)
+    return [name, f"{name}:*"]
+
+
 def check_bind(settings: Settings) -> None:
-    """Refuse to expose memory beyond this machine without a bearer token."""
-    if not is_loopback(settings.host) and settings.auth_token is None:
+    """Refuse to expose memory beyond this machine without a bearer token, or with a blank one."""
+    token = settings.auth_token
+    if token is not None and not token.get_secret_value().strip():
+        raise UnsafeBind("CORTEX_AUTH_TOKEN is set but blank: set a real token or unset it")
+    if not is_loopback(settings.host) and token is None:
         raise UnsafeBind(
             f"refusing to listen on {settings.host}: set CORTEX_AUTH_TOKEN to require a bearer "
             "token, or bind 127.0.0.1"
+        )
+    if is_wildcard(settings.host) and not settings.allowed_hosts:
+        logger.warning(
+            "listening on every address of this machine, but only requests for 127.0.0.1 and "
+            "localhost are accepted: list the names clients use in CORTEX_ALLOWED_HOSTS"
         )
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
     """Host/Origin checks against DNS rebinding: loopback names plus what the user allowed."""
-    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", *settings.allowed_hosts]
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    hosts += [pattern for allowed in settings.allowed_hosts for pattern in host_patterns(allowed)]
     origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
-    if not is_loopback(settings.host):
-        hosts.append(f"{settings.host}:*")
-        origins += [f"http://{settings.host}:*", f"https://{settings.host}:*"]
+    if not is_loopback(settings.host) and not is_wildcard(settings.host):
+        name = host_header_name(settings.host)
+        hosts.append(f"{name}:*")
+        origins += [f"http://{name}:*", f"https://{name}:*"]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=hosts,
@@ -68,20 +100,25 @@ class BearerTokenGate:
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.strip().encode()
+
+    def accepts(self, authorization: bytes) -> bool:
+        """True for `Bearer <token>`; the scheme is case-insensitive (RFC 9110)."""
+        scheme, _, credentials = authorization.strip().partition(b" ")
+        given = credentials.strip()
+        return scheme.lower() == b"bearer" and hmac.compare_digest(given, self.expected)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer 401 unless the request carries the token; pass everything else through."""
-        if scope["type"] == "http":
-            given = dict(scope["headers"]).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                response = JSONResponse(
-                    {"error": "unauthorized", "detail": "send Authorization: Bearer <token>"},
-                    status_code=401,
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
-                await response(scope, receive, send)
-                return
+        authorization = dict(scope.get("headers", [])).get(b"authorization", b"")
+        if scope["type"] == "http" and not self.accepts(authorization):
+            response = JSONResponse(
+                {"error": "unauthorized", "detail": "send Authorization: Bearer <token>"},
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+            await response(scope, receive, send)
+            return
         await self.app(scope, receive, send)
 
 
@@ -113,8 +150,13 @@ async def serve_http(
     check_bind(settings)
     app = http_app(mcp, host, settings, transport)
     config = uvicorn.Config(
-        app, host=settings.host, port=settings.port, log_level=settings.log_level.lower()
+        app,
+        host=settings.host.strip("[]"),
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        log_config=None,  # uvicorn's own config sends access logs to stdout; ours is stderr
     )
     path = "/sse" if transport == "sse" else "/mcp"
-    logger.warning("cortex-mcp %s on http://%s:%d%s", transport, settings.host, settings.port, path)
+    url = f"http://{host_header_name(settings.host)}:{settings.port}{path}"
+    logger.warning("cortex-mcp %s on %s", transport, url)
     await uvicorn.Server(config).serve()
