@@ -114,6 +114,24 @@ async def create_extraction_queue(conn: aiosqlite.Connection) -> None:
     )
 
 
+@migration
+async def create_embedding_cache(conn: aiosqlite.Connection) -> None:
+    """Vectors by content hash and model, so unchanged text is never embedded twice."""
+    await execute_statements(
+        conn,
+        """
+        create table embedding_cache (
+            content_hash text not null,
+            model text not null,
+            dimension integer not null,
+            vector blob not null,
+            created_at text not null,
+            primary key (content_hash, model)
+        )
+        """,
+    )
+
+
 async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
     """Run `;`-separated statements one by one, inside the caller's transaction.
 
