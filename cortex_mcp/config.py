@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -143,6 +143,11 @@ class Settings(BaseSettings):
     memory: MemorySettings = MemorySettings()
     search: SearchSettings = SearchSettings()
     sieve: SieveSettings = SieveSettings()
+
+    @field_validator("home")
+    @classmethod
+    def _expand_home(cls, value: Path) -> Path:
+        return value.expanduser()
 
     @property
     def database_path(self) -> Path:

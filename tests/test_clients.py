@@ -1,0 +1,347 @@
+"""Every way a client reaches cortex-mcp, run for real: the JSON configs in clients/ (stdio entries
+launched as written, with `uvx` pointed at the wheel built from this checkout; remote entries
+connected to a streamable-HTTP server with their bearer header), the npm wrapper packed and
+installed from its tarball, and the Python example agent."""
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import sys
+from pathlib import Path
+from subprocess import DEVNULL, PIPE
+from typing import Any
+
+import anyio
+import pytest
+from anyio.streams.buffered import BufferedByteReceiveStream
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from cortex_mcp import __version__
+from cortex_mcp.config import Settings
+from tests.launch import (  # noqa: F401 - built_dist, installed_npm_package, warm_uvx are fixtures
+    CLIENTS,
+    LAUNCH_TIMEOUT_S,
+    Dist,
+    Uvx,
+    built_dist,
+    full_env,
+    installed_npm_package,
+    tool_names,
+    warm_uvx,
+)
+from tests.servers import STOP_TIMEOUT_S, http_server, stop
+
+STDIO_CONFIGS = {
+    "claude-desktop/claude_desktop_config.json": "mcpServers",
+    "cursor/mcp.json": "mcpServers",
+    "windsurf/mcp_config.json": "mcpServers",
+    "vscode/mcp.json": "servers",
+}
+REMOTE_CONFIGS = {  # file: (servers key, URL field)
+    "cursor/mcp.remote.json": ("mcpServers", "url"),
+    "windsurf/mcp_config.remote.json": ("mcpServers", "serverUrl"),
+    "vscode/mcp.remote.json": ("servers", "url"),
+}
+TOKEN = "token-for-the-client-config-tests"
+TOKEN_PLACEHOLDERS = ("${env:CORTEX_AUTH_TOKEN}", "${input:cortex-token}")
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
+
+def read_json(relative: str) -> Any:
+    return json.loads((CLIENTS / relative).read_text(encoding="utf-8"))
+
+
+def cortex_entry(relative: str, servers_key: str) -> dict[str, Any]:
+    entry = read_json(relative)[servers_key]["cortex"]
+    assert isinstance(entry, dict)
+    return entry
+
+
+def as_launched(entry: dict[str, Any], wheel: Path, uvx: Uvx, home: Path) -> StdioServerParameters:
+    """The entry as its client runs it, but with `uvx` pointed at the wheel of this checkout:
+    on PyPI the name cortex-mcp belongs to another project."""
+    command, args = entry["command"], list(entry.get("args", []))
+    if command == "uvx":
+        command, args = str(uvx.path), ["--from", str(wheel), *args]
+    env = {**entry.get("env", {}), **uvx.env, "CORTEX_HOME": str(home)}
+    return StdioServerParameters(command=command, args=args, env=env)
+
+
+def with_token(value: str) -> str:
+    for placeholder in TOKEN_PLACEHOLDERS:
+        value = value.replace(placeholder, TOKEN)
+    return value
+
+
+def test_every_json_config_in_clients_parses_and_is_tested_here() -> None:
+    configs = {
+        path.relative_to(CLIENTS).as_posix(): json.loads(path.read_text(encoding="utf-8"))
+        for path in CLIENTS.rglob("*.json")
+        if "npm" not in path.relative_to(CLIENTS).parts
+    }
+
+    assert set(configs) == set(STDIO_CONFIGS) | set(REMOTE_CONFIGS)
+
+
+@pytest.mark.parametrize("relative", sorted(STDIO_CONFIGS))
+def test_stdio_config_runs_uvx_cortex_mcp(relative: str) -> None:
+    entry = cortex_entry(relative, STDIO_CONFIGS[relative])
+
+    assert (entry["command"], entry["args"]) == ("uvx", ["cortex-mcp"])
+    if relative.startswith("vscode/"):
+        assert entry["type"] == "stdio"
+
+
+@pytest.mark.parametrize("relative", sorted(STDIO_CONFIGS))
+async def test_stdio_config_launches_a_server_that_lists_the_tools(
+    relative: str, dist: Dist, uvx: Uvx, cortex_home: Path
+) -> None:
+    entry = cortex_entry(relative, STDIO_CONFIGS[relative])
+
+    names = await tool_names(as_launched(entry, dist.wheel, uvx, cortex_home))
+
+    assert {"cortex_recall", "cortex_remember"} <= names
+
+
+def test_vscode_remote_config_asks_for_the_token_as_a_password() -> None:
+    config = read_json("vscode/mcp.remote.json")
+    (token_input,) = config["inputs"]
+
+    assert config["servers"]["cortex"]["type"] == "http"
+    assert "${input:" + token_input["id"] + "}" in TOKEN_PLACEHOLDERS
+    assert token_input["type"] == "promptString"
+    assert token_input["password"] is True
+
+
+@pytest.mark.parametrize("relative", sorted(REMOTE_CONFIGS))
+async def test_remote_config_reaches_streamable_http_with_its_bearer_header(
+    relative: str, cortex_home: Path
+) -> None:
+    servers_key, url_field = REMOTE_CONFIGS[relative]
+    entry = cortex_entry(relative, servers_key)
+    documented = f"127.0.0.1:{Settings.model_fields['port'].default}"
+    headers = {name: with_token(value) for name, value in entry["headers"].items()}
+
+    assert entry[url_field] == f"http://{documented}/mcp"
+    assert headers == {"Authorization": f"Bearer {TOKEN}"}
+    env = {"CORTEX_AUTH_TOKEN": TOKEN}
+    async with http_server(cortex_home, "streamable-http", env=env) as server:
+        url = entry[url_field].replace(documented, f"127.0.0.1:{server.port}")
+        with anyio.fail_after(LAUNCH_TIMEOUT_S):
+            async with (
+                create_mcp_http_client(headers=headers) as http,
+                Client(streamable_http_client(url, http_client=http)) as client,
+            ):
+                listed = await client.list_tools()
+
+    assert "cortex_recall" in {tool.name for tool in listed.tools}
+
+
+# The npm wrapper ------------------------------------------------------------------------------
+
+
+def test_npm_package_is_cortex_mcp_with_one_bin_and_no_dependencies() -> None:
+    package = read_json("npm/package.json")
+
+    assert package["name"] == "cortex-mcp"
+    assert package["version"] == __version__
+    assert package["license"] == "MIT"
+    assert package["bin"] == {"cortex-mcp": "bin/cortex-mcp.js"}
+    assert package["engines"] == {"node": ">=18"}
+    assert "bin/cortex-mcp.js" in package["files"]
+    assert not any(key.endswith("ependencies") for key in package)
+
+
+def wrapper_env(uvx: Uvx, dist: Dist, home: Path) -> dict[str, str]:
+    return {**uvx.env, "CORTEX_MCP_UVX_FROM": str(dist.wheel), "CORTEX_HOME": str(home)}
+
+
+@pytest.fixture
+def only_node(tmp_path: Path) -> Path:
+    """A directory with nothing but a link to node: no uvx, no python3, no python."""
+    node = shutil.which("node")
+    assert node is not None
+    directory = tmp_path / "only-node"
+    directory.mkdir()
+    (directory / "node").symlink_to(node)
+    return directory
+
+
+@pytest.fixture
+def pythons(tmp_path: Path) -> Path:
+    """`python3`: a real Python that cannot import cortex_mcp (-I -S: no site-packages);
+    `python`: this venv's Python, which can."""
+    directory = tmp_path / "pythons"
+    directory.mkdir()
+    for name, flags in (("python3", " -I -S"), ("python", "")):
+        script = directory / name
+        script.write_text(
+            f'#!/bin/sh\nexec {shlex.quote(sys.executable)}{flags} "$@"\n', encoding="utf-8"
+        )
+        script.chmod(0o755)
+    return directory
+
+
+async def test_npm_wrapper_runs_uvx_and_answers_initialize_and_tools_list(
+    npm_bin: Path, dist: Dist, uvx: Uvx, cortex_home: Path
+) -> None:
+    server = StdioServerParameters(command=str(npm_bin), env=wrapper_env(uvx, dist, cortex_home))
+
+    names = await tool_names(server)
+
+    assert {"cortex_recall", "cortex_remember"} <= names
+
+
+async def test_npm_wrapper_without_uvx_falls_through_to_a_python_that_has_the_package(
+    npm_bin: Path, only_node: Path, pythons: Path, cortex_home: Path
+) -> None:
+    path = os.pathsep.join([str(only_node), str(pythons)])
+    with anyio.fail_after(LAUNCH_TIMEOUT_S):
+        probe = await anyio.run_process(
+            [pythons / "python3", "-c", "import cortex_mcp"], stdin=DEVNULL, check=False
+        )
+    server = StdioServerParameters(
+        command=str(npm_bin), env={"PATH": path, "CORTEX_HOME": str(cortex_home)}
+    )
+
+    names = await tool_names(server)
+
+    assert probe.returncode != 0, "python3 is meant to lack the package"
+    assert "cortex_recall" in names
+
+
+async def test_npm_wrapper_with_neither_uvx_nor_the_package_says_how_to_install_in_one_line(
+    npm_bin: Path, only_node: Path
+) -> None:
+    with anyio.fail_after(LAUNCH_TIMEOUT_S):
+        done = await anyio.run_process(
+            [npm_bin], env={"PATH": str(only_node)}, stdin=DEVNULL, check=False
+        )
+    lines = done.stderr.decode("utf-8").splitlines()
+
+    assert done.returncode == 127
+    assert done.stdout == b""
+    assert len(lines) == 1
+    assert "https://docs.astral.sh/uv/" in lines[0]
+    assert "cortex_mcp" in lines[0]
+
+
+async def test_npm_wrapper_passes_arguments_through_and_propagates_the_exit_code(
+    npm_bin: Path, dist: Dist, uvx: Uvx, cortex_home: Path
+) -> None:
+    env = full_env(wrapper_env(uvx, dist, cortex_home))
+    with anyio.fail_after(LAUNCH_TIMEOUT_S):
+        done = await anyio.run_process(
+            [npm_bin, "--definitely-not-a-flag"], env=env, stdin=DEVNULL, check=False
+        )
+
+    assert done.returncode == 2, "argparse's usage error, through uvx and node"
+    assert "unrecognized arguments: --definitely-not-a-flag" in done.stderr.decode("utf-8")
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`, read from /proc."""
+    children = [
+        int(child)
+        for task in Path(f"/proc/{pid}/task").iterdir()
+        for child in (task / "children").read_text(encoding="ascii").split()
+    ]
+    return children + [grandchild for child in children for grandchild in descendants(child)]
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process tree in /proc")
+@pytest.mark.parametrize("launcher", ["uvx", "python"])
+async def test_sigterm_to_the_npm_wrapper_stops_the_server_and_exits_128_plus_15(
+    launcher: str,
+    npm_bin: Path,
+    dist: Dist,
+    uvx: Uvx,
+    only_node: Path,
+    pythons: Path,
+    cortex_home: Path,
+    tmp_path: Path,
+) -> None:
+    if launcher == "uvx":
+        env = full_env(wrapper_env(uvx, dist, cortex_home))
+    else:
+        env = {"PATH": os.pathsep.join([str(only_node), str(pythons)])}
+        env["CORTEX_HOME"] = str(cortex_home)
+    stderr_path = tmp_path / "wrapper.stderr"
+    with stderr_path.open("wb") as stderr:
+        wrapper = await anyio.open_process(
+            [npm_bin], env=env, stdin=PIPE, stdout=PIPE, stderr=stderr
+        )
+    try:
+        assert wrapper.stdin is not None and wrapper.stdout is not None
+        with anyio.fail_after(LAUNCH_TIMEOUT_S):
+            await wrapper.stdin.send(json.dumps(INITIALIZE).encode("utf-8") + b"\n")
+            reply = await BufferedByteReceiveStream(wrapper.stdout).receive_until(b"\n", 1 << 20)
+        server_tree = descendants(wrapper.pid)
+
+        wrapper.send_signal(signal.SIGTERM)
+        with anyio.fail_after(STOP_TIMEOUT_S):
+            await wrapper.wait()
+            while True:  # the server may be reparented once uvx or node is gone: poll /proc
+                if not any(alive(pid) for pid in server_tree):
+                    break
+                await anyio.sleep(0.05)
+    finally:
+        await stop(wrapper)
+
+    log = stderr_path.read_text(encoding="utf-8", errors="replace")
+    assert json.loads(reply)["result"]["serverInfo"]["name"] == "cortex-mcp", log
+    assert server_tree, "the wrapper started the server as its child"
+    assert wrapper.returncode == 128 + signal.SIGTERM, log
+
+
+# The Python example ---------------------------------------------------------------------------
+
+
+async def test_python_example_agent_recalls_what_it_was_told_earlier(
+    tmp_path: Path, cortex_home: Path
+) -> None:
+    script = tmp_path / "user-lines.txt"
+    lines = ["I prefer green tea to coffee in the morning.", "Nice weather!", "Which tea is best?"]
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    server = shlex.join([sys.executable, "-m", "cortex_mcp"])
+    agent: list[str | Path] = [CLIENTS / "python" / "agent.py", "--script", script, "--keep", "4"]
+    with anyio.fail_after(LAUNCH_TIMEOUT_S):
+        done = await anyio.run_process(
+            [sys.executable, *agent, "--server", server],
+            env=full_env({"CORTEX_HOME": str(cortex_home)}),
+            stdin=DEVNULL,
+            check=False,
+        )
+    log = done.stderr.decode("utf-8")
+    answers = [
+        line for line in done.stdout.decode("utf-8").splitlines() if line.startswith("agent> ")
+    ]
+
+    assert done.returncode == 0, log
+    assert len(answers) == len(lines)
+    assert "green tea" in answers[-1].split("You said:")[0], "recalled before answering"
+    assert "cortex_recall=3" in log
+    assert "cortex_ingest=3" in log, "ingested after every exchange"
+    assert "cortex_flush=1" in log, "flushed once, when 6 messages outgrew --keep 4"
