@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from cortex_mcp import __version__
 from cortex_mcp.config import Settings, load_settings, settings_markdown
 from cortex_mcp.engine.host import EngineHost
+from cortex_mcp.errors import InvalidInput
 from cortex_mcp.remote import UnsafeBind, serve_http
 from cortex_mcp.server import build_server
 
@@ -74,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         run_server(settings, getattr(args, "transport", "stdio"))
-    except UnsafeBind as err:
+    except (UnsafeBind, InvalidInput) as err:
         sys.stderr.write(f"cortex-mcp: {err}\n")
         return 2
     except KeyboardInterrupt:

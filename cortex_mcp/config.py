@@ -7,12 +7,13 @@ nothing: no key, no network.
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -139,10 +140,21 @@ class Settings(BaseSettings):
     allowed_origins: list[str] = Field(
         default_factory=list, description="Extra Origin headers accepted over HTTP."
     )
+    tools: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Expose only these tools (comma-separated names); empty = all.",
+    )
     store: StoreSettings = StoreSettings()
     memory: MemorySettings = MemorySettings()
     search: SearchSettings = SearchSettings()
     sieve: SieveSettings = SieveSettings()
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _split_tools(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [name.strip() for name in value.split(",") if name.strip()]
+        return value
 
     @field_validator("home")
     @classmethod

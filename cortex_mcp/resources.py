@@ -26,6 +26,17 @@ class MemoryResources:
         """Counts, database size, backends and recall latency percentiles, as JSON."""
         return json.dumps(await self.host.engine.stats(), ensure_ascii=False, indent=2)
 
+    async def context_prompt(self, agent_id: str | None = None) -> str:
+        """Load what cortex-mcp remembers about the user into this conversation."""
+        engine = self.host.engine
+        profile = await engine.profile_markdown(agent_id=agent_id)
+        core = await engine.core_markdown(agent_id=agent_id)
+        return (
+            "Here is what you remember about me from earlier conversations (cortex-mcp). "
+            "Use it when it is relevant; call cortex_recall for anything more specific.\n\n"
+            f"{profile}\n{core}"
+        )
+
     async def memory(self, memory_id: str) -> str:
         """One memory with its metadata and supersede chain, as JSON."""
         try:

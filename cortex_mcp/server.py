@@ -1,8 +1,9 @@
 """The whole MCP surface of cortex-mcp in one screen: lifespan, tools, resources."""
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
@@ -12,6 +13,7 @@ from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
 from cortex_mcp.engine import Engine
 from cortex_mcp.engine.host import EngineHost
+from cortex_mcp.errors import InvalidInput
 from cortex_mcp.resources import MemoryResources
 
 INSTRUCTIONS = """\
@@ -29,6 +31,22 @@ Memories are stored in the language they were written in; do not translate them.
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+ToolEntry = tuple[Callable[..., Any], ToolAnnotations]
+
+
+def exposed(settings: Settings, entries: list[ToolEntry]) -> list[ToolEntry]:
+    """The tools `settings.tools` (CORTEX_TOOLS) allows; all of them when it names none."""
+    if not settings.tools:
+        return entries
+    known = {fn.__name__ for fn, _ in entries}
+    unknown = sorted(set(settings.tools) - known)
+    if unknown:
+        raise InvalidInput(
+            "tools", f"unknown tool(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    return [(fn, notes) for fn, notes in entries if fn.__name__ in settings.tools]
 
 
 @asynccontextmanager
@@ -55,19 +73,23 @@ def build_server(
     )
     # No output schemas: they would double what every tools/list costs the client's context.
     # cortex_recall still returns structured content beside its context block.
-    for tool, annotations in [
-        (tools.cortex_recall, WRITES),  # bumps access counts
-        (tools.cortex_remember, WRITES),
-        (tools.cortex_ingest, WRITES),
-        (tools.cortex_flush, WRITES),
-        (tools.cortex_forget, WRITES),
-        (tools.cortex_restore, WRITES),
-        (tools.cortex_search_debug, READ_ONLY),
-    ]:
+    for tool, annotations in exposed(
+        settings,
+        [
+            (tools.cortex_recall, WRITES),  # bumps access counts
+            (tools.cortex_remember, WRITES),
+            (tools.cortex_ingest, WRITES),
+            (tools.cortex_flush, WRITES),
+            (tools.cortex_forget, WRITES),
+            (tools.cortex_restore, WRITES),
+            (tools.cortex_search_debug, READ_ONLY),
+        ],
+    ):
         mcp.add_tool(tool, annotations=annotations, structured_output=False)
     reads = MemoryResources(host)
     mcp.resource("cortex://core", mime_type="text/markdown")(reads.core)
     mcp.resource("cortex://profile", mime_type="text/markdown")(reads.profile)
     mcp.resource("cortex://stats", mime_type="application/json")(reads.stats)
     mcp.resource("cortex://memory/{memory_id}", mime_type="application/json")(reads.memory)
+    mcp.prompt("cortex_context", title="Load memory")(reads.context_prompt)
     return mcp

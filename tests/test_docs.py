@@ -26,3 +26,8 @@ def test_readme_starts_with_the_install_and_test_commands() -> None:
 
     assert "uvx cortex-mcp" in head or "pip install" in head
     assert "scripts/test" in head
+
+
+async def test_every_prompt_is_documented_in_the_readme(client: Client) -> None:
+    for prompt in (await client.list_prompts()).prompts:
+        assert f"`{prompt.name}`" in README, prompt.name
