@@ -81,6 +81,13 @@ class SearchSettings(Section):
         default=0.05, ge=0, description="Boost for each past recall of a memory."
     )
     access_boost_cap: int = Field(default=10, ge=0, description="Recalls counted at most.")
+    fusion: Literal["weighted", "rrf"] = Field(
+        default="weighted",
+        description="How text and vector candidates combine: weighted scores or reciprocal ranks.",
+    )
+    vector_weight: float = Field(default=0.7, ge=0, description="Weight of the vector score.")
+    text_weight: float = Field(default=0.3, ge=0, description="Weight of the BM25 score.")
+    rrf_k: int = Field(default=60, gt=0, description="Rank offset of reciprocal-rank fusion.")
 
 
 class SieveSettings(Section):
@@ -109,6 +116,188 @@ class SieveSettings(Section):
         default=6 * 3600.0, gt=0, description="Longest wait between retries of one extraction."
     )
     llm_max_tokens: int = Field(default=1200, gt=0, description="Answer budget of an extraction.")
+
+
+LLMProviderName = Literal["anthropic", "openai", "sampling"]
+
+
+class LLMSettings(Section):
+    """Which chat model extracts, merges and summarises memories; none is needed."""
+
+    provider: Literal["auto", "anthropic", "openai", "openai-compatible", "sampling", "none"] = (
+        Field(
+            default="auto",
+            description=(
+                "LLM provider. `auto` tries `order`, using each provider only when its key or"
+                " base URL is set; `none` uses regex extraction only."
+            ),
+        )
+    )
+    order: list[LLMProviderName] = Field(
+        default=["anthropic", "openai", "sampling"],
+        description=(
+            "Providers tried by `auto`, first to last. `openai` covers any OpenAI-compatible"
+            " server set by base URL; `sampling` asks the connected MCP client, as a last resort."
+        ),
+    )
+    openai_model: str = Field(
+        default="gpt-4o-mini",
+        description="Model for OpenAI or an OpenAI-compatible server (e.g. `llama3.2` on Ollama).",
+    )
+    anthropic_model: str = Field(default="claude-haiku-4-5", description="Model for Anthropic.")
+    base_url: str | None = Field(
+        default=None,
+        description=(
+            "Overrides ANTHROPIC_BASE_URL or OPENAI_BASE_URL for the chosen provider"
+            " (with `auto`, OPENAI_BASE_URL)."
+        ),
+    )
+    api_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "Overrides ANTHROPIC_API_KEY or OPENAI_API_KEY for the chosen provider"
+            " (with `auto`, OPENAI_API_KEY)."
+        ),
+    )
+    timeout_s: float = Field(
+        default=20.0, gt=0, description="Seconds each provider gets before the next is tried."
+    )
+
+
+class EmbeddingSettings(Section):
+    """Which model turns memories into vectors for semantic search; none is needed (BM25 only)."""
+
+    provider: Literal["auto", "openai", "openai-compatible", "local", "none"] = Field(
+        default="auto",
+        description=(
+            "Embedding provider. `auto`: OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set,"
+            " else `local` when installed, else none (keyword search only)."
+        ),
+    )
+    model: str = Field(
+        default="text-embedding-3-small",
+        description="Model for OpenAI or an OpenAI-compatible server; `local` is always e5-small.",
+    )
+    base_url: str | None = Field(default=None, description="Overrides OPENAI_BASE_URL.")
+    api_key: SecretStr | None = Field(default=None, description="Overrides OPENAI_API_KEY.")
+    dimensions: int | None = Field(
+        default=None,
+        gt=0,
+        description="Vector length to ask for (text-embedding-3 models only); unset: the model's.",
+    )
+    batch_size: int = Field(
+        default=64, gt=0, le=2048, description="Texts sent in one embeddings request."
+    )
+    timeout_s: float = Field(
+        default=10.0, gt=0, description="Seconds an embeddings call may take before it is skipped."
+    )
+
+
+class LifecycleSettings(Section):
+    """The nightly lifecycle: promote, merge, decay, archive, compress, profile, mirror."""
+
+    enabled: bool = Field(
+        default=True, description="Run the lifecycle on its schedule inside the server."
+    )
+    schedule: str = Field(
+        default="0 3 * * *",
+        description="Cron expression of the runs; a run missed while the server was down runs "
+        "at the next start.",
+    )
+    timezone: str = Field(
+        default="local",
+        description="IANA time zone the schedule is read in (`local`: the system's).",
+    )
+    lease_ttl_s: float = Field(
+        default=600.0,
+        gt=0,
+        description="How long a process's claim on a run lasts unless renewed; another process "
+        "takes over only after it expires.",
+    )
+    poll_interval_s: float = Field(
+        default=300.0, gt=0, description="Longest wait between two checks of the schedule."
+    )
+    promote_threshold: float = Field(
+        default=0.5, ge=0, le=1, description="Promotion score from which working goes to core."
+    )
+    promote_min_age_hours: float = Field(
+        default=24.0, ge=0, description="Working memories younger than this are not judged yet."
+    )
+    merge_similarity: float = Field(
+        default=0.7,
+        gt=0,
+        le=1,
+        description="Term overlap at which core memories merge without an LLM (newest wins).",
+    )
+    merge_llm_similarity: float = Field(
+        default=0.5,
+        gt=0,
+        le=1,
+        description="Term overlap from which a cluster is shown to the LLM to decide a merge.",
+    )
+    merge_max_cluster: int = Field(
+        default=8, ge=2, le=50, description="Most memories resolved together in one merge."
+    )
+    archive_threshold: float = Field(
+        default=0.2, ge=0, le=1, description="Decay score below which core moves to archive."
+    )
+    archive_ttl_days: float = Field(
+        default=90.0,
+        gt=0,
+        description="Days in archive before entries are compressed into a monthly summary.",
+    )
+    delete_compressed_archive: bool = Field(
+        default=False,
+        description="Soft-delete archive entries once compressed (restorable; never purged).",
+    )
+    profile_max_memories: int = Field(
+        default=60, gt=0, description="Most memories the profile is synthesized from."
+    )
+
+    @field_validator("schedule")
+    @classmethod
+    def _valid_cron(cls, value: str) -> str:
+        from croniter import croniter
+
+        if not croniter.is_valid(value):
+            raise ValueError(f"not a cron expression: {value!r}")
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        if value not in ("local", "UTC"):
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError) as err:
+                raise ValueError(f"unknown time zone: {value!r}") from err
+        return value
+
+
+class MirrorSettings(Section):
+    """The Markdown mirror of memory in the data directory (MEMORY.md and memory/)."""
+
+    enabled: bool = Field(default=True, description="Keep Markdown files in step with the store.")
+    debounce_s: float = Field(
+        default=5.0, ge=0, description="Quiet time after a change before the mirror is rewritten."
+    )
+    max_lines: int = Field(
+        default=200, ge=20, description="Line budget of MEMORY.md (agents load the first 200)."
+    )
+    max_bytes: int = Field(
+        default=25_000, ge=2000, description="Size budget of MEMORY.md in bytes."
+    )
+    extra_memory_md: Path | None = Field(
+        default=None,
+        description="Also write MEMORY.md here (e.g. an agent workspace); nowhere else.",
+    )
+
+    @field_validator("extra_memory_md")
+    @classmethod
+    def _expand_extra(cls, value: Path | None) -> Path | None:
+        return value.expanduser() if value is not None else None
 
 
 class Settings(BaseSettings):
@@ -148,6 +337,10 @@ class Settings(BaseSettings):
     memory: MemorySettings = MemorySettings()
     search: SearchSettings = SearchSettings()
     sieve: SieveSettings = SieveSettings()
+    llm: LLMSettings = LLMSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    lifecycle: LifecycleSettings = LifecycleSettings()
+    mirror: MirrorSettings = MirrorSettings()
 
     @field_validator("tools", mode="before")
     @classmethod
@@ -178,6 +371,19 @@ class Settings(BaseSettings):
         """Arguments, then the environment, then <home>/config.toml, then defaults."""
         toml = home_from_environment() / "config.toml"
         return init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=toml)
+
+
+PROVIDER_VARIABLES = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+)
+
+
+def provider_environment() -> dict[str, str]:
+    """The ecosystem's standard provider variables, as set in the environment."""
+    return {name: os.environ[name] for name in PROVIDER_VARIABLES if os.environ.get(name)}
 
 
 def load_settings(**overrides: Any) -> Settings:

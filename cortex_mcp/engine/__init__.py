@@ -6,15 +6,20 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
+
+import anyio
 
 from cortex_mcp.clock import Clock, utc_now
-from cortex_mcp.config import Settings
+from cortex_mcp.config import Settings, provider_environment
 from cortex_mcp.engine import gate, render, sieve
+from cortex_mcp.engine.embedding import VectorIndex
+from cortex_mcp.engine.llm import LanguageModel
 from cortex_mcp.engine.remember import remember as remember_memory
 from cortex_mcp.engine.update import Decide
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import (
+    BackendTiming,
     Category,
     FlushResult,
     ForgetResult,
@@ -26,26 +31,37 @@ from cortex_mcp.models import (
     SearchDebug,
     is_memory_id,
 )
-from cortex_mcp.providers import Completion
+from cortex_mcp.providers.build import build_embedder_cascade
 from cortex_mcp.search.tokenize import query_terms
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store import queue, vectors
 from cortex_mcp.store.db import Database, open_database
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.migrations import migrate
 
-
-class TextModel(Protocol):
-    """What the engine needs of an LLM: an answer, or None when no provider could give one."""
-
-    async def complete(
-        self, system: str, prompt: str, *, json_mode: bool = False, max_tokens: int = 800
-    ) -> Completion | None:
-        """Answer the prompt, or None; never raises for provider trouble."""
-
-
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
 LATENCY_WINDOW = 1000
+INLINE_EMBED_TIMEOUT_S = 2.0
 DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
+
+
+class PassCounter:
+    """Counts finished background passes, so tests can wait for one without sleeping."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._finished = anyio.Event()
+
+    def finish_one(self) -> None:
+        """Record a finished pass and wake whoever waits for it."""
+        self.count += 1
+        self._finished.set()
+        self._finished = anyio.Event()
+
+    async def wait_beyond(self, count: int) -> None:
+        """Return once more than `count` passes have finished."""
+        while self.count <= count:
+            await self._finished.wait()
 
 
 @dataclass
@@ -54,9 +70,11 @@ class Engine:
 
     db: Database
     settings: Settings
+    llm: LanguageModel
+    vectors: VectorIndex
     clock: Clock = utc_now
-    llm: TextModel | None = None
     recall_latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCY_WINDOW))
+    passes: PassCounter = field(default_factory=PassCounter)
 
     def agent(self, agent_id: str | None) -> str:
         """The agent a call acts for: the one it names, else the configured default."""
@@ -64,22 +82,17 @@ class Engine:
 
     @property
     def has_llm(self) -> bool:
-        """True when an LLM provider is configured (it may still fail on a call)."""
-        return self.llm is not None
+        """True when an LLM provider could answer now (it may still fail on a call)."""
+        return self.llm.available
 
     async def complete(self, system: str, prompt: str, *, json_mode: bool = True) -> str | None:
         """The LLM's answer, or None when there is no LLM or every provider failed."""
-        if self.llm is None:
-            return None
-        completion = await self.llm.complete(
-            system, prompt, json_mode=json_mode, max_tokens=self.settings.sieve.llm_max_tokens
-        )
-        return completion.text if completion is not None else None
+        return await self.llm.complete(system, prompt, json_mode=json_mode)
 
     @property
     def decide(self) -> Decide | None:
         """Ask the LLM to judge update-vs-new, when there is an LLM."""
-        return self.complete if self.llm is not None else None
+        return self.complete if self.llm.available else None
 
     async def profile_text(self, agent_id: str) -> str | None:
         """The cached user profile that calibrates extraction, or None."""
@@ -97,7 +110,7 @@ class Engine:
         agent_id: str | None = None,
     ) -> IngestResult:
         """The Memory Sieve on one exchange: fast channel to core, deep channel to working."""
-        return await sieve.ingest(
+        result = await sieve.ingest(
             self,
             user_message,
             assistant_message,
@@ -105,6 +118,9 @@ class Engine:
             tool_calls=tool_calls,
             agent_id=self.agent(agent_id),
         )
+        stored = [*result.fast, *result.deep, *([result.fallback] if result.fallback else [])]
+        await self.embed_soon([m.id for m in stored])
+        return result
 
     async def flush(
         self,
@@ -115,17 +131,25 @@ class Engine:
         agent_id: str | None = None,
     ) -> FlushResult:
         """Extract from (role, content) messages about to be compacted away; nothing is lost."""
-        return await sieve.flush(
+        result = await sieve.flush(
             self,
             [sieve.Message(role, content) for role, content in messages],
             session_id=session_id,
             reason=reason,
             agent_id=self.agent(agent_id),
         )
+        summary = [result.summary.id] if result.summary else []
+        await self.embed_soon([m.id for m in result.memories] + summary)
+        return result
 
     async def retry_queued(self) -> int:
         """Retry due queued extractions; how many succeeded."""
         return await sieve.retry_queued(self)
+
+    async def embed_soon(self, memory_ids: list[str]) -> None:
+        """Embed new memories now if the embedder answers quickly; else the back-fill will."""
+        with anyio.move_on_after(INLINE_EMBED_TIMEOUT_S):
+            await self.vectors.index_memories(memory_ids)
 
     async def remember(
         self,
@@ -142,7 +166,7 @@ class Engine:
         if supersedes is not None and not is_memory_id(supersedes):
             raise InvalidInput("supersedes", "must be a memory id (a UUID)")
         async with self.db.write() as conn:
-            return await remember_memory(
+            result = await remember_memory(
                 conn,
                 content=content,
                 category=category,
@@ -154,6 +178,8 @@ class Engine:
                 settings=self.settings.memory,
                 now=self.clock(),
             )
+        await self.embed_soon([result.id])
+        return result
 
     async def recall(
         self,
@@ -188,16 +214,7 @@ class Engine:
         categories: list[Category] | None,
     ) -> RecallResult:
         now = self.clock()
-        async with self.db.read() as conn:
-            ranking = await gate.rank(
-                conn,
-                query,
-                agent_id=agent,
-                layers=layers,
-                categories=categories,
-                settings=self.settings.search,
-                now=now,
-            )
+        ranking = await self._rank(query, agent, layers, categories)
         hits = gate.distinct_hits(ranking.hits, max_results)
         block, fitted = gate.context_block(
             [h.memory for h in hits], max_tokens, gate.CONTEXT_HEADER
@@ -212,6 +229,46 @@ class Engine:
             total_candidates=len(ranking.hits),
             tokens_used=gate.tokens_of(block),
         )
+
+    async def _rank(
+        self, query: str, agent: str, layers: list[Layer], categories: list[Category] | None
+    ) -> gate.Ranking:
+        """Embed the query (outside any transaction), then rank every backend's candidates."""
+        vector, backend = await self._query_vector(query)
+        async with self.db.read() as conn:
+            return await gate.rank(
+                conn,
+                query,
+                agent_id=agent,
+                layers=layers,
+                categories=categories,
+                settings=self.settings.search,
+                now=self.clock(),
+                query_vector=vector,
+                vector_backend=backend,
+            )
+
+    async def _query_vector(self, query: str) -> tuple[list[float] | None, BackendTiming]:
+        """The query's vector when vector search can answer, and the backend's report."""
+        started = time.perf_counter()
+        backend = BackendTiming(
+            name="sqlite-vec", available=False, candidates=0, elapsed_ms=0.0, note=None
+        )
+        if not self.db.has_vectors:
+            backend.note = f"sqlite-vec unavailable: {self.db.driver.note}"
+        elif not self.vectors.configured:
+            backend.note = self.vectors.embedder.note or "no embedding provider"
+        elif not await self.vectors.searchable():
+            backend.note = "vectors are being (re-)embedded; BM25 only until done"
+        else:
+            vector = await self.vectors.query_vector(query)
+            backend.elapsed_ms = (time.perf_counter() - started) * 1000
+            if vector is None:
+                backend.note = "the embedding provider did not answer"
+                return None, backend
+            backend.available = True
+            return vector, backend
+        return None, backend
 
     async def _digest(
         self,
@@ -242,16 +299,7 @@ class Engine:
     ) -> SearchDebug:
         """Every candidate for `query` with each factor of its score; changes nothing."""
         self._check_query(query)
-        async with self.db.read() as conn:
-            ranking = await gate.rank(
-                conn,
-                query,
-                agent_id=self.agent(agent_id),
-                layers=layers or ALL_LAYERS,
-                categories=None,
-                settings=self.settings.search,
-                now=self.clock(),
-            )
+        ranking = await self._rank(query, self.agent(agent_id), layers or ALL_LAYERS, None)
         return SearchDebug(
             query=query,
             terms=query_terms(query),
@@ -307,6 +355,10 @@ class Engine:
         async with self.db.read() as conn:
             per_layer = await rows.count_by_layer_and_category(conn)
             states = await rows.count_states(conn)
+            coverage = await vectors.coverage(conn)
+            model, dimension = await vectors.recorded_model(conn)
+            pending = await queue.pending_count(conn)
+        searchable = await self.vectors.searchable()
         layers: dict[str, dict[str, int]] = {}
         for layer, category, count in per_layer:
             layers.setdefault(layer, {})[category] = count
@@ -324,8 +376,21 @@ class Engine:
                 "fulltext": "fts5 bm25 (CJK bigrams, porter unicode61)",
                 "sqlite_vec": "loaded" if self.db.has_vectors else "unavailable",
                 "sqlite_vec_note": self.db.driver.note,
-                "mode": "bm25 only" if not self.db.has_vectors else "bm25 (no embedder yet)",
+                "mode": "hybrid (bm25 + vectors)" if searchable else "bm25 only",
+                "fusion": self.settings.search.fusion,
             },
+            "vectors": {
+                **coverage,
+                "model": model,
+                "dimension": dimension,
+                "configured_model": self.vectors.model,
+                "reembedding": self.vectors.configured and not searchable,
+            },
+            "providers": {
+                "llm": self.llm.snapshot(),
+                "embedding": self.vectors.embedder.snapshot(),
+            },
+            "extraction_queue": {"pending": pending},
             "recall_latency_ms": latency_summary(list(self.recall_latencies_ms)),
         }
 
@@ -373,11 +438,24 @@ def latency_summary(samples_ms: list[float]) -> dict[str, float | int | None]:
 
 
 @asynccontextmanager
-async def open_engine(settings: Settings, clock: Clock = utc_now) -> AsyncIterator[Engine]:
-    """Open the database (migrating it), yield the engine, close on exit."""
+async def open_engine(
+    settings: Settings, clock: Clock = utc_now, environ: dict[str, str] | None = None
+) -> AsyncIterator[Engine]:
+    """Open the database (migrating it) and the providers; yield the engine; close on exit.
+
+    `environ` holds the standard provider variables (OPENAI_API_KEY, ...); by default they are
+    read from the process environment. Nothing here touches the network or loads a model.
+    """
+    environ = provider_environment() if environ is None else environ
     db = await open_database(settings.database_path, settings.store.busy_timeout_ms)
+    llm = LanguageModel.from_settings(settings.llm, environ, settings.sieve.llm_max_tokens)
+    embedder = build_embedder_cascade(settings.embedding, environ)
     try:
         await migrate(db)
-        yield Engine(db=db, settings=settings, clock=clock)
+        index = VectorIndex(db, embedder, clock, settings.embedding.batch_size)
+        yield Engine(db=db, settings=settings, llm=llm, vectors=index, clock=clock)
     finally:
-        await db.close()
+        with anyio.CancelScope(shield=True):
+            await llm.aclose()
+            await embedder.aclose()
+            await db.close()

@@ -17,9 +17,10 @@ from cortex_mcp.models import (
 )
 from cortex_mcp.search.budget import estimate_tokens, fit_lines
 from cortex_mcp.search.query import match_expression
-from cortex_mcp.search.scoring import score_candidate, text_only_relevance
+from cortex_mcp.search.scoring import fuse, score_candidate
 from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store import fts
+from cortex_mcp.store.vectors import vector_candidates
 
 CONTEXT_HEADER = "Relevant memories (cortex-mcp; most relevant first):"
 CONTEXT_EMPTY = "No stored memory matches this query."
@@ -43,6 +44,8 @@ async def rank(
     categories: list[Category] | None,
     settings: SearchSettings,
     now: datetime,
+    query_vector: list[float] | None = None,
+    vector_backend: BackendTiming | None = None,
 ) -> Ranking:
     """Candidates from every backend, scored and sorted best first."""
     match = match_expression(query)
@@ -59,8 +62,23 @@ async def rank(
         elapsed_ms=(time.perf_counter() - started) * 1000,
         note=None if match else "query has no searchable terms",
     )
-    memories = {memory.id: memory for _, memory in found}
-    relevance = text_only_relevance({memory.id: bm25 for bm25, memory in found})
+    backends = [text_timing]
+    near: list[tuple[float, Memory]] = []
+    if query_vector is not None and vector_backend is not None:
+        started = time.perf_counter()
+        near = await vector_candidates(
+            conn, query_vector, agent_id, layers, categories, settings.candidate_limit
+        )
+        vector_backend.candidates = len(near)
+        vector_backend.elapsed_ms += (time.perf_counter() - started) * 1000
+    if vector_backend is not None:
+        backends.append(vector_backend)
+    memories = {memory.id: memory for _, memory in [*found, *near]}
+    relevance = fuse(
+        {memory.id: bm25 for bm25, memory in found},
+        {memory.id: distance for distance, memory in near},
+        settings,
+    )
     scored = [
         (
             memories[key],
@@ -80,7 +98,7 @@ async def rank(
         SearchHit(rank=i, memory=memory, score=score)
         for i, (memory, score) in enumerate(scored, start=1)
     ]
-    return Ranking(terms_match=match, hits=hits, backends=[text_timing])
+    return Ranking(terms_match=match, hits=hits, backends=backends)
 
 
 def distinct_hits(hits: list[SearchHit], limit: int) -> list[SearchHit]:

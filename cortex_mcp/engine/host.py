@@ -8,6 +8,7 @@ import anyio
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
 from cortex_mcp.engine import Engine, open_engine
+from cortex_mcp.engine.background import run_background
 
 
 class EngineHost:
@@ -38,17 +39,19 @@ class EngineHost:
         async with self._lock:
             if self._users == 0:
                 stack = AsyncExitStack()
-                self._engine = await stack.enter_async_context(
-                    open_engine(self.settings, self.clock)
-                )
+                engine = await stack.enter_async_context(open_engine(self.settings, self.clock))
+                tasks = await stack.enter_async_context(anyio.create_task_group())
+                tasks.start_soon(run_background, engine)
+                stack.callback(tasks.cancel_scope.cancel)
+                self._engine = engine
                 self._stack = stack
             self._users += 1
         try:
             yield self.engine
         finally:
-            with anyio.CancelScope(shield=True):
-                async with self._lock:
-                    self._users -= 1
-                    if self._users == 0 and self._stack is not None:
-                        stack, self._stack, self._engine = self._stack, None, None
-                        await stack.aclose()
+            # No lock or shield here: the task group in the stack must be exited from the
+            # scope it was entered in; the engine's own close is shielded.
+            self._users -= 1
+            if self._users == 0 and self._stack is not None:
+                stack, self._stack, self._engine = self._stack, None, None
+                await stack.aclose()

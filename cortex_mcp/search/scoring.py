@@ -94,3 +94,59 @@ def text_only_relevance(bm25: dict[str, float]) -> dict[str, Relevance]:
         key: Relevance(bm25=raw, text_score=normalised[key], fused_score=normalised[key])
         for key, raw in bm25.items()
     }
+
+
+def normalise_similarity(distances: dict[str, float]) -> dict[str, float]:
+    """Cosine distances as similarities in [0, 1], the nearest candidate = 1."""
+    similarities = {key: max(0.0, 1.0 - d) for key, d in distances.items()}
+    best = max(similarities.values(), default=0.0)
+    if best <= 0:
+        return dict.fromkeys(similarities, 0.0)
+    return {key: value / best for key, value in similarities.items()}
+
+
+def _ranks(scores: dict[str, float]) -> dict[str, int]:
+    ordered = sorted(scores, key=lambda key: -scores[key])
+    return {key: rank for rank, key in enumerate(ordered, start=1)}
+
+
+def fuse(
+    bm25: dict[str, float], distances: dict[str, float], settings: SearchSettings
+) -> dict[str, Relevance]:
+    """Text and vector candidates combined: weighted normalised scores, or reciprocal ranks."""
+    if not distances:
+        return text_only_relevance(bm25)
+    text = normalise_bm25(bm25)
+    vector = normalise_similarity(distances)
+    keys = list(dict.fromkeys([*bm25, *distances]))
+    if settings.fusion == "rrf":
+        text_rank, vector_rank = _ranks(text), _ranks(vector)
+        best = (settings.text_weight + settings.vector_weight) / (settings.rrf_k + 1)
+        fused = {
+            key: (
+                (settings.text_weight / (settings.rrf_k + text_rank[key]) if key in text else 0)
+                + (
+                    settings.vector_weight / (settings.rrf_k + vector_rank[key])
+                    if key in vector
+                    else 0
+                )
+            )
+            / best
+            for key in keys
+        }
+    else:
+        fused = {
+            key: settings.text_weight * text.get(key, 0.0)
+            + settings.vector_weight * vector.get(key, 0.0)
+            for key in keys
+        }
+    return {
+        key: Relevance(
+            bm25=bm25.get(key),
+            text_score=text.get(key, 0.0),
+            vector_distance=distances.get(key),
+            vector_score=vector.get(key, 0.0),
+            fused_score=fused[key],
+        )
+        for key in keys
+    }

@@ -1,0 +1,29 @@
+"""Work the server does beside the requests: back-fill vectors, retry queued extractions."""
+
+import logging
+
+import anyio
+
+from cortex_mcp.engine import Engine
+
+logger = logging.getLogger(__name__)
+
+BACKGROUND_INTERVAL_S = 10.0
+
+
+async def background_pass(engine: Engine) -> None:
+    """One round: embed every memory still without a vector, then retry due extractions."""
+    while await engine.vectors.backfill() > 0:
+        await anyio.lowlevel.checkpoint()
+    await engine.retry_queued()
+
+
+async def run_background(engine: Engine, interval_s: float = BACKGROUND_INTERVAL_S) -> None:
+    """Repeat background passes until cancelled at shutdown; a failed pass is only logged."""
+    while True:
+        try:
+            await background_pass(engine)
+        except Exception:  # the top of a background loop: log and carry on
+            logger.exception("background pass failed; retrying in %.0f s", interval_s)
+        engine.passes.finish_one()
+        await anyio.sleep(interval_s)

@@ -1,0 +1,125 @@
+"""Vectors for memories and queries: cached, batched, back-filled, re-embedded on model change.
+
+Embedding never blocks a write: memories are embedded right after they are stored when the
+embedder answers in time, and otherwise by the back-fill. While a model change is being
+re-embedded, vector search stays off and recall runs on BM25 alone.
+"""
+
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from cortex_mcp.clock import Clock
+from cortex_mcp.providers.cascade import EmbedderCascade
+from cortex_mcp.store import vectors
+from cortex_mcp.store.db import Database
+from cortex_mcp.store.meta import get_meta, set_meta
+
+logger = logging.getLogger(__name__)
+
+COMPLETE_KEY = "embedding.complete"
+QUERY_CACHE_SIZE = 256
+
+
+@dataclass
+class VectorIndex:
+    """The memories' vectors in the store, kept in step with the configured embedder."""
+
+    db: Database
+    embedder: EmbedderCascade
+    clock: Clock
+    batch_size: int = 64
+    _queries: OrderedDict[str, list[float]] = field(default_factory=OrderedDict)
+
+    @property
+    def configured(self) -> bool:
+        """True when vectors can exist at all: sqlite-vec loaded and an embedder configured."""
+        return self.db.has_vectors and self.embedder.available
+
+    @property
+    def model(self) -> str | None:
+        """The configured embedding model."""
+        return self.embedder.embedder.model if self.embedder.embedder else None
+
+    async def searchable(self) -> bool:
+        """True when every memory has a vector of the configured model."""
+        if not self.configured:
+            return False
+        async with self.db.read() as conn:
+            model, _ = await vectors.recorded_model(conn)
+            complete = await get_meta(conn, COMPLETE_KEY)
+            exists = await vectors.vector_table_exists(conn)
+        return exists and model == self.model and complete == "1"
+
+    async def index(self, items: list[tuple[int, str]]) -> int:
+        """Embed and store vectors for (seq, content) pairs; how many were stored."""
+        if not self.configured or not items or self.model is None:
+            return 0
+        hashes = [vectors.content_hash(text) for _, text in items]
+        async with self.db.read() as conn:
+            known = await vectors.cached_vectors(conn, hashes, self.model)
+        todo = {h: text for h, (_, text) in zip(hashes, items, strict=True) if h not in known}
+        fresh: dict[str, list[float]] = {}
+        if todo:
+            embedded = await self.embedder.embed(list(todo.values()), kind="passage")
+            if embedded is None:
+                return 0
+            fresh = dict(zip(todo, embedded, strict=True))
+        found = {**known, **fresh}
+        dimension = len(next(iter(found.values())))
+        async with self.db.write() as conn:
+            if await vectors.ensure_vector_table(conn, self.model, dimension):
+                await set_meta(conn, COMPLETE_KEY, "0")
+            await vectors.cache_vectors(conn, self.model, fresh, self.clock())
+            await vectors.upsert_vectors(
+                conn, [(seq, found[h]) for (seq, _), h in zip(items, hashes, strict=True)]
+            )
+            if await get_meta(conn, COMPLETE_KEY) != "1" and not await vectors.missing_vectors(
+                conn, 1
+            ):
+                await set_meta(conn, COMPLETE_KEY, "1")
+        return len(items)
+
+    async def index_memories(self, memory_ids: list[str]) -> int:
+        """Embed the given memories now (best effort; the back-fill catches failures)."""
+        if not self.configured or not memory_ids:
+            return 0
+        async with self.db.read() as conn:
+            items = await vectors.seqs_of(conn, memory_ids)
+        return await self.index(items)
+
+    async def backfill(self) -> int:
+        """Embed one batch of memories without a vector; when none is left, vector search is on.
+
+        After a model change the old vectors are dropped first, so every memory is re-embedded.
+        """
+        if not self.configured:
+            return 0
+        async with self.db.read() as conn:
+            model, _ = await vectors.recorded_model(conn)
+            exists = await vectors.vector_table_exists(conn)
+        if exists and model != self.model:
+            async with self.db.write() as conn:
+                await vectors.drop_vector_table(conn)
+                await set_meta(conn, COMPLETE_KEY, "0")
+            logger.warning("embedding model changed from %s to %s: re-embedding", model, self.model)
+        async with self.db.read() as conn:
+            missing = await vectors.missing_vectors(conn, self.batch_size)
+        if not missing:
+            async with self.db.write() as conn:
+                await set_meta(conn, COMPLETE_KEY, "1")
+            return 0
+        return await self.index(missing)
+
+    async def query_vector(self, text: str) -> list[float] | None:
+        """The query's vector (cached in memory), or None when the embedder cannot answer."""
+        if text in self._queries:
+            self._queries.move_to_end(text)
+            return self._queries[text]
+        embedded = await self.embedder.embed([text], kind="query")
+        if not embedded:
+            return None
+        self._queries[text] = embedded[0]
+        if len(self._queries) > QUERY_CACHE_SIZE:
+            self._queries.popitem(last=False)
+        return embedded[0]

@@ -1,0 +1,210 @@
+"""Core de-duplication: cluster near-duplicates cheaply, then resolve each small cluster once.
+
+Candidates come from `similarity.similar_pairs` (O(n log n)), within one agent and category.
+Clusters are stars around their newest member: every member is directly similar to it, so a
+chain of loosely related memories never collapses into one. With an LLM each cluster is one
+call that says which members state the same fact and writes the merged statement (the newer
+wins a conflict); without one, or when it does not answer, the newest member is kept when the
+others are at least `merge_similarity` alike. Merged memories are superseded, never deleted.
+"""
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TypedDict
+
+from cortex_mcp.config import LifecycleSettings
+from cortex_mcp.engine.lifecycle.plan import Ask, Change, State, derived_id, expecting, snapshot
+from cortex_mcp.engine.lifecycle.similarity import PairSource, signature, similar_pairs
+from cortex_mcp.models import Category, Layer, Memory
+
+NEVER_MERGED = frozenset({Category.SUMMARY, Category.PROFILE})
+MERGE_SYSTEM = "You consolidate a user's long-term memory. Answer with JSON only."
+MERGE_PROMPT = """These memories of one user look like near-duplicates. They are numbered oldest
+first; where they disagree, the newer one is right.
+
+<memories>
+{memories}
+</memories>
+
+Answer {{"merge": [numbers of the memories that state the same fact], "content": "one statement
+that keeps every detail of the merged memories, in their language"}}. Memories that say
+something different stay out of "merge". If no two say the same thing, answer
+{{"merge": [], "content": ""}}."""
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """The newest memory of a cluster and the older ones, each with its similarity to it."""
+
+    leader: Memory
+    members: list[tuple[Memory, float]]
+
+
+def star_clusters(
+    items: list[Memory], pairs: list[tuple[int, int, float]], max_size: int
+) -> list[Cluster]:
+    """Newest first, each unclustered memory gathers its unclustered similar neighbours."""
+    neighbours: dict[int, list[tuple[int, float]]] = defaultdict(list)
+    for i, j, similarity in pairs:
+        neighbours[i].append((j, similarity))
+        neighbours[j].append((i, similarity))
+    order = sorted(neighbours, key=lambda k: (items[k].created_at, items[k].id), reverse=True)
+    rank = {k: position for position, k in enumerate(order)}
+    taken: set[int] = set()
+    clusters: list[Cluster] = []
+    for leader in order:
+        if leader in taken:
+            continue
+        free = sorted((n for n in neighbours[leader] if n[0] not in taken), key=lambda n: rank[n[0]])
+        chosen = free[: max_size - 1]
+        if chosen:
+            taken.update([leader, *(k for k, _ in chosen)])
+            clusters.append(Cluster(items[leader], [(items[k], s) for k, s in chosen]))
+    return clusters
+
+
+def parse_merge(answer: str | None, count: int, max_chars: int) -> tuple[list[int], str] | None:
+    """(0-based members, merged content) from the LLM's answer; None when unreadable."""
+    if answer is None:
+        return None
+    start, end = answer.find("{"), answer.rfind("}")
+    try:
+        document = json.loads(answer[start : end + 1])
+    except ValueError:
+        return None
+    if not isinstance(document, dict) or not isinstance(document.get("merge"), list):
+        return None
+    numbers = [n for n in document["merge"] if isinstance(n, int) and 1 <= n <= count]
+    content = document.get("content")
+    members = sorted({n - 1 for n in numbers})
+    if len(members) < 2:
+        return [], ""
+    if not isinstance(content, str) or not content.strip() or len(content) > max_chars:
+        return None
+    return members, " ".join(content.split())
+
+
+async def plan_merges(
+    state: State,
+    settings: LifecycleSettings,
+    ask: Ask | None,
+    max_chars: int,
+    source: PairSource = similar_pairs,
+) -> tuple[list[Change], int]:
+    """Merge near-duplicate core memories; the changes and the candidate pairs examined."""
+    items = [m for m in state.in_layer(Layer.CORE) if m.category not in NEVER_MERGED]
+    threshold = settings.merge_llm_similarity if ask else settings.merge_similarity
+    search = source(
+        [signature(m.content) for m in items], [(m.agent_id, m.category) for m in items], threshold
+    )
+    changes = []
+    for cluster in star_clusters(items, search.pairs, settings.merge_max_cluster):
+        change = await _resolve(state, cluster, settings, ask, max_chars)
+        if change is not None:
+            changes.append(change)
+    return changes, search.examined
+
+
+async def _resolve(
+    state: State, cluster: Cluster, settings: LifecycleSettings, ask: Ask | None, max_chars: int
+) -> Change | None:
+    if ask is not None:
+        ordered = sorted([m for m, _ in cluster.members] + [cluster.leader], key=_age)
+        listed = "\n".join(f"[{n}] {m.content}" for n, m in enumerate(ordered, start=1))
+        answer = await ask(MERGE_SYSTEM, MERGE_PROMPT.format(memories=listed))
+        verdict = parse_merge(answer, len(ordered), max_chars)
+        if verdict is not None:
+            chosen = [ordered[i] for i in verdict[0]]
+            if not chosen:
+                return None
+            if verdict[1] == " ".join(chosen[-1].content.split()):
+                return keep_latest(state, chosen, "llm")
+            return merge_into_new(state, chosen, verdict[1])
+    alike = [m for m, similarity in cluster.members if similarity >= settings.merge_similarity]
+    return keep_latest(state, [*alike, cluster.leader], "latest") if alike else None
+
+
+def _age(memory: Memory) -> tuple[datetime, str]:
+    return memory.created_at, memory.id
+
+
+def keep_latest(state: State, members: list[Memory], by: str) -> Change:
+    """The newest member stays, inheriting the others' weight; the others point to it."""
+    ordered = sorted(members, key=_age)
+    survivor, older = ordered[-1], ordered[:-1]
+    metadata = dict(survivor.metadata)
+    metadata["merged_from"] = [*metadata.get("merged_from", []), *(m.id for m in older)]
+    kept = state.changed(survivor, metadata=metadata, **_combined(members))
+    gone = [state.changed(m, superseded_by=survivor.id) for m in older]
+    return Change(
+        action="merge",
+        expect=expecting(*members),
+        updates=[kept, *gone],
+        details={
+            "by": by,
+            "into": survivor.id,
+            "merged": [m.id for m in older],
+            "before": [snapshot(m) for m in ordered],
+            "after": snapshot(kept),
+        },
+    )
+
+
+def merge_into_new(state: State, members: list[Memory], content: str) -> Change:
+    """A new memory with the LLM's merged statement replaces every member."""
+    newest = max(members, key=_age)
+    tags = sorted({t for m in members for t in m.metadata.get("tags", [])})
+    merged = Memory(
+        id=derived_id(state.now, "merge", *(m.id for m in members)),
+        agent_id=newest.agent_id,
+        layer=Layer.CORE,
+        category=newest.category,
+        content=content,
+        source="lifecycle",
+        decay_score=1.0,
+        created_at=state.now,
+        updated_at=state.now,
+        expires_at=None,
+        superseded_by=None,
+        deleted_at=None,
+        metadata={"merged_from": [m.id for m in members], "merged_by": "llm"}
+        | ({"tags": tags} if tags else {}),
+        **_combined(members),
+    )
+    state.add(merged)
+    gone = [state.changed(m, superseded_by=merged.id) for m in members]
+    return Change(
+        action="merge",
+        expect=expecting(*members),
+        inserts=[merged],
+        updates=gone,
+        details={
+            "by": "llm",
+            "into": merged.id,
+            "merged": [m.id for m in members],
+            "before": [snapshot(m) for m in sorted(members, key=_age)],
+            "after": snapshot(merged),
+        },
+    )
+
+
+class Combined(TypedDict):
+    """The weight a merged memory inherits from its members."""
+
+    importance: float
+    confidence: float
+    access_count: int
+    last_accessed: datetime | None
+
+
+def _combined(members: list[Memory]) -> Combined:
+    """What a merged memory inherits: the highest importance and confidence, every recall."""
+    accessed = [m.last_accessed for m in members if m.last_accessed is not None]
+    return Combined(
+        importance=max(m.importance for m in members),
+        confidence=max(m.confidence for m in members),
+        access_count=sum(m.access_count for m in members),
+        last_accessed=max(accessed) if accessed else None,
+    )

@@ -1,0 +1,93 @@
+"""What a lifecycle run will do, before it does it: changes planned on an in-memory state.
+
+Every phase plans on the same `State` (the live working and core memories as the previous
+phases leave them), so a preview and a run share one plan. A `Change` carries what it expects
+of each row it touches (still live, same layer, same `updated_at`), the rows it inserts and the
+rows it rewrites, and the before/after snapshots the audit log keeps.
+"""
+
+import hashlib
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from cortex_mcp.models import Layer, Memory
+
+Ask = Callable[[str, str], Awaitable[str | None]]
+"""Ask the LLM (system, prompt) for a JSON answer; None when no LLM answered."""
+
+
+@dataclass
+class Change:
+    """One atomic step of a run: applied whole, or skipped when a row changed meanwhile."""
+
+    action: str
+    expect: dict[str, tuple[Layer, datetime]]
+    inserts: list[Memory] = field(default_factory=list)
+    updates: list[Memory] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def memory_ids(self) -> list[str]:
+        """Every id the change touches, for the audit log."""
+        ids = list(self.expect) + [m.id for m in self.inserts + self.updates]
+        return list(dict.fromkeys(ids))
+
+
+def snapshot(memory: Memory) -> dict[str, Any]:
+    """A memory as the audit log keeps it."""
+    return memory.model_dump(mode="json")
+
+
+def expecting(*memories: Memory) -> dict[str, tuple[Layer, datetime]]:
+    """The state a change expects these memories to still be in."""
+    return {m.id: (m.layer, m.updated_at) for m in memories}
+
+
+def derived_id(now: datetime, *parts: str) -> str:
+    """A UUIDv7 for a row the lifecycle creates, derived from what it is made of, so a preview
+    and the run that follows name it alike."""
+    digest = int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:10], "big")
+    value = (int(now.timestamp() * 1000) & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= ((digest >> 62) & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= digest & ((1 << 62) - 1)
+    return str(uuid.UUID(int=value))
+
+
+class State:
+    """The live working and core memories of every agent, as the phases planned so far leave
+    them; plus what those phases sent to the archive."""
+
+    def __init__(self, memories: list[Memory], now: datetime) -> None:
+        self.now = now
+        self.items: dict[str, Memory] = {m.id: m for m in memories}
+        self.archived: list[Memory] = []
+
+    def in_layer(self, layer: Layer) -> list[Memory]:
+        """Live memories of one layer, in creation order."""
+        return [m for m in self.items.values() if m.layer == layer]
+
+    def changed(self, memory: Memory, **fields: Any) -> Memory:
+        """A copy of `memory` with these fields (and `updated_at` now); the state keeps it,
+        or lets it go when it left the live working and core layers."""
+        fields.setdefault("updated_at", self.now)
+        if "metadata" not in fields:
+            fields["metadata"] = dict(memory.metadata)
+        updated = memory.model_copy(update=fields)
+        gone = updated.superseded_by or updated.deleted_at or updated.layer == Layer.ARCHIVE
+        if gone:
+            self.items.pop(memory.id, None)
+            if updated.layer == Layer.ARCHIVE and not updated.superseded_by:
+                self.archived.append(updated)
+        else:
+            self.items[memory.id] = updated
+        return updated
+
+    def add(self, memory: Memory) -> Memory:
+        """A memory the plan creates; live from now on."""
+        self.items[memory.id] = memory
+        return memory

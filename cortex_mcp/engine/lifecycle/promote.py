@@ -1,0 +1,84 @@
+"""Working memory: promote what earned it to core; move what expired unpromoted to the archive.
+
+A working memory is judged once it is `promote_min_age_hours` old (so recalls can count) or
+when it expires. Its promotion score weighs importance, how often it was recalled, whether it
+came from a high-signal channel or category, and how new it is next to core memory. Nothing is
+deleted: an expired memory that was not promoted moves to the archive.
+"""
+
+from collections import Counter
+from datetime import datetime, timedelta
+
+from cortex_mcp.clock import to_text
+from cortex_mcp.config import LifecycleSettings
+from cortex_mcp.engine.lifecycle.plan import Change, State, expecting, snapshot
+from cortex_mcp.engine.lifecycle.similarity import NeighbourIndex, signature
+from cortex_mcp.models import Category, Layer, Memory
+
+HIGH_SIGNAL_CATEGORIES = frozenset(
+    {Category.IDENTITY, Category.PREFERENCE, Category.DECISION, Category.CORRECTION}
+)
+NOT_PROMOTED_CHANNELS = frozenset({"fallback"})
+"""Raw text kept while its extraction is retried; the retry promotes what it extracts."""
+RECALLS_FOR_FULL_CREDIT = 3
+
+
+def signal_of(memory: Memory) -> float:
+    """1 for a memory the fast channel caught (a stated identity, preference, ...); 0.6 for a
+    high-signal category from the deep channel; else 0."""
+    if memory.metadata.get("channel") == "fast" or memory.metadata.get("signal"):
+        return 1.0
+    return 0.6 if memory.category in HIGH_SIGNAL_CATEGORIES else 0.0
+
+
+def promotion_score(memory: Memory, novelty: float) -> float:
+    """0.35 importance + 0.25 recalls + 0.2 signal + 0.2 novelty, in [0, 1]."""
+    recalls = min(1.0, memory.access_count / RECALLS_FOR_FULL_CREDIT)
+    score = 0.35 * memory.importance + 0.25 * recalls + 0.2 * signal_of(memory) + 0.2 * novelty
+    return round(score, 4)
+
+
+def is_judged(memory: Memory, now: datetime, min_age: timedelta) -> bool:
+    """Old enough to judge, or expired (judged one last time before it leaves)."""
+    expired = memory.expires_at is not None and memory.expires_at <= now
+    return expired or memory.created_at <= now - min_age
+
+
+def plan_working(state: State, settings: LifecycleSettings) -> list[Change]:
+    """Promote working memories that score high enough; archive the expired rest."""
+    now = state.now
+    core = state.in_layer(Layer.CORE)
+    working = sorted(state.in_layer(Layer.WORKING), key=lambda m: (m.created_at, m.id))
+    core_sets = [signature(m.content) for m in core]
+    working_sets = {m.id: signature(m.content) for m in working}
+    frequency = Counter(t for s in [*core_sets, *working_sets.values()] for t in s)
+    novelty_index = NeighbourIndex(core_sets, frequency)
+    min_age = timedelta(hours=settings.promote_min_age_hours)
+    changes: list[Change] = []
+    for memory in working:
+        if not is_judged(memory, now, min_age):
+            continue
+        score = promotion_score(memory, 1.0 - novelty_index.best(working_sets[memory.id]))
+        promotable = memory.metadata.get("channel") not in NOT_PROMOTED_CHANNELS
+        if promotable and score >= settings.promote_threshold:
+            changes.append(_move(state, memory, Layer.CORE, "promote", score))
+        elif memory.expires_at is not None and memory.expires_at <= now:
+            changes.append(_move(state, memory, Layer.ARCHIVE, "expire", score))
+    return changes
+
+
+def _move(state: State, memory: Memory, layer: Layer, action: str, score: float) -> Change:
+    metadata = dict(memory.metadata)
+    if layer == Layer.CORE:
+        metadata.update(promoted_at=to_text(state.now), promotion_score=score)
+        after = state.changed(memory, layer=layer, expires_at=None, metadata=metadata)
+    else:
+        metadata.update(archived_at=to_text(state.now), archived_from="working")
+        after = state.changed(memory, layer=layer, metadata=metadata)
+    return Change(
+        action=action,
+        expect=expecting(memory),
+        updates=[after],
+        details={"score": score, "before": snapshot(memory), "after": snapshot(after)},
+    )
+

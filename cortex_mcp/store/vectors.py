@@ -1,0 +1,185 @@
+"""Vectors in a sqlite-vec `vec0` table whose dimension follows the embedding model.
+
+The table is created when the first vector of a model arrives; the model and dimension are
+recorded in `meta`. Another model (or dimension) drops the table, so every memory lacks a
+vector again and the back-fill re-embeds them all while search runs BM25-only.
+"""
+
+import hashlib
+import json
+import struct
+from datetime import datetime
+from typing import Any
+
+import aiosqlite
+
+from cortex_mcp.clock import to_text
+from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.memories import to_memory
+from cortex_mcp.store.meta import get_meta, set_meta
+
+MODEL_KEY = "embedding.model"
+DIMENSION_KEY = "embedding.dimension"
+
+
+def to_blob(vector: list[float]) -> bytes:
+    """A vector as sqlite-vec's float32 blob."""
+    return struct.pack(f"{len(vector)}f", *vector)
+
+
+def from_blob(blob: bytes) -> list[float]:
+    """A float32 blob as a list of floats."""
+    return list(struct.unpack(f"{len(blob) // 4}f", blob))
+
+
+def content_hash(text: str) -> str:
+    """The cache key of a text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+async def vector_table_exists(conn: aiosqlite.Connection) -> bool:
+    """True once the vec0 table for the current model exists."""
+    row = await fetch_one(
+        conn, "select 1 from sqlite_master where type = 'table' and name = 'memory_vectors'"
+    )
+    return row is not None
+
+
+async def recorded_model(conn: aiosqlite.Connection) -> tuple[str | None, int | None]:
+    """The embedding model and dimension the stored vectors belong to."""
+    model = await get_meta(conn, MODEL_KEY)
+    dimension = await get_meta(conn, DIMENSION_KEY)
+    return model, int(dimension) if dimension else None
+
+
+async def ensure_vector_table(conn: aiosqlite.Connection, model: str, dimension: int) -> bool:
+    """Make the vec0 table fit `model`; True when it was (re)created empty."""
+    if await recorded_model(conn) == (model, dimension) and await vector_table_exists(conn):
+        return False
+    await conn.execute("drop table if exists memory_vectors")
+    await conn.execute(
+        f"create virtual table memory_vectors using vec0("  # the dimension is an int we own
+        f"embedding float[{int(dimension)}] distance_metric=cosine)"
+    )
+    await set_meta(conn, MODEL_KEY, model)
+    await set_meta(conn, DIMENSION_KEY, str(dimension))
+    return True
+
+
+async def drop_vector_table(conn: aiosqlite.Connection) -> None:
+    """Forget every vector and the model they belonged to."""
+    await conn.execute("drop table if exists memory_vectors")
+    await conn.execute("delete from meta where key in (?, ?)", (MODEL_KEY, DIMENSION_KEY))
+
+
+async def upsert_vectors(
+    conn: aiosqlite.Connection, vectors: list[tuple[int, list[float]]]
+) -> None:
+    """Store one vector per memory row (by `seq`), replacing any earlier one."""
+    await conn.executemany("delete from memory_vectors where rowid = ?", [(s,) for s, _ in vectors])
+    await conn.executemany(
+        "insert into memory_vectors (rowid, embedding) values (?, ?)",
+        [(seq, to_blob(vector)) for seq, vector in vectors],
+    )
+
+
+async def missing_vectors(conn: aiosqlite.Connection, limit: int) -> list[tuple[int, str]]:
+    """(seq, content) of memories that are not forgotten and have no vector yet, newest first."""
+    if not await vector_table_exists(conn):
+        rows = await fetch_all(
+            conn,
+            "select seq, content from memories where deleted_at is null order by seq desc limit ?",
+            (limit,),
+        )
+    else:
+        rows = await fetch_all(
+            conn,
+            "select seq, content from memories where deleted_at is null"
+            " and seq not in (select rowid from memory_vectors) order by seq desc limit ?",
+            (limit,),
+        )
+    return [(row[0], row[1]) for row in rows]
+
+
+async def seqs_of(conn: aiosqlite.Connection, memory_ids: list[str]) -> list[tuple[int, str]]:
+    """(seq, content) of the given memories."""
+    rows = await fetch_all(
+        conn,
+        "select seq, content from memories where id in (select value from json_each(?))",
+        (json.dumps(memory_ids),),
+    )
+    return [(row[0], row[1]) for row in rows]
+
+
+async def vector_candidates(
+    conn: aiosqlite.Connection,
+    query: list[float],
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+    limit: int,
+) -> list[tuple[float, Memory]]:
+    """(cosine distance, memory) of the nearest live memories the agent may see."""
+    params: dict[str, Any] = {
+        "query": to_blob(query),
+        "k": limit * 4,
+        "agent_id": agent_id,
+        "layers": json.dumps([layer.value for layer in layers]),
+        "categories": json.dumps([c.value for c in categories]) if categories else None,
+        "limit": limit,
+    }
+    rows = await fetch_all(
+        conn,
+        "with knn as (select rowid, distance from memory_vectors"
+        " where embedding match :query and k = :k)"
+        " select knn.distance as distance, m.* from knn join memories m on m.seq = knn.rowid"
+        " where (m.agent_id = :agent_id or m.agent_id is null)"
+        " and m.deleted_at is null and m.superseded_by is null"
+        " and m.layer in (select value from json_each(:layers))"
+        " and (:categories is null or m.category in (select value from json_each(:categories)))"
+        " order by knn.distance limit :limit",
+        params,
+    )
+    return [(row["distance"], to_memory(row)) for row in rows]
+
+
+async def cached_vectors(
+    conn: aiosqlite.Connection, hashes: list[str], model: str
+) -> dict[str, list[float]]:
+    """Cached vectors of these content hashes for this model."""
+    rows = await fetch_all(
+        conn,
+        "select content_hash, vector from embedding_cache where model = ?"
+        " and content_hash in (select value from json_each(?))",
+        (model, json.dumps(hashes)),
+    )
+    return {row[0]: from_blob(row[1]) for row in rows}
+
+
+async def cache_vectors(
+    conn: aiosqlite.Connection, model: str, vectors: dict[str, list[float]], now: datetime
+) -> None:
+    """Remember vectors by content hash and model."""
+    await conn.executemany(
+        "insert into embedding_cache (content_hash, model, dimension, vector, created_at)"
+        " values (?, ?, ?, ?, ?) on conflict do nothing",
+        [(h, model, len(v), to_blob(v), to_text(now)) for h, v in vectors.items()],
+    )
+
+
+async def coverage(conn: aiosqlite.Connection) -> dict[str, int]:
+    """Live memories with and without a vector."""
+    live = await fetch_one(
+        conn, "select count(*) from memories where deleted_at is null and superseded_by is null"
+    )
+    total = int(live[0]) if live else 0
+    if not await vector_table_exists(conn):
+        return {"with_vectors": 0, "without_vectors": total}
+    row = await fetch_one(
+        conn,
+        "select count(*) from memories where deleted_at is null and superseded_by is null"
+        " and seq in (select rowid from memory_vectors)",
+    )
+    covered = int(row[0]) if row else 0
+    return {"with_vectors": covered, "without_vectors": total - covered}
