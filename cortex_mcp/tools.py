@@ -6,11 +6,13 @@ from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, SamplingMessage, TextContent
 from pydantic import BaseModel, Field
 
 from cortex_mcp.engine import Engine
-from cortex_mcp.errors import CortexError
+from cortex_mcp.engine.llm import lend_sampler
+from cortex_mcp.errors import CortexError, ProviderUnavailable
 from cortex_mcp.models import (
     Category,
     FlushResult,
@@ -21,6 +23,7 @@ from cortex_mcp.models import (
     RememberResult,
     SearchDebug,
 )
+from cortex_mcp.providers.sampling import Sample
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -50,6 +53,27 @@ def reports_errors(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]
             raise ToolError(str(err)) from err
 
     return wrapper
+
+
+def sampler_of(ctx: Context[Engine]) -> Sample | None:
+    """The client's model as a `sample` callable, when the client declared sampling."""
+    capabilities = ctx.client_capabilities
+    if capabilities is None or capabilities.sampling is None:
+        return None
+    session = ctx.session
+
+    async def sample(system: str, prompt: str, max_tokens: int) -> str:
+        message = SamplingMessage(role="user", content=TextContent(type="text", text=prompt))
+        try:
+            result = await session.create_message(
+                [message], max_tokens=max_tokens, system_prompt=system
+            )
+        except MCPError as err:
+            raise ProviderUnavailable(f"sampling: {err}") from err
+        content = result.content
+        return content.text if isinstance(content, TextContent) else ""
+
+    return sample
 
 
 @reports_errors
@@ -169,13 +193,14 @@ async def cortex_ingest(
     """Call after each exchange worth keeping, with the user's message and your reply. cortex
     extracts what is worth remembering from both sides (identity, preferences, decisions,
     corrections, conclusions, project state) and ignores small talk."""
-    return await ctx.request_context.lifespan_context.ingest(
-        user_message,
-        assistant_message,
-        session_id=session_id,
-        tool_calls=tool_calls,
-        agent_id=agent_id,
-    )
+    with lend_sampler(sampler_of(ctx)):
+        return await ctx.request_context.lifespan_context.ingest(
+            user_message,
+            assistant_message,
+            session_id=session_id,
+            tool_calls=tool_calls,
+            agent_id=agent_id,
+        )
 
 
 @reports_errors
@@ -188,9 +213,10 @@ async def cortex_flush(
 ) -> FlushResult:
     """Call before your context is compacted or trimmed, with the messages about to go. Every
     message is extracted into memory or queued for extraction; nothing is lost."""
-    return await ctx.request_context.lifespan_context.flush(
-        [(m.role, m.content) for m in messages],
-        session_id=session_id,
-        reason=reason,
-        agent_id=agent_id,
-    )
+    with lend_sampler(sampler_of(ctx)):
+        return await ctx.request_context.lifespan_context.flush(
+            [(m.role, m.content) for m in messages],
+            session_id=session_id,
+            reason=reason,
+            agent_id=agent_id,
+        )

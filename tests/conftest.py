@@ -14,6 +14,13 @@ from mcp_types import CallToolResult, TextContent, TextResourceContents
 
 from cortex_mcp.config import Settings
 from cortex_mcp.server import build_server
+from tests.fakes import (  # noqa: F401 - fixtures for every test module
+    FakeOpenAI,
+    fake_anthropic,
+    fake_anthropic_server,
+    fake_openai,
+    fake_openai_server,
+)
 
 
 @pytest.fixture
@@ -100,3 +107,26 @@ async def remember(client: Client, content: str, **arguments: Any) -> dict[str, 
 
 async def recall(client: Client, query: str, **arguments: Any) -> dict[str, Any]:
     return data_of(await client.call_tool("cortex_recall", {"query": query, **arguments}))
+
+
+@pytest.fixture(scope="session")
+def sdks_imported() -> None:
+    """Import the SDKs once: providers import them on first use, which takes seconds and would
+    count against the short deadlines some tests set."""
+    import importlib
+
+    for sdk in ("anthropic", "openai"):
+        importlib.import_module(sdk)
+
+
+@pytest.fixture
+def llm_settings(
+    cortex_home: Path, request: pytest.FixtureRequest, sdks_imported: None
+) -> Settings:
+    """Settings whose LLM is the fake OpenAI server (`fake_openai`); no embeddings."""
+    fake: FakeOpenAI = request.getfixturevalue("fake_openai")
+    return Settings(
+        home=cortex_home,
+        llm={"provider": "openai", "base_url": fake.url, "api_key": "test", "timeout_s": 5},
+        embedding={"provider": "none"},
+    )

@@ -88,7 +88,13 @@ async def close_candidates(
         return []
     layers = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
     found = await fts.text_candidates(conn, match, agent_id, layers, None, CLOSE_CANDIDATES * 3)
-    close = [m for _, m in found if m.agent_id == agent_id and m.category != Category.PROFILE]
+    close = [
+        m
+        for _, m in found
+        if m.agent_id == agent_id
+        and m.category != Category.PROFILE
+        and m.metadata.get("channel") != "fallback"  # raw stand-ins are replaced by the retry
+    ]
     close = [m for m in close if overlap(proposal.content, m.content) >= CORRECTION_OVERLAP]
     close.sort(key=lambda m: -overlap(proposal.content, m.content))
     return close[:CLOSE_CANDIDATES]

