@@ -125,8 +125,10 @@ def llm_settings(
 ) -> Settings:
     """Settings whose LLM is the fake OpenAI server (`fake_openai`); no embeddings."""
     fake: FakeOpenAI = request.getfixturevalue("fake_openai")
-    return Settings(
-        home=cortex_home,
-        llm={"provider": "openai", "base_url": fake.url, "api_key": "test", "timeout_s": 5},
-        embedding={"provider": "none"},
+    return Settings.model_validate(
+        {
+            "home": cortex_home,
+            "llm": {"provider": "openai", "base_url": fake.url, "api_key": "test", "timeout_s": 5},
+            "embedding": {"provider": "none"},
+        }
     )

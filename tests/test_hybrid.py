@@ -174,7 +174,8 @@ async def test_mcp_sampling_answers_for_the_sieve_when_the_client_offers_it(
     async def sampling(context: Any, params: CreateMessageRequestParams) -> CreateMessageResult:
         content = params.messages[0].content
         asked.append(content.text if isinstance(content, TextContent) else "")
-        reply = '{"memories": [{"content": "用户在东京工作", "category": "identity", "importance": 0.9}]}'
+        item = {"content": "用户在东京工作", "category": "identity", "importance": 0.9}
+        reply = json.dumps({"memories": [item]}, ensure_ascii=False)
         return CreateMessageResult(
             role="assistant", content=TextContent(type="text", text=reply), model="client-model"
         )

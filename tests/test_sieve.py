@@ -17,8 +17,8 @@ from tests.fakes import FakeOpenAI
 
 EXAMPLE_1 = (
     "帮我算一下品川区这个1LDK的实际利回，表面利回5%，管理费月1.2万",
-    "年管理费14.4万，假设房价2000万，实际利回 = (100-14.4)/2000 = 4.28%。考虑修缮积立金和固定资产税，"
-    "综合利回约3.8-4.0%。这个区域近3年的成交价中位数是1850-2100万，你的预算在合理范围内。",
+    "年管理费14.4万，假设房价2000万，实际利回 = (100-14.4)/2000 = 4.28%。"
+    "考虑修缮积立金和固定资产税，综合利回约3.8-4.0%。这个区域近3年的成交价中位数是1850-2100万，你的预算在合理范围内。",
     [
         (
             "品川区1LDK投资评估：表面利回5%，管理费月1.2万(年14.4万)，实际利回约4.28%，"
@@ -34,7 +34,8 @@ EXAMPLE_1 = (
 EXAMPLE_2 = (
     "Oracle Cloud ARM的iptables一直不生效，重启后规则全丢了",
     "ARM实例用的是nftables不是iptables。用 iptables-persistent 或者直接写 nft 规则到 "
-    "/etc/nftables.conf，然后 systemctl enable nftables。另外注意 Oracle 的 Security List 也要开对应端口。",
+    "/etc/nftables.conf，然后 systemctl enable nftables。"
+    "另外注意 Oracle 的 Security List 也要开对应端口。",
     [
         (
             "Oracle Cloud ARM实例使用nftables而非iptables。持久化方案：iptables-persistent 或 "
@@ -229,9 +230,8 @@ async def test_without_an_llm_a_correction_still_supersedes_its_closest_neighbou
 
     assert result["fast"][0]["superseded_id"] == old["id"]
     assert result["queued"] is True  # the deep channel had no LLM: fallback + queue
-    assert [m["content"] for m in (await recall(client, "budget"))["memories"]][0] == (
-        "Actually, I have not confirmed a budget."
-    )
+    top = (await recall(client, "budget"))["memories"][0]
+    assert top["content"] == "Actually, I have not confirmed a budget."
 
 
 async def test_without_an_llm_a_changed_value_is_never_a_duplicate(
@@ -257,8 +257,8 @@ async def test_secrets_are_redacted_before_storing_and_before_the_llm_sees_them(
     llm_client: Client, llm_settings: Settings, fake_openai: FakeOpenAI
 ) -> None:
     user = (
-        "Remember my OpenAI key sk-proj-4fGh7Jk9Lm2Np5Qr8St1Uv3Wx6Yz0AbCdEf and password=hunter2pass. "
-        "My card is 4111 1111 1111 1111."
+        "Remember my OpenAI key sk-proj-4fGh7Jk9Lm2Np5Qr8St1Uv3Wx6Yz0AbCdEf"
+        " and password=hunter2pass. My card is 4111 1111 1111 1111."
     )
     assistant = "Use it as Authorization: Bearer abc123def456ghi789jkl in the header."
     fake_openai.replies.append(
@@ -360,6 +360,7 @@ async def test_ingest_and_flush_reject_bad_input_naming_the_field(
         ("cortex_flush", {"messages": [{"role": "user", "content": "x"}], "reason": ""}, "reason"),
     ]
     for tool, arguments, expected in cases:
+        assert isinstance(arguments, dict)
         result = await client.call_tool(tool, arguments)
         assert result.is_error, (tool, arguments)
         assert expected in result.content[0].text, result.content[0].text  # type: ignore[union-attr]

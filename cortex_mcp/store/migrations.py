@@ -132,6 +132,34 @@ async def create_embedding_cache(conn: aiosqlite.Connection) -> None:
     )
 
 
+@migration
+async def create_lifecycle_tables(conn: aiosqlite.Connection) -> None:
+    """The lifecycle's lease (one runner across processes) and its runs with their reports."""
+    await execute_statements(
+        conn,
+        """
+        create table lifecycle_lease (
+            name text primary key,
+            owner text not null,
+            acquired_at text not null,
+            expires_at text not null
+        );
+        create table lifecycle_runs (
+            id integer primary key,
+            owner text not null,
+            started_at text not null,
+            finished_at text,
+            status text not null check (status in ('running', 'ok', 'failed', 'cancelled')),
+            report text check (report is null or json_valid(report)),
+            error text
+        );
+        create index lifecycle_runs_by_status on lifecycle_runs(status, started_at);
+        create index lifecycle_log_by_time on lifecycle_log(executed_at);
+        create index memories_by_layer_created on memories(layer, created_at)
+        """,
+    )
+
+
 async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
     """Run `;`-separated statements one by one, inside the caller's transaction.
 

@@ -57,7 +57,9 @@ def star_clusters(
     for leader in order:
         if leader in taken:
             continue
-        free = sorted((n for n in neighbours[leader] if n[0] not in taken), key=lambda n: rank[n[0]])
+        free = sorted(
+            (n for n in neighbours[leader] if n[0] not in taken), key=lambda n: rank[n[0]]
+        )
         chosen = free[: max_size - 1]
         if chosen:
             taken.update([leader, *(k for k, _ in chosen)])

@@ -81,4 +81,3 @@ def _move(state: State, memory: Memory, layer: Layer, action: str, score: float)
         updates=[after],
         details={"score": score, "before": snapshot(memory), "after": snapshot(after)},
     )
-
