@@ -1,6 +1,5 @@
 """What memory does, free of MCP: the use cases the edge calls, on one `Engine`."""
 
-import statistics
 import time
 from collections import deque
 from collections.abc import AsyncIterator
@@ -13,9 +12,11 @@ import anyio
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings, provider_environment
 from cortex_mcp.engine import gate, render, sieve
+from cortex_mcp.engine.background import PassCounter
 from cortex_mcp.engine.embedding import VectorIndex
 from cortex_mcp.engine.llm import LanguageModel
 from cortex_mcp.engine.remember import remember as remember_memory
+from cortex_mcp.engine.stats import engine_stats
 from cortex_mcp.engine.update import Decide
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import (
@@ -34,7 +35,6 @@ from cortex_mcp.models import (
 from cortex_mcp.providers.build import build_embedder_cascade
 from cortex_mcp.search.tokenize import query_terms
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store import queue, vectors
 from cortex_mcp.store.db import Database, open_database
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.migrations import migrate
@@ -43,25 +43,6 @@ ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
 LATENCY_WINDOW = 1000
 INLINE_EMBED_TIMEOUT_S = 2.0
 DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
-
-
-class PassCounter:
-    """Counts finished background passes, so tests can wait for one without sleeping."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._finished = anyio.Event()
-
-    def finish_one(self) -> None:
-        """Record a finished pass and wake whoever waits for it."""
-        self.count += 1
-        self._finished.set()
-        self._finished = anyio.Event()
-
-    async def wait_beyond(self, count: int) -> None:
-        """Return once more than `count` passes have finished."""
-        while self.count <= count:
-            await self._finished.wait()
 
 
 @dataclass
@@ -352,47 +333,7 @@ class Engine:
 
     async def stats(self) -> dict[str, Any]:
         """Counts per layer and category, states, database size, backends and latencies."""
-        async with self.db.read() as conn:
-            per_layer = await rows.count_by_layer_and_category(conn)
-            states = await rows.count_states(conn)
-            coverage = await vectors.coverage(conn)
-            model, dimension = await vectors.recorded_model(conn)
-            pending = await queue.pending_count(conn)
-        searchable = await self.vectors.searchable()
-        layers: dict[str, dict[str, int]] = {}
-        for layer, category, count in per_layer:
-            layers.setdefault(layer, {})[category] = count
-        return {
-            "memories": states,
-            "layers": {
-                layer: {"total": sum(c.values()), "categories": c} for layer, c in layers.items()
-            },
-            "database": {
-                "path": str(self.db.path),
-                "size_bytes": database_size(self.db),
-                "driver": self.db.driver.name,
-            },
-            "search": {
-                "fulltext": "fts5 bm25 (CJK bigrams, porter unicode61)",
-                "sqlite_vec": "loaded" if self.db.has_vectors else "unavailable",
-                "sqlite_vec_note": self.db.driver.note,
-                "mode": "hybrid (bm25 + vectors)" if searchable else "bm25 only",
-                "fusion": self.settings.search.fusion,
-            },
-            "vectors": {
-                **coverage,
-                "model": model,
-                "dimension": dimension,
-                "configured_model": self.vectors.model,
-                "reembedding": self.vectors.configured and not searchable,
-            },
-            "providers": {
-                "llm": self.llm.snapshot(),
-                "embedding": self.vectors.embedder.snapshot(),
-            },
-            "extraction_queue": {"pending": pending},
-            "recall_latency_ms": latency_summary(list(self.recall_latencies_ms)),
-        }
+        return await engine_stats(self)
 
     async def _visible(self, conn: Any, memory_id: str, agent_id: str | None) -> Memory:
         if not is_memory_id(memory_id):
@@ -412,29 +353,6 @@ class Engine:
         limit = self.settings.memory.max_query_chars
         if len(query) > limit:
             raise InvalidInput("query", f"{len(query):,} characters; the limit is {limit:,}")
-
-
-def database_size(db: Database) -> int:
-    """Bytes on disk of the database file with its WAL and shared-memory files."""
-    total = 0
-    for suffix in ("", "-wal", "-shm"):
-        path = db.path.with_name(db.path.name + suffix)
-        if path.exists():
-            total += path.stat().st_size
-    return total
-
-
-def latency_summary(samples_ms: list[float]) -> dict[str, float | int | None]:
-    """p50 and p95 of recall latencies since start, in milliseconds."""
-    if not samples_ms:
-        return {"count": 0, "p50": None, "p95": None}
-    ordered = sorted(samples_ms)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {
-        "count": len(ordered),
-        "p50": round(statistics.median(ordered), 3),
-        "p95": round(p95, 3),
-    }
 
 
 @asynccontextmanager

@@ -1,24 +1,45 @@
 """Work the server does beside the requests: back-fill vectors, retry queued extractions."""
 
 import logging
+from typing import TYPE_CHECKING
 
 import anyio
 
-from cortex_mcp.engine import Engine
+if TYPE_CHECKING:
+    from cortex_mcp.engine import Engine
 
 logger = logging.getLogger(__name__)
 
 BACKGROUND_INTERVAL_S = 10.0
 
 
-async def background_pass(engine: Engine) -> None:
+class PassCounter:
+    """Counts finished background passes, so tests can wait for one without sleeping."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._finished = anyio.Event()
+
+    def finish_one(self) -> None:
+        """Record a finished pass and wake whoever waits for it."""
+        self.count += 1
+        self._finished.set()
+        self._finished = anyio.Event()
+
+    async def wait_beyond(self, count: int) -> None:
+        """Return once more than `count` passes have finished."""
+        while self.count <= count:
+            await self._finished.wait()
+
+
+async def background_pass(engine: "Engine") -> None:
     """One round: embed every memory still without a vector, then retry due extractions."""
     while await engine.vectors.backfill() > 0:
         await anyio.lowlevel.checkpoint()
     await engine.retry_queued()
 
 
-async def run_background(engine: Engine, interval_s: float = BACKGROUND_INTERVAL_S) -> None:
+async def run_background(engine: "Engine", interval_s: float = BACKGROUND_INTERVAL_S) -> None:
     """Repeat background passes until cancelled at shutdown; a failed pass is only logged."""
     while True:
         try:

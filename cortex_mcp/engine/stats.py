@@ -1,0 +1,79 @@
+"""The numbers behind cortex://stats: memory counts, storage, search backends, providers."""
+
+import statistics
+from typing import TYPE_CHECKING, Any
+
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store import queue, vectors
+from cortex_mcp.store.db import Database
+
+if TYPE_CHECKING:
+    from cortex_mcp.engine import Engine
+
+
+async def engine_stats(engine: "Engine") -> dict[str, Any]:
+    """Counts per layer and category, states, database size, backends and latencies."""
+    async with engine.db.read() as conn:
+        per_layer = await rows.count_by_layer_and_category(conn)
+        states = await rows.count_states(conn)
+        coverage = await vectors.coverage(conn)
+        model, dimension = await vectors.recorded_model(conn)
+        pending = await queue.pending_count(conn)
+    searchable = await engine.vectors.searchable()
+    layers: dict[str, dict[str, int]] = {}
+    for layer, category, count in per_layer:
+        layers.setdefault(layer, {})[category] = count
+    return {
+        "memories": states,
+        "layers": {
+            layer: {"total": sum(c.values()), "categories": c} for layer, c in layers.items()
+        },
+        "database": {
+            "path": str(engine.db.path),
+            "size_bytes": database_size(engine.db),
+            "driver": engine.db.driver.name,
+        },
+        "search": {
+            "fulltext": "fts5 bm25 (CJK bigrams, porter unicode61)",
+            "sqlite_vec": "loaded" if engine.db.has_vectors else "unavailable",
+            "sqlite_vec_note": engine.db.driver.note,
+            "mode": "hybrid (bm25 + vectors)" if searchable else "bm25 only",
+            "fusion": engine.settings.search.fusion,
+        },
+        "vectors": {
+            **coverage,
+            "model": model,
+            "dimension": dimension,
+            "configured_model": engine.vectors.model,
+            "reembedding": engine.vectors.configured and not searchable,
+        },
+        "providers": {
+            "llm": engine.llm.snapshot(),
+            "embedding": engine.vectors.embedder.snapshot(),
+        },
+        "extraction_queue": {"pending": pending},
+        "recall_latency_ms": latency_summary(list(engine.recall_latencies_ms)),
+    }
+
+
+def database_size(db: Database) -> int:
+    """Bytes on disk of the database file with its WAL and shared-memory files."""
+    total = 0
+    for suffix in ("", "-wal", "-shm"):
+        path = db.path.with_name(db.path.name + suffix)
+        if path.exists():
+            total += path.stat().st_size
+    return total
+
+
+def latency_summary(samples_ms: list[float]) -> dict[str, float | int | None]:
+    """p50 and p95 of recall latencies since start, in milliseconds."""
+    if not samples_ms:
+        return {"count": 0, "p50": None, "p95": None}
+    ordered = sorted(samples_ms)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {
+        "count": len(ordered),
+        "p50": round(statistics.median(ordered), 3),
+        "p95": round(p95, 3),
+    }
