@@ -11,7 +11,7 @@ import anyio
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings, provider_environment
-from cortex_mcp.engine import gate, render, sieve
+from cortex_mcp.engine import flush, gate, render, sieve
 from cortex_mcp.engine.background import PassCounter
 from cortex_mcp.engine.embedding import VectorIndex
 from cortex_mcp.engine.llm import LanguageModel
@@ -112,7 +112,7 @@ class Engine:
         agent_id: str | None = None,
     ) -> FlushResult:
         """Extract from (role, content) messages about to be compacted away; nothing is lost."""
-        result = await sieve.flush(
+        result = await flush.flush(
             self,
             [sieve.Message(role, content) for role, content in messages],
             session_id=session_id,

@@ -22,8 +22,8 @@ from cortex_mcp.engine.patterns import detect_signals, is_small_talk
 from cortex_mcp.engine.redaction import redact
 from cortex_mcp.engine.update import Proposal, apply_verdict, build_memory, judge, stored
 from cortex_mcp.errors import InvalidInput
-from cortex_mcp.models import Category, FlushResult, IngestResult, Layer, StoredMemory
-from cortex_mcp.search.budget import estimate_tokens, truncate_to_tokens
+from cortex_mcp.models import Category, IngestResult, Layer, StoredMemory
+from cortex_mcp.search.budget import truncate_to_tokens
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store import queue
 from cortex_mcp.store.logs import log_action
@@ -34,14 +34,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 FALLBACK_SIDE_CHARS = 1500
-SUMMARY_SYSTEM = "You summarise conversations for a long-term memory store. Plain text only."
-SUMMARY_PROMPT = """Summarise this conversation session in 3-6 sentences: what the user wanted,
-what was worked out or decided, and what is still open. Write in the language the user used;
-never translate.
-
-<conversation>
-{transcript}
-</conversation>"""
 
 
 @dataclass(frozen=True)
@@ -68,7 +60,8 @@ class Cleaner:
         return clean
 
 
-def _side(text: str) -> str:
+def fallback_side(text: str) -> str:
+    """One side of an exchange, cut to the length a fallback memory keeps."""
     return text if len(text) <= FALLBACK_SIDE_CHARS else text[:FALLBACK_SIDE_CHARS] + "…"
 
 
@@ -182,7 +175,10 @@ async def deep_channel(
     if answer is None or not extraction.is_parseable(answer):
         error = "no LLM available" if answer is None else "unreadable LLM answer"
         payload = {"user": user, "assistant": assistant, "tools": tools}
-        text = f"[unextracted exchange] user: {_side(user)}\nassistant: {_side(assistant)}"
+        text = (
+            f"[unextracted exchange] user: {fallback_side(user)}\n"
+            f"assistant: {fallback_side(assistant)}"
+        )
         result.fallback = await store_fallback(engine, agent, session, payload, text, error)
         result.queued = True
         return
@@ -221,133 +217,6 @@ async def ingest(
         )
     result.redacted = clean.kinds
     return result
-
-
-def batches_of(messages: Sequence[Message], max_tokens: int) -> list[list[int]]:
-    """Indexes of messages grouped into consecutive batches under a token cap."""
-    batches: list[list[int]] = []
-    current: list[int] = []
-    used = 0
-    for index, message in enumerate(messages):
-        cost = estimate_tokens(message.content) + 4
-        if current and used + cost > max_tokens:
-            batches.append(current)
-            current, used = [], 0
-        current.append(index)
-        used += cost
-    if current:
-        batches.append(current)
-    return batches
-
-
-def transcript_of(messages: Sequence[Message], indexes: list[int], max_tokens: int) -> str:
-    """The messages as `role: content` lines; a single oversized message is cut to fit."""
-    lines = [f"{messages[i].role}: {messages[i].content}" for i in indexes]
-    return "\n".join(truncate_to_tokens(line, max_tokens) for line in lines)
-
-
-async def flush(
-    engine: Engine,
-    messages: Sequence[Message],
-    *,
-    session_id: str | None,
-    reason: str,
-    agent_id: str,
-) -> FlushResult:
-    """Extract everything worth keeping from messages about to leave the context window."""
-    settings = engine.settings.sieve
-    if not messages:
-        raise InvalidInput("messages", "must contain at least one message")
-    if len(messages) > settings.max_flush_messages:
-        raise InvalidInput(
-            "messages", f"{len(messages):,} messages; the limit is {settings.max_flush_messages:,}"
-        )
-    for index, message in enumerate(messages):
-        if len(message.content) > settings.max_message_chars:
-            raise InvalidInput(
-                f"messages[{index}].content",
-                f"{len(message.content):,} characters; the limit is {settings.max_message_chars:,}",
-            )
-    clean = Cleaner(settings.redact_secrets)
-    cleaned = [Message(m.role, clean(m.content)) for m in messages]
-    profile = await engine.profile_text(agent_id)
-    memories: list[StoredMemory] = []
-    extracted = queued = 0
-    batches = batches_of(cleaned, settings.flush_batch_tokens)
-    for indexes in batches:
-        for i in indexes:
-            if cleaned[i].role == "user":
-                memories += await fast_channel(engine, cleaned[i].content, agent_id, session_id)
-        transcript = transcript_of(cleaned, indexes, settings.flush_batch_tokens)
-        prompt = extraction.transcript_prompt(transcript, profile, settings.additional_instructions)
-        answer = await engine.complete(extraction.SYSTEM_PROMPT, prompt)
-        if answer is None or not extraction.is_parseable(answer):
-            text = f"[unextracted conversation, {reason}]\n{transcript}"
-            text = truncate_to_tokens(text, engine.settings.memory.max_content_chars // 4)
-            error = "no LLM available" if answer is None else "unreadable LLM answer"
-            payload = {"transcript": transcript}
-            memories.append(
-                await store_fallback(engine, agent_id, session_id, payload, text, error)
-            )
-            queued += len(indexes)
-            continue
-        for proposal in deep_proposals(engine, answer, session_id, "flush"):
-            memories.append(await store_proposal(engine, proposal, agent_id))
-        extracted += len(indexes)
-    summary = await session_summary(engine, cleaned, agent_id, session_id, reason)
-    async with engine.db.write() as conn:
-        await log_action(
-            conn,
-            "flush",
-            [m.id for m in memories] + ([summary.id] if summary else []),
-            {"messages": len(messages), "extracted": extracted, "queued": queued, "reason": reason},
-            engine.clock(),
-        )
-    return FlushResult(
-        messages=len(messages),
-        batches=len(batches),
-        extracted_messages=extracted,
-        queued_messages=queued,
-        memories=memories,
-        summary=summary,
-        redacted=clean.kinds,
-    )
-
-
-async def session_summary(
-    engine: Engine, messages: Sequence[Message], agent: str, session: str | None, reason: str
-) -> StoredMemory | None:
-    """An episode-style memory of the whole session: by the LLM, or extractively without one."""
-    budget = engine.settings.sieve.flush_batch_tokens
-    transcript = transcript_of(messages, list(range(len(messages))), budget)
-    transcript = truncate_to_tokens(transcript, budget * 2)
-    answer = await engine.complete(
-        SUMMARY_SYSTEM, SUMMARY_PROMPT.format(transcript=transcript), json_mode=False
-    )
-    if answer is not None and answer.strip():
-        text, how = answer.strip(), "llm"
-    else:
-        users = [m.content for m in messages if m.role == "user" and m.content.strip()]
-        if not users:
-            return None
-        picked = users[:1] + (users[-1:] if len(users) > 1 else [])
-        text = f"Session ({len(messages)} messages): " + " … ".join(_side(u) for u in picked)
-        how = "extractive"
-    proposal = Proposal(
-        content=truncate_to_tokens(text, engine.settings.memory.max_content_chars // 4),
-        category=Category.SUMMARY,
-        importance=0.5,
-        layer=Layer.WORKING,
-        source="both",
-        channel="summary",
-        session_id=session,
-        expires_at=engine.clock() + timedelta(hours=engine.settings.sieve.working_ttl_hours),
-        extra={"kind": "episode", "reason": reason, "summary_by": how},
-    )
-    async with engine.db.write() as conn:
-        memory = build_memory(proposal, agent, engine.clock(), Layer.WORKING)
-        await rows.insert_memory(conn, memory)
-    return stored("created", memory, "summary")
 
 
 async def retry_queued(engine: Engine, limit: int = 20) -> int:
