@@ -16,7 +16,7 @@ from typing import Any, Literal
 import aiosqlite
 
 from cortex_mcp.config import MemorySettings
-from cortex_mcp.engine.remember import find_duplicate
+from cortex_mcp.engine.duplicates import find_duplicate
 from cortex_mcp.models import Category, Layer, Memory, StoredMemory, new_memory_id
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS, jaccard, term_set
@@ -157,7 +157,7 @@ async def judge(
     return rule_verdict(proposal, candidates)
 
 
-def build_memory(proposal: Proposal, agent_id: str, now: datetime, layer: Layer) -> Memory:
+def build_memory(proposal: Proposal, agent_id: str | None, now: datetime, layer: Layer) -> Memory:
     """The Memory row for a proposal, with its provenance in metadata."""
     metadata: dict[str, Any] = {"channel": proposal.channel, **proposal.extra}
     if proposal.session_id:
