@@ -310,3 +310,20 @@ async def test_database_file_lives_under_cortex_home(client: Client, cortex_home
     await remember(client, "anything")
 
     assert (cortex_home / "cortex.db").exists()
+
+
+async def test_recall_counts_are_written_even_when_the_server_stops_right_after(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    from cortex_mcp.server import build_server
+
+    async with Client(build_server(settings, clock)) as first:
+        await remember(first, "The build uses Bazel")
+        await recall(first, "Bazel")
+
+    async with Client(build_server(settings, clock)) as second:
+        debug = await second.call_tool("cortex_search_debug", {"query": "Bazel"})
+
+    assert '"access_count": 1' in text_of(debug)
+    with inspect_database(settings.database_path) as conn:
+        assert conn.execute("select count(*) from access_log").fetchone()[0] == 1

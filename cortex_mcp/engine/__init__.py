@@ -12,6 +12,7 @@ import anyio
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings, provider_environment
 from cortex_mcp.engine import flush, gate, render, sieve
+from cortex_mcp.engine.access import AccessRecorder
 from cortex_mcp.engine.background import PassCounter
 from cortex_mcp.engine.embedding import VectorIndex
 from cortex_mcp.engine.llm import LanguageModel
@@ -56,6 +57,10 @@ class Engine:
     clock: Clock = utc_now
     recall_latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCY_WINDOW))
     passes: PassCounter = field(default_factory=PassCounter)
+    access: AccessRecorder = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.access = AccessRecorder(self.db)
 
     def agent(self, agent_id: str | None) -> str:
         """The agent a call acts for: the one it names, else the configured default."""
@@ -201,9 +206,7 @@ class Engine:
             [h.memory for h in hits], max_tokens, gate.CONTEXT_HEADER
         )
         hits = hits[:fitted]
-        if hits:
-            async with self.db.write() as conn:
-                await rows.bump_access(conn, [h.memory.id for h in hits], query, now)
+        self.access.record([h.memory.id for h in hits], query, now)
         return RecallResult(
             context=block,
             memories=[gate.to_item(h.memory, h.score.final_score) for h in hits],
@@ -280,6 +283,7 @@ class Engine:
     ) -> SearchDebug:
         """Every candidate for `query` with each factor of its score; changes nothing."""
         self._check_query(query)
+        await self.access.flush()
         ranking = await self._rank(query, self.agent(agent_id), layers or ALL_LAYERS, None)
         return SearchDebug(
             query=query,
@@ -314,6 +318,7 @@ class Engine:
 
     async def memory_json(self, memory_id: str, *, agent_id: str | None = None) -> str:
         """One memory with its metadata and supersede chain, as JSON."""
+        await self.access.flush()
         async with self.db.read() as conn:
             memory = await self._visible(conn, memory_id, agent_id)
             chain = await rows.supersede_chain(conn, memory.id)
@@ -333,6 +338,7 @@ class Engine:
 
     async def stats(self) -> dict[str, Any]:
         """Counts per layer and category, states, database size, backends and latencies."""
+        await self.access.flush()
         return await engine_stats(self)
 
     async def _visible(self, conn: Any, memory_id: str, agent_id: str | None) -> Memory:
@@ -371,7 +377,12 @@ async def open_engine(
     try:
         await migrate(db)
         index = VectorIndex(db, embedder, clock, settings.embedding.batch_size)
-        yield Engine(db=db, settings=settings, llm=llm, vectors=index, clock=clock)
+        engine = Engine(db=db, settings=settings, llm=llm, vectors=index, clock=clock)
+        try:
+            yield engine
+        finally:
+            with anyio.CancelScope(shield=True):
+                await engine.access.flush()
     finally:
         with anyio.CancelScope(shield=True):
             await llm.aclose()

@@ -33,7 +33,9 @@ class PassCounter:
 
 
 async def background_pass(engine: "Engine") -> None:
-    """One round: embed every memory still without a vector, then retry due extractions."""
+    """One round: write pending recall counts, embed memories still without a vector, then
+    retry due extractions."""
+    await engine.access.flush()
     while await engine.vectors.backfill() > 0:
         await anyio.lowlevel.checkpoint()
     await engine.retry_queued()
