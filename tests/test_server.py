@@ -30,7 +30,9 @@ async def test_tool_descriptions_say_when_to_call_them(client: Client) -> None:
 
 
 async def test_cortex_tools_limits_the_exposed_tools(cortex_home: Path) -> None:
-    settings = Settings(home=cortex_home, tools="cortex_recall, cortex_remember")
+    settings = Settings.model_validate(
+        {"home": cortex_home, "tools": "cortex_recall, cortex_remember"}
+    )
 
     async with Client(build_server(settings)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
@@ -44,7 +46,7 @@ def test_cortex_tools_with_an_unknown_name_is_an_error_naming_the_setting(
     cortex_home: Path,
 ) -> None:
     with pytest.raises(InvalidInput, match="tools: unknown tool"):
-        build_server(Settings(home=cortex_home, tools="cortex_recal"))
+        build_server(Settings.model_validate({"home": cortex_home, "tools": "cortex_recal"}))
 
 
 def test_cortex_tools_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -54,7 +54,7 @@ LABELLED: list[tuple[str, str | None]] = [
     ("Do you prefer tabs or spaces?", None),
     ("What do you like about Rust?", None),
     ("Would you decide for me?", None),
-    ("She said \"I prefer tea\" at lunch.", None),
+    ('She said "I prefer tea" at lunch.', None),
     ("The weather is lovely today.", None),
     ("The server restarted twice last night.", None),
     ("Thanks, that worked!", None),
@@ -107,7 +107,12 @@ def test_fast_channel_precision_and_recall_on_the_labelled_set() -> None:
 
 
 def test_questions_about_a_topic_never_fire() -> None:
-    for question in ["Do you prefer Vim?", "你喜欢咖啡吗", "好きですか", "Which one did we decide on"]:
+    for question in [
+        "Do you prefer Vim?",
+        "你喜欢咖啡吗",
+        "好きですか",
+        "Which one did we decide on",
+    ]:
         assert is_question(question)
         assert detect_signals(question) == []
 

@@ -5,12 +5,28 @@ import pytest
 from cortex_mcp.engine.redaction import passes_luhn, redact
 
 SAMPLES = [
-    ("OpenAI key sk-proj-4fGh7Jk9Lm2Np5Qr8St1Uv3Wx6Yz0AbCdEf", "sk-proj-4fGh7Jk9Lm2Np5Qr8St1Uv3Wx6Yz0AbCdEf", "api_key"),
-    ("anthropic: sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0", "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0", "api_key"),
+    (
+        "OpenAI key sk-proj-4fGh7Jk9Lm2Np5Qr8St1Uv3Wx6Yz0AbCdEf",
+        "sk-proj-4fGh7Jk9Lm2Np5Qr8St1Uv3Wx6Yz0AbCdEf",
+        "api_key",
+    ),
+    (
+        "anthropic: sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0",
+        "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0",
+        "api_key",
+    ),
     ("aws AKIAIOSFODNN7EXAMPLE in the config", "AKIAIOSFODNN7EXAMPLE", "api_key"),
-    ("token ghp_1234567890abcdefghijABCDEFGHIJ123456", "ghp_1234567890abcdefghijABCDEFGHIJ123456", "api_key"),
+    (
+        "token ghp_1234567890abcdefghijABCDEFGHIJ123456",
+        "ghp_1234567890abcdefghijABCDEFGHIJ123456",
+        "api_key",
+    ),
     ("API_KEY=9f8e7d6c5b4a3210", "9f8e7d6c5b4a3210", "api_key"),
-    ("curl -H 'Authorization: Bearer abc123def456ghi789jkl'", "abc123def456ghi789jkl", "bearer_token"),
+    (
+        "curl -H 'Authorization: Bearer abc123def456ghi789jkl'",
+        "abc123def456ghi789jkl",
+        "bearer_token",
+    ),
     ("password=hunter2!", "hunter2!", "password"),
     ("the db password is Tr0ub4dor&3", "Tr0ub4dor&3", "password"),
     ("我的邮箱密码是 Abc12345", "Abc12345", "password"),
@@ -19,7 +35,8 @@ SAMPLES = [
     ("card 4111 1111 1111 1111 expires 12/29", "4111 1111 1111 1111", "card_number"),
     ("visa 4012-8888-8888-1881", "4012-8888-8888-1881", "card_number"),
     (
-        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
+        "-----END OPENSSH PRIVATE KEY-----",
         "b3BlbnNzaC1rZXktdjEAAAAA",
         "private_key",
     ),

@@ -3,6 +3,7 @@
 import pytest
 from pydantic import SecretStr, ValidationError
 
+from cortex_mcp.config import EmbeddingSettings, LLMSettings
 from cortex_mcp.providers.build import (
     build_embedder,
     build_embedder_cascade,
@@ -10,7 +11,6 @@ from cortex_mcp.providers.build import (
 )
 from cortex_mcp.providers.local import LocalEmbedder
 from cortex_mcp.providers.openai import OpenAIEmbedder
-from cortex_mcp.config import EmbeddingSettings, LLMSettings
 from tests.fakes.anthropic import sent_key
 
 
