@@ -1,0 +1,368 @@
+"""Latency and memory of cortex-mcp as a client sees them, at 1,000 to 100,000 memories.
+
+For each size N: seed N synthetic memories (bench/corpus.py) into a fresh CORTEX_HOME with the
+engine in-process, then talk to `python -m cortex_mcp` over stdio through a real MCP client:
+cold start (spawn until `initialize` is answered), `cortex_recall` and `cortex_remember`
+round trips, and the resident memory of the server process from /proc.
+
+    python -m bench.latency                       # 1,000, 10,000 and 100,000
+    python -m bench.latency --sizes 1000,10000    # a subset
+    python -m bench.latency --quick               # fewer calls; writes latency-quick.json only
+
+Writes bench/results/latency.json and the "Latency" section of docs/benchmarks.md.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters
+from mcp_types import CallToolResult, TextContent, TextResourceContents
+
+from bench.corpus import Corpus
+from bench.latency_docs import DOCS, markdown, targets, write_docs
+from cortex_mcp.clock import utc_now
+from cortex_mcp.config import Settings
+from cortex_mcp.engine import open_engine
+from cortex_mcp.models import Category, Layer, Memory, new_memory_id
+from cortex_mcp.store.memories import insert_memory
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+SEED = 20260101
+BATCH = 5000
+SERVER_ENV = {
+    "CORTEX_EMBEDDING__PROVIDER": "none",  # BM25 only: no model load, no background back-fill
+    "CORTEX_LIFECYCLE__ENABLED": "false",  # no scheduled consolidation during the measurements
+}
+CATEGORIES = [
+    (Category.FACT, 30),
+    (Category.PREFERENCE, 20),
+    (Category.DECISION, 10),
+    (Category.PROJECT_STATE, 10),
+    (Category.RELATIONSHIP, 8),
+    (Category.TODO, 6),
+    (Category.IDENTITY, 4),
+    (Category.INSIGHT, 4),
+    (Category.CORRECTION, 3),
+    (Category.SKILL, 3),
+    (Category.CONTEXT, 2),
+]
+LAYERS = [(Layer.CORE, 35), (Layer.WORKING, 45), (Layer.ARCHIVE, 20)]
+AGENTS = [("default", 85), (None, 10), ("planner", 3), ("coder", 2)]  # None: shared
+
+
+def weighted(rng: random.Random, pairs: list[tuple[Any, int]]) -> Any:
+    return rng.choices([v for v, _ in pairs], weights=[w for _, w in pairs])[0]
+
+
+def synthetic_memory(rng: random.Random, content: str) -> Memory:
+    """A memory as the lifecycle would leave it: some old, some recalled, in every layer."""
+    now = utc_now()
+    created = now - timedelta(days=rng.uniform(0, 730))
+    updated = created + (now - created) * rng.random() ** 3
+    accesses = int(rng.expovariate(0.5)) if rng.random() < 0.4 else 0
+    layer = weighted(rng, LAYERS)
+    return Memory(
+        id=new_memory_id(int(created.timestamp() * 1000)),
+        agent_id=weighted(rng, AGENTS),
+        layer=layer,
+        category=weighted(rng, CATEGORIES),
+        content=content,
+        source=rng.choice(["manual", "extraction", "extraction"]),
+        importance=round(min(1.0, max(0.0, rng.gauss(0.55, 0.2))), 2),
+        confidence=round(rng.uniform(0.6, 0.95), 2),
+        decay_score=round(rng.uniform(0.05, 1.0), 3),
+        access_count=accesses,
+        last_accessed=updated + (now - updated) * rng.random() if accesses else None,
+        created_at=created,
+        updated_at=updated,
+        expires_at=now + timedelta(days=rng.uniform(1, 30)) if layer == Layer.WORKING else None,
+        superseded_by=None,
+        deleted_at=None,
+        metadata={"tags": ["bench"]} if rng.random() < 0.1 else {},
+    )
+
+
+async def seed(home: Path, n: int, corpus: Corpus) -> dict[str, Any]:
+    """N memories in a fresh database, in transactions of BATCH rows; time and file size."""
+    rng = random.Random(SEED + n)
+    contents = corpus.memories()
+    languages: dict[str, int] = {}
+    started = time.perf_counter()
+    async with open_engine(Settings(home=home)) as engine:
+        for start in range(0, n, BATCH):
+            async with engine.db.write() as conn:
+                for language, content in itertools.islice(contents, min(BATCH, n - start)):
+                    languages[language] = languages.get(language, 0) + 1
+                    await insert_memory(conn, synthetic_memory(rng, content))
+        seconds = time.perf_counter() - started
+        await engine.db.conn.execute("pragma wal_checkpoint(truncate)")
+        path = engine.db.path
+    size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))  # with -wal, -shm
+    return {
+        "seconds": round(seconds, 2),
+        "memories_per_s": round(n / seconds),
+        "languages": languages,
+        "database_bytes": size,
+    }
+
+
+def summary(samples_ms: list[float]) -> dict[str, Any]:
+    """Count, mean and percentiles of a list of durations in milliseconds."""
+    ordered = sorted(samples_ms)
+    cuts = statistics.quantiles(ordered, n=100, method="inclusive") if len(ordered) > 1 else []
+
+    def pct(p: int) -> float:
+        return round(cuts[p - 1] if cuts else ordered[0], 3)
+
+    return {
+        "count": len(ordered),
+        "mean": round(statistics.fmean(ordered), 3),
+        "min": round(ordered[0], 3),
+        "p50": pct(50),
+        "p95": pct(95),
+        "p99": pct(99),
+        "max": round(ordered[-1], 3),
+    }
+
+
+def server_params(home: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "cortex_mcp"],
+        env={"CORTEX_HOME": str(home), **SERVER_ENV},
+    )
+
+
+def server_pid() -> int:
+    """The pid of our `python -m cortex_mcp` child, found by scanning /proc."""
+    me = os.getpid()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == me and b"cortex_mcp" in cmdline:
+            return int(entry.name)
+    raise RuntimeError("cortex-mcp server process not found among our children")
+
+
+def memory_mb(pid: int) -> dict[str, float]:
+    """VmRSS (resident now) and VmHWM (peak resident) of a process, in MiB."""
+    found: dict[str, float] = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            found[key] = round(int(value.split()[0]) / 1024, 1)
+    return found
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    """The result as a dict: structured content, else the JSON of its text block."""
+    if result.is_error:
+        raise RuntimeError(f"tool call failed: {result.content}")
+    if isinstance(result.structured_content, dict):
+        return result.structured_content
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    data: dict[str, Any] = json.loads(block.text)
+    return data
+
+
+async def cold_starts(home: Path, runs: int, corpus: Corpus) -> dict[str, Any]:
+    """Spawn → `initialize` answered, and the first recall of a fresh process, `runs` times."""
+    init_ms: list[float] = []
+    first_recall_ms: list[float] = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        async with Client(server_params(home), mode="legacy") as client:
+            init_ms.append((time.perf_counter() - started) * 1000)
+            query = corpus.query()[1]
+            started = time.perf_counter()
+            structured(await client.call_tool("cortex_recall", {"query": query}))
+            first_recall_ms.append((time.perf_counter() - started) * 1000)
+    return {"initialize": summary(init_ms), "first_recall": summary(first_recall_ms)}
+
+
+async def timed_calls(
+    client: Client, tool: str, arguments: list[dict[str, Any]]
+) -> tuple[list[float], list[dict[str, Any]]]:
+    durations: list[float] = []
+    results: list[dict[str, Any]] = []
+    for args in arguments:
+        started = time.perf_counter()
+        result = await client.call_tool(tool, args)
+        durations.append((time.perf_counter() - started) * 1000)
+        results.append(structured(result))
+    return durations, results
+
+
+async def session(home: Path, corpus: Corpus, recalls: int, remembers: int) -> dict[str, Any]:
+    """One long session: warm up, time recalls, then remembers, reading RSS along the way."""
+    queries = [corpus.query() for _ in range(recalls)]
+    rng = random.Random(SEED)
+    new = [
+        {"content": content, "importance": round(rng.uniform(0.3, 0.95), 2)}
+        for _, content in itertools.islice(corpus.memories(), remembers)
+    ]
+    async with Client(server_params(home), mode="legacy") as client:
+        pid = server_pid()
+        rss = {"after_initialize": memory_mb(pid)}
+        await timed_calls(
+            client, "cortex_recall", [{"query": corpus.query()[1]} for _ in range(10)]
+        )
+        recall_ms, found = await timed_calls(
+            client, "cortex_recall", [{"query": q} for _, q in queries]
+        )
+        rss["after_recalls"] = memory_mb(pid)
+        remember_ms, stored = await timed_calls(client, "cortex_remember", new)
+        rss["after_remembers"] = memory_mb(pid)
+        stats = await client.read_resource("cortex://stats")
+    block = stats.contents[0]
+    assert isinstance(block, TextResourceContents)
+    by_language: dict[str, list[float]] = {}
+    for (language, _), ms in zip(queries, recall_ms, strict=True):
+        by_language.setdefault(language, []).append(ms)
+    hits = [len(r["memories"]) for r in found]
+    actions: dict[str, int] = {}
+    for r in stored:
+        actions[r["action"]] = actions.get(r["action"], 0) + 1
+    return {
+        "recall": summary(recall_ms),
+        "recall_by_language": {k: summary(v) for k, v in sorted(by_language.items())},
+        "recall_engine": json.loads(block.text)["recall_latency_ms"],
+        "recall_hits": {
+            "mean": round(statistics.fmean(hits), 2),
+            "queries_with_no_hit": hits.count(0),
+            "mean_candidates": round(statistics.fmean(r["total_candidates"] for r in found), 1),
+        },
+        "remember": summary(remember_ms),
+        "remember_actions": actions,
+        "rss_mb": rss,
+    }
+
+
+async def measure(n: int, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
+    home = workdir / f"n{n}"
+    shutil.rmtree(home, ignore_errors=True)
+    load_before = os.getloadavg()[0]
+    corpus = Corpus(SEED)
+    log(f"N={n:,}: seeding")
+    seeded = await seed(home, n, corpus)
+    log(f"N={n:,}: seeded in {seeded['seconds']} s, {seeded['database_bytes'] / 1e6:.1f} MB")
+    cold = await cold_starts(home, args.cold_starts, corpus)
+    log(f"N={n:,}: cold start p50 {cold['initialize']['p50']:.0f} ms")
+    measured = await session(home, corpus, args.recalls, args.remembers)
+    log(f"N={n:,}: recall p50 {measured['recall']['p50']:.1f} ms")
+    load = {"before": load_before, "after": os.getloadavg()[0]}  # other work on the machine
+    return {"n": n, "seed": seeded, "cold_start_ms": cold, **measured, "load_avg_1m": load}
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def machine() -> dict[str, Any]:
+    from cortex_mcp.store.db import pick_driver
+
+    driver = pick_driver()
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    memory_kb = int(Path("/proc/meminfo").read_text().split()[1])
+    commit = git("rev-parse", "--short", "HEAD")
+    dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "memory_gb": round(memory_kb / 1024**2, 1),
+        "sqlite": driver.module.sqlite_version,
+        "sqlite_driver": driver.name,
+        "sqlite_vec": driver.vectors,
+        "mcp": version("mcp"),
+        "cortex_mcp": version("cortex-mcp"),
+        "git_commit": commit or None,
+        "git_dirty": dirty,
+    }
+
+
+def parse_args() -> argparse.Namespace:
+    cli = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    cli.add_argument("--sizes", default="1000,10000,100000", help="comma-separated N values")
+    cli.add_argument("--quick", action="store_true", help="few calls; skip docs/benchmarks.md")
+    cli.add_argument("--recalls", type=int, help="timed recall calls per N (default 300)")
+    cli.add_argument("--remembers", type=int, help="timed remember calls per N (default 200)")
+    cli.add_argument("--cold-starts", type=int, help="server spawns per N (default 7)")
+    cli.add_argument("--workdir", type=Path, help="where the CORTEX_HOMEs go (default: temp)")
+    args = cli.parse_args()
+    args.sizes = [int(size.replace("_", "")) for size in args.sizes.split(",")]
+    args.recalls = args.recalls or (60 if args.quick else 300)
+    args.remembers = args.remembers or (40 if args.quick else 200)
+    args.cold_starts = args.cold_starts or (3 if args.quick else 7)
+    return args
+
+
+async def main() -> None:
+    args = parse_args()
+    with tempfile.TemporaryDirectory(prefix="cortex-bench-") as temp:
+        workdir = args.workdir or Path(temp)
+        runs = [await measure(n, workdir, args) for n in args.sizes]
+    report: dict[str, Any] = {
+        "benchmark": "latency",
+        "generated_at": utc_now().isoformat(timespec="seconds"),
+        "machine": machine(),
+        "settings": {
+            "sizes": args.sizes,
+            "seed": SEED,
+            "recalls": args.recalls,
+            "remembers": args.remembers,
+            "cold_starts": args.cold_starts,
+            "quick": args.quick,
+            "server_env": SERVER_ENV,
+        },
+        "runs": runs,
+    }
+    report["targets"] = targets(runs)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / ("latency-quick.json" if args.quick else "latency.json")
+    out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    log(f"wrote {out.relative_to(ROOT)}")
+    if not args.quick:
+        write_docs(markdown(report))
+        log(f"wrote {DOCS.relative_to(ROOT)}")
+    for t in report["targets"]:
+        log(f"{t['target']}: {t['value']} → {t['met']}")
+
+
+if __name__ == "__main__":
+    anyio.run(main)
