@@ -160,6 +160,14 @@ async def create_lifecycle_tables(conn: aiosqlite.Connection) -> None:
     )
 
 
+@migration
+async def create_fts_vocabulary(conn: aiosqlite.Connection) -> None:
+    """Document counts per indexed term, so duplicate checks search only rare terms."""
+    await conn.execute(
+        "create virtual table memories_fts_vocabulary using fts5vocab(memories_fts, 'row')"
+    )
+
+
 async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
     """Run `;`-separated statements one by one, inside the caller's transaction.
 

@@ -1,0 +1,34 @@
+"""Unranked full-text lookups for duplicate checks: which memories contain rare terms."""
+
+import json
+
+import aiosqlite
+
+from cortex_mcp.models import Memory
+from cortex_mcp.store.db import fetch_all
+from cortex_mcp.store.memories import to_memory
+
+
+async def document_counts(conn: aiosqlite.Connection, terms: list[str]) -> dict[str, int]:
+    """How many memories contain each term (as indexed; unknown terms are absent)."""
+    rows = await fetch_all(
+        conn,
+        "select term, doc from memories_fts_vocabulary"
+        " where term in (select value from json_each(?))",
+        (json.dumps(terms),),
+    )
+    return {row[0]: int(row[1]) for row in rows}
+
+
+async def live_containing(
+    conn: aiosqlite.Connection, match: str, agent_id: str | None, limit: int
+) -> list[Memory]:
+    """Live memories of exactly this scope that match the expression, unranked."""
+    rows = await fetch_all(
+        conn,
+        "select m.* from memories_fts join memories m on m.seq = memories_fts.rowid"
+        " where memories_fts match :match and m.agent_id is :agent_id"
+        " and m.deleted_at is null and m.superseded_by is null limit :limit",
+        {"match": match, "agent_id": agent_id, "limit": limit},
+    )
+    return [to_memory(row) for row in rows]
