@@ -17,8 +17,12 @@ def _time(value: str | None) -> datetime | None:
 
 
 def to_memory(row: Any) -> Memory:
-    """A `memories` row (selected with `m.*` or `*`) as a Memory."""
-    return Memory(
+    """A `memories` row (selected with `m.*` or `*`) as a Memory.
+
+    The row was validated when written, so it is not validated again: recall builds dozens of
+    these per query.
+    """
+    return Memory.model_construct(
         id=row["id"],
         agent_id=row["agent_id"],
         layer=Layer(row["layer"]),
