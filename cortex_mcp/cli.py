@@ -2,9 +2,11 @@
 small admin CLI. Settings are loaded here, once, and passed down; logs go to stderr only."""
 
 import argparse
+import json
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -12,6 +14,7 @@ from pydantic import ValidationError
 
 from cortex_mcp import __version__
 from cortex_mcp.config import Settings, load_settings, settings_markdown
+from cortex_mcp.engine import open_engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.remote import UnsafeBind, serve_http
@@ -21,7 +24,7 @@ logger = logging.getLogger("cortex_mcp")
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command line: `cortex-mcp [serve|config] ...`."""
+    """The command line: `cortex-mcp [serve|config|export|import|lifecycle] ...`."""
     top = argparse.ArgumentParser(
         prog="cortex-mcp", description="Long-term memory for AI agents, as an MCP server."
     )
@@ -33,7 +36,28 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, help="port for sse/streamable-http (default 21100)")
     config = commands.add_parser("config", help="print the effective configuration")
     config.add_argument("--markdown", action="store_true", help="print the settings reference")
+    export = commands.add_parser("export", help="print all memory (JSON is lossless)")
+    export.add_argument("--format", choices=["json", "markdown"], default="json")
+    load = commands.add_parser(
+        "import",
+        help="import a cortex JSON export, a MEMORY.md, YYYY-MM-DD.md daily logs, the MCP "
+        "memory server's JSONL, or a folder of them (idempotent)",
+    )
+    load.add_argument("path", type=Path)
+    cycle = commands.add_parser("lifecycle", help="run the lifecycle now, or preview it")
+    cycle.add_argument("action", choices=["run", "preview"])
     return top
+
+
+async def admin(settings: Settings, args: argparse.Namespace) -> str:
+    """The admin commands, on the engine in this process (a running server may share the file)."""
+    async with open_engine(settings) as engine:
+        if args.command == "export":
+            return await engine.export_memory(args.format)
+        if args.command == "import":
+            return (await engine.import_memory(args.path)).model_dump_json(indent=2)
+        report = await engine.run_lifecycle(dry_run=args.action == "preview")
+        return json.dumps(report.brief(), ensure_ascii=False, indent=2)
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -74,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return 0
     try:
+        if args.command in ("export", "import", "lifecycle"):
+            text = anyio.run(admin, settings, args)
+            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+            return 0
         run_server(settings, getattr(args, "transport", "stdio"))
     except (UnsafeBind, InvalidInput) as err:
         sys.stderr.write(f"cortex-mcp: {err}\n")

@@ -217,6 +217,11 @@ class LifecycleSettings(Section):
     poll_interval_s: float = Field(
         default=300.0, gt=0, description="Longest wait between two checks of the schedule."
     )
+    startup_delay_s: float = Field(
+        default=30.0,
+        ge=0,
+        description="Wait after the server starts before the first check (and catch-up run).",
+    )
     promote_threshold: float = Field(
         default=0.5, ge=0, le=1, description="Promotion score from which working goes to core."
     )

@@ -43,3 +43,22 @@ class MemoryResources:
             return await self.host.engine.memory_json(memory_id)
         except InvalidInput as err:
             raise ResourceNotFoundError(str(err)) from err
+
+    async def lifecycle_log(self) -> str:
+        """The latest lifecycle runs with their reports, newest first, as JSON."""
+        runs = await self.host.engine.lifecycle_log()
+        return json.dumps(runs, ensure_ascii=False, indent=2)
+
+    async def working(self, date: str) -> str:
+        """One day of working memory (YYYY-MM-DD) as Markdown."""
+        try:
+            return await self.host.engine.working_markdown(date)
+        except InvalidInput as err:
+            raise ResourceNotFoundError(str(err)) from err
+
+    async def archive(self, month: str) -> str:
+        """One month of the archive (YYYY-MM) with its summary, as Markdown."""
+        try:
+            return await self.host.engine.archive_markdown(month)
+        except InvalidInput as err:
+            raise ResourceNotFoundError(str(err)) from err

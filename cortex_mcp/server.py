@@ -83,6 +83,8 @@ def build_server(
             (tools.cortex_forget, WRITES),
             (tools.cortex_restore, WRITES),
             (tools.cortex_search_debug, READ_ONLY),
+            (tools.cortex_lifecycle, WRITES),
+            (tools.cortex_profile, WRITES),
         ],
     ):
         mcp.add_tool(tool, annotations=annotations, structured_output=False)
@@ -91,5 +93,8 @@ def build_server(
     mcp.resource("cortex://profile", mime_type="text/markdown")(reads.profile)
     mcp.resource("cortex://stats", mime_type="application/json")(reads.stats)
     mcp.resource("cortex://memory/{memory_id}", mime_type="application/json")(reads.memory)
+    mcp.resource("cortex://lifecycle/log", mime_type="application/json")(reads.lifecycle_log)
+    mcp.resource("cortex://working/{date}", mime_type="text/markdown")(reads.working)
+    mcp.resource("cortex://archive/{month}", mime_type="text/markdown")(reads.archive)
     mcp.prompt("cortex_context", title="Load memory")(reads.context_prompt)
     return mcp

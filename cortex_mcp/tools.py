@@ -220,3 +220,35 @@ async def cortex_flush(
             reason=reason,
             agent_id=agent_id,
         )
+
+
+@reports_errors
+async def cortex_lifecycle(
+    ctx: Context[Engine], action: Literal["preview", "run"] = "preview"
+) -> dict[str, Any]:
+    """Consolidate memory now: promote, merge duplicates, decay and archive, compress old
+    months into summaries, refresh the profile and MEMORY.md. It also runs nightly on its
+    own; "preview" reports what a run would do and changes nothing."""
+    with lend_sampler(sampler_of(ctx)):
+        report = await ctx.request_context.lifespan_context.run_lifecycle(
+            dry_run=action == "preview"
+        )
+    return report.brief()
+
+
+@reports_errors
+async def cortex_profile(
+    ctx: Context[Engine],
+    content: Annotated[
+        str,
+        Field(
+            max_length=HARD_CONTENT_LIMIT,
+            description="The user's own words about themselves; empty removes them.",
+        ),
+    ],
+    agent_id: AgentId = None,
+) -> dict[str, Any]:
+    """Write what the user says about themselves (or wants kept out of memory) into their
+    profile. It stays ahead of the automatic profile through every re-synthesis."""
+    profile = await ctx.request_context.lifespan_context.set_profile(content, agent_id=agent_id)
+    return {"id": profile.id, "profile": profile.content}

@@ -96,5 +96,14 @@ async def test_resources_are_listed(client: Client) -> None:
         t.uri_template for t in (await client.list_resource_templates()).resource_templates
     }
 
-    assert listed == {"cortex://core", "cortex://profile", "cortex://stats"}
-    assert templates == {"cortex://memory/{memory_id}"}
+    assert listed == {
+        "cortex://core",
+        "cortex://profile",
+        "cortex://stats",
+        "cortex://lifecycle/log",
+    }
+    assert templates == {
+        "cortex://memory/{memory_id}",
+        "cortex://working/{date}",
+        "cortex://archive/{month}",
+    }

@@ -5,19 +5,22 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings, provider_environment
-from cortex_mcp.engine import flush, gate, render, sieve
+from cortex_mcp.engine import flush, gate, lifecycle, render, sieve, transfer
 from cortex_mcp.engine.access import AccessRecorder
 from cortex_mcp.engine.background import PassCounter
 from cortex_mcp.engine.embedding import VectorIndex
+from cortex_mcp.engine.lifecycle import LifecycleReport, MirrorWriter
 from cortex_mcp.engine.llm import LanguageModel
 from cortex_mcp.engine.remember import remember as remember_memory
 from cortex_mcp.engine.stats import engine_stats
+from cortex_mcp.engine.transfer import ImportReport
 from cortex_mcp.engine.update import Decide
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import (
@@ -58,9 +61,11 @@ class Engine:
     recall_latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCY_WINDOW))
     passes: PassCounter = field(default_factory=PassCounter)
     access: AccessRecorder = field(init=False)
+    mirror: MirrorWriter = field(init=False)
 
     def __post_init__(self) -> None:
         self.access = AccessRecorder(self.db)
+        self.mirror = MirrorWriter(self)
 
     def agent(self, agent_id: str | None) -> str:
         """The agent a call acts for: the one it names, else the configured default."""
@@ -105,6 +110,7 @@ class Engine:
             agent_id=self.agent(agent_id),
         )
         stored = [*result.fast, *result.deep, *([result.fallback] if result.fallback else [])]
+        self.mirror.mark_dirty()
         await self.embed_soon([m.id for m in stored])
         return result
 
@@ -125,6 +131,7 @@ class Engine:
             agent_id=self.agent(agent_id),
         )
         summary = [result.summary.id] if result.summary else []
+        self.mirror.mark_dirty()
         await self.embed_soon([m.id for m in result.memories] + summary)
         return result
 
@@ -164,6 +171,7 @@ class Engine:
                 settings=self.settings.memory,
                 now=self.clock(),
             )
+        self.mirror.mark_dirty()
         await self.embed_soon([result.id])
         return result
 
@@ -304,6 +312,7 @@ class Engine:
             now = self.clock()
             await rows.set_deleted(conn, memory.id, now, reason)
             await log_action(conn, "forget", [memory.id], {"reason": reason}, now)
+        self.mirror.mark_dirty()
         return ForgetResult(memory_id=memory.id, deleted=True, reason=reason)
 
     async def restore(self, memory_id: str, *, agent_id: str | None = None) -> ForgetResult:
@@ -314,6 +323,7 @@ class Engine:
                 raise InvalidInput("memory_id", "is not forgotten; there is nothing to restore")
             await rows.set_deleted(conn, memory.id, None, None)
             await log_action(conn, "restore", [memory.id], {}, self.clock())
+        self.mirror.mark_dirty()
         return ForgetResult(memory_id=memory.id, deleted=False)
 
     async def memory_json(self, memory_id: str, *, agent_id: str | None = None) -> str:
@@ -335,6 +345,42 @@ class Engine:
         async with self.db.read() as conn:
             profile = await self._profile(conn, self.agent(agent_id))
         return render.render_profile(profile)
+
+    async def run_lifecycle(self, *, dry_run: bool = False) -> LifecycleReport:
+        """Consolidate memory now (or, with dry_run, report exactly what that would do);
+        LifecycleBusy when another process is running it."""
+        await self.access.flush()  # recalls count towards promotion and decay
+        return await lifecycle.run_lifecycle(self, dry_run=dry_run)
+
+    async def lifecycle_log(self, limit: int = 10) -> list[dict[str, Any]]:
+        """The latest lifecycle runs with their reports, newest first."""
+        return await lifecycle.lifecycle_log(self, limit)
+
+    async def set_profile(self, content: str, *, agent_id: str | None = None) -> Memory:
+        """Write the user's own words into their profile; kept across re-synthesis."""
+        profile = await lifecycle.set_manual_profile(self, content, agent_id)
+        self.mirror.mark_dirty()
+        return profile
+
+    async def working_markdown(self, day: str, *, agent_id: str | None = None) -> str:
+        """One day (YYYY-MM-DD) of working memory as Markdown."""
+        return await lifecycle.working_page(self, day, agent_id)
+
+    async def archive_markdown(self, month: str, *, agent_id: str | None = None) -> str:
+        """One month (YYYY-MM) of the archive, with its summary, as Markdown."""
+        return await lifecycle.archive_page(self, month, agent_id)
+
+    async def export_memory(self, format: str = "json") -> str:
+        """Everything as JSON (lossless; `import` restores it) or as Markdown."""
+        if format == "markdown":
+            return await transfer.export_markdown(self)
+        return await transfer.export_json(self)
+
+    async def import_memory(self, path: Path, *, agent_id: str | None = None) -> ImportReport:
+        """Import a file or folder: our JSON, MEMORY.md, YYYY-MM-DD.md logs, memory-server JSONL."""
+        report = await transfer.import_path(self, path, agent_id)
+        self.mirror.mark_dirty()
+        return report
 
     async def stats(self) -> dict[str, Any]:
         """Counts per layer and category, states, database size, backends and latencies."""

@@ -9,6 +9,7 @@ from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
 from cortex_mcp.engine import Engine, open_engine
 from cortex_mcp.engine.background import run_background
+from cortex_mcp.engine.lifecycle import LifecycleScheduler
 
 
 class EngineHost:
@@ -42,6 +43,8 @@ class EngineHost:
                 engine = await stack.enter_async_context(open_engine(self.settings, self.clock))
                 tasks = await stack.enter_async_context(anyio.create_task_group())
                 tasks.start_soon(run_background, engine)
+                tasks.start_soon(LifecycleScheduler(engine).run)
+                tasks.start_soon(engine.mirror.run)
                 stack.callback(tasks.cancel_scope.cancel)
                 self._engine = engine
                 self._stack = stack

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.config import LifecycleSettings
-from cortex_mcp.engine.lifecycle.plan import Ask, Change, State, derived_id, expecting, snapshot
+from cortex_mcp.engine.lifecycle.plan import Ask, Change, State, derived_id, expecting
 from cortex_mcp.models import Category, Layer, Memory
 
 SUMMARY_IMPORTANCE = 0.6
@@ -153,9 +153,9 @@ def _compress(
         details={
             "by": summary.metadata["summary_by"],
             "period": summary.metadata["period"],
-            "summary": snapshot(summary),
+            "summary": summary,
             "replaced_summary": previous.id if previous else None,
-            "entries": [snapshot(m) for m in entries],
+            "entries": entries,
         },
     )
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from cortex_mcp.clock import to_text
-from cortex_mcp.engine.lifecycle.plan import Change, State, expecting, snapshot
+from cortex_mcp.engine.lifecycle.plan import Change, State, expecting
 from cortex_mcp.models import Category, Layer, Memory
 
 
@@ -73,7 +73,7 @@ def plan_decay(state: State, threshold: float) -> tuple[list[Change], list[tuple
                     action="archive",
                     expect=expecting(memory),
                     updates=[after],
-                    details={"score": score, "before": snapshot(memory), "after": snapshot(after)},
+                    details={"score": score, "before": memory, "after": after},
                 )
             )
         elif abs(score - memory.decay_score) >= SCORE_CHANGE_WORTH_WRITING:

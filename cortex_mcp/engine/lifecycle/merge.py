@@ -15,8 +15,8 @@ from datetime import datetime
 from typing import TypedDict
 
 from cortex_mcp.config import LifecycleSettings
-from cortex_mcp.engine.lifecycle.plan import Ask, Change, State, derived_id, expecting, snapshot
-from cortex_mcp.engine.lifecycle.similarity import PairSource, signature, similar_pairs
+from cortex_mcp.engine.lifecycle.plan import Ask, Change, State, derived_id, expecting
+from cortex_mcp.engine.lifecycle.similarity import PairSource, similar_pairs
 from cortex_mcp.models import Category, Layer, Memory
 
 NEVER_MERGED = frozenset({Category.SUMMARY, Category.PROFILE})
@@ -99,7 +99,7 @@ async def plan_merges(
     items = [m for m in state.in_layer(Layer.CORE) if m.category not in NEVER_MERGED]
     threshold = settings.merge_llm_similarity if ask else settings.merge_similarity
     search = source(
-        [signature(m.content) for m in items], [(m.agent_id, m.category) for m in items], threshold
+        [state.terms(m) for m in items], [(m.agent_id, m.category) for m in items], threshold
     )
     changes = []
     for cluster in star_clusters(items, search.pairs, settings.merge_max_cluster):
@@ -148,8 +148,8 @@ def keep_latest(state: State, members: list[Memory], by: str) -> Change:
             "by": by,
             "into": survivor.id,
             "merged": [m.id for m in older],
-            "before": [snapshot(m) for m in ordered],
-            "after": snapshot(kept),
+            "before": ordered,
+            "after": kept,
         },
     )
 
@@ -186,8 +186,8 @@ def merge_into_new(state: State, members: list[Memory], content: str) -> Change:
             "by": "llm",
             "into": merged.id,
             "merged": [m.id for m in members],
-            "before": [snapshot(m) for m in sorted(members, key=_age)],
-            "after": snapshot(merged),
+            "before": sorted(members, key=_age),
+            "after": merged,
         },
     )
 

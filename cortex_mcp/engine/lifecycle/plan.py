@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from cortex_mcp.engine.lifecycle.similarity import signature
 from cortex_mcp.models import Layer, Memory
 
 Ask = Callable[[str, str], Awaitable[str | None]]
@@ -36,9 +37,16 @@ class Change:
         return list(dict.fromkeys(ids))
 
 
-def snapshot(memory: Memory) -> dict[str, Any]:
-    """A memory as the audit log keeps it."""
-    return memory.model_dump(mode="json")
+def logged(details: Any) -> Any:
+    """A change's details as the audit log keeps them: each memory as a full JSON snapshot
+    (taken when the change is applied, so a plan holds no copies)."""
+    if isinstance(details, Memory):
+        return details.model_dump(mode="json")
+    if isinstance(details, dict):
+        return {key: logged(value) for key, value in details.items()}
+    if isinstance(details, list):
+        return [logged(value) for value in details]
+    return details
 
 
 def expecting(*memories: Memory) -> dict[str, tuple[Layer, datetime]]:
@@ -66,10 +74,22 @@ class State:
         self.now = now
         self.items: dict[str, Memory] = {m.id: m for m in memories}
         self.archived: list[Memory] = []
+        self._terms: dict[str, frozenset[str]] = {}
+
+    def terms(self, memory: Memory) -> frozenset[str]:
+        """The memory's comparison terms, computed once per run (content never changes)."""
+        found = self._terms.get(memory.id)
+        if found is None:
+            found = self._terms[memory.id] = signature(memory.content)
+        return found
 
     def in_layer(self, layer: Layer) -> list[Memory]:
         """Live memories of one layer, in creation order."""
         return [m for m in self.items.values() if m.layer == layer]
+
+    def forget_terms(self) -> None:
+        """Drop the comparison terms once no phase needs them (they are most of a plan)."""
+        self._terms.clear()
 
     def changed(self, memory: Memory, **fields: Any) -> Memory:
         """A copy of `memory` with these fields (and `updated_at` now); the state keeps it,

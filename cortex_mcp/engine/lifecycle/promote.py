@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.config import LifecycleSettings
-from cortex_mcp.engine.lifecycle.plan import Change, State, expecting, snapshot
-from cortex_mcp.engine.lifecycle.similarity import NeighbourIndex, signature
+from cortex_mcp.engine.lifecycle.plan import Change, State, expecting
+from cortex_mcp.engine.lifecycle.similarity import NeighbourIndex
 from cortex_mcp.models import Category, Layer, Memory
 
 HIGH_SIGNAL_CATEGORIES = frozenset(
@@ -49,8 +49,8 @@ def plan_working(state: State, settings: LifecycleSettings) -> list[Change]:
     now = state.now
     core = state.in_layer(Layer.CORE)
     working = sorted(state.in_layer(Layer.WORKING), key=lambda m: (m.created_at, m.id))
-    core_sets = [signature(m.content) for m in core]
-    working_sets = {m.id: signature(m.content) for m in working}
+    core_sets = [state.terms(m) for m in core]
+    working_sets = {m.id: state.terms(m) for m in working}
     frequency = Counter(t for s in [*core_sets, *working_sets.values()] for t in s)
     novelty_index = NeighbourIndex(core_sets, frequency)
     min_age = timedelta(hours=settings.promote_min_age_hours)
@@ -79,5 +79,5 @@ def _move(state: State, memory: Memory, layer: Layer, action: str, score: float)
         action=action,
         expect=expecting(memory),
         updates=[after],
-        details={"score": score, "before": snapshot(memory), "after": snapshot(after)},
+        details={"score": score, "before": memory, "after": after},
     )

@@ -1,11 +1,11 @@
 """Near-duplicate candidates without comparing every pair: prefix filtering over rare terms.
 
 Terms are ordered rarest first across the whole collection. Two term sets with Jaccard ≥ t must
-share a term among the first |x| − ⌈t·|x|⌉ + 1 of each (the prefix), so only memories that share
-a prefix term are compared. Rare terms have short posting lists; a list longer than
-`MAX_POSTING` (a term common to many memories) compares each memory with its `WINDOW` nearest
-neighbours in creation order instead of with all. The work is a sort per memory plus a bounded
-number of comparisons per prefix term: O(n log n), never O(n²).
+share a term among the first |x| − ⌈t·|x|⌉ + 1 of each (the prefix), so each memory is compared
+only with earlier memories that share one of its prefix terms (AllPairs). Rare terms have short
+posting lists; of a long one (a term common to many memories) only the `PROBE` most recent
+members are compared. Each memory therefore meets at most |prefix| × `PROBE` candidates, each
+once: with the sorts, O(n log n) work, never O(n²).
 
 The text source is one `PairSource`; a vector source (nearest neighbours from sqlite-vec) can be
 added beside it, since clustering only sees (i, j, similarity) triples.
@@ -13,20 +13,26 @@ added beside it, since clustering only sees (i, j, similarity) triples.
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Protocol
 
-from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS, jaccard, term_set
+from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS, term_set
 
-MAX_POSTING = 32
-WINDOW = 16
+PROBE = 16
+RARE_TERMS = 3
 
 
 def signature(text: str) -> frozenset[str]:
     """The terms two memories are compared by: words and CJK bigrams, without stopwords."""
     return term_set(text) - ENGLISH_STOPWORDS
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard |a ∩ b| / |a ∪ b| of two term sets (0 for two empty ones)."""
+    shared = len(a & b)
+    union = len(a) + len(b) - shared
+    return shared / union if union else 0.0
 
 
 @dataclass
@@ -53,37 +59,27 @@ def prefix(terms: frozenset[str], frequency: Counter[str], threshold: float) -> 
     return ordered[: max(length, 1)]
 
 
-def _candidates(members: list[int]) -> Iterator[tuple[int, int]]:
-    if len(members) <= MAX_POSTING:
-        yield from combinations(members, 2)
-        return
-    for a, first in enumerate(members):
-        for second in members[a + 1 : a + 1 + WINDOW]:
-            yield first, second
-
-
 def similar_pairs(
     sets: Sequence[frozenset[str]], groups: Sequence[Hashable], threshold: float
 ) -> PairSearch:
     """Pairs within the same group whose term Jaccard is at least `threshold`."""
     frequency: Counter[str] = Counter(term for terms in sets for term in terms)
     postings: dict[tuple[Hashable, str], list[int]] = defaultdict(list)
-    for index, terms in enumerate(sets):
-        if terms:
-            for term in prefix(terms, frequency, threshold):
-                postings[(groups[index], term)].append(index)
     search = PairSearch()
-    found: dict[tuple[int, int], float] = {}
-    for members in postings.values():
-        for i, j in _candidates(members):
-            search.examined += 1
-            a, b = sets[i], sets[j]
-            if (i, j) in found or min(len(a), len(b)) < threshold * max(len(a), len(b)):
-                continue
-            similarity = jaccard(a, b)
-            if similarity >= threshold:
-                found[(i, j)] = similarity
-    search.pairs = [(i, j, s) for (i, j), s in found.items()]
+    for j, terms in enumerate(sets):
+        if not terms:
+            continue
+        keys = [(groups[j], term) for term in prefix(terms, frequency, threshold)]
+        candidates = {i for key in keys for i in postings[key][-PROBE:]}
+        search.examined += len(candidates)
+        for i in sorted(candidates):
+            other = sets[i]
+            if min(len(terms), len(other)) >= threshold * max(len(terms), len(other)):
+                similarity = overlap(other, terms)
+                if similarity >= threshold:
+                    search.pairs.append((i, j, similarity))
+        for key in keys:
+            postings[key].append(j)
     return search
 
 
@@ -95,13 +91,12 @@ class NeighbourIndex:
         self.frequency = frequency
         self.postings: dict[str, list[int]] = defaultdict(list)
         for index, terms in enumerate(sets):
-            for term in prefix(terms, frequency, 0.0)[:8]:
+            for term in prefix(terms, frequency, 0.0)[:RARE_TERMS]:
                 self.postings[term].append(index)
 
     def best(self, terms: frozenset[str]) -> float:
-        """The highest Jaccard of `terms` with any member sharing one of its rarest terms."""
-        best = 0.0
-        for term in prefix(terms, self.frequency, 0.0)[:8]:
-            for index in self.postings.get(term, [])[-MAX_POSTING:]:
-                best = max(best, jaccard(terms, self.sets[index]))
-        return best
+        """The highest Jaccard of `terms` with the newest members sharing its rarest terms."""
+        candidates: set[int] = set()
+        for term in prefix(terms, self.frequency, 0.0)[:RARE_TERMS]:
+            candidates.update(self.postings.get(term, [])[-PROBE:])
+        return max((overlap(terms, self.sets[i]) for i in candidates), default=0.0)

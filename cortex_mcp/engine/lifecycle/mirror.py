@@ -1,0 +1,181 @@
+"""The Markdown mirror on disk: rendered from the database, written atomically, debounced.
+
+Pages (for the default agent, with shared memories): `MEMORY.md` in the data directory (and at
+`mirror.extra_memory_md` when configured), `memory/working/YYYY-MM-DD.md`,
+`memory/archive/YYYY-MM.md` and `memory/relations.md`. Each file is written to a temporary
+file beside it, flushed to disk and renamed over the old one, so a crash leaves the previous
+version whole. Dated pages this generator wrote that no longer have memories are removed; the
+user's own files never are.
+"""
+
+import contextlib
+import os
+import re
+import tempfile
+from collections import defaultdict
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import aiosqlite
+import anyio
+import anyio.to_thread
+
+from cortex_mcp.config import MirrorSettings
+from cortex_mcp.engine.lifecycle import markdown
+from cortex_mcp.errors import InvalidInput
+from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.store import lifecycle as store
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store.relations import relations_of
+
+if TYPE_CHECKING:
+    from cortex_mcp.engine import Engine
+
+TEMP_SUFFIX = ".cortex-tmp"
+ALL = 10_000_000
+MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
+MEMORY_MD_CATEGORIES: list[Category] = [c for c in Category if c != Category.PROFILE]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` all at once: readers see the old file or the new, whole."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+
+
+def is_generated(path: Path) -> bool:
+    """True for a page this generator wrote (its front matter says so)."""
+    with path.open(encoding="utf-8", errors="replace") as file:
+        return file.readline().strip() == "---" and file.readline().strip() == markdown.GENERATOR
+
+
+def write_pages(pages: dict[Path, str], generated_dirs: list[Path]) -> None:
+    """Write every page that changed; drop stale generated pages and crashed temporaries."""
+    for path, text in pages.items():
+        if not (path.exists() and path.read_text(encoding="utf-8") == text):
+            write_atomic(path, text)
+    for directory in generated_dirs:
+        for leftover in directory.glob(f".*{TEMP_SUFFIX}"):
+            leftover.unlink(missing_ok=True)
+        for page in directory.glob("*.md"):
+            if page not in pages and is_generated(page):
+                page.unlink(missing_ok=True)
+
+
+def page_paths(home: Path) -> tuple[Path, Path, Path]:
+    """(MEMORY.md, the working-day folder, the archive-month folder)."""
+    return home / "MEMORY.md", home / "memory" / "working", home / "memory" / "archive"
+
+
+async def mirror_pages(engine: "Engine", archive: bool = True) -> dict[Path, str]:
+    """The pages of the mirror, rendered from the database; without `archive`, only those
+    everyday changes touch (MEMORY.md, working days, relations). Only the memories MEMORY.md
+    can show and one archive month at a time are read, so large stores stay cheap."""
+    agent, settings = engine.settings.memory.default_agent_id, engine.settings
+    memory_md, working_dir, archive_dir = page_paths(settings.home)
+    async with engine.db.read() as conn:
+        text = await _memory_md(conn, agent, settings.mirror)
+        working = await rows.live_memories(conn, agent, [Layer.WORKING], limit=ALL)
+        relations = markdown.render_relations(await relations_of(conn, agent))
+        pages = await _archive_pages(conn, agent, archive_dir) if archive else {}
+    pages |= {memory_md: text, settings.home / "memory" / "relations.md": relations}
+    if settings.mirror.extra_memory_md is not None:
+        pages[settings.mirror.extra_memory_md] = text
+    for day, memories in _by_prefix(working, 10).items():
+        pages[working_dir / f"{day}.md"] = markdown.render_working_day(day, memories)
+    return pages
+
+
+async def _memory_md(conn: aiosqlite.Connection, agent: str, mirror: MirrorSettings) -> str:
+    """MEMORY.md of an agent, reading only the core memories that could fit in it."""
+    limit = mirror.max_lines + 1  # every entry takes a line at least
+    core = await rows.live_memories(conn, agent, [Layer.CORE], MEMORY_MD_CATEGORIES, limit=limit)
+    total = await store.count_live(conn, agent, Layer.CORE, MEMORY_MD_CATEGORIES)
+    return markdown.render_memory_md(core, mirror.max_lines, mirror.max_bytes, total)
+
+
+async def memory_md_page(engine: "Engine", agent_id: str | None = None) -> str:
+    """An agent's MEMORY.md as the mirror writes it (for cortex://core)."""
+    async with engine.db.read() as conn:
+        return await _memory_md(conn, engine.agent(agent_id), engine.settings.mirror)
+
+
+async def _archive_pages(
+    conn: aiosqlite.Connection, agent: str, archive_dir: Path
+) -> dict[Path, str]:
+    """One page per month with archive entries or a summary, read a month at a time."""
+    summaries = _summaries_by_period(
+        await rows.live_memories(conn, agent, [Layer.CORE], [Category.SUMMARY], limit=ALL)
+    )
+    pages = {}
+    for period in sorted(set(await store.archive_months(conn, agent)) | set(summaries)):
+        entries = await store.live_created_in(conn, agent, Layer.ARCHIVE, period)
+        pages[archive_dir / f"{period}.md"] = markdown.render_archive_month(
+            period, entries, summaries.get(period, [])
+        )
+    return pages
+
+
+def _by_prefix(memories: list[Memory], length: int) -> dict[str, list[Memory]]:
+    """Memories grouped by the day (10) or month (7) they were written."""
+    groups: dict[str, list[Memory]] = defaultdict(list)
+    for memory in memories:
+        groups[memory.created_at.isoformat()[:length]].append(memory)
+    return groups
+
+
+def _summaries_by_period(core: list[Memory]) -> dict[str, list[Memory]]:
+    groups: dict[str, list[Memory]] = defaultdict(list)
+    for memory in core:
+        if memory.category == Category.SUMMARY and memory.metadata.get("period"):
+            groups[str(memory.metadata["period"])].append(memory)
+    return groups
+
+
+def shown(path: Path, home: Path) -> str:
+    """A page's name in reports: relative to the data directory when inside it."""
+    return path.relative_to(home).as_posix() if path.is_relative_to(home) else str(path)
+
+
+async def write_mirror(engine: "Engine", archive: bool = True) -> list[str]:
+    """Regenerate the mirror now (without `archive`, all but the archive months, which change
+    only in lifecycle runs); the pages, relative to the data directory."""
+    pages = await mirror_pages(engine, archive)
+    _, working_dir, archive_dir = page_paths(engine.settings.home)
+    generated = [working_dir, archive_dir] if archive else [working_dir]
+    await anyio.to_thread.run_sync(write_pages, pages, generated)
+    return sorted(shown(path, engine.settings.home) for path in pages)
+
+
+async def working_page(engine: "Engine", day: str, agent_id: str | None = None) -> str:
+    """One day of working memory as Markdown (cortex://working/{date})."""
+    try:
+        date.fromisoformat(day)
+    except ValueError as err:
+        raise InvalidInput("date", "must be a day as YYYY-MM-DD") from err
+    async with engine.db.read() as conn:
+        found = await store.live_created_in(conn, engine.agent(agent_id), Layer.WORKING, day)
+    return markdown.render_working_day(day, found)
+
+
+async def archive_page(engine: "Engine", month: str, agent_id: str | None = None) -> str:
+    """One month of the archive with its summary as Markdown (cortex://archive/{month})."""
+    if not MONTH.fullmatch(month):
+        raise InvalidInput("month", "must be a month as YYYY-MM")
+    agent = engine.agent(agent_id)
+    async with engine.db.read() as conn:
+        entries = await store.live_created_in(conn, agent, Layer.ARCHIVE, month)
+        core = await rows.live_memories(conn, agent, [Layer.CORE], [Category.SUMMARY], limit=ALL)
+    summaries = _summaries_by_period(core).get(month, [])
+    return markdown.render_archive_month(month, entries, summaries)

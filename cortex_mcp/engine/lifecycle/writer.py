@@ -1,0 +1,65 @@
+"""Keeping the mirror fresh between lifecycle runs: rewrite once changes have been quiet."""
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+import anyio
+
+from cortex_mcp.engine.lifecycle.mirror import write_mirror
+
+if TYPE_CHECKING:
+    from cortex_mcp.engine import Engine
+
+logger = logging.getLogger(__name__)
+
+
+class MirrorWriter:
+    """Rewrites the mirror once changes have been quiet for `mirror.debounce_s`: MEMORY.md,
+    the working days and the relations (the archive months change only in lifecycle runs,
+    which rewrite the whole mirror).
+
+    Call `mark_dirty()` after any change; run `run()` as a background task. The quiet time is
+    measured on the engine's clock; `sleep` waits (anyio.sleep, or a test's clock advance).
+    """
+
+    def __init__(
+        self, engine: "Engine", sleep: Callable[[float], Awaitable[None]] = anyio.sleep
+    ) -> None:
+        self.engine = engine
+        self.sleep = sleep
+        self.writes = 0
+        self._dirty = anyio.Event()
+        self._wrote = anyio.Event()
+        self._last_change = engine.clock()
+
+    def mark_dirty(self) -> None:
+        """Memory changed: rewrite the mirror after the quiet time."""
+        self._last_change = self.engine.clock()
+        self._dirty.set()
+
+    async def run(self) -> None:
+        """Forever: wait for a change, wait for quiet, rewrite the mirror."""
+        if not self.engine.settings.mirror.enabled:
+            return
+        while True:
+            await self._dirty.wait()
+            await self._quiet()
+            self._dirty = anyio.Event()
+            try:
+                await write_mirror(self.engine, archive=False)
+            except Exception:  # a background loop keeps going; the next change retries
+                logger.exception("writing the Markdown mirror failed")
+            self.writes += 1
+            self._wrote.set()
+            self._wrote = anyio.Event()
+
+    async def _quiet(self) -> None:
+        debounce = self.engine.settings.mirror.debounce_s
+        while (wait := debounce - (self.engine.clock() - self._last_change).total_seconds()) > 0:
+            await self.sleep(wait)
+
+    async def wait_for_write(self, beyond: int) -> None:
+        """Return once more than `beyond` rewrites have finished (for tests and shutdown)."""
+        while self.writes <= beyond:
+            await self._wrote.wait()

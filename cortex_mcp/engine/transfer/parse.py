@@ -1,0 +1,190 @@
+"""Reading other memory files, as pure functions: MEMORY.md and dated daily logs (Markdown),
+and the official MCP memory server's knowledge graph (JSON lines).
+
+Markdown: one memory per list item (continuation lines joined) or paragraph; section headings
+choose the category (our own headings exactly, others by keyword in English, Chinese and
+Japanese); a leading `[YYYY-MM-DD]` or `[YYYY-MM]` dates the item and a `(category)` after it
+sets the category. Front matter, code blocks and our own recall pointer are skipped.
+"""
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from cortex_mcp.engine.render import CATEGORY_HEADINGS
+from cortex_mcp.models import Category
+
+EXACT_HEADINGS = {heading.lower(): category for category, heading in CATEGORY_HEADINGS.items()}
+KEYWORD_HEADINGS: list[tuple[tuple[str, ...], Category]] = [
+    (("who ", "identity", "about me", "about the user", "用户画像", "身份", "プロフィール"),
+     Category.IDENTITY),
+    (("preference", "habit", "convention", "rule", "偏好", "习惯", "规范", "好み"),
+     Category.PREFERENCE),
+    (("decision", "决策", "决定", "決定"), Category.DECISION),
+    (("correction", "修正", "订正"), Category.CORRECTION),
+    (("summar", "history", "历史", "摘要", "履歴"), Category.SUMMARY),
+    (("to-do", "todo", "task", "待办", "タスク"), Category.TODO),
+    (("project", "项目", "プロジェクト"), Category.PROJECT_STATE),
+    (("skill", "技能", "スキル"), Category.SKILL),
+    (("people", "relation", "organi", "实体", "关系", "人物"), Category.RELATIONSHIP),
+    (("insight", "opinion", "lesson", "见解", "经验"), Category.INSIGHT),
+    (("context", "background", "背景"), Category.CONTEXT),
+    (("fact", "事实", "事実"), Category.FACT),
+]  # fmt: skip
+DATED = re.compile(r"^\[(\d{4}-\d{2}(?:-\d{2})?)(?:[ T]\d{2}:\d{2})?\]\s*(?:\((\w+)\)\s*)?")
+CLOCK = re.compile(r"^\[\d{2}:\d{2}\]\s*(?:\((\w+)\)\s*)?")
+LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
+DAILY_LOG = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
+SKIPPED_LINES = ("No core memories yet.", "No relations yet.")
+
+
+@dataclass
+class Draft:
+    """A memory read from a file, before it has an id."""
+
+    content: str
+    category: Category
+    written: datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Graph:
+    """The official memory server's graph: memories from entities, and relations."""
+
+    drafts: list[Draft] = field(default_factory=list)
+    relations: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def heading_category(heading: str, default: Category) -> Category:
+    """The category a section heading stands for, or `default`."""
+    text = heading.strip().lower()
+    if text in EXACT_HEADINGS:
+        return EXACT_HEADINGS[text]
+    for keywords, category in KEYWORD_HEADINGS:
+        if any(k in text for k in keywords):
+            return category
+    return default
+
+
+def _dated(text: str, category: Category) -> Draft:
+    """A draft from an item's text, reading a leading date and (category)."""
+    match = DATED.match(text) or CLOCK.match(text)
+    written, named = None, None
+    if match is not None and match.re is DATED:
+        stamp = match.group(1)
+        written = datetime.fromisoformat(stamp if len(stamp) == 10 else stamp + "-01").replace(
+            tzinfo=UTC
+        )
+        named = match.group(2)
+    elif match is not None:
+        named = match.group(1)
+    if named is not None and named in {c.value for c in Category}:
+        category = Category(named)
+    body = text if category == Category.SUMMARY or match is None else text[match.end() :]
+    return Draft(" ".join(body.split()), category, written)
+
+
+def _without_front_matter(lines: list[str]) -> list[str]:
+    stripped = [line.strip() for line in lines]
+    if stripped[:1] == ["---"] and "---" in stripped[1:]:
+        return lines[stripped.index("---", 1) + 1 :]
+    return lines
+
+
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """("heading" | "item" | "paragraph", text) blocks of a Markdown document."""
+    blocks: list[list[str]] = []
+    fenced = in_paragraph = False
+    for line in _without_front_matter(text.splitlines()):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced, in_paragraph = not fenced, False
+        elif fenced or not stripped or stripped.startswith("<!--"):
+            in_paragraph = False
+        elif stripped.startswith("#"):
+            blocks.append(["heading", stripped.lstrip("#").strip()])
+            in_paragraph = False
+        elif (item := LIST_ITEM.match(line)) is not None:
+            blocks.append(["item", item.group(1)])
+            in_paragraph = False
+        elif in_paragraph or (blocks and blocks[-1][0] == "item" and line[:1] in " \t"):
+            blocks[-1][1] += " " + stripped  # a paragraph's next line, or an item's
+        else:
+            blocks.append(["paragraph", stripped])
+            in_paragraph = True
+    return [(kind, body) for kind, body in blocks]
+
+
+def parse_markdown(text: str, default: Category) -> list[Draft]:
+    """Memories of a MEMORY.md-style document: one per list item or paragraph."""
+    drafts: list[Draft] = []
+    category = default
+    for kind, body in _blocks(text):
+        if kind == "heading":
+            category = heading_category(body, default)
+            continue
+        body = body.strip()
+        pointer = body.startswith("_") and "cortex_recall" in body
+        if body and not pointer and body not in SKIPPED_LINES:
+            drafts.append(_dated(body, category))
+    return [d for d in drafts if d.content]
+
+
+def daily_log_date(name: str) -> datetime | None:
+    """The day a daily log file (YYYY-MM-DD.md) is about, or None for other names."""
+    match = DAILY_LOG.match(name)
+    if match is None:
+        return None
+    try:
+        return datetime.fromisoformat(match.group(1)).replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+ENTITY_CATEGORIES = {
+    "user": Category.IDENTITY,
+    "person": Category.RELATIONSHIP,
+    "organization": Category.RELATIONSHIP,
+    "organisation": Category.RELATIONSHIP,
+    "company": Category.RELATIONSHIP,
+    "project": Category.PROJECT_STATE,
+    "preference": Category.PREFERENCE,
+    "skill": Category.SKILL,
+}
+USER_NAMES = frozenset({"user", "default_user", "me", "the user"})
+
+
+def parse_knowledge_graph(text: str) -> Graph:
+    """Entities (each observation one memory) and relations of the memory server's JSONL."""
+    graph = Graph()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as err:
+            raise ValueError(f"line {number} is not JSON") from err
+        if not isinstance(record, dict):
+            continue
+        if record.get("type") == "relation":
+            parts = (record.get("from"), record.get("relationType"), record.get("to"))
+            if all(isinstance(p, str) and p.strip() for p in parts):
+                graph.relations.append((str(parts[0]), str(parts[1]), str(parts[2])))
+        elif record.get("type") == "entity" and isinstance(record.get("name"), str):
+            graph.drafts += _entity_drafts(record)
+    return graph
+
+
+def _entity_drafts(entity: dict[str, Any]) -> list[Draft]:
+    name, kind = str(entity["name"]), str(entity.get("entityType") or "thing")
+    category = ENTITY_CATEGORIES.get(kind.lower(), Category.FACT)
+    if name.lower() in USER_NAMES:
+        category = Category.IDENTITY
+    metadata = {"entities": [name], "entity_type": kind}
+    observations = [o for o in entity.get("observations") or [] if isinstance(o, str) and o.strip()]
+    if not observations:
+        return [Draft(f"{name} ({kind})", category, None, metadata)]
+    return [Draft(" ".join(f"{name}: {o}".split()), category, None, metadata) for o in observations]

@@ -1,0 +1,144 @@
+"""Writing imported memories and relations, skipping whatever is already there."""
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import aiosqlite
+from pydantic import ValidationError
+
+from cortex_mcp.clock import from_text
+from cortex_mcp.engine.lifecycle.plan import derived_id
+from cortex_mcp.engine.transfer.parse import Draft
+from cortex_mcp.errors import InvalidInput
+from cortex_mcp.models import Layer, Memory, new_memory_id
+from cortex_mcp.search.tokenize import normalised_content
+from cortex_mcp.store import lifecycle as store
+from cortex_mcp.store.memories import insert_memory
+from cortex_mcp.store.relations import Relation, insert_relation, relation_ids
+
+if TYPE_CHECKING:
+    from cortex_mcp.engine.transfer import ImportReport
+
+
+def draft_memory(
+    draft: Draft, agent: str, now: datetime, name: str, layer: Layer, importance: float
+) -> Memory:
+    """The memory an imported item becomes: dated as written, touched now (so it is fresh)."""
+    written = draft.written or now
+    return Memory(
+        id=new_memory_id(int(written.timestamp() * 1000)),
+        agent_id=agent,
+        layer=layer,
+        category=draft.category,
+        content=draft.content,
+        source="import",
+        importance=importance,
+        confidence=0.8,
+        decay_score=1.0,
+        access_count=0,
+        last_accessed=None,
+        created_at=written,
+        updated_at=now,
+        expires_at=None,
+        superseded_by=None,
+        deleted_at=None,
+        metadata={**draft.metadata, "imported_from": name},
+    )
+
+
+async def insert_drafts(
+    conn: aiosqlite.Connection, memories: list[Memory], report: "ImportReport"
+) -> None:
+    """Insert memories whose content the agent does not have in any state yet."""
+    by_agent: dict[str | None, list[Memory]] = {}
+    for memory in memories:
+        by_agent.setdefault(memory.agent_id, []).append(memory)
+    for agent, group in by_agent.items():
+        seen = await store.contents_present(conn, agent, [m.content for m in group])
+        for memory in group:
+            key = normalised_content(memory.content)
+            if key in seen:
+                report.memories_skipped += 1
+                continue
+            seen.add(key)
+            await insert_memory(conn, memory)
+            report.memories_added += 1
+
+
+def read_export(document: dict[str, Any]) -> tuple[list[Memory], list[dict[str, Any]]]:
+    """The memories (validated) and relation documents of a cortex-mcp JSON export."""
+    try:
+        memories = [Memory.model_validate(m) for m in document.get("memories", [])]
+    except ValidationError as err:
+        raise InvalidInput("file", f"a memory is malformed: {err.errors()[0]['msg']}") from err
+    relations = document.get("relations", [])
+    if not isinstance(relations, list) or not all(isinstance(r, dict) for r in relations):
+        raise InvalidInput("file", "relations must be a list of objects")
+    return memories, relations
+
+
+async def insert_export(
+    conn: aiosqlite.Connection,
+    memories: list[Memory],
+    relation_documents: list[dict[str, Any]],
+    report: "ImportReport",
+) -> None:
+    """Restore an export: ids, layers, states, chains and relations as they were."""
+    present = await store.existing_ids(conn, [m.id for m in memories])
+    new = [m for m in memories if m.id not in present]
+    for memory in new:
+        await insert_memory(conn, memory.model_copy(update={"superseded_by": None}))
+    known = present | {m.id for m in memories}
+    links = [(m.id, m.superseded_by) for m in new if m.superseded_by in known]
+    await store.set_superseded_by(conn, [(old, str(target)) for old, target in links])
+    report.memories_added += len(new)
+    report.memories_skipped += len(memories) - len(new)
+    relations = [_relation(r, known) for r in relation_documents]
+    existing = await relation_ids(conn, [r.id for r in relations])
+    for relation in relations:
+        added = relation.id not in existing and await insert_relation(conn, relation)
+        report.relations_added += int(added)
+        report.relations_skipped += int(not added)
+
+
+def _relation(document: dict[str, Any], memory_ids: set[str]) -> Relation:
+    try:
+        source = document.get("source_memory_id")
+        return Relation(
+            id=str(document["id"]),
+            agent_id=document.get("agent_id"),
+            subject=str(document["subject"]),
+            predicate=str(document["predicate"]),
+            object=str(document["object"]),
+            confidence=float(document.get("confidence", 0.8)),
+            source_memory_id=source if source in memory_ids else None,
+            created_at=from_text(str(document["created_at"])),
+            updated_at=from_text(str(document["updated_at"])),
+        )
+    except (KeyError, TypeError, ValueError) as err:
+        raise InvalidInput("file", f"a relation is malformed: {err}") from err
+
+
+async def insert_relations(
+    conn: aiosqlite.Connection,
+    triples: list[tuple[str, str, str]],
+    agent: str,
+    now: datetime,
+    report: "ImportReport",
+) -> None:
+    """Store (subject, predicate, object) relations the agent does not have yet."""
+    for subject, predicate, target in triples:
+        relation = Relation(
+            id=derived_id(now, "relation", agent, subject, predicate, target),
+            agent_id=agent,
+            subject=subject,
+            predicate=predicate,
+            object=target,
+            confidence=0.8,
+            source_memory_id=None,
+            created_at=now,
+            updated_at=now,
+        )
+        added = await insert_relation(conn, relation)
+        report.relations_added += int(added)
+        report.relations_skipped += int(not added)

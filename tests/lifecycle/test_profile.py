@@ -1,0 +1,109 @@
+"""The user profile: synthesized from who the user is and what they prefer; hand edits stay."""
+
+import json
+from typing import Any
+
+import pytest
+
+from cortex_mcp.engine import Engine
+from cortex_mcp.engine.lifecycle import run_lifecycle, set_manual_profile
+from cortex_mcp.engine.lifecycle.profile import PROFILE_PROMPT, parse_profile
+from cortex_mcp.errors import InvalidInput
+from cortex_mcp.models import Category
+from tests.conftest import FrozenClock
+from tests.fakes import FakeOpenAI
+
+SEED_PROFILE: dict[str, Any] = {
+    "summary": "Harry is a Tokyo property investor who runs his own servers.",
+    "domains": ["Japanese real estate", "Linux servers"],
+    "high_value_signals": ["yields and prices of properties"],
+    "low_value_signals": ["small talk about the weather"],
+    "language_preferences": "Chinese, with Japanese property terms",
+    "active_projects": ["Shinagawa 1LDK evaluation"],
+}
+
+
+async def remember_who(engine: Engine) -> None:
+    await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY, importance=1.0)
+    await engine.remember("Prefers low-risk investments", category=Category.PREFERENCE)
+    await engine.remember("Fluent in Chinese, Japanese and English", category=Category.SKILL)
+    await engine.remember("Evaluating a 1LDK in Shinagawa", category=Category.PROJECT_STATE)
+
+
+async def test_without_an_llm_the_profile_is_built_from_the_top_memories(engine: Engine):
+    await remember_who(engine)
+
+    report = await run_lifecycle(engine)
+    text = await engine.profile_text("default")
+
+    assert [p.by for p in report.profiles] == ["plain"]
+    assert text is not None
+    for fact in ("Harry lives in Tokyo", "Prefers low-risk", "Fluent in Chinese", "Shinagawa"):
+        assert fact in text
+
+
+async def test_the_profile_is_synthesized_again_only_when_its_memories_change(
+    engine: Engine, clock: FrozenClock
+):
+    await remember_who(engine)
+    first = await run_lifecycle(engine)
+    clock.advance(days=1)
+
+    unchanged = await run_lifecycle(engine)
+    await engine.remember("Started learning Rust", category=Category.SKILL)
+    changed = await run_lifecycle(engine)
+
+    assert len(first.profiles) == 1 and unchanged.profiles == [] and len(changed.profiles) == 1
+    assert "Started learning Rust" in (await engine.profile_text("default") or "")
+
+
+async def test_an_llm_synthesizes_the_seed_profile(llm_engine: Engine, fake_openai: FakeOpenAI):
+    await remember_who(llm_engine)
+    fake_openai.replies.append(json.dumps(SEED_PROFILE, ensure_ascii=False))
+
+    report = await run_lifecycle(llm_engine)
+    text = await llm_engine.profile_text("default") or ""
+
+    assert [p.by for p in report.profiles] == ["llm"]
+    assert text.startswith(SEED_PROFILE["summary"])
+    assert "- Japanese real estate" in text and "Language: Chinese" in text
+    prompt = fake_openai.requests[-1].body["messages"][1]["content"]
+    assert "- identity: Harry lives in Tokyo" in prompt
+    assert prompt.startswith(PROFILE_PROMPT[:80])
+
+
+async def test_a_manual_edit_survives_resynthesis(engine: Engine, clock: FrozenClock):
+    await remember_who(engine)
+    await run_lifecycle(engine)
+    await set_manual_profile(engine, "Never suggest leveraged investments.")
+    clock.advance(days=1)
+    await engine.remember("Started learning Rust", category=Category.SKILL)
+
+    report = await run_lifecycle(engine)
+    text = await engine.profile_text("default") or ""
+
+    assert len(report.profiles) == 1
+    assert text.startswith("In the user's own words:\nNever suggest leveraged investments.")
+    assert "Started learning Rust" in text
+
+
+async def test_a_manual_profile_can_come_first_and_be_cleared(engine: Engine):
+    edited = await set_manual_profile(engine, "Call me Harry.")
+    assert edited.source == "manual"
+    assert await engine.profile_text("default") == "In the user's own words:\nCall me Harry."
+    with pytest.raises(InvalidInput, match="content"):
+        await set_manual_profile(engine, "   ")
+
+
+def test_an_unusable_llm_answer_is_not_a_profile():
+    assert parse_profile(None) is None
+    assert parse_profile("I cannot do that") is None
+    assert parse_profile('{"domains": ["x"]}') is None
+    assert parse_profile('```json\n{"summary": "Harry", "domains": "x"}\n```') == {
+        "summary": "Harry",
+        "domains": [],
+        "high_value_signals": [],
+        "low_value_signals": [],
+        "language_preferences": "",
+        "active_projects": [],
+    }
