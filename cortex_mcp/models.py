@@ -79,6 +79,44 @@ class Memory(BaseModel):
     deleted_at: datetime | None
     metadata: dict[str, Any]
 
+    @classmethod
+    def fresh(
+        cls,
+        *,
+        id: str,
+        agent_id: str | None,
+        layer: Layer,
+        category: Category,
+        content: str,
+        source: str,
+        importance: float,
+        now: datetime,
+        confidence: float = 0.8,
+        created_at: datetime | None = None,
+        expires_at: datetime | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> "Memory":
+        """A memory as first written: never recalled, not superseded, not forgotten."""
+        return cls(
+            id=id,
+            agent_id=agent_id,
+            layer=layer,
+            category=category,
+            content=content,
+            source=source,
+            importance=importance,
+            confidence=confidence,
+            decay_score=1.0,
+            access_count=0,
+            last_accessed=None,
+            created_at=created_at or now,
+            updated_at=now,
+            expires_at=expires_at,
+            superseded_by=None,
+            deleted_at=None,
+            metadata=metadata or {},
+        )
+
 
 class ScoreBreakdown(BaseModel):
     """Every factor of one candidate's score, so a ranking can be explained."""

@@ -162,7 +162,7 @@ def build_memory(proposal: Proposal, agent_id: str | None, now: datetime, layer:
     metadata: dict[str, Any] = {"channel": proposal.channel, **proposal.extra}
     if proposal.session_id:
         metadata["session_id"] = proposal.session_id
-    return Memory(
+    return Memory.fresh(
         id=new_memory_id(int(now.timestamp() * 1000)),
         agent_id=agent_id,
         layer=layer,
@@ -171,14 +171,8 @@ def build_memory(proposal: Proposal, agent_id: str | None, now: datetime, layer:
         source=proposal.source,
         importance=proposal.importance,
         confidence=proposal.confidence,
-        decay_score=1.0,
-        access_count=0,
-        last_accessed=None,
-        created_at=now,
-        updated_at=now,
+        now=now,
         expires_at=proposal.expires_at if layer == Layer.WORKING else None,
-        superseded_by=None,
-        deleted_at=None,
         metadata=metadata,
     )
 

@@ -113,7 +113,7 @@ def _summary(
     """The new live summary of a month, counting every entry it stands for."""
     count = len(entries) + int(previous.metadata.get("compressed_from", 0) if previous else 0)
     return state.add(
-        Memory(
+        Memory.fresh(
             id=derived_id(state.now, "summary", agent or "", period, *(m.id for m in entries)),
             agent_id=agent,
             layer=Layer.CORE,
@@ -121,15 +121,7 @@ def _summary(
             content=content,
             source="lifecycle",
             importance=SUMMARY_IMPORTANCE,
-            confidence=0.8,
-            decay_score=1.0,
-            access_count=0,
-            last_accessed=None,
-            created_at=state.now,
-            updated_at=state.now,
-            expires_at=None,
-            superseded_by=None,
-            deleted_at=None,
+            now=state.now,
             metadata={"period": period, "compressed_from": count, "summary_by": by},
         )
     )

@@ -190,7 +190,7 @@ def _replace(
 
 def new_profile(state: State, agent: str, content: str, metadata: dict[str, Any]) -> Memory:
     """A live profile memory of an agent."""
-    return Memory(
+    return Memory.fresh(
         id=derived_id(state.now, "profile", agent, str(metadata.get("fingerprint"))),
         agent_id=agent,
         layer=Layer.CORE,
@@ -198,14 +198,6 @@ def new_profile(state: State, agent: str, content: str, metadata: dict[str, Any]
         content=content,
         source="lifecycle",
         importance=1.0,
-        confidence=0.8,
-        decay_score=1.0,
-        access_count=0,
-        last_accessed=None,
-        created_at=state.now,
-        updated_at=state.now,
-        expires_at=None,
-        superseded_by=None,
-        deleted_at=None,
+        now=state.now,
         metadata=metadata,
     )

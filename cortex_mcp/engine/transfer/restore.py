@@ -25,7 +25,7 @@ def draft_memory(
 ) -> Memory:
     """The memory an imported item becomes: dated as written, touched now (so it is fresh)."""
     written = draft.written or now
-    return Memory(
+    return Memory.fresh(
         id=new_memory_id(int(written.timestamp() * 1000)),
         agent_id=agent,
         layer=layer,
@@ -33,15 +33,8 @@ def draft_memory(
         content=draft.content,
         source="import",
         importance=importance,
-        confidence=0.8,
-        decay_score=1.0,
-        access_count=0,
-        last_accessed=None,
+        now=now,
         created_at=written,
-        updated_at=now,
-        expires_at=None,
-        superseded_by=None,
-        deleted_at=None,
         metadata={**draft.metadata, "imported_from": name},
     )
 
