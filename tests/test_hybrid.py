@@ -36,18 +36,32 @@ def vector_settings(home: Path, fake: FakeOpenAI, **embedding: Any) -> Settings:
 
 
 @pytest.fixture
-async def vector_client(
+async def vector_host(
     cortex_home: Path, fake_openai: FakeOpenAI, sdks_imported: None, clock: FrozenClock
-) -> AsyncIterator[Client]:
-    async with Client(build_server(vector_settings(cortex_home, fake_openai), clock)) as client:
+) -> EngineHost:
+    return EngineHost(vector_settings(cortex_home, fake_openai), clock)
+
+
+@pytest.fixture
+async def vector_client(vector_host: EngineHost, clock: FrozenClock) -> AsyncIterator[Client]:
+    settings = vector_host.settings
+    async with Client(build_server(settings, clock, host=vector_host)) as client:
         yield client
 
 
+async def embedded(host: EngineHost) -> None:
+    """Wait until the background loop has embedded what was just written."""
+    with anyio.fail_after(10):
+        while (await host.engine.stats())["vectors"]["without_vectors"]:
+            await host.engine.passes.wait_beyond(host.engine.passes.count)
+
+
 async def test_a_memory_with_no_word_in_common_is_found_by_vector_search_not_bm25(
-    vector_client: Client,
+    vector_client: Client, vector_host: EngineHost
 ) -> None:
     car = await remember(vector_client, "Harry drives a blue automobile to work every day")
     await remember(vector_client, "The quarterly report is due next Friday")
+    await embedded(vector_host)
 
     found = await recall(vector_client, "汽车")
     debug = json.loads(
@@ -64,8 +78,11 @@ async def test_a_memory_with_no_word_in_common_is_found_by_vector_search_not_bm2
     }
 
 
-async def test_stats_report_vector_coverage_and_provider_calls(vector_client: Client) -> None:
+async def test_stats_report_vector_coverage_and_provider_calls(
+    vector_client: Client, vector_host: EngineHost
+) -> None:
     await remember(vector_client, "A memory about coffee")
+    await embedded(vector_host)
 
     stats = await read_json(vector_client, "cortex://stats")
 

@@ -45,7 +45,6 @@ from cortex_mcp.store.migrations import migrate
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
 LATENCY_WINDOW = 1000
-INLINE_EMBED_TIMEOUT_S = 2.0
 DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
 
 
@@ -60,6 +59,7 @@ class Engine:
     clock: Clock = utc_now
     recall_latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCY_WINDOW))
     passes: PassCounter = field(default_factory=PassCounter)
+    wake: anyio.Event = field(default_factory=anyio.Event)
     access: AccessRecorder = field(init=False)
     mirror: MirrorWriter = field(init=False)
 
@@ -111,7 +111,7 @@ class Engine:
         )
         stored = [*result.fast, *result.deep, *([result.fallback] if result.fallback else [])]
         self.mirror.mark_dirty()
-        await self.embed_soon([m.id for m in stored])
+        self.embed_soon([m.id for m in stored])
         return result
 
     async def flush(
@@ -132,17 +132,17 @@ class Engine:
         )
         summary = [result.summary.id] if result.summary else []
         self.mirror.mark_dirty()
-        await self.embed_soon([m.id for m in result.memories] + summary)
+        self.embed_soon([m.id for m in result.memories] + summary)
         return result
 
     async def retry_queued(self) -> int:
         """Retry due queued extractions; how many succeeded."""
         return await sieve.retry_queued(self)
 
-    async def embed_soon(self, memory_ids: list[str]) -> None:
-        """Embed new memories now if the embedder answers quickly; else the back-fill will."""
-        with anyio.move_on_after(INLINE_EMBED_TIMEOUT_S):
-            await self.vectors.index_memories(memory_ids)
+    def embed_soon(self, memory_ids: list[str]) -> None:
+        """Have the background loop embed new memories now, off the caller's path."""
+        if memory_ids and self.vectors.configured:
+            self.wake.set()
 
     async def remember(
         self,
@@ -172,7 +172,7 @@ class Engine:
                 now=self.clock(),
             )
         self.mirror.mark_dirty()
-        await self.embed_soon([result.id])
+        self.embed_soon([result.id])
         return result
 
     async def recall(

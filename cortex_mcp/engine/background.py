@@ -44,9 +44,11 @@ async def background_pass(engine: "Engine") -> None:
 async def run_background(engine: "Engine", interval_s: float = BACKGROUND_INTERVAL_S) -> None:
     """Repeat background passes until cancelled at shutdown; a failed pass is only logged."""
     while True:
+        engine.wake = anyio.Event()  # a wake-up during the pass starts the next one at once
         try:
             await background_pass(engine)
         except Exception:  # the top of a background loop: log and carry on
             logger.exception("background pass failed; retrying in %.0f s", interval_s)
         engine.passes.finish_one()
-        await anyio.sleep(interval_s)
+        with anyio.move_on_after(interval_s):
+            await engine.wake.wait()
