@@ -63,10 +63,10 @@ class MemorySettings(Section):
 
 
 class SearchSettings(Section):
-    """Ranking: relevance × layer weight × recency boost × access boost."""
+    """Ranking: relevance × layer weight × recency boost × access boost × date boost."""
 
     candidate_limit: int = Field(
-        default=50, gt=0, le=1000, description="Candidates taken from each backend."
+        default=100, gt=0, le=1000, description="Candidates taken from each backend."
     )
     core_weight: float = Field(default=1.0, ge=0, description="Layer weight of core memories.")
     working_weight: float = Field(default=0.8, ge=0, description="Layer weight of working.")
@@ -81,12 +81,26 @@ class SearchSettings(Section):
         default=0.05, ge=0, description="Boost for each past recall of a memory."
     )
     access_boost_cap: int = Field(default=10, ge=0, description="Recalls counted at most.")
+    context_weight: float = Field(
+        default=0.5,
+        ge=0,
+        description="Weight of a word found in a memory's context (the conversation around it)"
+        " against one found in its content, in BM25.",
+    )
+    date_boost: float = Field(
+        default=1.0,
+        ge=0,
+        description="Boost of a memory made on a day or in a month the query names"
+        ' ("on 8 May, 2023", "in June 2024"); 1.0 doubles its relevance.',
+    )
     fusion: Literal["weighted", "rrf"] = Field(
         default="weighted",
-        description="How text and vector candidates combine: weighted scores or reciprocal ranks.",
+        description="How text and vector candidates combine: weighted normalised scores (BM25"
+        " over the best, cosine min-max) or reciprocal ranks. Weighted measured better on"
+        " LoCoMo (docs/benchmarks.md).",
     )
-    vector_weight: float = Field(default=0.7, ge=0, description="Weight of the vector score.")
-    text_weight: float = Field(default=0.3, ge=0, description="Weight of the BM25 score.")
+    vector_weight: float = Field(default=0.4, ge=0, description="Weight of the vector score.")
+    text_weight: float = Field(default=0.6, ge=0, description="Weight of the BM25 score.")
     rrf_k: int = Field(default=60, gt=0, description="Rank offset of reciprocal-rank fusion.")
 
 

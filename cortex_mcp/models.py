@@ -13,7 +13,7 @@ SHARED_SCOPE = "shared"
 
 
 class Layer(StrEnum):
-    """Where a memory lives in its life: short-term, long-term, or faded."""
+    """Short-term (working), long-term (core) or faded (archive)."""
 
     WORKING = "working"
     CORE = "core"
@@ -126,6 +126,9 @@ class ScoreBreakdown(BaseModel):
     vector_distance: float | None = None
     vector_score: float = 0.0
     fused_score: float
+    date_boost: float = Field(
+        default=1.0, description="Above 1 when the memory was made on a day the query names."
+    )
     layer_weight: float
     recency_boost: float
     access_boost: float

@@ -87,7 +87,11 @@ def build_server(
             (tools.cortex_profile, WRITES),
         ],
     ):
-        mcp.add_tool(tool, annotations=annotations, structured_output=False)
+        # One line per description: the docstring's indentation would cost context tokens.
+        description = " ".join((tool.__doc__ or "").split())
+        mcp.add_tool(
+            tool, description=description, annotations=annotations, structured_output=False
+        )
     reads = MemoryResources(host)
     mcp.resource("cortex://core", mime_type="text/markdown")(reads.core)
     mcp.resource("cortex://profile", mime_type="text/markdown")(reads.profile)

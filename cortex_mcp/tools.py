@@ -120,12 +120,20 @@ async def cortex_remember(
     supersedes: Annotated[
         str | None, Field(max_length=64, description="Id of a memory this one corrects.")
     ] = None,
+    context: Annotated[
+        str | None,
+        Field(
+            max_length=HARD_CONTENT_LIMIT,
+            description="Conversation around it; searched, not shown.",
+        ),
+    ] = None,
 ) -> RememberResult:
-    """Store a lasting fact, preference, decision or correction the user states or asks you to
-    keep. A near-duplicate reinforces the existing memory; pass `supersedes` to replace a wrong
-    one. scope="shared" makes it visible to every agent."""
+    """Store a lasting fact, preference, decision or correction. A near-duplicate reinforces
+    the existing one; `supersedes` replaces a wrong one; scope="shared" shows it to every
+    agent."""
     return await ctx.request_context.lifespan_context.remember(
         content,
+        context=context,
         category=category,
         importance=importance,
         tags=tags,
@@ -164,8 +172,8 @@ async def cortex_search_debug(
     layers: list[Layer] | None = None,
     agent_id: AgentId = None,
 ) -> SearchDebug:
-    """Explain a recall: every candidate with each score component, the tokenised query and
-    which backends answered. For debugging; changes nothing."""
+    """Explain a recall: each candidate's score components, the query terms, the backends
+    that answered. Changes nothing."""
     return await ctx.request_context.lifespan_context.search_debug(
         query, agent_id=agent_id, layers=layers
     )

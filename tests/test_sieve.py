@@ -164,6 +164,21 @@ async def test_fast_channel_writes_high_signal_statements_to_core_at_once(
     assert found["memories"][0]["content"] == "我是东京的不动产投资者。"
 
 
+async def test_a_fast_channel_memory_is_found_by_the_rest_of_the_message_it_came_from(
+    llm_client: Client, llm_settings: Settings, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.replies.append('{"memories": []}')
+    message = "We finally picked the stack for the billing rewrite. I prefer Rust for it."
+
+    result = await ingest(llm_client, message, "Noted.")
+    found = await recall(llm_client, "billing rewrite stack")
+
+    assert [m["content"] for m in result["fast"]] == ["I prefer Rust for it."]
+    assert found["memories"][0]["content"] == "I prefer Rust for it."
+    contexts = [json.loads(row["metadata"]).get("context") for row in live_rows(llm_settings)]
+    assert message in contexts
+
+
 async def test_llm_down_stores_a_fallback_and_queues_then_the_retry_replaces_it(
     llm_settings: Settings, clock: FrozenClock, fake_openai: FakeOpenAI
 ) -> None:

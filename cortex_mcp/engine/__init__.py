@@ -154,8 +154,10 @@ class Engine:
         agent_id: str | None = None,
         scope: str = "agent",
         supersedes: str | None = None,
+        context: str | None = None,
     ) -> RememberResult:
-        """Store an explicit memory in core; duplicates reinforce, `supersedes` replaces."""
+        """Store an explicit memory in core; duplicates reinforce, `supersedes` replaces;
+        `context` (the conversation around it) is searched with it."""
         if supersedes is not None and not is_memory_id(supersedes):
             raise InvalidInput("supersedes", "must be a memory id (a UUID)")
         async with self.db.write() as conn:
@@ -168,6 +170,7 @@ class Engine:
                 agent_id=self.agent(agent_id),
                 scope=scope,
                 supersedes=supersedes,
+                context=context,
                 settings=self.settings.memory,
                 now=self.clock(),
             )

@@ -16,8 +16,8 @@ from cortex_mcp.models import (
     SearchHit,
 )
 from cortex_mcp.search.budget import estimate_tokens, fit_lines
-from cortex_mcp.search.query import match_expression
-from cortex_mcp.search.scoring import fuse, score_candidate
+from cortex_mcp.search.query import match_expression, query_dates
+from cortex_mcp.search.scoring import date_boost, fuse, score_candidate
 from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store import fts
 from cortex_mcp.store.vectors import vector_candidates
@@ -53,7 +53,13 @@ async def rank(
     found: list[tuple[float, Memory]] = []
     if match is not None:
         found = await fts.text_candidates(
-            conn, match, agent_id, layers, categories, settings.candidate_limit
+            conn,
+            match,
+            agent_id,
+            layers,
+            categories,
+            settings.candidate_limit,
+            settings.context_weight,
         )
     text_timing = BackendTiming(
         name="fts5-bm25",
@@ -79,6 +85,7 @@ async def rank(
         {memory.id: distance for distance, memory in near},
         settings,
     )
+    spans = query_dates(query)
     scored = [
         (
             memories[key],
@@ -89,6 +96,7 @@ async def rank(
                 memories[key].access_count,
                 now,
                 settings,
+                date_boost(memories[key].created_at, spans, settings),
             ),
         )
         for key, value in relevance.items()

@@ -25,9 +25,11 @@ async def remember(
     supersedes: str | None,
     settings: MemorySettings,
     now: datetime,
+    context: str | None = None,
 ) -> RememberResult:
     """Store an explicit memory in core; call inside a write transaction."""
     text = check_content(content, settings)
+    around = check_content(context, settings, "context") if context and context.strip() else None
     owner = None if scope == SHARED_SCOPE else agent_id
     old = None
     if supersedes is not None:
@@ -48,7 +50,8 @@ async def remember(
         source="manual",
         channel="remember",
         confidence=0.9,
-        extra={"tags": sorted(set(tags))} if tags else {},
+        extra=({"tags": sorted(set(tags))} if tags else {})
+        | ({"context": around} if around else {}),
     )
     memory = build_memory(proposal, owner, now, Layer.CORE)
     await rows.insert_memory(conn, memory)

@@ -84,9 +84,11 @@ async def store_proposal(engine: Engine, proposal: Proposal, agent: str) -> Stor
 async def fast_channel(
     engine: Engine, user: str, agent: str, session: str | None
 ) -> list[StoredMemory]:
-    """High-signal statements of the user, straight to core."""
+    """High-signal statements of the user, straight to core; the rest of the user's message is
+    kept as each statement's search context."""
     results = []
     for hit in detect_signals(user):
+        around = fallback_side(user) if user.strip() != hit.sentence else None
         proposal = Proposal(
             content=hit.sentence,
             category=hit.signal.category,
@@ -96,7 +98,7 @@ async def fast_channel(
             channel="fast",
             session_id=session,
             confidence=0.9,
-            extra={"signal": hit.signal.name},
+            extra={"signal": hit.signal.name} | ({"context": around} if around else {}),
         )
         results.append(await store_proposal(engine, proposal, agent))
     return results

@@ -1,4 +1,9 @@
-"""The FTS5 MATCH expression: every term quoted, so the user's words are never query syntax."""
+"""What a query asks for: the FTS5 MATCH expression of its terms (every term quoted, so the
+user's words are never query syntax), and the dates it names."""
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
 
 from cortex_mcp.search.tokenize import query_terms
 
@@ -14,3 +19,84 @@ def match_expression(text: str) -> str | None:
     """OR of the quoted query terms, or None when the text has no searchable term."""
     terms = query_terms(text)[:MAX_QUERY_TERMS]
     return " OR ".join(quote_term(t) for t in terms) or None
+
+
+@dataclass(frozen=True)
+class DateSpan:
+    """The days a query names, from `start` up to (not including) `end`."""
+
+    start: date
+    end: date
+
+    def holds(self, day: date) -> bool:
+        """True when `day` falls inside the span."""
+        return self.start <= day < self.end
+
+
+_MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTHS = {
+    **{full[:3]: number for number, full in enumerate(_MONTH_NAMES, start=1)},
+    **{full: number for number, full in enumerate(_MONTH_NAMES, start=1)},
+    "sept": 9,
+}
+_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(\d{4})"
+_ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE)
+_MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE)
+_YEAR_ONLY = re.compile(r"\b((?:19|20)\d\d)\b")
+DAY_SLACK = timedelta(days=1)  # the store's UTC day may be the user's day before or after
+
+
+def _day_span(year: int, month: int, day: int) -> DateSpan | None:
+    if not 1 < year < 9999:
+        return None
+    try:
+        named = date(year, month, day)
+    except ValueError:  # 31 February
+        return None
+    return DateSpan(named - DAY_SLACK, named + 2 * DAY_SLACK)
+
+
+def _month_span(year: int, month: int) -> DateSpan | None:
+    if not 1 < year < 9999:
+        return None
+    return DateSpan(date(year, month, 1), date(year + month // 12, month % 12 + 1, 1))
+
+
+def query_dates(text: str) -> list[DateSpan]:
+    """The days, months or years a query names ("on 8 May, 2023", "in June 2024", "2023-05-08",
+    "in 2022"), most precise kind only: a query naming a day is not also about its whole year.
+    """
+    days = (
+        [_day_span(int(m[1]), int(m[2]), int(m[3])) for m in _ISO_DAY.finditer(text)]
+        + [
+            _day_span(int(m[3]), _MONTHS[m[2].lower()], int(m[1]))
+            for m in _DAY_MONTH_YEAR.finditer(text)
+        ]
+        + [
+            _day_span(int(m[3]), _MONTHS[m[1].lower()], int(m[2]))
+            for m in _MONTH_DAY_YEAR.finditer(text)
+        ]
+    )
+    if found := [span for span in days if span is not None]:
+        return found
+    months = [_month_span(int(m[2]), _MONTHS[m[1].lower()]) for m in _MONTH_YEAR.finditer(text)]
+    if found := [span for span in months if span is not None]:
+        return found
+    return [DateSpan(date(int(y), 1, 1), date(int(y) + 1, 1, 1)) for y in _YEAR_ONLY.findall(text)]

@@ -1,16 +1,19 @@
-"""How a candidate's final score is made: relevance × layer weight × recency × access.
+"""How a candidate's final score is made: relevance × layer weight × recency × access × date.
 
 Relevance is a fusion of the text score (BM25 normalised over the query's candidates) and the
-vector score (cosine similarity mapped to [0, 1]) where vectors exist; without vectors it is the
-text score alone. Every factor is kept in a `ScoreBreakdown` so a ranking can be explained.
+vector score (cosine similarity min-max normalised over them) where vectors exist; without
+vectors it is the text score alone. The date boost lifts memories made on a day (or in a month)
+the query names. Every factor is kept in a `ScoreBreakdown` so a ranking can be explained.
 """
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from cortex_mcp.config import SearchSettings
 from cortex_mcp.models import Layer, ScoreBreakdown
+from cortex_mcp.search.query import DateSpan
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,13 @@ def access_boost(access_count: int, settings: SearchSettings) -> float:
     return 1.0 + settings.access_boost_per_hit * min(access_count, settings.access_boost_cap)
 
 
+def date_boost(created_at: datetime, spans: Sequence[DateSpan], settings: SearchSettings) -> float:
+    """1 + date_boost for a memory made on a day the query names ("on 8 May, 2023", "in June
+    2024"); 1 when the query names no date or another one."""
+    day = created_at.date()
+    return 1.0 + settings.date_boost if any(span.holds(day) for span in spans) else 1.0
+
+
 def vector_score_of(distance: float) -> float:
     """Cosine distance in [0, 2] mapped to a similarity score in [0, 1]."""
     return max(0.0, min(1.0, 1.0 - distance / 2)) if math.isfinite(distance) else 0.0
@@ -69,8 +79,9 @@ def score_candidate(
     access_count: int,
     now: datetime,
     settings: SearchSettings,
+    dated: float = 1.0,
 ) -> ScoreBreakdown:
-    """The full breakdown of one candidate's final score."""
+    """The full breakdown of one candidate's final score; `dated` is its `date_boost`."""
     weight = layer_weight(layer, settings)
     recency = recency_boost(updated_at, now, settings)
     access = access_boost(access_count, settings)
@@ -80,10 +91,11 @@ def score_candidate(
         vector_distance=relevance.vector_distance,
         vector_score=relevance.vector_score,
         fused_score=relevance.fused_score,
+        date_boost=dated,
         layer_weight=weight,
         recency_boost=recency,
         access_boost=access,
-        final_score=relevance.fused_score * weight * recency * access,
+        final_score=relevance.fused_score * dated * weight * recency * access,
     )
 
 
@@ -96,13 +108,29 @@ def text_only_relevance(bm25: dict[str, float]) -> dict[str, Relevance]:
     }
 
 
+MIN_DISTANCE_SPAN = 0.1
+"""The narrowest range of cosine distances min-max normalisation stretches to [0, 1]: among a
+few near-equal candidates a tiny difference must not decide everything. (Over e5's hundred
+nearest neighbours the range is about 0.06, so this binds mostly on small stores.)"""
+
+
 def normalise_similarity(distances: dict[str, float]) -> dict[str, float]:
-    """Cosine distances as similarities in [0, 1], the nearest candidate = 1."""
-    similarities = {key: max(0.0, 1.0 - d) for key, d in distances.items()}
-    best = max(similarities.values(), default=0.0)
-    if best <= 0:
-        return dict.fromkeys(similarities, 0.0)
-    return {key: value / best for key, value in similarities.items()}
+    """Cosine distances min-max normalised over the candidates: the nearest = 1, the farthest
+    = 0 (or more, when they all lie within MIN_DISTANCE_SPAN of each other).
+
+    Dividing by the best similarity instead squeezes them all near 1 (an embedding model's
+    similarities to anything sit in a narrow band, 0.75-0.9 for e5), so the vector side adds a
+    near-constant and decides nothing: on LoCoMo min-max fusion is 0.03 recall@10 better.
+    """
+    finite = {key: d for key, d in distances.items() if math.isfinite(d)}
+    if not finite:
+        return dict.fromkeys(distances, 0.0)
+    nearest = min(finite.values())
+    span = max(max(finite.values()) - nearest, MIN_DISTANCE_SPAN)
+    return {
+        key: max(0.0, 1.0 - (finite[key] - nearest) / span) if key in finite else 0.0
+        for key in distances
+    }
 
 
 def _ranks(scores: dict[str, float]) -> dict[str, int]:

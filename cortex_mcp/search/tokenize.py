@@ -9,6 +9,8 @@ words; FTS5's `porter unicode61` then folds case and stems them.
 
 import re
 import unicodedata
+from collections.abc import Mapping
+from typing import Any
 
 _CJK = (
     "\u3040-\u30ff"  # hiragana, katakana
@@ -178,6 +180,14 @@ def index_text(text: str) -> str:
         else:
             tokens.append(piece)
     return " ".join(tokens)
+
+
+def context_of(metadata: Mapping[str, Any]) -> str:
+    """The `context` a memory's metadata may carry (the conversation around it: the turn
+    before, the topic), or "". It is indexed in a column of its own, weighted below the content,
+    and never shown as part of the memory."""
+    context = metadata.get("context")
+    return context.strip() if isinstance(context, str) else ""
 
 
 def term_set(text: str) -> frozenset[str]:

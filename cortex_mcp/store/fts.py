@@ -10,7 +10,7 @@ from cortex_mcp.store.db import fetch_all
 from cortex_mcp.store.memories import to_memory
 
 _CANDIDATES = (
-    "select bm25(memories_fts) as bm25, m.* from memories_fts"
+    "select bm25(memories_fts, 1.0, :context_weight) as bm25, m.* from memories_fts"
     " join memories m on m.seq = memories_fts.rowid"
     " where memories_fts match :match"
     " and (m.agent_id = :agent_id or m.agent_id is null)"
@@ -28,14 +28,17 @@ async def text_candidates(
     layers: list[Layer],
     categories: list[Category] | None,
     limit: int,
+    context_weight: float = 1.0,
 ) -> list[tuple[float, Memory]]:
-    """(bm25, memory) pairs for the MATCH expression, best first."""
+    """(bm25, memory) pairs for the MATCH expression, best first; a match in the context
+    column counts `context_weight` times a match in the content."""
     params: dict[str, Any] = {
         "match": match,
         "agent_id": agent_id,
         "layers": json.dumps([layer.value for layer in layers]),
         "categories": json.dumps([c.value for c in categories]) if categories else None,
         "limit": limit,
+        "context_weight": context_weight,
     }
     rows = await fetch_all(conn, _CANDIDATES, params)
     return [(row["bm25"], to_memory(row)) for row in rows]

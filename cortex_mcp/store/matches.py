@@ -10,11 +10,12 @@ from cortex_mcp.store.memories import to_memory
 
 
 async def document_counts(conn: aiosqlite.Connection, terms: list[str]) -> dict[str, int]:
-    """How many memories contain each term (as indexed; unknown terms are absent)."""
+    """How many memories contain each term in their content (as indexed; unknown terms are
+    absent)."""
     rows = await fetch_all(
         conn,
         "select term, doc from memories_fts_vocabulary"
-        " where term in (select value from json_each(?))",
+        " where col = 'terms' and term in (select value from json_each(?))",
         (json.dumps(terms),),
     )
     return {row[0]: int(row[1]) for row in rows}
@@ -23,11 +24,12 @@ async def document_counts(conn: aiosqlite.Connection, terms: list[str]) -> dict[
 async def live_containing(
     conn: aiosqlite.Connection, match: str, agent_id: str | None, limit: int
 ) -> list[Memory]:
-    """Live memories of exactly this scope that match the expression, unranked."""
+    """Live memories of exactly this scope whose content matches the expression, unranked
+    (the context column says what a memory was about, not what it says)."""
     rows = await fetch_all(
         conn,
         "select m.* from memories_fts join memories m on m.seq = memories_fts.rowid"
-        " where memories_fts match :match and m.agent_id is :agent_id"
+        " where memories_fts match 'terms : (' || :match || ')' and m.agent_id is :agent_id"
         " and m.deleted_at is null and m.superseded_by is null limit :limit",
         {"match": match, "agent_id": agent_id, "limit": limit},
     )

@@ -8,7 +8,7 @@ import aiosqlite
 
 from cortex_mcp.clock import from_text, to_text
 from cortex_mcp.models import Category, Layer, Memory
-from cortex_mcp.search.tokenize import index_text, normalised_content
+from cortex_mcp.search.tokenize import context_of, index_text, normalised_content
 from cortex_mcp.store.db import fetch_all, fetch_one
 
 
@@ -73,9 +73,16 @@ async def insert_memory(conn: aiosqlite.Connection, memory: Memory) -> None:
     ) as cursor:
         row = await cursor.fetchone()
     assert row is not None
+    await index_memory(conn, row[0], memory.content, memory.metadata)
+
+
+async def index_memory(
+    conn: aiosqlite.Connection, seq: int, content: str, metadata: dict[str, Any]
+) -> None:
+    """Write the full-text row of a memory: its content, and the context its metadata carries."""
     await conn.execute(
-        "insert into memories_fts (rowid, terms) values (?, ?)",
-        (row[0], index_text(memory.content)),
+        "insert into memories_fts (rowid, terms, context) values (?, ?, ?)",
+        (seq, index_text(content), index_text(context_of(metadata))),
     )
 
 

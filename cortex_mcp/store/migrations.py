@@ -5,11 +5,13 @@ processes starting at once on one file apply each step exactly once. Steps are a
 never edit a released one, add the next.
 """
 
+import json
 from collections.abc import Awaitable, Callable
 
 import aiosqlite
 
 from cortex_mcp.store.db import Database, fetch_one
+from cortex_mcp.store.memories import index_memory
 
 Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
 MIGRATIONS: list[Migration] = []
@@ -166,6 +168,26 @@ async def create_fts_vocabulary(conn: aiosqlite.Connection) -> None:
     await conn.execute(
         "create virtual table memories_fts_vocabulary using fts5vocab(memories_fts, 'row')"
     )
+
+
+@migration
+async def separate_context_column(conn: aiosqlite.Connection) -> None:
+    """The full-text index gains a `context` column (the conversation around a memory, from
+    its metadata), ranked below the content; every memory is indexed again."""
+    await execute_statements(
+        conn,
+        """
+        drop table memories_fts_vocabulary;
+        drop table memories_fts;
+        create virtual table memories_fts using fts5(
+            terms, context, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        create virtual table memories_fts_vocabulary using fts5vocab(memories_fts, 'col')
+        """,
+    )
+    async with conn.execute("select seq, content, metadata from memories") as cursor:
+        async for seq, content, metadata in cursor:
+            await index_memory(conn, seq, content, json.loads(metadata))
 
 
 async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:

@@ -64,3 +64,35 @@ async def test_a_failing_step_leaves_version_and_schema_unchanged(
         assert (
             conn.execute("select name from sqlite_master where name = 'half_done'").fetchall() == []
         )
+
+
+async def test_memories_of_an_older_file_are_indexed_again_with_their_context(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = [step.__name__ for step in MIGRATIONS].index("separate_context_column")
+    db = await open_database(tmp_path / "c.db", 1000)
+    try:
+        monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS[:before])
+        await migrations.migrate(db)
+        async with db.write() as conn:  # a row as the older schema wrote it: one FTS column
+            await conn.execute(
+                "insert into memories (id, layer, category, content, content_key, created_at,"
+                " updated_at, metadata) values ('m1', 'core', 'fact', 'Yes, it was powerful',"
+                " 'yes, it was powerful', '2026-01-01T00:00:00+00:00',"
+                " '2026-01-01T00:00:00+00:00', json_object('context', 'the support group'))"
+            )
+            await conn.execute("insert into memories_fts (rowid, terms) values (1, 'yes it')")
+        monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS)
+        await migrations.migrate(db)
+    finally:
+        await db.close()
+
+    with inspect_database(tmp_path / "c.db") as conn:
+        by_content = conn.execute(
+            "select rowid from memories_fts where memories_fts match 'terms : powerful'"
+        ).fetchall()
+        by_context = conn.execute(
+            "select rowid from memories_fts where memories_fts match 'context : support'"
+        ).fetchall()
+        rows = conn.execute("select count(*) from memories_fts").fetchone()[0]
+    assert by_content == [(1,)] and by_context == [(1,)] and rows == 1
