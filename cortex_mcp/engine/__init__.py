@@ -228,12 +228,30 @@ class Engine:
     async def _rank(
         self, query: str, agent: str, layers: list[Layer], categories: list[Category] | None
     ) -> gate.Ranking:
-        """Embed the query (outside any transaction), then rank every backend's candidates."""
-        vector, backend = await self._query_vector(query)
+        """Embed the query (outside any transaction) while full-text search runs, then rank
+        every backend's candidates."""
+        embedded: list[tuple[list[float] | None, BackendTiming]] = []
+
+        async def embed() -> None:
+            embedded.append(await self._query_vector(query))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(embed)
+            async with self.db.read() as conn:
+                text = await gate.text_candidates(
+                    conn,
+                    query,
+                    agent_id=agent,
+                    layers=layers,
+                    categories=categories,
+                    settings=self.settings.search,
+                )
+        [(vector, backend)] = embedded
         async with self.db.read() as conn:
             return await gate.rank(
                 conn,
                 query,
+                text,
                 agent_id=agent,
                 layers=layers,
                 categories=categories,

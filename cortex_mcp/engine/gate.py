@@ -35,7 +35,16 @@ class Ranking:
     backends: list[BackendTiming]
 
 
-async def rank(
+@dataclass(frozen=True)
+class TextCandidates:
+    """What full-text search found for a query: (bm25, memory) pairs, and how it went."""
+
+    match: str | None
+    found: list[tuple[float, Memory]]
+    timing: BackendTiming
+
+
+async def text_candidates(
     conn: aiosqlite.Connection,
     query: str,
     *,
@@ -43,11 +52,8 @@ async def rank(
     layers: list[Layer],
     categories: list[Category] | None,
     settings: SearchSettings,
-    now: datetime,
-    query_vector: list[float] | None = None,
-    vector_backend: BackendTiming | None = None,
-) -> Ranking:
-    """Candidates from every backend, scored and sorted best first."""
+) -> TextCandidates:
+    """BM25 candidates of the query's terms (none when it has no searchable term)."""
     match = match_expression(query)
     started = time.perf_counter()
     found: list[tuple[float, Memory]] = []
@@ -61,14 +67,31 @@ async def rank(
             settings.candidate_limit,
             settings.context_weight,
         )
-    text_timing = BackendTiming(
+    timing = BackendTiming(
         name="fts5-bm25",
         available=True,
         candidates=len(found),
         elapsed_ms=(time.perf_counter() - started) * 1000,
         note=None if match else "query has no searchable terms",
     )
-    backends = [text_timing]
+    return TextCandidates(match, found, timing)
+
+
+async def rank(
+    conn: aiosqlite.Connection,
+    query: str,
+    text: TextCandidates,
+    *,
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+    settings: SearchSettings,
+    now: datetime,
+    query_vector: list[float] | None = None,
+    vector_backend: BackendTiming | None = None,
+) -> Ranking:
+    """The text candidates and the query vector's nearest memories, scored, best first."""
+    backends = [text.timing]
     near: list[tuple[float, Memory]] = []
     if query_vector is not None and vector_backend is not None:
         started = time.perf_counter()
@@ -79,9 +102,9 @@ async def rank(
         vector_backend.elapsed_ms += (time.perf_counter() - started) * 1000
     if vector_backend is not None:
         backends.append(vector_backend)
-    memories = {memory.id: memory for _, memory in [*found, *near]}
+    memories = {memory.id: memory for _, memory in [*text.found, *near]}
     relevance = fuse(
-        {memory.id: bm25 for bm25, memory in found},
+        {memory.id: bm25 for bm25, memory in text.found},
         {memory.id: distance for distance, memory in near},
         settings,
     )
@@ -106,7 +129,7 @@ async def rank(
         SearchHit(rank=i, memory=memory, score=score)
         for i, (memory, score) in enumerate(scored, start=1)
     ]
-    return Ranking(terms_match=match, hits=hits, backends=backends)
+    return Ranking(terms_match=text.match, hits=hits, backends=backends)
 
 
 def distinct_hits(hits: list[SearchHit], limit: int) -> list[SearchHit]:
