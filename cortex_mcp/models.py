@@ -2,6 +2,7 @@
 
 import os
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -133,6 +134,19 @@ class ScoreBreakdown(BaseModel):
     recency_boost: float
     access_boost: float
     final_score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What ranking needs of a memory a backend found; the full memory is read only for the
+    few that are kept (recall builds a hundred or more candidates per query)."""
+
+    id: str
+    layer: Layer
+    created_at: datetime
+    updated_at: datetime
+    access_count: int
+    content_key: str
 
 
 class SearchHit(BaseModel):

@@ -34,6 +34,7 @@ from cortex_mcp.models import (
     RecallResult,
     RememberResult,
     SearchDebug,
+    SearchHit,
     is_memory_id,
 )
 from cortex_mcp.providers.build import build_embedder_cascade
@@ -211,8 +212,7 @@ class Engine:
         categories: list[Category] | None,
     ) -> RecallResult:
         now = self.clock()
-        ranking = await self._rank(query, agent, layers, categories)
-        hits = gate.distinct_hits(ranking.hits, max_results)
+        ranking, hits = await self._rank(query, agent, layers, categories, keep=max_results)
         block, fitted = gate.context_block(
             [h.memory for h in hits], max_tokens, gate.CONTEXT_HEADER
         )
@@ -221,15 +221,20 @@ class Engine:
         return RecallResult(
             context=block,
             memories=[gate.to_item(h.memory, h.score.final_score) for h in hits],
-            total_candidates=len(ranking.hits),
+            total_candidates=len(ranking.scored),
             tokens_used=gate.tokens_of(block),
         )
 
     async def _rank(
-        self, query: str, agent: str, layers: list[Layer], categories: list[Category] | None
-    ) -> gate.Ranking:
+        self,
+        query: str,
+        agent: str,
+        layers: list[Layer],
+        categories: list[Category] | None,
+        keep: int | None,
+    ) -> tuple[gate.Ranking, list[SearchHit]]:
         """Embed the query (outside any transaction) while full-text search runs, then rank
-        every backend's candidates."""
+        every backend's candidates; read in full the best `keep` distinct ones (None: all)."""
         embedded: list[tuple[list[float] | None, BackendTiming]] = []
 
         async def embed() -> None:
@@ -248,7 +253,7 @@ class Engine:
                 )
         [(vector, backend)] = embedded
         async with self.db.read() as conn:
-            return await gate.rank(
+            ranking = await gate.rank(
                 conn,
                 query,
                 text,
@@ -260,6 +265,8 @@ class Engine:
                 query_vector=vector,
                 vector_backend=backend,
             )
+            chosen = ranking.scored if keep is None else gate.distinct(ranking.scored, keep)
+            return ranking, await gate.search_hits(conn, chosen)
 
     async def _query_vector(self, query: str) -> tuple[list[float] | None, BackendTiming]:
         """The query's vector when vector search can answer, and the backend's report."""
@@ -313,13 +320,15 @@ class Engine:
         """Every candidate for `query` with each factor of its score; changes nothing."""
         self._check_query(query)
         await self.access.flush()
-        ranking = await self._rank(query, self.agent(agent_id), layers or ALL_LAYERS, None)
+        ranking, hits = await self._rank(
+            query, self.agent(agent_id), layers or ALL_LAYERS, None, keep=None
+        )
         return SearchDebug(
             query=query,
             terms=query_terms(query),
             match_expression=ranking.terms_match,
             backends=ranking.backends,
-            candidates=ranking.hits,
+            candidates=hits,
         )
 
     async def forget(

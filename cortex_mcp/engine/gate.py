@@ -9,17 +9,19 @@ import aiosqlite
 from cortex_mcp.config import SearchSettings
 from cortex_mcp.models import (
     BackendTiming,
+    Candidate,
     Category,
     Layer,
     Memory,
     RecallItem,
+    ScoreBreakdown,
     SearchHit,
 )
 from cortex_mcp.search.budget import estimate_tokens, fit_lines
 from cortex_mcp.search.query import match_expression, query_dates
 from cortex_mcp.search.scoring import date_boost, fuse, score_candidate
-from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store import fts
+from cortex_mcp.store import memories as rows
 from cortex_mcp.store.vectors import vector_candidates
 
 CONTEXT_HEADER = "Relevant memories (cortex-mcp; most relevant first):"
@@ -27,20 +29,29 @@ CONTEXT_EMPTY = "No stored memory matches this query."
 
 
 @dataclass(frozen=True)
+class Scored:
+    """A candidate, its place in the ranking and why."""
+
+    rank: int
+    candidate: Candidate
+    score: ScoreBreakdown
+
+
+@dataclass(frozen=True)
 class Ranking:
     """Every ranked candidate for a query, and what each backend did."""
 
     terms_match: str | None
-    hits: list[SearchHit]
+    scored: list[Scored]
     backends: list[BackendTiming]
 
 
 @dataclass(frozen=True)
 class TextCandidates:
-    """What full-text search found for a query: (bm25, memory) pairs, and how it went."""
+    """What full-text search found for a query: (bm25, candidate) pairs, and how it went."""
 
     match: str | None
-    found: list[tuple[float, Memory]]
+    found: list[tuple[float, Candidate]]
     timing: BackendTiming
 
 
@@ -56,7 +67,7 @@ async def text_candidates(
     """BM25 candidates of the query's terms (none when it has no searchable term)."""
     match = match_expression(query)
     started = time.perf_counter()
-    found: list[tuple[float, Memory]] = []
+    found: list[tuple[float, Candidate]] = []
     if match is not None:
         found = await fts.text_candidates(
             conn,
@@ -92,7 +103,7 @@ async def rank(
 ) -> Ranking:
     """The text candidates and the query vector's nearest memories, scored, best first."""
     backends = [text.timing]
-    near: list[tuple[float, Memory]] = []
+    near: list[tuple[float, Candidate]] = []
     if query_vector is not None and vector_backend is not None:
         started = time.perf_counter()
         near = await vector_candidates(
@@ -102,48 +113,57 @@ async def rank(
         vector_backend.elapsed_ms += (time.perf_counter() - started) * 1000
     if vector_backend is not None:
         backends.append(vector_backend)
-    memories = {memory.id: memory for _, memory in [*text.found, *near]}
+    candidates = {candidate.id: candidate for _, candidate in [*text.found, *near]}
     relevance = fuse(
-        {memory.id: bm25 for bm25, memory in text.found},
-        {memory.id: distance for distance, memory in near},
+        {candidate.id: bm25 for bm25, candidate in text.found},
+        {candidate.id: distance for distance, candidate in near},
         settings,
     )
     spans = query_dates(query)
     scored = [
         (
-            memories[key],
+            candidates[key],
             score_candidate(
                 value,
-                memories[key].layer,
-                memories[key].updated_at,
-                memories[key].access_count,
+                candidates[key].layer,
+                candidates[key].updated_at,
+                candidates[key].access_count,
                 now,
                 settings,
-                date_boost(memories[key].created_at, spans, settings),
+                date_boost(candidates[key].created_at, spans, settings),
             ),
         )
         for key, value in relevance.items()
     ]
     scored.sort(key=lambda pair: (-pair[1].final_score, pair[0].id))
-    hits = [
-        SearchHit(rank=i, memory=memory, score=score)
-        for i, (memory, score) in enumerate(scored, start=1)
+    ranked = [
+        Scored(rank=i, candidate=candidate, score=score)
+        for i, (candidate, score) in enumerate(scored, start=1)
     ]
-    return Ranking(terms_match=text.match, hits=hits, backends=backends)
+    return Ranking(terms_match=text.match, scored=ranked, backends=backends)
 
 
-def distinct_hits(hits: list[SearchHit], limit: int) -> list[SearchHit]:
-    """The best `limit` hits, skipping any whose content repeats an earlier one."""
+def distinct(scored: list[Scored], limit: int) -> list[Scored]:
+    """The best `limit` candidates, skipping any whose content repeats an earlier one."""
     seen: set[str] = set()
-    kept: list[SearchHit] = []
-    for hit in hits:
-        key = normalised_content(hit.memory.content)
-        if key not in seen:
-            seen.add(key)
-            kept.append(hit)
+    kept: list[Scored] = []
+    for entry in scored:
+        if entry.candidate.content_key not in seen:
+            seen.add(entry.candidate.content_key)
+            kept.append(entry)
         if len(kept) == limit:
             break
     return kept
+
+
+async def search_hits(conn: aiosqlite.Connection, scored: list[Scored]) -> list[SearchHit]:
+    """The chosen candidates as hits with their full memories, in ranking order."""
+    memories = await rows.memories_by_id(conn, [entry.candidate.id for entry in scored])
+    return [
+        SearchHit(rank=entry.rank, memory=memories[entry.candidate.id], score=entry.score)
+        for entry in scored
+        if entry.candidate.id in memories
+    ]
 
 
 def memory_line(memory: Memory) -> str:

@@ -88,9 +88,10 @@ async def close_candidates(
         return []
     layers = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
     found = await fts.text_candidates(conn, match, agent_id, layers, None, CLOSE_CANDIDATES * 3)
+    by_id = await rows.memories_by_id(conn, [candidate.id for _, candidate in found])
     close = [
         m
-        for _, m in found
+        for m in (by_id[candidate.id] for _, candidate in found if candidate.id in by_id)
         if m.agent_id == agent_id
         and m.category != Category.PROFILE
         and m.metadata.get("channel") != "fallback"  # raw stand-ins are replaced by the retry

@@ -5,12 +5,14 @@ from typing import Any
 
 import aiosqlite
 
-from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.models import Candidate, Category, Layer
 from cortex_mcp.store.db import fetch_all
-from cortex_mcp.store.memories import to_memory
+from cortex_mcp.store.memories import to_candidate
 
 _CANDIDATES = (
-    "select bm25(memories_fts, 1.0, :context_weight) as bm25, m.* from memories_fts"
+    "select bm25(memories_fts, 1.0, :context_weight) as bm25,"
+    " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key"
+    " from memories_fts"
     " join memories m on m.seq = memories_fts.rowid"
     " where memories_fts match :match"
     " and (m.agent_id = :agent_id or m.agent_id is null)"
@@ -29,8 +31,8 @@ async def text_candidates(
     categories: list[Category] | None,
     limit: int,
     context_weight: float = 1.0,
-) -> list[tuple[float, Memory]]:
-    """(bm25, memory) pairs for the MATCH expression, best first; a match in the context
+) -> list[tuple[float, Candidate]]:
+    """(bm25, candidate) pairs for the MATCH expression, best first; a match in the context
     column counts `context_weight` times a match in the content."""
     params: dict[str, Any] = {
         "match": match,
@@ -41,4 +43,4 @@ async def text_candidates(
         "context_weight": context_weight,
     }
     rows = await fetch_all(conn, _CANDIDATES, params)
-    return [(row["bm25"], to_memory(row)) for row in rows]
+    return [(row["bm25"], to_candidate(row)) for row in rows]

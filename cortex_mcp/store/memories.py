@@ -7,7 +7,7 @@ from typing import Any
 import aiosqlite
 
 from cortex_mcp.clock import from_text, to_text
-from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.models import Candidate, Category, Layer, Memory
 from cortex_mcp.search.tokenize import context_of, index_text, normalised_content
 from cortex_mcp.store.db import fetch_all, fetch_one
 
@@ -41,6 +41,29 @@ def to_memory(row: Any) -> Memory:
         deleted_at=_time(row["deleted_at"]),
         metadata=json.loads(row["metadata"]),
     )
+
+
+def to_candidate(row: Any) -> Candidate:
+    """A row with id, layer, created_at, updated_at, access_count and content_key as a ranking
+    candidate."""
+    return Candidate(
+        id=row["id"],
+        layer=Layer(row["layer"]),
+        created_at=from_text(row["created_at"]),
+        updated_at=from_text(row["updated_at"]),
+        access_count=row["access_count"],
+        content_key=row["content_key"],
+    )
+
+
+async def memories_by_id(conn: aiosqlite.Connection, memory_ids: list[str]) -> dict[str, Memory]:
+    """The memories with these ids, by id (unknown ids are absent)."""
+    rows = await fetch_all(
+        conn,
+        "select * from memories where id in (select value from json_each(?))",
+        (json.dumps(memory_ids),),
+    )
+    return {row["id"]: to_memory(row) for row in rows}
 
 
 async def insert_memory(conn: aiosqlite.Connection, memory: Memory) -> None:

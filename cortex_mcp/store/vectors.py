@@ -14,9 +14,9 @@ from typing import Any
 import aiosqlite
 
 from cortex_mcp.clock import to_text
-from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.models import Candidate, Category, Layer
 from cortex_mcp.store.db import fetch_all, fetch_one
-from cortex_mcp.store.memories import to_memory
+from cortex_mcp.store.memories import to_candidate
 from cortex_mcp.store.meta import get_meta, set_meta
 
 MODEL_KEY = "embedding.model"
@@ -119,8 +119,8 @@ async def vector_candidates(
     layers: list[Layer],
     categories: list[Category] | None,
     limit: int,
-) -> list[tuple[float, Memory]]:
-    """(cosine distance, memory) of the nearest live memories the agent may see."""
+) -> list[tuple[float, Candidate]]:
+    """(cosine distance, candidate) of the nearest live memories the agent may see."""
     params: dict[str, Any] = {
         "query": to_blob(query),
         "k": limit * 4,
@@ -133,7 +133,9 @@ async def vector_candidates(
         conn,
         "with knn as (select rowid, distance from memory_vectors"
         " where embedding match :query and k = :k)"
-        " select knn.distance as distance, m.* from knn join memories m on m.seq = knn.rowid"
+        " select knn.distance as distance,"
+        " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
+        " join memories m on m.seq = knn.rowid"
         " where (m.agent_id = :agent_id or m.agent_id is null)"
         " and m.deleted_at is null and m.superseded_by is null"
         " and m.layer in (select value from json_each(:layers))"
@@ -141,7 +143,7 @@ async def vector_candidates(
         " order by knn.distance limit :limit",
         params,
     )
-    return [(row["distance"], to_memory(row)) for row in rows]
+    return [(row["distance"], to_candidate(row)) for row in rows]
 
 
 async def cached_vectors(
