@@ -104,7 +104,10 @@ class Database:
     @asynccontextmanager
     async def _turn(self, begin: str) -> AsyncIterator[aiosqlite.Connection]:
         async with self._lock:  # one transaction at a time on this connection
-            await self.conn.execute(begin)
+            # Once sent, BEGIN runs in the driver's thread even if this task is cancelled: wait
+            # for it, so every BEGIN is matched by the ROLLBACK or COMMIT below.
+            with anyio.CancelScope(shield=True):
+                await self.conn.execute(begin)
             try:
                 yield self.conn
             except BaseException:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import anyio
+from anyio import wait_all_tasks_blocked
 
 from cortex_mcp.store.db import open_database, pick_driver
 
@@ -107,3 +108,47 @@ async def test_a_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
         await db.close()
 
     assert row is not None and row[0] == 0
+
+
+async def test_a_transaction_cancelled_while_it_waits_to_begin_leaves_the_connection_usable(
+    tmp_path: Path,
+) -> None:
+    # Another connection holds the write lock, so BEGIN IMMEDIATE waits in the driver's thread;
+    # the task is cancelled meanwhile. The BEGIN still happens once the lock is free: it must be
+    # rolled back, not left open on the connection for the next transaction to trip over.
+    path = tmp_path / "t.db"
+    other, db = await open_database(path, 5000), await open_database(path, 5000)
+    try:
+        async with db.write() as conn:
+            await conn.execute("create table t (n integer)")
+        held, release = anyio.Event(), anyio.Event()
+        writing = anyio.CancelScope()
+
+        async def hold_the_write_lock() -> None:
+            async with other.write():
+                held.set()
+                await release.wait()
+
+        async def write_one() -> None:
+            with writing:
+                async with db.write() as conn:
+                    await conn.execute("insert into t values (1)")
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(hold_the_write_lock)
+                await held.wait()
+                tasks.start_soon(write_one)
+                await wait_all_tasks_blocked()  # write_one waits on its BEGIN IMMEDIATE
+                writing.cancel()
+                release.set()
+            async with db.write() as conn:
+                await conn.execute("insert into t values (2)")
+            async with db.read() as conn, conn.execute("select n from t") as cursor:
+                rows = [row[0] for row in await cursor.fetchall()]
+    finally:
+        await db.close()
+        await other.close()
+
+    assert writing.cancelled_caught
+    assert rows == [2]
