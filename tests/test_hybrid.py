@@ -78,6 +78,18 @@ async def test_a_memory_with_no_word_in_common_is_found_by_vector_search_not_bm2
     }
 
 
+async def test_the_embedder_is_sent_the_query_without_its_english_function_words(
+    vector_client: Client, vector_host: EngineHost, fake_openai: FakeOpenAI
+) -> None:
+    car = await remember(vector_client, "Harry drives a blue automobile to work every day")
+    await embedded(vector_host)
+
+    found = await recall(vector_client, "What did Harry use to get to the office?")
+
+    assert fake_openai.embedded[-1] == "Harry use get office?"
+    assert found["memories"][0]["id"] == car["id"]
+
+
 async def test_stats_report_vector_coverage_and_provider_calls(
     vector_client: Client, vector_host: EngineHost
 ) -> None:

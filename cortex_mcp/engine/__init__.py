@@ -24,7 +24,6 @@ from cortex_mcp.engine.transfer import ImportReport
 from cortex_mcp.engine.update import Decide
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import (
-    BackendTiming,
     Category,
     FlushResult,
     ForgetResult,
@@ -233,62 +232,17 @@ class Engine:
         categories: list[Category] | None,
         keep: int | None,
     ) -> tuple[gate.Ranking, list[SearchHit]]:
-        """Embed the query (outside any transaction) while full-text search runs, then rank
-        every backend's candidates; read in full the best `keep` distinct ones (None: all)."""
-        embedded: list[tuple[list[float] | None, BackendTiming]] = []
-
-        async def embed() -> None:
-            embedded.append(await self._query_vector(query))
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(embed)
-            async with self.db.read() as conn:
-                text = await gate.text_candidates(
-                    conn,
-                    query,
-                    agent_id=agent,
-                    layers=layers,
-                    categories=categories,
-                    settings=self.settings.search,
-                )
-        [(vector, backend)] = embedded
-        async with self.db.read() as conn:
-            ranking = await gate.rank(
-                conn,
-                query,
-                text,
-                agent_id=agent,
-                layers=layers,
-                categories=categories,
-                settings=self.settings.search,
-                now=self.clock(),
-                query_vector=vector,
-                vector_backend=backend,
-            )
-            chosen = ranking.scored if keep is None else gate.distinct(ranking.scored, keep)
-            return ranking, await gate.search_hits(conn, chosen)
-
-    async def _query_vector(self, query: str) -> tuple[list[float] | None, BackendTiming]:
-        """The query's vector when vector search can answer, and the backend's report."""
-        started = time.perf_counter()
-        backend = BackendTiming(
-            name="sqlite-vec", available=False, candidates=0, elapsed_ms=0.0, note=None
+        return await gate.find(
+            self.db,
+            self.vectors,
+            query,
+            agent_id=agent,
+            layers=layers,
+            categories=categories,
+            settings=self.settings.search,
+            clock=self.clock,
+            keep=keep,
         )
-        if not self.db.has_vectors:
-            backend.note = f"sqlite-vec unavailable: {self.db.driver.note}"
-        elif not self.vectors.configured:
-            backend.note = self.vectors.embedder.note or "no embedding provider"
-        elif not await self.vectors.searchable():
-            backend.note = "vectors are being (re-)embedded; BM25 only until done"
-        else:
-            vector = await self.vectors.query_vector(query)
-            backend.elapsed_ms = (time.perf_counter() - started) * 1000
-            if vector is None:
-                backend.note = "the embedding provider did not answer"
-                return None, backend
-            backend.available = True
-            return vector, backend
-        return None, backend
 
     async def _digest(
         self,
@@ -452,7 +406,13 @@ async def open_engine(
     embedder = build_embedder_cascade(settings.embedding, environ)
     try:
         await migrate(db)
-        index = VectorIndex(db, embedder, clock, settings.embedding.batch_size)
+        index = VectorIndex(
+            db,
+            embedder,
+            clock,
+            settings.embedding.batch_size,
+            drop_function_words=settings.embedding.drop_function_words,
+        )
         engine = Engine(db=db, settings=settings, llm=llm, vectors=index, clock=clock)
         try:
             yield engine

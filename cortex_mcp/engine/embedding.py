@@ -9,8 +9,11 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+import aiosqlite
+
 from cortex_mcp.clock import Clock
 from cortex_mcp.providers.cascade import EmbedderCascade
+from cortex_mcp.search.query import embedding_query
 from cortex_mcp.store import vectors
 from cortex_mcp.store.db import Database
 from cortex_mcp.store.meta import get_meta, set_meta
@@ -29,6 +32,7 @@ class VectorIndex:
     embedder: EmbedderCascade
     clock: Clock
     batch_size: int = 64
+    drop_function_words: bool = True
     _queries: OrderedDict[str, list[float]] = field(default_factory=OrderedDict)
 
     @property
@@ -41,15 +45,16 @@ class VectorIndex:
         """The configured embedding model."""
         return self.embedder.embedder.model if self.embedder.embedder else None
 
-    async def searchable(self) -> bool:
-        """True when every memory has a vector of the configured model."""
+    async def searchable(self, conn: aiosqlite.Connection | None = None) -> bool:
+        """True when every memory has a vector of the configured model (read in `conn`'s
+        transaction when one is given)."""
         if not self.configured:
             return False
-        async with self.db.read() as conn:
-            model, _ = await vectors.recorded_model(conn)
-            complete = await get_meta(conn, COMPLETE_KEY)
-            exists = await vectors.vector_table_exists(conn)
-        return exists and model == self.model and complete == "1"
+        if conn is None:
+            async with self.db.read() as own:
+                return await self.searchable(own)
+        model, complete = await vectors.search_state(conn, COMPLETE_KEY)
+        return complete and model == self.model
 
     async def index(self, items: list[tuple[int, str]]) -> int:
         """Embed and store vectors for (seq, content) pairs; how many were stored."""
@@ -112,7 +117,12 @@ class VectorIndex:
         return await self.index(missing)
 
     async def query_vector(self, text: str) -> list[float] | None:
-        """The query's vector (cached in memory), or None when the embedder cannot answer."""
+        """The query's vector (cached in memory), or None when the embedder cannot answer.
+
+        With `drop_function_words` the model sees it without its English function words.
+        """
+        if self.drop_function_words:
+            text = embedding_query(text)
         if text in self._queries:
             self._queries.move_to_end(text)
             return self._queries[text]

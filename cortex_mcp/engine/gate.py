@@ -3,10 +3,14 @@
 import time
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import aiosqlite
+import anyio
 
+from cortex_mcp.clock import Clock
 from cortex_mcp.config import SearchSettings
+from cortex_mcp.engine.embedding import VectorIndex
 from cortex_mcp.models import (
     BackendTiming,
     Candidate,
@@ -22,6 +26,7 @@ from cortex_mcp.search.query import match_expression, query_dates
 from cortex_mcp.search.scoring import date_boost, fuse, score_candidate
 from cortex_mcp.store import fts
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Database
 from cortex_mcp.store.vectors import vector_candidates
 
 CONTEXT_HEADER = "Relevant memories (cortex-mcp; most relevant first):"
@@ -141,6 +146,89 @@ async def rank(
         for i, (candidate, score) in enumerate(scored, start=1)
     ]
     return Ranking(terms_match=text.match, scored=ranked, backends=backends)
+
+
+async def find(
+    db: Database,
+    index: VectorIndex,
+    query: str,
+    *,
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+    settings: SearchSettings,
+    clock: Clock,
+    keep: int | None,
+) -> tuple[Ranking, list[SearchHit]]:
+    """Rank every backend's candidates for `query`; read in full the best `keep` distinct ones
+    (None: all).
+
+    The query is embedded outside any transaction while full-text search runs, so the slower
+    of the two sets the pace; when vectors cannot answer (none configured, or being
+    re-embedded) the whole search is one read of the store.
+    """
+    embedded: list[tuple[list[float] | None, BackendTiming]] = []
+    where: dict[str, Any] = {"agent_id": agent_id, "layers": layers, "categories": categories}
+
+    embedding = anyio.CancelScope()
+
+    async def embed() -> None:
+        with embedding:
+            embedded.append(await _query_vector(index, query))
+
+    async with anyio.create_task_group() as group:
+        if index.configured:
+            group.start_soon(embed)
+        async with db.read() as conn:
+            text = await text_candidates(conn, query, **where, settings=settings)
+            if not await index.searchable(conn):
+                embedding.cancel()  # a vector would have nothing to be compared with
+                off = _vectors_off(db, index)
+                ranking = await rank(
+                    conn, query, text, **where, settings=settings, now=clock(), vector_backend=off
+                )
+                return ranking, await search_hits(conn, _chosen(ranking, keep))
+    [(vector, backend)] = embedded
+    async with db.read() as conn:
+        ranking = await rank(
+            conn,
+            query,
+            text,
+            **where,
+            settings=settings,
+            now=clock(),
+            query_vector=vector,
+            vector_backend=backend,
+        )
+        return ranking, await search_hits(conn, _chosen(ranking, keep))
+
+
+def _chosen(ranking: Ranking, keep: int | None) -> list[Scored]:
+    return ranking.scored if keep is None else distinct(ranking.scored, keep)
+
+
+def _vectors_off(db: Database, index: VectorIndex) -> BackendTiming:
+    """The vector backend's report when it cannot take part in this search, and why."""
+    if not db.has_vectors:
+        note = f"sqlite-vec unavailable: {db.driver.note}"
+    elif not index.configured:
+        note = index.embedder.note or "no embedding provider"
+    else:
+        note = "vectors are being (re-)embedded; BM25 only until done"
+    return BackendTiming(name="sqlite-vec", available=False, candidates=0, elapsed_ms=0, note=note)
+
+
+async def _query_vector(index: VectorIndex, query: str) -> tuple[list[float] | None, BackendTiming]:
+    """The query's vector (None when the embedder did not answer) and the backend's report."""
+    started = time.perf_counter()
+    vector = await index.query_vector(query)
+    return vector, BackendTiming(
+        name="sqlite-vec",
+        available=vector is not None,
+        candidates=0,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+        note=None if vector is not None else "the embedding provider did not answer",
+    )
 
 
 def distinct(scored: list[Scored], limit: int) -> list[Scored]:

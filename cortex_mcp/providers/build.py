@@ -98,7 +98,7 @@ def choose_embedder(
     if settings.provider == "none":
         return None, "embedding: provider is none; keyword search only"
     if settings.provider == "local":
-        return LocalEmbedder(), "embedding: local, as configured"
+        return LocalEmbedder(num_threads=settings.local_threads), "embedding: local, as configured"
     key, url = _credentials(settings.api_key, settings.base_url, environ, "OPENAI")
     if settings.provider == "openai-compatible" and not url:
         return None, "embedding: openai-compatible needs embedding.base_url or OPENAI_BASE_URL"
@@ -119,7 +119,10 @@ def choose_embedder(
     if settings.provider == "openai":
         return None, "embedding: openai needs OPENAI_API_KEY or OPENAI_BASE_URL"
     if local_embeddings_available():
-        return LocalEmbedder(), "embedding: local, since no OpenAI key or base URL is set"
+        return (
+            LocalEmbedder(num_threads=settings.local_threads),
+            "embedding: local, since no OpenAI key or base URL is set",
+        )
     return None, "embedding: no OpenAI key or base URL and no local model; keyword search only"
 
 

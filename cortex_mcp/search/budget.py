@@ -3,12 +3,12 @@
 import math
 from collections.abc import Sequence
 
-from cortex_mcp.search.tokenize import is_cjk, pieces_of
+from cortex_mcp.search.tokenize import cjk_character_count
 
 
 def estimate_tokens(text: str) -> int:
     """A conservative token estimate: one per CJK character, one per four other characters."""
-    cjk = sum(len(piece) for piece in pieces_of(text) if is_cjk(piece))
+    cjk = cjk_character_count(text)
     other = len(text) - cjk
     return cjk + math.ceil(other / 4)
 

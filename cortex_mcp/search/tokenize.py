@@ -149,6 +149,11 @@ def is_cjk(piece: str) -> bool:
     return bool(_CJK_RUN.fullmatch(piece))
 
 
+def cjk_character_count(text: str) -> int:
+    """How many Chinese, Japanese or Korean characters `text` holds."""
+    return sum(map(len, _CJK_RUN.findall(text)))
+
+
 def _bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)] or [run]
 

@@ -53,6 +53,24 @@ async def recorded_model(conn: aiosqlite.Connection) -> tuple[str | None, int | 
     return model, int(dimension) if dimension else None
 
 
+_SEARCH_STATE = (
+    "select (select value from meta where key = :model_key),"
+    " (select value from meta where key = :complete_key),"
+    " exists (select 1 from sqlite_master where type = 'table' and name = 'memory_vectors')"
+)
+
+
+async def search_state(conn: aiosqlite.Connection, complete_key: str) -> tuple[str | None, bool]:
+    """The model the stored vectors belong to (None without a vector table) and whether the
+    meta flag `complete_key` says every memory has one; one statement, read on every recall."""
+    row = await fetch_one(
+        conn, _SEARCH_STATE, {"model_key": MODEL_KEY, "complete_key": complete_key}
+    )
+    if row is None or not row[2]:
+        return None, False
+    return row[0], row[1] == "1"
+
+
 async def ensure_vector_table(conn: aiosqlite.Connection, model: str, dimension: int) -> bool:
     """Make the vec0 table fit `model`; True when it was (re)created empty."""
     if await recorded_model(conn) == (model, dimension) and await vector_table_exists(conn):

@@ -19,16 +19,19 @@ from tests.fakes.server import FakeAPI, count_tokens
 class FakeOpenAI(FakeAPI):
     """`POST /v1/chat/completions` answers with the queued replies; `POST /v1/embeddings` with
     `concept_vector` of each input, `embedding_dimension` long unless the request asks for
-    `dimensions`. `url` ends in `/v1`, like OpenAI's base URL."""
+    `dimensions`. `url` ends in `/v1`, like OpenAI's base URL. `embedded` lists every text it
+    was asked to embed, in order."""
 
     def __init__(self) -> None:
         super().__init__()
         self.embedding_dimension = 1536
+        self.embedded: list[str] = []
 
     def reset(self) -> None:
         """Back to defaults (see `FakeAPI.reset`)."""
         super().reset()
         self.embedding_dimension = 1536
+        self.embedded = []
 
     def app(self) -> Starlette:
         """The Starlette application serving this fake."""
@@ -73,6 +76,7 @@ class FakeOpenAI(FakeAPI):
         if early is not None:
             return early
         inputs = [body["input"]] if isinstance(body["input"], str) else body["input"]
+        self.embedded.extend(inputs)
         dimension = body.get("dimensions") or self.embedding_dimension
         base64_wanted = body.get("encoding_format") == "base64"
         data = [

@@ -1,5 +1,6 @@
 """The FTS5 query builder: any text is a valid MATCH expression and searches for its words."""
 
+import re
 import sqlite3
 from collections.abc import Iterator
 
@@ -7,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex_mcp.search.query import match_expression, quote_term
+from cortex_mcp.search.query import embedding_query, match_expression, quote_term
 from cortex_mcp.search.tokenize import index_text, query_terms
 
 
@@ -69,3 +70,38 @@ def test_text_without_searchable_terms_has_no_expression() -> None:
 
 def test_index_text_has_single_characters_and_bigrams_of_cjk_runs() -> None:
     assert index_text("我住品川 in Tokyo") == "我 住 品 川 我住 住品 品川 in tokyo"
+
+
+@pytest.mark.parametrize(
+    ("query", "embedded"),
+    [
+        ("When did Caroline go to the LGBTQ support group?", "Caroline go LGBTQ support group?"),
+        ("What didn't Melanie like about the trip?", "didn't Melanie like trip?"),
+        ("Where is the 2023 offsite?", "2023 offsite?"),
+        ("我的猫叫什么名字", "我的猫叫什么名字"),
+        ("用户的 name is what", "用户的 name"),
+        ("What is it?", "What is it?"),
+        ("who are you", "who are you"),
+    ],
+)
+def test_the_embedder_sees_the_query_without_english_function_words(
+    query: str, embedded: str
+) -> None:
+    assert embedding_query(query) == embedded
+
+
+def _latin_words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z'’]+", text)
+
+
+def _all_but_latin_words(text: str) -> str:
+    return re.sub(r"[A-Za-z'’\s]", "", text)
+
+
+@given(st.text())
+def test_embedding_drops_whole_latin_words_and_nothing_else(text: str) -> None:
+    embedded = embedding_query(text)
+
+    assert _all_but_latin_words(embedded) == _all_but_latin_words(text)
+    remaining = iter(_latin_words(text))
+    assert all(word in remaining for word in _latin_words(embedded))  # a subsequence
