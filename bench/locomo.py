@@ -79,6 +79,7 @@ class Config:
     search: dict[str, Any] = field(default_factory=dict)
     timed: bool = False
     note: str = ""
+    embedding: dict[str, Any] = field(default_factory=dict)
 
 
 def context_of(turn: Turn, variant: str) -> str | None:
@@ -97,14 +98,24 @@ def context_of(turn: Turn, variant: str) -> str | None:
     return "\n".join(parts) or None
 
 
-def bench_settings(home: Path, provider: str, search: dict[str, Any] | None = None) -> Settings:
+def bench_settings(
+    home: Path,
+    provider: str,
+    search: dict[str, Any] | None = None,
+    embedding: dict[str, Any] | None = None,
+) -> Settings:
     return Settings.model_validate(
         {
             "home": home,
             "llm": {"provider": "none"},
             # Small batches with a long deadline: on a busy 2-core machine one batch of 64 turns
             # with context can take longer than the default 10 s, and would never finish.
-            "embedding": {"provider": provider, "batch_size": 16, "timeout_s": 120},
+            "embedding": {
+                "provider": provider,
+                "batch_size": 16,
+                "timeout_s": 120,
+                **(embedding or {}),
+            },
             "lifecycle": {"enabled": False},
             "search": {**PROBE_SEARCH, **(search or {})},
         }
@@ -219,9 +230,9 @@ async def evaluate_sample(
     async with AsyncExitStack() as stack:
         shared: dict[str, tuple[EngineHost, Engine]] = {}
         for config in configs:
-            settings = bench_settings(home, config.provider, config.search)
+            settings = bench_settings(home, config.provider, config.search, config.embedding)
             result = measured.setdefault(config.name, Measured())
-            if config.timed:
+            if config.timed or config.embedding:  # embedding settings take a fresh engine
                 host = EngineHost(settings, clock)
                 async with host.use() as engine:
                     await measure(host, engine, config, sample, owners, result)
@@ -299,6 +310,14 @@ HEADLINE = [
     Config("hybrid", "plain", "local", timed=True, note="default settings"),
     Config("bm25 + context", "prev", "none", timed=True, note="embedding provider none"),
     Config("hybrid + context", "prev", "local", timed=True, note="default settings"),
+    Config(
+        "hybrid + context, 2 threads",
+        "prev",
+        "local",
+        timed=True,
+        note="embedding.local_threads 2",
+        embedding={"local_threads": 2},
+    ),
 ]
 
 
@@ -334,6 +353,14 @@ def ablation() -> list[Config]:
         context("weights 0.5/0.5", {"vector_weight": 0.5, "text_weight": 0.5}),
         context("rrf equal weights", rrf),
         context("rrf vector 0.25", rrf_dense_quarter),
+        Config(
+            "hybrid + context, whole query embedded",
+            "prev",
+            "local",
+            timed=True,
+            note="embedding.drop_function_words false",
+            embedding={"drop_function_words": False},
+        ),
         Config("hybrid + two previous turns", "prev2", "local"),
         Config("hybrid + previous and next turn", "prev+next", "local"),
         Config("hybrid + context with session date", "prev+date", "local"),
@@ -388,6 +415,7 @@ def summarise(configs: list[Config], measured: dict[str, Measured]) -> dict[str,
             "index": c.variant,
             "embedding": c.provider,
             "search": {**PROBE_SEARCH, **c.search},
+            "embedding settings": c.embedding,
             "note": c.note,
             "timed": c.timed,
             "metrics": report(measured[c.name].outcomes),
