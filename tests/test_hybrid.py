@@ -195,6 +195,20 @@ async def test_search_stays_bm25_only_until_re_embedding_finishes(
     assert stats["search"]["mode"] == "bm25 only" and stats["vectors"]["reembedding"] is True
 
 
+async def test_a_query_is_not_embedded_while_the_vectors_cannot_answer_it(
+    cortex_home: Path, fake_openai: FakeOpenAI, sdks_imported: None, clock: FrozenClock
+) -> None:
+    async with open_engine(vector_settings(cortex_home, fake_openai), clock) as engine:
+        await engine.remember("a dog named Rex")
+    new_model = vector_settings(cortex_home, fake_openai, model="other-model", dimensions=32)
+    async with open_engine(new_model, clock) as engine:  # no back-fill has run for it yet
+        fake_openai.embedded.clear()
+        found = await engine.recall("dog")
+
+    assert [m.content for m in found.memories] == ["a dog named Rex"]
+    assert fake_openai.embedded == []  # no request whose answer would be thrown away
+
+
 async def test_mcp_sampling_answers_for_the_sieve_when_the_client_offers_it(
     cortex_home: Path, clock: FrozenClock
 ) -> None:

@@ -164,32 +164,30 @@ async def find(
     (None: all).
 
     The query is embedded outside any transaction while full-text search runs, so the slower
-    of the two sets the pace; when vectors cannot answer (none configured, or being
-    re-embedded) the whole search is one read of the store.
+    of the two sets the pace. It is embedded only when the stored vectors can answer; when they
+    cannot (none configured, or being re-embedded) the whole search is one read of the store.
     """
-    embedded: list[tuple[list[float] | None, BackendTiming]] = []
     where: dict[str, Any] = {"agent_id": agent_id, "layers": layers, "categories": categories}
-
-    embedding = anyio.CancelScope()
+    embedded: list[tuple[list[float] | None, BackendTiming]] = []
 
     async def embed() -> None:
-        with embedding:
-            embedded.append(await _query_vector(index, query))
+        embedded.append(await _query_vector(index, query))
 
-    async with anyio.create_task_group() as group:
-        if index.configured:
+    async with anyio.create_task_group() as group, db.read() as conn:
+        searchable = await index.searchable(conn)
+        if searchable:
             group.start_soon(embed)
-        async with db.read() as conn:
-            text = await text_candidates(conn, query, **where, settings=settings)
-            if not await index.searchable(conn):
-                embedding.cancel()  # a vector would have nothing to be compared with
-                off = _vectors_off(db, index)
-                ranking = await rank(
-                    conn, query, text, **where, settings=settings, now=clock(), vector_backend=off
-                )
-                return ranking, await search_hits(conn, _chosen(ranking, keep))
+        text = await text_candidates(conn, query, **where, settings=settings)
+        if not searchable:
+            off = _vectors_off(db, index)
+            ranking = await rank(
+                conn, query, text, **where, settings=settings, now=clock(), vector_backend=off
+            )
+            return ranking, await search_hits(conn, _chosen(ranking, keep))
     [(vector, backend)] = embedded
     async with db.read() as conn:
+        if vector is not None and not await index.searchable(conn):
+            vector, backend = None, _vectors_off(db, index)  # the model changed meanwhile
         ranking = await rank(
             conn,
             query,

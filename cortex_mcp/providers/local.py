@@ -34,7 +34,7 @@ class LocalEmbedder:
     model = MODEL
 
     def __init__(self, *, num_threads: int = 1) -> None:
-        # One thread: the OpenMP engine slows down badly on a shared CPU.
+        # One thread by default: the OpenMP engine slows down badly on a shared CPU.
         self.dimension: int | None = DIMENSION
         self.stats = ProviderStats(self.name, self.model, FREE)
         self._num_threads = num_threads

@@ -150,8 +150,9 @@ def is_cjk(piece: str) -> bool:
 
 
 def cjk_character_count(text: str) -> int:
-    """How many Chinese, Japanese or Korean characters `text` holds."""
-    return sum(map(len, _CJK_RUN.findall(text)))
+    """How many Chinese, Japanese or Korean characters `text` holds once NFKC-normalised (so
+    decomposed Hangul and squared or enclosed ideographs count too)."""
+    return sum(map(len, _CJK_RUN.findall(_normalise(text))))
 
 
 def _bigrams(run: str) -> list[str]:

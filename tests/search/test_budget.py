@@ -12,6 +12,14 @@ def test_cjk_characters_count_one_token_each_and_latin_four_characters() -> None
     assert estimate_tokens("") == 0
 
 
+def test_characters_that_normalise_to_cjk_count_as_cjk() -> None:
+    decomposed_hangul = "\u1112\u1161\u11ab"  # 한 as macOS writes it: three jamo
+    squared = "\u337f"  # ㍿, four ideographs once normalised
+
+    assert estimate_tokens(decomposed_hangul) == 2  # one syllable, plus the jamo's extra length
+    assert estimate_tokens(squared) == 4  # counted as 株式会社, not as a quarter of a token
+
+
 def test_fit_lines_keeps_the_prefix_that_fits() -> None:
     lines = ["x" * 40, "y" * 40, "z" * 40]
 
