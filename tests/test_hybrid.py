@@ -86,7 +86,7 @@ async def test_the_embedder_is_sent_the_query_without_its_english_function_words
 
     found = await recall(vector_client, "What did Harry use to get to the office?")
 
-    assert fake_openai.embedded[-1] == "Harry use get office?"
+    assert fake_openai.embedded[-1] == "Harry use to get to office?"
     assert found["memories"][0]["id"] == car["id"]
 
 

@@ -75,17 +75,17 @@ def test_index_text_has_single_characters_and_bigrams_of_cjk_runs() -> None:
 @pytest.mark.parametrize(
     ("query", "embedded"),
     [
-        ("When did Caroline go to the LGBTQ support group?", "Caroline go LGBTQ support group?"),
-        ("What didn't Melanie like about the trip?", "didn't Melanie like trip?"),
+        ("When did Caroline go to the LGBTQ support group?", "Caroline go to LGBTQ support group?"),
+        ("What didn't Melanie like about the trip?", "didn't Melanie like about trip?"),
         ("Where is the 2023 offsite?", "2023 offsite?"),
         ("我的猫叫什么名字", "我的猫叫什么名字"),
         ("用户的 name is what", "用户的 name"),
-        ("What is it?", "What is it?"),
-        ("who are you", "who are you"),
-        ("What did Melanie do in May?", "Melanie May?"),
+        ("What is it?", "it?"),
+        ("What was?", "What was?"),
+        ("What did Melanie do in May?", "Melanie in May?"),
         ("Who is Will?", "Will?"),
-        ("Is the US office in IT?", "US office IT?"),
-        ("How are my in-laws?", "in-laws?"),
+        ("Is the US office in IT?", "US office in IT?"),
+        ("How are my in-laws?", "my in-laws?"),
     ],
 )
 def test_the_embedder_sees_the_query_without_english_function_words(
