@@ -209,15 +209,15 @@ class EmbeddingSettings(Section):
         default=1,
         ge=1,
         le=64,
-        description="CPU threads the local model uses for one text. 1 keeps a busy machine "
-        "responsive; 2 embeds a query about a third faster when a core is idle, and much slower "
-        "when none is.",
+        description="CPU threads the local model uses for one text. 2 embeds a lone query a "
+        "third faster where cores are idle; on a busy or 2-core machine it gains nothing or "
+        "loses.",
     )
     drop_function_words: bool = Field(
         default=True,
-        description="Embed a query without its English function words (question words, "
-        "articles, auxiliaries, pronouns): a local model costs time per token, and on LoCoMo "
-        "this cuts a question's tokens by a quarter with no loss of recall.",
+        description="Embed a query without its English question words, articles and "
+        "auxiliaries: the local model costs time per token. On LoCoMo: recall p50 44 against "
+        "49 ms, recall@10 0.731 against 0.733.",
     )
 
 
