@@ -21,16 +21,21 @@ async def document_counts(conn: aiosqlite.Connection, terms: list[str]) -> dict[
     return {row[0]: int(row[1]) for row in rows}
 
 
+# CROSS JOIN keeps the full-text match as the outer loop: left to itself, SQLite walks every
+# memory of the agent by index and tests the match row by row (9 s at 100,000 memories).
+LIVE_CONTAINING = (
+    "select m.* from memories_fts cross join memories m on m.seq = memories_fts.rowid"
+    " where memories_fts match 'terms : (' || :match || ')' and m.agent_id is :agent_id"
+    " and m.deleted_at is null and m.superseded_by is null limit :limit"
+)
+
+
 async def live_containing(
     conn: aiosqlite.Connection, match: str, agent_id: str | None, limit: int
 ) -> list[Memory]:
     """Live memories of exactly this scope whose content matches the expression, unranked
     (the context column says what a memory was about, not what it says)."""
     rows = await fetch_all(
-        conn,
-        "select m.* from memories_fts join memories m on m.seq = memories_fts.rowid"
-        " where memories_fts match 'terms : (' || :match || ')' and m.agent_id is :agent_id"
-        " and m.deleted_at is null and m.superseded_by is null limit :limit",
-        {"match": match, "agent_id": agent_id, "limit": limit},
+        conn, LIVE_CONTAINING, {"match": match, "agent_id": agent_id, "limit": limit}
     )
     return [to_memory(row) for row in rows]
