@@ -10,15 +10,17 @@ from cortex_mcp.store.memories import to_memory
 
 
 async def document_counts(conn: aiosqlite.Connection, terms: list[str]) -> dict[str, int]:
-    """How many memories contain each term in their content (as indexed; unknown terms are
-    absent)."""
+    """How many memories contain each term in their content, counted through the full-text
+    index so that a word is stemmed as it was indexed ("lives" counts the memories holding
+    "live"; the fts5vocab table lists only stems, so looking words up there finds nothing)."""
     rows = await fetch_all(
         conn,
-        "select term, doc from memories_fts_vocabulary"
-        " where col = 'terms' and term in (select value from json_each(?))",
+        "select value, (select count(*) from memories_fts where memories_fts match"
+        " 'terms : \"' || replace(value, '\"', '\"\"') || '\"')"
+        " from json_each(?)",
         (json.dumps(terms),),
     )
-    return {row[0]: int(row[1]) for row in rows}
+    return {row[0]: int(row[1]) for row in rows if row[1]}
 
 
 # CROSS JOIN keeps the full-text match as the outer loop: left to itself, SQLite walks every

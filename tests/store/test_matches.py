@@ -1,9 +1,11 @@
-"""The duplicate check's full-text lookup reads the match first, not every memory of the agent."""
+"""Full-text lookups of the duplicate check: terms counted as indexed, the match first."""
 
 from pathlib import Path
 
+from cortex_mcp.config import Settings
+from cortex_mcp.engine import open_engine
 from cortex_mcp.store.db import open_database
-from cortex_mcp.store.matches import LIVE_CONTAINING
+from cortex_mcp.store.matches import LIVE_CONTAINING, document_counts
 from cortex_mcp.store.migrations import migrate
 
 
@@ -22,3 +24,15 @@ async def test_the_full_text_match_drives_the_lookup_not_the_agent_index(tmp_pat
     steps = [str(row[3]) for row in plan]
     assert steps[0].startswith("SCAN memories_fts"), steps
     assert any("INTEGER PRIMARY KEY" in step for step in steps[1:]), steps
+
+
+async def test_document_counts_stem_words_as_the_index_does(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path)
+    async with open_engine(settings) as engine:
+        await engine.remember("Caroline lives in Bangalore")
+        await engine.remember("Melanie lived in Boston")
+        await engine.remember("The title of the book")
+        async with engine.db.read() as conn:
+            counts = await document_counts(conn, ["lives", "title", "bangalore", 'odd"term'])
+
+    assert counts == {"lives": 2, "title": 1, "bangalore": 1}  # absent terms are left out
