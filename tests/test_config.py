@@ -55,6 +55,12 @@ def test_a_typo_in_config_toml_is_an_error_naming_the_key(cortex_home: Path) -> 
         load_settings()
 
 
+@pytest.mark.parametrize("threads", [0, 65])
+def test_local_threads_out_of_range_is_an_error_naming_the_setting(threads: int) -> None:
+    with pytest.raises(ValidationError, match="local_threads"):
+        Settings.model_validate({"embedding": {"local_threads": threads}})
+
+
 def test_cli_flags_override_everything(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CORTEX_PORT", "23000")
 

@@ -5,6 +5,7 @@ import json
 import aiosqlite
 
 from cortex_mcp.models import Memory
+from cortex_mcp.search.query import quote_term
 from cortex_mcp.store.db import fetch_all
 from cortex_mcp.store.memories import to_memory
 
@@ -13,14 +14,14 @@ async def document_counts(conn: aiosqlite.Connection, terms: list[str]) -> dict[
     """How many memories contain each term in their content, counted through the full-text
     index so that a word is stemmed as it was indexed ("lives" counts the memories holding
     "live"; the fts5vocab table lists only stems, so looking words up there finds nothing)."""
+    quoted = {quote_term(term): term for term in terms}
     rows = await fetch_all(
         conn,
-        "select value, (select count(*) from memories_fts where memories_fts match"
-        " 'terms : \"' || replace(value, '\"', '\"\"') || '\"')"
-        " from json_each(?)",
-        (json.dumps(terms),),
+        "select value, (select count(*) from memories_fts"
+        " where memories_fts match 'terms : ' || value) from json_each(?)",
+        (json.dumps(list(quoted)),),
     )
-    return {row[0]: int(row[1]) for row in rows if row[1]}
+    return {quoted[row[0]]: int(row[1]) for row in rows if row[1]}
 
 
 # CROSS JOIN keeps the full-text match as the outer loop: left to itself, SQLite walks every
