@@ -54,12 +54,6 @@ class MemorySettings(Section):
     default_agent_id: str = Field(
         default="default", min_length=1, description="Agent used when a call names none."
     )
-    near_duplicate_jaccard: float = Field(
-        default=0.85,
-        gt=0,
-        le=1,
-        description="Term overlap at which a new memory with the same numbers is a duplicate.",
-    )
 
 
 class SearchSettings(Section):
@@ -255,12 +249,6 @@ class LifecycleSettings(Section):
     )
     promote_min_age_hours: float = Field(
         default=24.0, ge=0, description="Working memories younger than this are not judged yet."
-    )
-    merge_similarity: float = Field(
-        default=0.7,
-        gt=0,
-        le=1,
-        description="Term overlap at which core memories merge without an LLM (newest wins).",
     )
     merge_llm_similarity: float = Field(
         default=0.5,

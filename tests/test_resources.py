@@ -80,7 +80,11 @@ async def test_memory_resource_shows_metadata_and_the_supersede_chain(client: Cl
     ]
     assert [link["is_this"] for link in middle["supersede_chain"]] == [False, True, False]
     first_doc = await read_json(client, f"cortex://memory/{first['id']}")
-    assert first_doc["metadata"] == {"channel": "remember", "tags": ["budget"]}
+    assert first_doc["metadata"] == {
+        "channel": "remember",
+        "tags": ["budget"],
+        "superseded_because": "explicit: supersedes",
+    }
 
 
 async def test_memory_resource_of_unknown_or_malformed_id_is_not_found(client: Client) -> None:

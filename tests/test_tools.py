@@ -181,7 +181,7 @@ async def test_forget_twice_and_restore_of_a_live_memory_are_errors(client: Clie
     restore_live = await client.call_tool("cortex_restore", {"memory_id": stored["id"]})
 
     assert twice.is_error and "already forgotten" in text_of(twice)
-    assert restore_live.is_error and "not forgotten" in text_of(restore_live)
+    assert restore_live.is_error and "neither forgotten nor superseded" in text_of(restore_live)
 
 
 async def test_bad_arguments_name_the_field_and_the_rule_and_change_nothing(

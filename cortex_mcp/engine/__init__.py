@@ -112,6 +112,9 @@ class Engine:
         stored = [*result.fast, *result.deep, *([result.fallback] if result.fallback else [])]
         self.mirror.mark_dirty()
         self.embed_soon([m.id for m in stored])
+        await self._follow_supersedes(
+            self.agent(agent_id), [m.category for m in stored if m.superseded_id]
+        )
         return result
 
     async def flush(
@@ -133,6 +136,9 @@ class Engine:
         summary = [result.summary.id] if result.summary else []
         self.mirror.mark_dirty()
         self.embed_soon([m.id for m in result.memories] + summary)
+        await self._follow_supersedes(
+            self.agent(agent_id), [m.category for m in result.memories if m.superseded_id]
+        )
         return result
 
     async def retry_queued(self) -> int:
@@ -176,6 +182,8 @@ class Engine:
             )
         self.mirror.mark_dirty()
         self.embed_soon([result.id])
+        if result.superseded_id:
+            await self._follow_supersedes(self.agent(agent_id), [result.category])
         return result
 
     async def recall(
@@ -300,15 +308,32 @@ class Engine:
         return ForgetResult(memory_id=memory.id, deleted=True, reason=reason)
 
     async def restore(self, memory_id: str, *, agent_id: str | None = None) -> ForgetResult:
-        """Undo a forget."""
+        """Undo a forget, or a supersede: the memory is live again (the one that replaced it
+        stays live too)."""
         async with self.db.write() as conn:
             memory = await self._visible(conn, memory_id, agent_id)
-            if memory.deleted_at is None:
-                raise InvalidInput("memory_id", "is not forgotten; there is nothing to restore")
-            await rows.set_deleted(conn, memory.id, None, None)
-            await log_action(conn, "restore", [memory.id], {}, self.clock())
+            now = self.clock()
+            if memory.deleted_at is not None:
+                await rows.set_deleted(conn, memory.id, None, None)
+                await log_action(conn, "restore", [memory.id], {}, now)
+                reason = None
+            elif memory.superseded_by is not None:
+                await rows.clear_superseded(conn, memory.id, now)
+                details = {"was_superseded_by": memory.superseded_by}
+                await log_action(conn, "restore_superseded", [memory.id], details, now)
+                reason = f"was superseded by {memory.superseded_by}"
+            else:
+                raise InvalidInput(
+                    "memory_id", "is neither forgotten nor superseded; there is nothing to restore"
+                )
         self.mirror.mark_dirty()
-        return ForgetResult(memory_id=memory.id, deleted=False)
+        await self._follow_supersedes(self.agent(agent_id), [memory.category])
+        return ForgetResult(memory_id=memory.id, deleted=False, reason=reason)
+
+    async def _follow_supersedes(self, agent: str, categories: list[Category]) -> None:
+        """A supersede (or its undoing) shows in the profile at once, not at the next run."""
+        if categories and lifecycle.concerns_profile(set(categories)):
+            await lifecycle.refresh_profile(self, agent)
 
     async def memory_json(self, memory_id: str, *, agent_id: str | None = None) -> str:
         """One memory with its metadata and supersede chain, as JSON."""

@@ -1,23 +1,25 @@
-"""Exact and near duplicates: a restatement reinforces the existing memory instead of adding one.
+"""Duplicates: a restatement of a live memory reinforces it instead of adding a second one.
 
-Near means nearly the same terms *and* the same numbers, so a changed value ("budget 50M" →
-"budget 30M") is never swallowed as a duplicate.
+A restatement is the same statement (`search.facts.same_statement`): the same content words in
+the same order and the same numbers, whatever the case, punctuation, inflection, function words
+or "I" / "the user". A changed name, place, item or number is never a duplicate.
 """
-
-import math
 
 import aiosqlite
 
 from cortex_mcp.config import MemorySettings
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Memory
+from cortex_mcp.search.facts import content_tokens, same_statement
 from cortex_mcp.search.query import quote_term
-from cortex_mcp.search.tokenize import jaccard, numbers_of, term_set
+from cortex_mcp.search.tokenize import is_cjk, query_terms
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.matches import document_counts, live_containing
 
 NEAR_DUPLICATE_SCAN = 2000
-"""Memories examined at most for one near-duplicate check."""
+"""Memories examined at most for one duplicate check."""
+RAREST_WORDS = 2
+"""Content words searched for candidates (any two: stemming may differ for one of them)."""
 
 
 def check_content(content: str, settings: MemorySettings, field: str = "content") -> str:
@@ -32,34 +34,31 @@ def check_content(content: str, settings: MemorySettings, field: str = "content"
     return stripped
 
 
-def is_near_duplicate(new: str, old: str, min_jaccard: float) -> bool:
-    """Same numbers and nearly the same terms: a restatement, not a changed value."""
-    if numbers_of(new) != numbers_of(old):
-        return False
-    return jaccard(term_set(new), term_set(old)) >= min_jaccard
-
-
 async def find_duplicate(
-    conn: aiosqlite.Connection, content: str, agent_id: str | None, settings: MemorySettings
+    conn: aiosqlite.Connection, content: str, agent_id: str | None
 ) -> Memory | None:
-    """An exact or near duplicate among the live memories of the same scope, or None.
+    """A live memory of the same scope that makes the same statement, or None.
 
-    A near duplicate shares at least a fraction `j` of all terms, so it contains at least one
-    of any `floor((1/j - 1) * n) + 1` of the n terms of `content`: searching the rarest of them,
-    unranked, finds every near duplicate while scoring almost nothing.
+    A same statement holds every content word of `content`, so searching its rarest words,
+    unranked, finds every one while reading almost nothing; each match is then compared word
+    by word (`same_statement`), so a different name, place, item or number never matches.
     """
     exact = await rows.find_live_by_content(conn, content, agent_id)
     if exact is not None:
         return exact
-    terms = sorted(term_set(content))
-    if not terms:
+    words = sorted({w for w in query_terms(content) if _all_content(w)})
+    if not words:
         return None
-    j = settings.near_duplicate_jaccard
-    needed = math.floor((1 / j - 1) * len(terms)) + 1
-    counts = await document_counts(conn, terms)
-    rarest = sorted(terms, key=lambda term: (counts.get(term, 0), -len(term)))[:needed]
-    match = " OR ".join(quote_term(term) for term in rarest)
+    counts = await document_counts(conn, words)
+    rarest = sorted(words, key=lambda word: (counts.get(word, 0), -len(word)))[:RAREST_WORDS]
+    match = " OR ".join(quote_term(word) for word in rarest)
     for candidate in await live_containing(conn, match, agent_id, NEAR_DUPLICATE_SCAN):
-        if is_near_duplicate(content, candidate.content, j):
+        if same_statement(content, candidate.content):
             return candidate
     return None
+
+
+def _all_content(term: str) -> bool:
+    """A word, or a CJK bigram, made only of content: every same statement contains it."""
+    tokens = content_tokens(term)
+    return bool(tokens) and (len(tokens) == len(term) or not is_cjk(term))

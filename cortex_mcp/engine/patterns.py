@@ -31,14 +31,19 @@ SIGNALS: tuple[Signal, ...] = (
         "correction",
         Category.CORRECTION,
         0.9,
-        _any(r"不是[^，。,]+[，,。]\s*(而)?是|其实是|搞错了|更正|纠正一下|说错了|其实我(还)?没")
+        _any(
+            r"不是[^，。,]+[，,。]\s*(而)?是|其实|搞错了|更正|纠正一下|说错了|不再|已经不|改成了?|换成了?"
+        )
         + _any(
             r"\b(actually|correction:|to correct|i was wrong|that'?s (not right|wrong)|"
-            r"i misspoke|i meant)\b",
+            r"i misspoke|i meant|no longer|not anymore|any ?more|switched from|changed (it )?to)\b",
             r"\bnot\b[^,.;]{1,40},\s*but\b",
             flags=re.IGNORECASE,
         )
-        + _any(r"実は|間違い(でした|です)|訂正|ではなく[^。]{1,30}(です|だ)|じゃなくて"),
+        + _any(
+            r"実は|間違い(でした|です)|訂正|ではなく[^。]{1,30}(です|だ)|じゃなくて",
+            r"もう[^。]{0,20}ない",
+        ),
     ),
     Signal(
         "identity",
@@ -178,3 +183,20 @@ def is_small_talk(user_message: str, assistant_message: str) -> bool:
     if len(assistant_message.strip()) >= 100 or len(user) > 40 or detect_signals(user):
         return False
     return bool(_SMALL_TALK.match(user) or _WEATHER.search(user) or not user)
+
+
+_CORRECTION_MARKERS = re.compile(
+    r"(?i)\b(actually|correction|to correct|i was wrong|i misspoke|i meant|no longer|"
+    r"not anymore|anymore|any more)\b[:,]?|更正一下|更正|纠正一下|其实|说错了|搞错了|実は|訂正"
+)
+
+
+def without_correction_markers(text: str) -> str:
+    """A correction's statement without the words that mark it as one ("actually", 更正…),
+    for comparing it with the memory it corrects."""
+    return " ".join(_CORRECTION_MARKERS.sub(" ", text).split())
+
+
+def is_correction(text: str) -> bool:
+    """True when the text corrects something said before."""
+    return any(p.search(text) for p in SIGNALS[0].patterns)

@@ -1,16 +1,22 @@
-"""Explicit memory: write to core, or reinforce an existing duplicate, or supersede a memory."""
+"""Explicit memory: write to core, or reinforce the same statement, or supersede a memory.
+
+An agent's remember takes the sieve's path: a slot it states (name, home, role, …) replaces the
+memory holding the old value, and a correction ("actually …", 更正…) replaces the closest memory
+about the same subject; `supersedes` names the memory to replace outright.
+"""
 
 from datetime import datetime
 
 import aiosqlite
 
 from cortex_mcp.config import MemorySettings
-from cortex_mcp.engine.duplicates import check_content, find_duplicate
-from cortex_mcp.engine.update import Proposal, build_memory
+from cortex_mcp.engine.duplicates import check_content
+from cortex_mcp.engine.patterns import is_correction
+from cortex_mcp.engine.slots import find_slots
+from cortex_mcp.engine.update import Proposal, build_memory, supersede, write_proposal
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
-from cortex_mcp.models import SHARED_SCOPE, Category, Layer, RememberResult
+from cortex_mcp.models import SHARED_SCOPE, Category, Layer, Memory, RememberResult
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store.logs import log_action
 
 
 async def remember(
@@ -31,17 +37,8 @@ async def remember(
     text = check_content(content, settings)
     around = check_content(context, settings, "context") if context and context.strip() else None
     owner = None if scope == SHARED_SCOPE else agent_id
-    old = None
-    if supersedes is not None:
-        old = await rows.get_visible_memory(conn, supersedes, agent_id)
-        if old is None or old.deleted_at is not None:
-            raise MemoryNotFound(supersedes, field="supersedes")
-        if old.superseded_by is not None:
-            raise InvalidInput("supersedes", f"memory {supersedes!r} is already superseded")
-    duplicate = await find_duplicate(conn, text, owner, settings)
-    if duplicate is not None and duplicate.id != supersedes:
-        bumped = await rows.reinforce_memory(conn, duplicate, importance, tags, now)
-        return RememberResult.of("duplicate", bumped)
+    old = await _replaced(conn, supersedes, agent_id) if supersedes is not None else None
+    slots = find_slots(text)
     proposal = Proposal(
         content=text,
         category=category,
@@ -52,13 +49,22 @@ async def remember(
         confidence=0.9,
         extra=({"tags": sorted(set(tags))} if tags else {})
         | ({"context": around} if around else {}),
+        slot=slots[0] if len(slots) == 1 else None,  # several slots: the agent's one memory
+        correction=category == Category.CORRECTION or is_correction(text),
     )
-    memory = build_memory(proposal, owner, now, Layer.CORE)
-    await rows.insert_memory(conn, memory)
     if old is None:
-        return RememberResult.of("created", memory)
-    await rows.mark_superseded(conn, old.id, memory.id, now)
-    await log_action(
-        conn, "supersede", [old.id, memory.id], {"before": old.content, "after": text}, now
-    )
+        outcome = await write_proposal(conn, proposal, owner, now, tags=tags)
+        superseded = outcome.superseded.id if outcome.superseded else None
+        return RememberResult.of(outcome.action, outcome.memory, superseded)
+    memory = build_memory(proposal, owner, now, Layer.CORE)
+    memory = await supersede(conn, old, memory, "explicit: supersedes", "remember", now)
     return RememberResult.of("superseded", memory, old.id)
+
+
+async def _replaced(conn: aiosqlite.Connection, memory_id: str, agent_id: str) -> Memory:
+    old = await rows.get_visible_memory(conn, memory_id, agent_id)
+    if old is None or old.deleted_at is not None:
+        raise MemoryNotFound(memory_id, field="supersedes")
+    if old.superseded_by is not None:
+        raise InvalidInput("supersedes", f"memory {memory_id!r} is already superseded")
+    return old

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from cortex_mcp.engine import extraction
-from cortex_mcp.engine.patterns import detect_signals, is_small_talk
+from cortex_mcp.engine.fast import fast_statements
+from cortex_mcp.engine.patterns import is_small_talk
 from cortex_mcp.engine.redaction import redact
-from cortex_mcp.engine.update import Proposal, apply_verdict, build_memory, judge, stored
+from cortex_mcp.engine.update import Proposal, apply_verdict, ask_llm, build_memory, stored
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, IngestResult, Layer, StoredMemory
 from cortex_mcp.search.budget import truncate_to_tokens
@@ -74,11 +75,12 @@ def tool_calls_text(tool_calls: Sequence[dict[str, Any]] | None) -> str:
 
 
 async def store_proposal(engine: Engine, proposal: Proposal, agent: str) -> StoredMemory:
-    """Judge a proposal (reading; asking the LLM if needed) then write the verdict."""
+    """Ask the LLM about a proposal if the rules cannot decide alone (reading, outside any
+    transaction), then settle and write it in one write transaction."""
     async with engine.db.read() as conn:
-        verdict = await judge(conn, proposal, agent, engine.settings.memory, engine.decide)
+        asked = await ask_llm(conn, proposal, agent, engine.decide)
     async with engine.db.write() as conn:
-        return await apply_verdict(conn, proposal, verdict, agent, engine.clock())
+        return await apply_verdict(conn, proposal, asked, agent, engine.clock())
 
 
 async def fast_channel(
@@ -87,20 +89,12 @@ async def fast_channel(
     """High-signal statements of the user, straight to core; the rest of the user's message is
     kept as each statement's search context."""
     results = []
-    for hit in detect_signals(user):
-        around = fallback_side(user) if user.strip() != hit.sentence else None
-        proposal = Proposal(
-            content=hit.sentence,
-            category=hit.signal.category,
-            importance=hit.signal.importance,
-            layer=Layer.CORE,
-            source="user",
-            channel="fast",
-            session_id=session,
-            confidence=0.9,
-            extra={"signal": hit.signal.name} | ({"context": around} if around else {}),
-        )
-        results.append(await store_proposal(engine, proposal, agent))
+    for statement in fast_statements(user):
+        statement = replace(statement, session_id=session)
+        around = fallback_side(user) if user.strip() != statement.content else None
+        if around:
+            statement = replace(statement, extra=statement.extra | {"context": around})
+        results.append(await store_proposal(engine, statement, agent))
     return results
 
 
@@ -142,6 +136,9 @@ async def store_fallback(
         extra={"unextracted": True},
     )
     async with engine.db.write() as conn:
+        same = await rows.find_live_by_content(conn, text, agent)
+        if same is not None and same.metadata.get("channel") == "fallback":
+            return stored("duplicate", same, "fallback")  # its queue entry covers this one
         memory = build_memory(proposal, agent, now, Layer.WORKING)
         await rows.insert_memory(conn, memory)
         await queue.enqueue(

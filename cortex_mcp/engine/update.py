@@ -1,13 +1,19 @@
 """Update instead of append: a new memory reinforces, supersedes, or joins the store.
 
-Only the few closest existing memories are considered (full-text neighbours), and the LLM is
-asked about those few at most once per new memory — never pairwise over the store. Without an
-LLM the rule is conservative: only a near-identical statement with the same numbers is a
-duplicate, so a changed value ("budget 50M" → "budget 30M") is never swallowed; a correction
-replaces its closest neighbour when they share the subject.
+One definition of "the same fact" (`search.facts`) decides everywhere. Inside the write
+transaction, so two processes storing one statement at once store it once:
+1. the same statement already live → a duplicate; it reinforces that memory;
+2. a slot (subject, predicate) already held → the same value is a duplicate, a new value
+   supersedes the holder (chain kept, the higher importance kept);
+3. the LLM's verdict, if one was asked for (outside the transaction) and passed the guard:
+   an answer that calls memories about different people or things the same is refused;
+4. a correction with no slot supersedes the closest live memory about the same subject, when
+   their overlap reaches `CORRECTION_OVERLAP` (measured on tests/data/corrections.json);
+5. anything else is new.
 """
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,20 +21,25 @@ from typing import Any, Literal
 
 import aiosqlite
 
-from cortex_mcp.config import MemorySettings
 from cortex_mcp.engine.duplicates import find_duplicate
+from cortex_mcp.engine.patterns import without_correction_markers
+from cortex_mcp.engine.slots import Slot, value_key
 from cortex_mcp.models import Category, Layer, Memory, StoredMemory, new_memory_id
+from cortex_mcp.search.facts import names_differ, subjects_differ
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS, jaccard, term_set
 from cortex_mcp.store import fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.logs import log_action
 
+logger = logging.getLogger(__name__)
+
 CLOSE_CANDIDATES = 3
 CLOSE_OVERLAP = 0.25
 """Term overlap from which an existing memory is worth asking the LLM about."""
-CORRECTION_OVERLAP = 0.15
-"""Term overlap from which a correction replaces its closest neighbour without an LLM."""
+CORRECTION_OVERLAP = 0.2
+"""Term overlap from which a correction with no slot replaces its closest neighbour without an
+LLM: the precision-first point of the labelled set (see tests/engine/test_corrections.py)."""
 
 DECIDE_SYSTEM = "You keep a user's long-term memory store consistent. Answer with JSON only."
 DECIDE_PROMPT = """A new memory was extracted from a conversation. Decide how it relates to
@@ -41,10 +52,11 @@ the existing memories below.
 
 Answer {{"action": "duplicate" | "update" | "new", "target": <number of the existing memory, or
 null>}}.
-- duplicate: it says the same as an existing memory and adds nothing.
-- update: same subject as an existing memory, but a changed value, a correction or a newer
-  state; it replaces that memory.
-- new: anything else (related is not enough)."""
+- duplicate: it says the same as an existing memory, about the same subject, and adds nothing.
+- update: the same subject and attribute as an existing memory, but a changed value, a
+  correction or a newer state; it replaces that memory.
+- new: anything else. Related is not enough: a different person, place, organisation, product,
+  date, number or quantity is a different fact."""
 
 Decide = Callable[[str, str], Awaitable[str | None]]
 """Ask the LLM (system, prompt) for a JSON answer; None when no LLM answered."""
@@ -52,7 +64,7 @@ Decide = Callable[[str, str], Awaitable[str | None]]
 
 @dataclass(frozen=True)
 class Proposal:
-    """A memory the sieve wants to store."""
+    """A memory the sieve (or cortex_remember) wants to store."""
 
     content: str
     category: Category
@@ -64,14 +76,19 @@ class Proposal:
     expires_at: datetime | None = None
     confidence: float = 0.8
     extra: dict[str, Any] = field(default_factory=dict)
+    slot: Slot | None = None
+    correction: bool = False
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """What to do with a proposal: add it, reinforce `target`, or replace `target`."""
+    """What to do with a proposal: add it, reinforce `target`, or replace `target`; `rule`
+    says why, `refused` names an LLM answer the guard turned down."""
 
     action: Literal["new", "duplicate", "update"]
     target: Memory | None = None
+    rule: str = ""
+    refused: str | None = None
 
 
 def overlap(a: str, b: str) -> float:
@@ -80,25 +97,26 @@ def overlap(a: str, b: str) -> float:
 
 
 async def close_candidates(
-    conn: aiosqlite.Connection, proposal: Proposal, agent_id: str
-) -> list[Memory]:
-    """The few live memories of the agent that share most terms with the proposal."""
-    match = match_expression(proposal.content)
+    conn: aiosqlite.Connection, text: str, agent_id: str | None, minimum: float
+) -> list[tuple[float, Memory]]:
+    """The few live memories of the scope that share most terms with `text`, closest first."""
+    match = match_expression(text)
     if match is None:
         return []
     layers = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
-    found = await fts.text_candidates(conn, match, agent_id, layers, None, CLOSE_CANDIDATES * 3)
+    agent = agent_id or ""
+    found = await fts.text_candidates(conn, match, agent, layers, None, CLOSE_CANDIDATES * 3)
     by_id = await rows.memories_by_id(conn, [candidate.id for _, candidate in found])
-    close = [
-        m
+    scored = [
+        (overlap(text, m.content), m)
         for m in (by_id[candidate.id] for _, candidate in found if candidate.id in by_id)
         if m.agent_id == agent_id
         and m.category != Category.PROFILE
         and m.metadata.get("channel") != "fallback"  # raw stand-ins are replaced by the retry
     ]
-    close = [m for m in close if overlap(proposal.content, m.content) >= CORRECTION_OVERLAP]
-    close.sort(key=lambda m: -overlap(proposal.content, m.content))
-    return close[:CLOSE_CANDIDATES]
+    scored = [(score, m) for score, m in scored if score >= minimum]
+    scored.sort(key=lambda item: -item[0])
+    return scored[:CLOSE_CANDIDATES]
 
 
 def parse_verdict(answer: str | None, candidates: list[Memory]) -> Verdict | None:
@@ -114,7 +132,7 @@ def parse_verdict(answer: str | None, candidates: list[Memory]) -> Verdict | Non
         return None
     action = str(document.get("action", "")).strip().lower()
     if action == "new":
-        return Verdict("new")
+        return Verdict("new", rule="llm")
     number = document.get("target")
     if not isinstance(number, int | str) or not str(number).strip().isdigit():
         return None
@@ -123,46 +141,109 @@ def parse_verdict(answer: str | None, candidates: list[Memory]) -> Verdict | Non
         return None
     target = candidates[index]
     if action in ("duplicate", "update"):
-        return Verdict("duplicate" if action == "duplicate" else "update", target)
+        return Verdict("duplicate" if action == "duplicate" else "update", target, "llm")
     return None
 
 
-def rule_verdict(proposal: Proposal, candidates: list[Memory]) -> Verdict:
-    """Without an LLM: a correction replaces its closest neighbour; everything else is new."""
-    if proposal.category == Category.CORRECTION and candidates:
-        return Verdict("update", candidates[0])
+def guarded(proposal: Proposal, verdict: Verdict) -> Verdict:
+    """The LLM's verdict, or "new" when it calls memories about different people or things
+    the same (a duplicate must also have the same numbers)."""
+    target = verdict.target
+    if target is None or verdict.action == "new":
+        return verdict
+    differ = names_differ if verdict.action == "duplicate" else subjects_differ
+    if differ(proposal.content, target.content):
+        refused = f"llm said {verdict.action} of {target.id}: different subject or value"
+        logger.info("refused an LLM %s verdict: different subject or value", verdict.action)
+        return Verdict("new", rule="llm answer refused", refused=refused)
+    return verdict
+
+
+async def ask_llm(
+    conn: aiosqlite.Connection, proposal: Proposal, agent_id: str | None, decide: Decide | None
+) -> Verdict | None:
+    """Read-only, before the write: the LLM's guarded verdict on the closest memories, or None
+    when the rules decide alone (a slot, an exact or same-statement duplicate, no LLM)."""
+    if decide is None or proposal.slot is not None:
+        return None
+    if await find_duplicate(conn, proposal.content, agent_id) is not None:
+        return None
+    minimum = 0.0 if proposal.correction else CLOSE_OVERLAP
+    pool = [m for _, m in await close_candidates(conn, proposal.content, agent_id, minimum)]
+    if not pool:
+        return None
+    existing = "\n".join(f"[{i}] {_described(m)}" for i, m in enumerate(pool, start=1))
+    prompt = DECIDE_PROMPT.format(existing=existing, new=proposal.content)
+    verdict = parse_verdict(await decide(DECIDE_SYSTEM, prompt), pool)
+    return guarded(proposal, verdict) if verdict is not None else None
+
+
+def _described(memory: Memory) -> str:
+    slot = memory.metadata.get("predicate")
+    if slot:
+        return f"{memory.content} (subject: {memory.metadata.get('subject')}, attribute: {slot})"
+    return memory.content
+
+
+async def slot_holder(
+    conn: aiosqlite.Connection, agent_id: str | None, slot: Slot
+) -> Memory | None:
+    """The live memory of the scope that holds this subject's predicate, newest first."""
+    found = await rows.live_with_slot(conn, agent_id, slot.subject, slot.predicate)
+    return found[0] if found else None
+
+
+async def closest_for_correction(
+    conn: aiosqlite.Connection, proposal: Proposal, agent_id: str | None
+) -> tuple[float, Memory] | None:
+    """The live memory a correction with no slot replaces: the closest about the same subject."""
+    text = without_correction_markers(proposal.content)
+    for score, memory in await close_candidates(conn, text, agent_id, CORRECTION_OVERLAP):
+        if not subjects_differ(text, memory.content):
+            return score, memory
+    return None
+
+
+async def settle(
+    conn: aiosqlite.Connection, proposal: Proposal, agent_id: str | None, asked: Verdict | None
+) -> Verdict:
+    """Inside the write transaction: what storing `proposal` does (see the module's rules)."""
+    duplicate = await find_duplicate(conn, proposal.content, agent_id)
+    if duplicate is not None:
+        return Verdict("duplicate", duplicate, "same statement")
+    if proposal.slot is not None:
+        holder = await slot_holder(conn, agent_id, proposal.slot)
+        if holder is None:
+            return Verdict("new", rule=f"slot {proposal.slot.predicate}: first value")
+        same = value_key(str(holder.metadata.get("value", ""))) == proposal.slot.key
+        action: Literal["duplicate", "update"] = "duplicate" if same else "update"
+        kind = "same value" if same else "new value"
+        return Verdict(action, holder, f"slot {proposal.slot.predicate}: {kind}")
+    if asked is not None and (asked.target is None or await _still_live(conn, asked.target)):
+        return asked
+    if proposal.correction:
+        closest = await closest_for_correction(conn, proposal, agent_id)
+        if closest is not None:
+            return Verdict("update", closest[1], f"correction: closest memory ({closest[0]:.2f})")
     return Verdict("new")
 
 
-async def judge(
-    conn: aiosqlite.Connection,
-    proposal: Proposal,
-    agent_id: str,
-    settings: MemorySettings,
-    decide: Decide | None,
-) -> Verdict:
-    """Read-only: decide what storing `proposal` should do. The LLM call happens here."""
-    duplicate = await find_duplicate(conn, proposal.content, agent_id, settings)
-    if duplicate is not None:
-        return Verdict("duplicate", duplicate)
-    candidates = await close_candidates(conn, proposal, agent_id)
-    worth_asking = [m for m in candidates if overlap(proposal.content, m.content) >= CLOSE_OVERLAP]
-    if decide is not None and (worth_asking or proposal.category == Category.CORRECTION):
-        pool = worth_asking or candidates
-        if pool:
-            existing = "\n".join(f"[{i}] {m.content}" for i, m in enumerate(pool, start=1))
-            prompt = DECIDE_PROMPT.format(existing=existing, new=proposal.content)
-            verdict = parse_verdict(await decide(DECIDE_SYSTEM, prompt), pool)
-            if verdict is not None:
-                return verdict
-    return rule_verdict(proposal, candidates)
+async def _still_live(conn: aiosqlite.Connection, memory: Memory) -> bool:
+    current = await rows.get_memory(conn, memory.id)
+    return current is not None and not current.deleted_at and not current.superseded_by
 
 
 def build_memory(proposal: Proposal, agent_id: str | None, now: datetime, layer: Layer) -> Memory:
-    """The Memory row for a proposal, with its provenance in metadata."""
+    """The Memory row for a proposal, with its provenance (and its slot) in metadata."""
     metadata: dict[str, Any] = {"channel": proposal.channel, **proposal.extra}
     if proposal.session_id:
         metadata["session_id"] = proposal.session_id
+    if proposal.slot is not None:
+        metadata |= {
+            "subject": proposal.slot.subject,
+            "predicate": proposal.slot.predicate,
+            "value": proposal.slot.value,
+        }
     return Memory.fresh(
         id=new_memory_id(int(now.timestamp() * 1000)),
         agent_id=agent_id,
@@ -195,36 +276,78 @@ def stored(
     )
 
 
-async def apply_verdict(
+@dataclass(frozen=True)
+class Outcome:
+    """What a write did: the memory stored or reinforced, and the one it superseded."""
+
+    action: str
+    memory: Memory
+    superseded: Memory | None = None
+
+
+async def write_proposal(
     conn: aiosqlite.Connection,
     proposal: Proposal,
-    verdict: Verdict,
-    agent_id: str,
+    agent_id: str | None,
     now: datetime,
-) -> StoredMemory:
-    """Write phase: carry out a verdict inside a write transaction, re-checking the target."""
+    asked: Verdict | None = None,
+    lift: bool = True,
+    tags: list[str] | None = None,
+) -> Outcome:
+    """Write phase, inside one write transaction: settle the verdict, then carry it out."""
+    verdict = await settle(conn, proposal, agent_id, asked)
+    if verdict.refused:
+        await log_action(conn, "refused_llm_verdict", [], {"why": verdict.refused}, now)
     target = verdict.target
-    if target is not None:
-        current = await rows.get_memory(conn, target.id)
-        if current is None or current.deleted_at or current.superseded_by:
-            target = None  # changed since judged: store as new rather than touch a stale row
     if verdict.action == "duplicate" and target is not None:
-        lift = proposal.layer == Layer.CORE
-        bumped = await rows.reinforce_memory(conn, target, proposal.importance, [], now, lift=lift)
-        return stored("duplicate", bumped, proposal.channel)
+        bumped = await rows.reinforce_memory(
+            conn, target, proposal.importance, tags or [], now, lift=lift
+        )
+        return Outcome("duplicate", bumped)
     layer = proposal.layer
     if verdict.action == "update" and target is not None and target.layer == Layer.CORE:
         layer = Layer.CORE  # an update of a core fact stays in core
     memory = build_memory(proposal, agent_id, now, layer)
-    await rows.insert_memory(conn, memory)
     if verdict.action != "update" or target is None:
-        return stored("created", memory, proposal.channel)
-    await rows.mark_superseded(conn, target.id, memory.id, now)
+        await rows.insert_memory(conn, memory)
+        return Outcome("created", memory)
+    memory = await supersede(conn, target, memory, verdict.rule, proposal.channel, now)
+    return Outcome("superseded", memory, target)
+
+
+async def supersede(
+    conn: aiosqlite.Connection, old: Memory, new: Memory, rule: str, channel: str, now: datetime
+) -> Memory:
+    """Store `new` in place of `old`: the chain is kept, the higher importance too, and both
+    the memory and the log say which rule decided it."""
+    new = new.model_copy(
+        update={
+            "importance": max(new.importance, old.importance),
+            "metadata": new.metadata | {"supersedes": {"id": old.id, "rule": rule}},
+        }
+    )
+    await rows.insert_memory(conn, new)
+    await rows.mark_superseded(conn, old.id, new.id, now, rule)
     await log_action(
         conn,
         "supersede",
-        [target.id, memory.id],
-        {"before": target.content, "after": memory.content, "channel": proposal.channel},
+        [old.id, new.id],
+        {"before": old.content, "after": new.content, "channel": channel, "rule": rule},
         now,
     )
-    return stored("superseded", memory, proposal.channel, target.id)
+    return new
+
+
+async def apply_verdict(
+    conn: aiosqlite.Connection,
+    proposal: Proposal,
+    asked: Verdict | None,
+    agent_id: str,
+    now: datetime,
+) -> StoredMemory:
+    """The sieve's write phase: settle and write inside the transaction; report it."""
+    outcome = await write_proposal(
+        conn, proposal, agent_id, now, asked, lift=proposal.layer == Layer.CORE
+    )
+    superseded = outcome.superseded.id if outcome.superseded else None
+    return stored(outcome.action, outcome.memory, proposal.channel, superseded)

@@ -173,13 +173,39 @@ async def reinforce_memory(
 
 
 async def mark_superseded(
-    conn: aiosqlite.Connection, old_id: str, new_id: str, now: datetime
+    conn: aiosqlite.Connection, old_id: str, new_id: str, now: datetime, rule: str | None = None
 ) -> None:
-    """Point an old memory at the one that replaces it; it leaves recall but stays readable."""
+    """Point an old memory at the one that replaces it; it leaves recall but stays readable.
+    `rule` (what decided it) goes to its metadata as `superseded_because`."""
     await conn.execute(
-        "update memories set superseded_by = ?, updated_at = ? where id = ?",
-        (new_id, to_text(now), old_id),
+        "update memories set superseded_by = ?, updated_at = ?,"
+        " metadata = case when ? is null then metadata"
+        " else json_set(metadata, '$.superseded_because', ?) end where id = ?",
+        (new_id, to_text(now), rule, rule, old_id),
     )
+
+
+async def clear_superseded(conn: aiosqlite.Connection, memory_id: str, now: datetime) -> None:
+    """Make a superseded memory live again (cortex_restore); the chain stays in the log."""
+    await conn.execute(
+        "update memories set superseded_by = null, updated_at = ?,"
+        " metadata = json_remove(metadata, '$.superseded_because') where id = ?",
+        (to_text(now), memory_id),
+    )
+
+
+async def live_with_slot(
+    conn: aiosqlite.Connection, agent_id: str | None, subject: str, predicate: str
+) -> list[Memory]:
+    """Live memories of exactly this scope that hold `predicate` of `subject`, newest first."""
+    rows = await fetch_all(
+        conn,
+        "select * from memories where json_extract(metadata, '$.predicate') = :predicate"
+        " and json_extract(metadata, '$.subject') = :subject and agent_id is :agent_id"
+        " and deleted_at is null and superseded_by is null order by created_at desc limit 5",
+        {"predicate": predicate, "subject": subject, "agent_id": agent_id},
+    )
+    return [to_memory(row) for row in rows]
 
 
 async def set_deleted(

@@ -190,6 +190,15 @@ async def separate_context_column(conn: aiosqlite.Connection) -> None:
             await index_memory(conn, seq, content, json.loads(metadata))
 
 
+@migration
+async def index_slots(conn: aiosqlite.Connection) -> None:
+    """Memories about a stable attribute are found by their predicate (update, not append)."""
+    await conn.execute(
+        "create index memories_by_slot on memories(json_extract(metadata, '$.predicate'))"
+        " where json_extract(metadata, '$.predicate') is not null"
+    )
+
+
 async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
     """Run `;`-separated statements one by one, inside the caller's transaction.
 

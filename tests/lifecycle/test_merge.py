@@ -10,6 +10,7 @@ from cortex_mcp.engine.lifecycle.merge import plan_merges
 from cortex_mcp.engine.lifecycle.plan import State
 from cortex_mcp.engine.lifecycle.similarity import PROBE, signature, similar_pairs
 from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.search.facts import same_statement
 from cortex_mcp.search.tokenize import jaccard
 from cortex_mcp.store import memories as rows
 from tests.conftest import FrozenClock
@@ -82,7 +83,39 @@ def test_the_paraphrases_share_most_terms_and_the_facts_do_not():
     assert all(jaccard(a, b) < 0.2 for i, a in enumerate(firsts) for b in firsts[i + 1 :])
 
 
-async def test_thirty_paraphrases_of_five_facts_collapse_to_five_with_chains(
+RESTATEMENTS = [
+    [
+        "I prefer dark mode in my editor",
+        "The user prefers dark mode in the editor.",
+        "I really prefer dark mode in my editor!",
+    ],
+    ["我很喜欢喝咖啡", "我喜欢喝咖啡。", "我非常喜欢喝咖啡！"],
+    [
+        "品川区の1LDK物件の表面利回りは5パーセント",
+        "品川区の1LDK物件の表面利回りも5パーセント。",
+        "品川区の1LDK物件の表面利回りは5パーセント！",
+    ],
+    [
+        "Harry keeps his investment spreadsheet in the shared Google Drive folder",
+        "Harry keeps his investment spreadsheets in the shared Google Drive folder.",
+        "harry keeps the investment spreadsheet in a shared google drive folder",
+    ],
+]
+"""Four facts, each said three times in other function words, case, punctuation or inflection."""
+
+
+def restatements(clock: FrozenClock) -> list[list[Memory]]:
+    start = clock.now - timedelta(days=10)
+    return [
+        [
+            memory(text, created=start + timedelta(days=k, hours=h), importance=0.5 + h / 20)
+            for h, text in enumerate(texts)
+        ]
+        for k, texts in enumerate(RESTATEMENTS)
+    ]
+
+
+async def test_without_an_llm_paraphrases_in_other_words_stay_apart(
     engine: Engine, clock: FrozenClock
 ):
     groups = paraphrases(clock)
@@ -91,9 +124,32 @@ async def test_thirty_paraphrases_of_five_facts_collapse_to_five_with_chains(
     report = await run_lifecycle(engine)
 
     survivors = await live(engine, Layer.CORE)
-    facts = [m for m in survivors if m.category == Category.FACT]
-    assert sorted(m.id for m in facts) == sorted(group[-1].id for group in groups)
-    assert len(report.merged) == 5 and {m.by for m in report.merged} == {"latest"}
+    by_id = {m.id: m for group in groups for m in group}
+    for merge in report.merged:  # only "our"/"the", "now", "では"/"の" told these apart
+        assert merge.by == "same statement"
+        assert all(same_statement(by_id[i].content, by_id[merge.into].content) for i in merge.merged)
+    assert len(survivors) == 30 - sum(len(m.merged) for m in report.merged) == 25
+    assert {m.id for m in groups[0]} <= {m.id for m in survivors}  # stores / keeps / workbook
+    assert not any(
+        same_statement(a.content, b.content)
+        for i, a in enumerate(survivors)
+        for b in survivors[i + 1 :]
+        if a.category == b.category
+    )
+
+
+async def test_without_an_llm_the_same_statement_said_again_merges_and_keeps_the_chain(
+    engine: Engine, clock: FrozenClock
+):
+    groups = restatements(clock)
+    other_words = paraphrases(clock)[0][:5]  # Harry's stores / keeps / workbook / common
+    await plant(engine, *[m for group in groups for m in group], *other_words)
+
+    report = await run_lifecycle(engine)
+
+    survivors = await live(engine, Layer.CORE)
+    assert len(survivors) == len(groups) + len(other_words)
+    assert len(report.merged) == 4 and {m.by for m in report.merged} == {"same statement"}
     for group in groups:
         newest = await stored(engine, group[-1].id)
         assert newest.importance == max(m.importance for m in group)
@@ -105,8 +161,53 @@ async def test_thirty_paraphrases_of_five_facts_collapse_to_five_with_chains(
         assert {m.id for m in chain} == {m.id for m in group}
 
 
+DIFFERENT_PEOPLE = [
+    "Isaac Nelson is allergic to bee stings; carry the medication kit when visiting.",
+    "Isaac Baker is allergic to bee stings; carry the medication kit when visiting.",
+    "张子涵对花生过敏，聚餐时要注意。",
+    "王子涵对花生过敏，聚餐时要注意。",
+    "The budget for the Shinagawa apartment purchase is 50M yen total",
+    "The budget for the Shinagawa apartment purchase is 30M yen total",
+]
+
+
+async def test_without_an_llm_a_different_name_or_number_never_merges(
+    engine: Engine, clock: FrozenClock
+):
+    when = clock.now - timedelta(days=3)
+    await plant(
+        engine,
+        *[memory(t, created=when + timedelta(minutes=i)) for i, t in enumerate(DIFFERENT_PEOPLE)],
+    )
+
+    report = await run_lifecycle(engine)
+
+    assert report.merged == [] and len(await live(engine, Layer.CORE)) == len(DIFFERENT_PEOPLE)
+
+
+async def test_an_llm_merge_of_different_people_is_refused_and_logged(
+    llm_engine: Engine, fake_openai: FakeOpenAI, clock: FrozenClock
+):
+    when = clock.now - timedelta(days=3)
+    nelson = memory(DIFFERENT_PEOPLE[0], created=when)
+    baker = memory(DIFFERENT_PEOPLE[1], created=when + timedelta(hours=1))
+    await plant(llm_engine, nelson, baker)
+    fake_openai.replies.append(json.dumps({"merge": [1, 2], "content": DIFFERENT_PEOPLE[1]}))
+
+    report = await run_lifecycle(llm_engine)
+
+    assert report.llm_calls == 1 and report.merged == []
+    assert report.merges_refused == [nelson.id]
+    assert {m.id for m in await live(llm_engine, Layer.CORE)} == {nelson.id, baker.id}
+    async with llm_engine.db.read() as conn:
+        logged = await (
+            await conn.execute("select details from lifecycle_log where action = 'merge_refused'")
+        ).fetchall()
+    assert json.loads(logged[0][0])["refused"] == [nelson.id]
+
+
 async def test_every_merge_is_logged_with_before_and_after(engine: Engine, clock: FrozenClock):
-    group = paraphrases(clock)[0]
+    group = restatements(clock)[0]
     await plant(engine, *group)
 
     await run_lifecycle(engine)
@@ -121,7 +222,7 @@ async def test_every_merge_is_logged_with_before_and_after(engine: Engine, clock
     details = json.loads(details)
     assert set(json.loads(ids)) == {m.id for m in group}
     assert [m["content"] for m in details["before"]] == [m.content for m in group]
-    assert details["after"]["id"] == group[-1].id and details["by"] == "latest"
+    assert details["after"]["id"] == group[-1].id and details["by"] == "same statement"
 
 
 async def test_different_agents_and_categories_never_merge(engine: Engine, clock: FrozenClock):
@@ -171,16 +272,18 @@ async def test_an_llm_that_keeps_them_apart_merges_nothing(
     assert report.merged == [] and len(await live(llm_engine, Layer.CORE)) == 6
 
 
-async def test_an_unreachable_llm_falls_back_to_keeping_the_latest(
+async def test_an_unreachable_llm_falls_back_to_merging_only_the_same_statement(
     llm_engine: Engine, fake_openai: FakeOpenAI, clock: FrozenClock
 ):
-    group = paraphrases(clock)[0]
-    await plant(llm_engine, *group)
+    group = restatements(clock)[3]
+    other_words = memory(FACTS[0][0], created=group[0].created_at - timedelta(hours=1))
+    await plant(llm_engine, other_words, *group)
     fake_openai.status = 500
 
     report = await run_lifecycle(llm_engine)
 
-    assert [(m.into, m.by) for m in report.merged] == [(group[-1].id, "latest")]
+    assert [(m.into, m.by) for m in report.merged] == [(group[-1].id, "same statement")]
+    assert sorted(report.merged[0].merged) == sorted(m.id for m in group[:-1])
 
 
 async def test_a_merge_callable_sees_only_small_clusters_and_can_pick_members(

@@ -58,7 +58,7 @@ async def live_one_day(engine: Engine, clock: FrozenClock, day: int, written: se
     )
     if day % 7 == 3:  # the same fact, said again a little differently
         again = memory(
-            f"Fact {day}: the {word(day + 3)} project uses {word(day + 5)} storage today",
+            f"Fact {day}: The {word(day + 3)} project really uses {word(day + 5)} storage!",
             created=clock.now,
             importance=0.6,
         )

@@ -22,6 +22,7 @@ from cortex_mcp.engine.lifecycle.mirror import (
 )
 from cortex_mcp.engine.lifecycle.plan import State
 from cortex_mcp.engine.lifecycle.profile import manual_part, new_profile, profile_text
+from cortex_mcp.engine.lifecycle.refresh import concerns_profile, refresh_profile
 from cortex_mcp.engine.lifecycle.report import LifecycleReport
 from cortex_mcp.engine.lifecycle.run import plan_lifecycle, run_lifecycle
 from cortex_mcp.engine.lifecycle.schedule import LifecycleScheduler, is_due, next_fire, zone
@@ -42,11 +43,13 @@ __all__ = [
     "LifecycleScheduler",
     "MirrorWriter",
     "archive_page",
+    "concerns_profile",
     "is_due",
     "lifecycle_log",
     "lifecycle_status",
     "memory_md_page",
     "plan_lifecycle",
+    "refresh_profile",
     "run_lifecycle",
     "set_manual_profile",
     "working_page",

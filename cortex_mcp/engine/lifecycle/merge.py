@@ -4,8 +4,10 @@ Candidates come from `similarity.similar_pairs` (O(n log n)), within one agent a
 Clusters are stars around their newest member: every member is directly similar to it, so a
 chain of loosely related memories never collapses into one. With an LLM each cluster is one
 call that says which members state the same fact and writes the merged statement (the newer
-wins a conflict); without one, or when it does not answer, the newest member is kept when the
-others are at least `merge_similarity` alike. Merged memories are superseded, never deleted.
+wins a conflict); members the LLM calls the same but that name a different person, thing or
+number (`search.facts.names_differ`) stay out, and the refusal is in the report. Without an
+LLM, or when it does not answer, only the same statement merges (`search.facts.same_statement`):
+the newest is kept. Merged memories are superseded, never deleted.
 """
 
 import json
@@ -18,6 +20,8 @@ from cortex_mcp.config import LifecycleSettings
 from cortex_mcp.engine.lifecycle.plan import Ask, Change, State, derived_id, expecting
 from cortex_mcp.engine.lifecycle.similarity import PairSource, similar_pairs
 from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.search.facts import content_tokens, names_differ, same_statement
+from cortex_mcp.search.tokenize import numbers_of
 
 NEVER_MERGED = frozenset({Category.SUMMARY, Category.PROFILE})
 MERGE_SYSTEM = "You consolidate a user's long-term memory. Answer with JSON only."
@@ -97,9 +101,12 @@ async def plan_merges(
 ) -> tuple[list[Change], int]:
     """Merge near-duplicate core memories; the changes and the candidate pairs examined."""
     items = [m for m in state.in_layer(Layer.CORE) if m.category not in NEVER_MERGED]
-    threshold = settings.merge_llm_similarity if ask else settings.merge_similarity
+    if ask is None:
+        return same_statement_merges(state, items), len(items)
     search = source(
-        [state.terms(m) for m in items], [(m.agent_id, m.category) for m in items], threshold
+        [state.terms(m) for m in items],
+        [(m.agent_id, m.category) for m in items],
+        settings.merge_llm_similarity,
     )
     changes = []
     for cluster in star_clusters(items, search.pairs, settings.merge_max_cluster):
@@ -107,6 +114,29 @@ async def plan_merges(
         if change is not None:
             changes.append(change)
     return changes, search.examined
+
+
+def same_statement_merges(state: State, items: list[Memory]) -> list[Change]:
+    """Without an LLM: memories of one agent and category that make the same statement (the
+    same content words in order, the same numbers) merge into their newest; nothing else."""
+    groups: dict[tuple[object, ...], list[Memory]] = defaultdict(list)
+    for memory in items:
+        key = statement_key(memory)
+        if key[2]:  # a memory of function words only is no statement to compare
+            groups[key].append(memory)
+    return [
+        keep_latest(state, group, "same statement") for group in groups.values() if len(group) > 1
+    ]
+
+
+def statement_key(memory: Memory) -> tuple[object, ...]:
+    """What two memories share exactly when they make the same statement."""
+    return (
+        memory.agent_id,
+        memory.category,
+        tuple(content_tokens(memory.content)),
+        numbers_of(memory.content),
+    )
 
 
 async def _resolve(
@@ -118,21 +148,48 @@ async def _resolve(
         answer = await ask(MERGE_SYSTEM, MERGE_PROMPT.format(memories=listed))
         verdict = parse_merge(answer, len(ordered), max_chars)
         if verdict is not None:
-            chosen = [ordered[i] for i in verdict[0]]
-            if not chosen:
-                return None
+            chosen, turned_down = guard_merge([ordered[i] for i in verdict[0]])
+            refused = [m.id for m in turned_down]
+            if len(chosen) < 2:
+                return refusal([*chosen, *turned_down]) if refused else None
             if verdict[1] == " ".join(chosen[-1].content.split()):
-                return keep_latest(state, chosen, "llm")
-            return merge_into_new(state, chosen, verdict[1])
-    alike = [m for m, similarity in cluster.members if similarity >= settings.merge_similarity]
-    return keep_latest(state, [*alike, cluster.leader], "latest") if alike else None
+                return keep_latest(state, chosen, "llm", refused)
+            return merge_into_new(state, chosen, verdict[1], refused)
+    alike = [m for m, _ in cluster.members if same_statement(m.content, cluster.leader.content)]
+    return keep_latest(state, [*alike, cluster.leader], "same statement") if alike else None
+
+
+def refusal(members: list[Memory]) -> Change:
+    """A merge the guard turned down whole: nothing changes, the log says why."""
+    return Change(
+        action="merge_refused",
+        expect=expecting(*members),
+        details={
+            "by": "llm",
+            "refused": [m.id for m in members[1:]],
+            "why": "different person, thing or number",
+        },
+    )
+
+
+def guard_merge(chosen: list[Memory]) -> tuple[list[Memory], list[Memory]]:
+    """The members an LLM merge may take (those about the same people, things and numbers
+    as its newest member), and the others, refused."""
+    if not chosen:
+        return [], []
+    newest = chosen[-1]
+    kept = [m for m in chosen[:-1] if not names_differ(m.content, newest.content)]
+    refused = [m for m in chosen[:-1] if m not in kept]
+    return [*kept, newest], refused
 
 
 def _age(memory: Memory) -> tuple[datetime, str]:
     return memory.created_at, memory.id
 
 
-def keep_latest(state: State, members: list[Memory], by: str) -> Change:
+def keep_latest(
+    state: State, members: list[Memory], by: str, refused: list[str] | None = None
+) -> Change:
     """The newest member stays, inheriting the others' weight; the others point to it."""
     ordered = sorted(members, key=_age)
     survivor, older = ordered[-1], ordered[:-1]
@@ -150,11 +207,14 @@ def keep_latest(state: State, members: list[Memory], by: str) -> Change:
             "merged": [m.id for m in older],
             "before": ordered,
             "after": kept,
-        },
+        }
+        | ({"refused": refused} if refused else {}),
     )
 
 
-def merge_into_new(state: State, members: list[Memory], content: str) -> Change:
+def merge_into_new(
+    state: State, members: list[Memory], content: str, refused: list[str] | None = None
+) -> Change:
     """A new memory with the LLM's merged statement replaces every member."""
     newest = max(members, key=_age)
     tags = sorted({t for m in members for t in m.metadata.get("tags", [])})
@@ -188,7 +248,8 @@ def merge_into_new(state: State, members: list[Memory], content: str) -> Change:
             "merged": [m.id for m in members],
             "before": sorted(members, key=_age),
             "after": merged,
-        },
+        }
+        | ({"refused": refused} if refused else {}),
     )
 
 

@@ -45,6 +45,11 @@ class LifecycleReport(BaseModel):
     promoted: list[str] = Field(default_factory=list, description="Working → core.")
     expired: list[str] = Field(default_factory=list, description="Working → archive (TTL).")
     merged: list[MergeReport] = Field(default_factory=list)
+    merges_refused: list[str] = Field(
+        default_factory=list,
+        description="Memories an LLM called the same as others that name a different person, "
+        "thing or number: kept apart.",
+    )
     archived: list[str] = Field(default_factory=list, description="Core → archive (decay).")
     compressed: list[CompressReport] = Field(default_factory=list)
     profiles: list[ProfileReport] = Field(default_factory=list)
@@ -68,6 +73,7 @@ class LifecycleReport(BaseModel):
             "promoted": _some(self.promoted),
             "expired": _some(self.expired),
             "merged": _some([m.model_dump() for m in self.merged]),
+            "merges_refused": _some(self.merges_refused),
             "archived": _some(self.archived),
             "compressed": _some([c.model_dump() for c in self.compressed]),
             "profiles": [p.model_dump() for p in self.profiles],
@@ -95,6 +101,9 @@ def record(report: LifecycleReport, change: Change) -> None:
         report.merged.append(
             MergeReport(into=details["into"], merged=details["merged"], by=details["by"])
         )
+        report.merges_refused += details.get("refused", [])
+    elif change.action == "merge_refused":
+        report.merges_refused += details["refused"]
     elif change.action == "compress":
         summary = change.inserts[0]
         report.compressed.append(

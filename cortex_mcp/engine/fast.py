@@ -1,0 +1,61 @@
+"""The fast channel's reading of a user's message: which statements go to core at once.
+
+A sentence is kept when a high-signal pattern fires on it (identity, preference, decision,
+correction, to-do, important) or when it sets a slot (`slots.find_slots`). A sentence that sets
+one slot is stored as said, with the slot; one that sets several (我叫王伟，住在上海，做后端开发)
+becomes one memory per slot, each a sentence of its own with the original kept as its context,
+so a later change of one value replaces only that one.
+"""
+
+from cortex_mcp.engine.patterns import SIGNALS, Signal, is_correction, signal_sentences
+from cortex_mcp.engine.slots import Slot, find_slots
+from cortex_mcp.engine.update import Proposal
+from cortex_mcp.models import Layer
+
+SLOT_IMPORTANCE = 0.85
+
+
+def fast_statements(message: str) -> list[Proposal]:
+    """Core-memory proposals for the high-signal statements of a user's message."""
+    proposals: list[Proposal] = []
+    for sentence in signal_sentences(message):
+        signal = next((s for s in SIGNALS if any(p.search(sentence) for p in s.patterns)), None)
+        slots = find_slots(sentence)
+        correction = is_correction(sentence)
+        if len(slots) == 1:
+            importance = max(signal.importance if signal else 0.0, SLOT_IMPORTANCE)
+            proposals.append(_proposal(sentence, importance, "slot", correction, slots[0]))
+        elif slots:
+            proposals += [
+                _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot)
+                for slot in slots
+            ]
+        elif signal is not None:
+            proposals.append(
+                _proposal(sentence, signal.importance, signal.name, correction, None, signal)
+            )
+    return proposals
+
+
+def _proposal(
+    content: str,
+    importance: float,
+    name: str,
+    correction: bool,
+    slot: Slot | None,
+    signal: Signal | None = None,
+) -> Proposal:
+    category = slot.category if slot is not None else signal.category if signal else None
+    assert category is not None
+    return Proposal(
+        content=content,
+        category=category,
+        importance=importance,
+        layer=Layer.CORE,
+        source="user",
+        channel="fast",
+        confidence=0.9,
+        extra={"signal": name},
+        slot=slot,
+        correction=correction,
+    )
