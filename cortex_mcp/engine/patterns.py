@@ -35,8 +35,9 @@ SIGNALS: tuple[Signal, ...] = (
             r"不是[^，。,]+[，,。]\s*(而)?是|其实|搞错了|更正|纠正一下|说错了|不再|已经不|改成了?|换成了?"
         )
         + _any(
-            r"\b(actually|correction:|to correct|i was wrong|that'?s (not right|wrong)|"
+            r"\b(actually|to correct|i was wrong|that'?s (not right|wrong)|"
             r"i misspoke|i meant|no longer|not anymore|any ?more|switched from|changed (it )?to)\b",
+            r"\bcorrection\s*[:：,]",
             r"\bnot\b[^,.;]{1,40},\s*but\b",
             flags=re.IGNORECASE,
         )

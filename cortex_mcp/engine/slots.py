@@ -358,9 +358,21 @@ _NEGATED = re.compile(
     r"(?i:\b(?:no longer|not|never|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|used to)\s+"
     r"(?:\w+\s+){0,2}$)|(?:不再|不|没有?|从不|并不)(?:再)?$"
 )
+_THIRD_PARTY = re.compile(
+    r"さん|くん|ちゃん|様|先生|彼女?|氏|他|她|朋友|同事|"
+    + _alternatives(k for k in RELATIONS if not k.isascii())
+    + r"|(?i:\b(?:he|she|they|friend|colleague|"
+    + _alternatives(k for k in RELATIONS if k.isascii())
+    + r")\b)"
+)
+"""Before a match, someone other than the user is the subject: 田中さんは東京に住んでいます,
+姉は大阪に住んでいます, my wife and I live in Paris."""
 _REPORTED = re.compile(
     r"(?i:\b(?:he|she|they|my friend|someone|people) (?:said|says|told)\b|\bif I\b|\bwould\b)"
 )
+
+
+_WHEN = re.compile(r"^(?:先月|今月|去年|今年|最近|先週|昨日|今日|現在|今は?|上个月|去年|最近|刚刚)")
 
 
 def find_slots(sentence: str) -> list[Slot]:
@@ -370,7 +382,8 @@ def find_slots(sentence: str) -> list[Slot]:
     found: dict[str, tuple[int, Slot]] = {}
     for slot_pattern in SLOT_PATTERNS:
         for match in slot_pattern.pattern.finditer(sentence):
-            if _NEGATED.search(sentence[max(0, match.start() - 24) : match.start()]):
+            before = sentence[: match.start()]
+            if _NEGATED.search(before[-24:]) or _THIRD_PARTY.search(before):
                 continue
             slot = _slot(slot_pattern, match)
             if slot is not None and slot.predicate not in found:
@@ -384,6 +397,7 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str]) -> Slot | None:
         value = re.sub(r"(?i)^an? ", "", value)
     if slot_pattern.language == "zh":
         value = value.removesuffix("了").removesuffix("啦")
+    value = _WHEN.sub("", value) or value
     predicate = slot_pattern.predicate
     if not value or (predicate.startswith(NAMED) and value.casefold() in NOT_NAMES):
         return None

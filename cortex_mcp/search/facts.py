@@ -168,13 +168,32 @@ _COMMON_CAPITALISED = frozenset(
         "update",
         "let",
         "please",
+        "sorry",
+        *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
+        *[
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+        ],
+        "november",
+        "december",
     )
 )
 _SURNAMES = frozenset(
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
     "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔"
-    "向汤佐铃高桥渡伊山中小林加吉松井木斉藤清"
+    "向汤"
 )
+"""The most common Chinese surnames: a name replaced by a name starting with another one is
+another person (张子涵 / 王子涵)."""
+_HONORIFIC_NAME = re.compile(r"([\u4e00-\u9fff\u30a0-\u30ff]{1,4})(?:さん|くん|ちゃん|様|氏|先生)")
 
 
 def proper_names(text: str) -> frozenset[str]:
@@ -233,6 +252,10 @@ def subjects_differ(first: str, second: str) -> bool:
     another. The guard an LLM's "update" answer must pass (a changed value is its point)."""
     name_a, name_b = leading_name(first, second), leading_name(second, first)
     if name_a and name_b and name_a != name_b:
+        return True
+    honoured_a = set(_HONORIFIC_NAME.findall(first))
+    honoured_b = set(_HONORIFIC_NAME.findall(second))
+    if honoured_a and honoured_b and honoured_a.isdisjoint(honoured_b):
         return True
     a, b = fact_tokens(first), fact_tokens(second)
     for op, i1, _, j1, _ in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
