@@ -115,12 +115,12 @@ def summary(result: dict[str, Any]) -> str:
     )
 
 
-def write_docs(section: str) -> None:
-    """Replace (or append) the section in docs/benchmarks.md."""
+def write_docs(section: str, begin: str = BEGIN, end: str = END) -> None:
+    """Replace (or append) the section between `begin` and `end` in docs/benchmarks.md."""
     text = DOCS.read_text(encoding="utf-8")
-    if BEGIN in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section + rest.split(END, 1)[1]
+    if begin in text:
+        head, rest = text.split(begin, 1)
+        text = head + section + rest.split(end, 1)[1]
     else:
         text = text.rstrip() + "\n\n" + section + "\n"
     DOCS.write_text(text, encoding="utf-8")

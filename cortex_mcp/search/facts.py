@@ -225,7 +225,13 @@ def names_differ(first: str, second: str) -> bool:
         left, right = a[i1:i2], b[j1:j2]
         if stems_a & set(left) and stems_b & set(right):
             return True
+        if _ideographs(left) and _ideographs(right):
+            return True  # 東京 / 大阪, 花生 / 海鲜: no dictionary tells a name from a word
     return subjects_differ(first, second)
+
+
+def _ideographs(tokens: list[str]) -> bool:
+    return any("\u4e00" <= t <= "\u9fff" and not is_function_token(t) for t in tokens)
 
 
 _NAME_RUN = re.compile(r"[A-Z][a-z]+(?:[-'][A-Za-z]+)*(?: [A-Z][a-z]+(?:[-'][A-Za-z]+)*)*")

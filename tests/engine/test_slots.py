@@ -1,0 +1,60 @@
+"""Slots: what a user's statement sets about them (subject, predicate, value), in zh/en/ja;
+nothing for negations, questions about others or other people's facts."""
+
+import pytest
+
+from cortex_mcp.engine.slots import find_slots
+
+FOUND = [
+    ("我叫王伟，住在上海，做后端开发", [("name", "王伟"), ("home", "上海"), ("role", "后端开发")]),
+    (
+        "I'm a backend developer based in Shanghai",
+        [("home", "Shanghai"), ("role", "backend developer")],
+    ),
+    (
+        "Actually I moved to Hangzhou last month, I no longer live in Shanghai.",
+        [("home", "Hangzhou")],
+    ),
+    ("更正一下：我现在住在杭州，不在上海了。", [("home", "杭州")]),
+    ("I'm Dave.", [("name", "Dave")]),
+    ("Hi, I'm Wang Wei.", [("name", "Wang Wei")]),
+    ("私は田中です", [("name", "田中")]),
+    ("Remember that my daughter's birthday is on March 3rd.", [("birthday:daughter", "March 3rd")]),
+    ("我的猫叫咪咪。", [("pet:cat", "咪咪")]),
+    ("以后回答请用中文。", [("answer_language", "中文")]),
+    ("I switched from Vim to Helix last week.", [("tool:editor", "Helix")]),
+    ("実は先月大阪に引っ越しました。", [("home", "大阪")]),
+    ("私の名前は佐藤です。", [("name", "佐藤")]),
+    ("日本語で答えてください", [("answer_language", "日本語")]),
+    ("My wife is called Mary", [("person:wife", "Mary")]),
+    ("我在阿里巴巴工作", [("workplace", "阿里巴巴")]),
+    ("我养了一只猫，叫咪咪", [("pet:cat", "咪咪")]),
+    ("Please answer in English from now on", [("answer_language", "English")]),
+]
+NONE = [
+    "He said I live in Paris",
+    "I'm Chinese.",
+    "I don't live in Paris",
+    "I'm a bit tired",
+    "姉は大阪に住んでいます",
+    "佐藤健太さんは札幌に引っ越して、リモートで働いています。",
+    "My sister lives in Hamburg",
+    "Isaac Nelson moved to Berlin last year.",
+    "我朋友住在北京",
+]
+
+
+@pytest.mark.parametrize(("sentence", "expected"), FOUND)
+def test_a_statement_sets_its_slots(sentence: str, expected: list[tuple[str, str]]) -> None:
+    assert [(s.predicate, s.value) for s in find_slots(sentence)] == expected
+
+
+@pytest.mark.parametrize("sentence", NONE)
+def test_negations_and_other_peoples_facts_set_no_slot_of_the_user(sentence: str) -> None:
+    assert find_slots(sentence) == []
+
+
+def test_the_same_language_in_two_scripts_is_one_value() -> None:
+    (chinese,) = find_slots("以后回答请用中文。")
+    (english,) = find_slots("Please answer in Chinese.")
+    assert chinese.key == english.key == "chinese"
