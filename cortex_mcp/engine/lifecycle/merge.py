@@ -196,7 +196,7 @@ def keep_latest(
     metadata = dict(survivor.metadata)
     metadata["merged_from"] = [*metadata.get("merged_from", []), *(m.id for m in older)]
     kept = state.changed(survivor, metadata=metadata, **_combined(members))
-    gone = [state.changed(m, superseded_by=survivor.id) for m in older]
+    gone = [merged_away(state, m, survivor.id, f"merge: {by}") for m in older]
     return Change(
         action="merge",
         expect=expecting(*members),
@@ -236,7 +236,7 @@ def merge_into_new(
         **_combined(members),
     )
     state.add(merged)
-    gone = [state.changed(m, superseded_by=merged.id) for m in members]
+    gone = [merged_away(state, m, merged.id, "merge: llm") for m in members]
     return Change(
         action="merge",
         expect=expecting(*members),
@@ -251,6 +251,12 @@ def merge_into_new(
         }
         | ({"refused": refused} if refused else {}),
     )
+
+
+def merged_away(state: State, memory: Memory, into: str, because: str) -> Memory:
+    """A member superseded by its merge, saying why (cortex://memory/{id} shows it)."""
+    metadata = memory.metadata | {"superseded_because": because}
+    return state.changed(memory, superseded_by=into, metadata=metadata)
 
 
 class Combined(TypedDict):
