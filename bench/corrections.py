@@ -22,19 +22,25 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "corrections.json"
 BEGIN, END = "<!-- corrections:begin -->", "<!-- corrections:end -->"
 THRESHOLDS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
+SIMILARITIES = (0.85, 0.88, 0.9, 0.92, 0.95)
 
 
 async def sweep() -> list[dict[str, Any]]:
-    """Precision and recall at each threshold."""
+    """Precision and recall at each overlap threshold (no vectors), then at each similarity
+    threshold with the local embedder and the chosen overlap."""
     rows = []
-    chosen = update.CORRECTION_OVERLAP
+    chosen = update.CORRECTION_OVERLAP, update.CORRECTION_SIMILARITY
+    runs = [("none", t, chosen[1]) for t in THRESHOLDS]
+    runs += [("local", chosen[0], s) for s in SIMILARITIES]
     try:
-        for threshold in THRESHOLDS:
-            update.CORRECTION_OVERLAP = threshold
+        for embedding, threshold, similarity in runs:
+            update.CORRECTION_OVERLAP, update.CORRECTION_SIMILARITY = threshold, similarity
             with tempfile.TemporaryDirectory() as root:
-                score = await score_cases(Path(root), CASES)
+                score = await score_cases(Path(root), CASES, embedding)
             rows.append(
                 {
+                    "embedding": embedding,
+                    "similarity": similarity if embedding != "none" else None,
                     "threshold": threshold,
                     "precision": round(score.precision, 3),
                     "recall": round(score.recall, 3),
@@ -44,7 +50,7 @@ async def sweep() -> list[dict[str, Any]]:
                 }
             )
     finally:
-        update.CORRECTION_OVERLAP = chosen
+        update.CORRECTION_OVERLAP, update.CORRECTION_SIMILARITY = chosen
     return rows
 
 
@@ -55,14 +61,16 @@ def section(rows: list[dict[str, Any]]) -> str:
         "## Corrections (`python -m bench.corrections`)",
         "",
         f"{len(CASES)} labelled cases in zh/en/ja (tests/data/corrections.json): memories, then "
-        "one message, and the memory it should replace or none. No LLM. The default threshold "
-        f"is {update.CORRECTION_OVERLAP} (a wrong supersede hides a true memory: precision first).",
+        "one message, and the memory it should replace or none. No LLM. Defaults: term overlap "
+        f"{update.CORRECTION_OVERLAP}, and with the local embedder cosine similarity "
+        f"{update.CORRECTION_SIMILARITY} (a wrong supersede hides a true memory: precision first).",
         "",
-        "| term overlap ≥ | precision | recall | supersedes made |",
-        "|---|---|---|---|",
+        "| vectors | term overlap ≥ | similarity ≥ | precision | recall | supersedes made |",
+        "|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {r['threshold']} | {r['precision']} | {r['recall']} | {r['supersedes_made']} |"
+        f"| {r['embedding']} | {r['threshold']} | {r['similarity'] or '—'} | {r['precision']} "
+        f"| {r['recall']} | {r['supersedes_made']} |"
         for r in rows
     ]
     return "\n".join([*lines, END])

@@ -18,12 +18,15 @@ from cortex_mcp.engine.background import PassCounter
 from cortex_mcp.engine.embedding import VectorIndex
 from cortex_mcp.engine.lifecycle import LifecycleReport, MirrorWriter
 from cortex_mcp.engine.llm import LanguageModel
+from cortex_mcp.engine.nearby import nearby_memories
+from cortex_mcp.engine.patterns import is_correction
 from cortex_mcp.engine.remember import remember as remember_memory
 from cortex_mcp.engine.stats import engine_stats
 from cortex_mcp.engine.transfer import ImportReport
 from cortex_mcp.engine.update import Decide
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import (
+    SHARED_SCOPE,
     Category,
     FlushResult,
     ForgetResult,
@@ -166,6 +169,10 @@ class Engine:
         `context` (the conversation around it) is searched with it."""
         if supersedes is not None and not is_memory_id(supersedes):
             raise InvalidInput("supersedes", "must be a memory id (a UUID)")
+        nearby = []
+        if supersedes is None and (category == Category.CORRECTION or is_correction(content)):
+            owner = None if scope == SHARED_SCOPE else self.agent(agent_id)
+            nearby = await nearby_memories(self.db, self.vectors, content, owner)
         async with self.db.write() as conn:
             result = await remember_memory(
                 conn,
@@ -179,6 +186,7 @@ class Engine:
                 context=context,
                 settings=self.settings.memory,
                 now=self.clock(),
+                nearby=nearby,
             )
         self.mirror.mark_dirty()
         self.embed_soon([result.id])

@@ -5,6 +5,7 @@ memory holding the old value, and a correction ("actually …", 更正…) repla
 about the same subject; `supersedes` names the memory to replace outright.
 """
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import aiosqlite
@@ -32,6 +33,7 @@ async def remember(
     settings: MemorySettings,
     now: datetime,
     context: str | None = None,
+    nearby: Sequence[tuple[float, Memory]] = (),
 ) -> RememberResult:
     """Store an explicit memory in core; call inside a write transaction."""
     text = check_content(content, settings)
@@ -53,7 +55,7 @@ async def remember(
         correction=category == Category.CORRECTION or is_correction(text),
     )
     if old is None:
-        outcome = await write_proposal(conn, proposal, owner, now, tags=tags)
+        outcome = await write_proposal(conn, proposal, owner, now, tags=tags, nearby=nearby)
         superseded = outcome.superseded.id if outcome.superseded else None
         return RememberResult.of(outcome.action, outcome.memory, superseded)
     memory = build_memory(proposal, owner, now, Layer.CORE)

@@ -19,6 +19,7 @@ import anyio
 
 from cortex_mcp.engine import extraction
 from cortex_mcp.engine.fast import fast_statements
+from cortex_mcp.engine.nearby import nearby_memories
 from cortex_mcp.engine.patterns import is_small_talk
 from cortex_mcp.engine.redaction import redact
 from cortex_mcp.engine.update import Proposal, apply_verdict, ask_llm, build_memory, stored
@@ -79,8 +80,11 @@ async def store_proposal(engine: Engine, proposal: Proposal, agent: str) -> Stor
     transaction), then settle and write it in one write transaction."""
     async with engine.db.read() as conn:
         asked = await ask_llm(conn, proposal, agent, engine.decide)
+    nearby = []
+    if proposal.correction and proposal.slot is None and asked is None:
+        nearby = await nearby_memories(engine.db, engine.vectors, proposal.content, agent)
     async with engine.db.write() as conn:
-        return await apply_verdict(conn, proposal, asked, agent, engine.clock())
+        return await apply_verdict(conn, proposal, asked, agent, engine.clock(), nearby)
 
 
 async def fast_channel(

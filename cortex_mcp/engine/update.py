@@ -14,7 +14,7 @@ transaction, so two processes storing one statement at once store it once:
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -39,7 +39,10 @@ CLOSE_OVERLAP = 0.25
 """Term overlap from which an existing memory is worth asking the LLM about."""
 CORRECTION_OVERLAP = 0.2
 """Term overlap from which a correction with no slot replaces its closest neighbour without an
-LLM: the precision-first point of the labelled set (see tests/engine/test_corrections.py)."""
+LLM: the precision-first point of the labelled set (bench/corrections.py)."""
+CORRECTION_SIMILARITY = 0.9
+"""Cosine similarity (local e5 model) from which a correction replaces its nearest memory when
+they share too few words: measured like the overlap (bench/corrections.py)."""
 
 DECIDE_SYSTEM = "You keep a user's long-term memory store consistent. Answer with JSON only."
 DECIDE_PROMPT = """A new memory was extracted from a conversation. Decide how it relates to
@@ -194,18 +197,34 @@ async def slot_holder(
 
 
 async def closest_for_correction(
-    conn: aiosqlite.Connection, proposal: Proposal, agent_id: str | None
-) -> tuple[float, Memory] | None:
-    """The live memory a correction with no slot replaces: the closest about the same subject."""
+    conn: aiosqlite.Connection,
+    proposal: Proposal,
+    agent_id: str | None,
+    nearby: Sequence[tuple[float, Memory]] = (),
+) -> tuple[str, Memory] | None:
+    """The live memory a correction with no slot replaces: the closest about the same subject
+    by shared words, else by meaning (`nearby`, from the vectors); with why."""
     text = without_correction_markers(proposal.content)
     for score, memory in await close_candidates(conn, text, agent_id, CORRECTION_OVERLAP):
         if not subjects_differ(text, memory.content):
-            return score, memory
+            return f"correction: closest memory ({score:.2f})", memory
+    for similarity, memory in nearby:
+        if (
+            similarity >= CORRECTION_SIMILARITY
+            and memory.category != Category.PROFILE
+            and not subjects_differ(text, memory.content)
+            and await _still_live(conn, memory)
+        ):
+            return f"correction: nearest in meaning ({similarity:.2f})", memory
     return None
 
 
 async def settle(
-    conn: aiosqlite.Connection, proposal: Proposal, agent_id: str | None, asked: Verdict | None
+    conn: aiosqlite.Connection,
+    proposal: Proposal,
+    agent_id: str | None,
+    asked: Verdict | None,
+    nearby: Sequence[tuple[float, Memory]] = (),
 ) -> Verdict:
     """Inside the write transaction: what storing `proposal` does (see the module's rules)."""
     duplicate = await find_duplicate(conn, proposal.content, agent_id)
@@ -222,9 +241,9 @@ async def settle(
     if asked is not None and (asked.target is None or await _still_live(conn, asked.target)):
         return asked
     if proposal.correction:
-        closest = await closest_for_correction(conn, proposal, agent_id)
+        closest = await closest_for_correction(conn, proposal, agent_id, nearby)
         if closest is not None:
-            return Verdict("update", closest[1], f"correction: closest memory ({closest[0]:.2f})")
+            return Verdict("update", closest[1], closest[0])
     return Verdict("new")
 
 
@@ -293,9 +312,10 @@ async def write_proposal(
     asked: Verdict | None = None,
     lift: bool = True,
     tags: list[str] | None = None,
+    nearby: Sequence[tuple[float, Memory]] = (),
 ) -> Outcome:
     """Write phase, inside one write transaction: settle the verdict, then carry it out."""
-    verdict = await settle(conn, proposal, agent_id, asked)
+    verdict = await settle(conn, proposal, agent_id, asked, nearby)
     if verdict.refused:
         await log_action(conn, "refused_llm_verdict", [], {"why": verdict.refused}, now)
     target = verdict.target
@@ -344,10 +364,11 @@ async def apply_verdict(
     asked: Verdict | None,
     agent_id: str,
     now: datetime,
+    nearby: Sequence[tuple[float, Memory]] = (),
 ) -> StoredMemory:
     """The sieve's write phase: settle and write inside the transaction; report it."""
     outcome = await write_proposal(
-        conn, proposal, agent_id, now, asked, lift=proposal.layer == Layer.CORE
+        conn, proposal, agent_id, now, asked, lift=proposal.layer == Layer.CORE, nearby=nearby
     )
     superseded = outcome.superseded.id if outcome.superseded else None
     return stored(outcome.action, outcome.memory, proposal.channel, superseded)
