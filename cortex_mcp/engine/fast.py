@@ -7,10 +7,10 @@ becomes one memory per slot, each a sentence of its own with the original kept a
 so a later change of one value replaces only that one.
 """
 
-from cortex_mcp.engine.patterns import SIGNALS, Signal, is_correction, signal_sentences
+from cortex_mcp.engine.patterns import SIGNALS, is_correction, signal_sentences
 from cortex_mcp.engine.slots import Slot, find_slots
 from cortex_mcp.engine.update import Proposal
-from cortex_mcp.models import Layer
+from cortex_mcp.models import Category, Layer
 
 SLOT_IMPORTANCE = 0.85
 
@@ -32,24 +32,18 @@ def fast_statements(message: str) -> list[Proposal]:
             ]
         elif signal is not None:
             proposals.append(
-                _proposal(sentence, signal.importance, signal.name, correction, None, signal)
+                _proposal(sentence, signal.importance, signal.name, correction, signal.category)
             )
     return proposals
 
 
 def _proposal(
-    content: str,
-    importance: float,
-    name: str,
-    correction: bool,
-    slot: Slot | None,
-    signal: Signal | None = None,
+    content: str, importance: float, name: str, correction: bool, kind: Slot | Category
 ) -> Proposal:
-    category = slot.category if slot is not None else signal.category if signal else None
-    assert category is not None
+    slot = kind if isinstance(kind, Slot) else None
     return Proposal(
         content=content,
-        category=category,
+        category=kind.category if isinstance(kind, Slot) else kind,
         importance=importance,
         layer=Layer.CORE,
         source="user",

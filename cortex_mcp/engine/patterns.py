@@ -198,6 +198,9 @@ def without_correction_markers(text: str) -> str:
     return " ".join(_CORRECTION_MARKERS.sub(" ", text).split())
 
 
+CORRECTION = next(signal for signal in SIGNALS if signal.name == "correction")
+
+
 def is_correction(text: str) -> bool:
     """True when the text corrects something said before."""
-    return any(p.search(text) for p in SIGNALS[0].patterns)
+    return any(p.search(text) for p in CORRECTION.patterns)

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 import snowballstemmer  # type: ignore[import-untyped]
 
+from cortex_mcp.search.query import MONTH_NAMES
 from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS, is_cjk, numbers_of, pieces_of
 
 SELF = "<self>"
@@ -170,20 +171,7 @@ _COMMON_CAPITALISED = frozenset(
         "please",
         "sorry",
         *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
-        *[
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-        ],
-        "november",
-        "december",
+        *MONTH_NAMES,
     )
 )
 _SURNAMES = frozenset(

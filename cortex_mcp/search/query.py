@@ -66,7 +66,7 @@ class DateSpan:
         return self.start <= day < self.end
 
 
-_MONTH_NAMES = (
+MONTH_NAMES = (
     "january",
     "february",
     "march",
@@ -81,8 +81,8 @@ _MONTH_NAMES = (
     "december",
 )
 _MONTHS = {
-    **{full[:3]: number for number, full in enumerate(_MONTH_NAMES, start=1)},
-    **{full: number for number, full in enumerate(_MONTH_NAMES, start=1)},
+    **{full[:3]: number for number, full in enumerate(MONTH_NAMES, start=1)},
+    **{full: number for number, full in enumerate(MONTH_NAMES, start=1)},
     "sept": 9,
 }
 _MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"

@@ -63,16 +63,21 @@ FACTS = [
 least 0.7 alike to it (though two older ones may be only 0.58 alike to each other)."""
 
 
-def paraphrases(clock: FrozenClock) -> list[list[Memory]]:
-    """Six statements of each fact, written an hour apart; fact k on day k."""
+def dated(clock: FrozenClock, facts: list[list[str]]) -> list[list[Memory]]:
+    """Each fact's statements written an hour apart, fact k on day k."""
     start = clock.now - timedelta(days=10)
     return [
         [
             memory(text, created=start + timedelta(days=k, hours=h), importance=0.5 + h / 20)
             for h, text in enumerate(texts)
         ]
-        for k, texts in enumerate(FACTS)
+        for k, texts in enumerate(facts)
     ]
+
+
+def paraphrases(clock: FrozenClock) -> list[list[Memory]]:
+    """Six statements of each fact, written an hour apart; fact k on day k."""
+    return dated(clock, FACTS)
 
 
 def test_the_paraphrases_share_most_terms_and_the_facts_do_not():
@@ -105,14 +110,7 @@ RESTATEMENTS = [
 
 
 def restatements(clock: FrozenClock) -> list[list[Memory]]:
-    start = clock.now - timedelta(days=10)
-    return [
-        [
-            memory(text, created=start + timedelta(days=k, hours=h), importance=0.5 + h / 20)
-            for h, text in enumerate(texts)
-        ]
-        for k, texts in enumerate(RESTATEMENTS)
-    ]
+    return dated(clock, RESTATEMENTS)
 
 
 async def test_without_an_llm_paraphrases_in_other_words_stay_apart(
