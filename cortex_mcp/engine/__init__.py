@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from pydantic import BaseModel
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings, provider_environment
-from cortex_mcp.engine import flush, gate, lifecycle, render, sieve, transfer
+from cortex_mcp.engine import flush, forgetting, gate, lifecycle, privacy, render, sieve, transfer
 from cortex_mcp.engine.access import AccessRecorder
 from cortex_mcp.engine.background import PassCounter
 from cortex_mcp.engine.embedding import VectorIndex
@@ -110,6 +111,7 @@ class Engine:
             agent_id=self.agent(agent_id),
         )
         stored = [*result.fast, *result.deep, *([result.fallback] if result.fallback else [])]
+        await forgetting.link_stored(self, stored)
         self.mirror.mark_dirty()
         self.embed_soon([m.id for m in stored])
         return result
@@ -131,6 +133,9 @@ class Engine:
             agent_id=self.agent(agent_id),
         )
         summary = [result.summary.id] if result.summary else []
+        await forgetting.link_stored(
+            self, result.memories + ([result.summary] if result.summary else [])
+        )
         self.mirror.mark_dirty()
         self.embed_soon([m.id for m in result.memories] + summary)
         return result
@@ -160,6 +165,8 @@ class Engine:
         `context` (the conversation around it) is searched with it."""
         if supersedes is not None and not is_memory_id(supersedes):
             raise InvalidInput("supersedes", "must be a memory id (a UUID)")
+        clean = await self.cleaner(self.agent(agent_id))
+        content, context = clean(content), clean(context) if context is not None else None
         async with self.db.write() as conn:
             result = await remember_memory(
                 conn,
@@ -295,9 +302,32 @@ class Engine:
                 raise InvalidInput("memory_id", "is already forgotten; cortex_restore undoes that")
             now = self.clock()
             await rows.set_deleted(conn, memory.id, now, reason)
-            await log_action(conn, "forget", [memory.id], {"reason": reason}, now)
+            derived = await forgetting.forget_derived(conn, memory, now, reason)
+            details = {"reason": reason} | ({"derived": derived} if derived else {})
+            await log_action(conn, "forget", [memory.id, *derived], details, now)
         self.mirror.mark_dirty()
-        return ForgetResult(memory_id=memory.id, deleted=True, reason=reason)
+        return ForgetResult(memory_id=memory.id, deleted=True, reason=reason, derived=derived)
+
+    async def purge(self, memory_ids: list[str], *, agent_id: str | None = None) -> ForgetResult:
+        """Erase memories for good (forgotten ones too) with every copy of their text; only
+        an explicit request does this, never the lifecycle."""
+        report = await forgetting.purge(self, memory_ids, agent_id)
+        derived = [i for i in report.purged if i not in memory_ids]
+        reason = "purged: erased for good"
+        return ForgetResult(memory_id=memory_ids[0], deleted=True, reason=reason, derived=derived)
+
+    async def purge_report(
+        self, memory_ids: list[str], *, agent_id: str | None = None
+    ) -> forgetting.PurgeReport:
+        """`purge` with the full report of what was erased (for the CLI)."""
+        return await forgetting.purge(self, memory_ids, agent_id)
+
+    async def purge_matching(self, text: str, *, dry_run: bool) -> BaseModel:
+        """Erase every memory containing `text`, and the text wherever else it is stored; with
+        dry_run, list what would go."""
+        if dry_run:
+            return await forgetting.preview_matching(self, text)
+        return await forgetting.purge_matching(self, text)
 
     async def restore(self, memory_id: str, *, agent_id: str | None = None) -> ForgetResult:
         """Undo a forget."""
@@ -306,9 +336,10 @@ class Engine:
             if memory.deleted_at is None:
                 raise InvalidInput("memory_id", "is not forgotten; there is nothing to restore")
             await rows.set_deleted(conn, memory.id, None, None)
-            await log_action(conn, "restore", [memory.id], {}, self.clock())
+            derived = await forgetting.restore_derived(conn, memory)
+            await log_action(conn, "restore", [memory.id, *derived], {}, self.clock())
         self.mirror.mark_dirty()
-        return ForgetResult(memory_id=memory.id, deleted=False)
+        return ForgetResult(memory_id=memory.id, deleted=False, derived=derived)
 
     async def memory_json(self, memory_id: str, *, agent_id: str | None = None) -> str:
         """One memory with its metadata and supersede chain, as JSON."""
@@ -342,7 +373,8 @@ class Engine:
 
     async def set_profile(self, content: str, *, agent_id: str | None = None) -> Memory:
         """Write the user's own words into their profile; kept across re-synthesis."""
-        profile = await lifecycle.set_manual_profile(self, content, agent_id)
+        clean = await self.cleaner(self.agent(agent_id), also=content)
+        profile = await lifecycle.set_manual_profile(self, clean(content), agent_id)
         self.mirror.mark_dirty()
         return profile
 
@@ -354,11 +386,12 @@ class Engine:
         """One month (YYYY-MM) of the archive, with its summary, as Markdown."""
         return await lifecycle.archive_page(self, month, agent_id)
 
-    async def export_memory(self, format: str = "json") -> str:
-        """Everything as JSON (lossless; `import` restores it) or as Markdown."""
+    async def export_memory(self, format: str = "json", *, include_forgotten: bool = False) -> str:
+        """Everything as JSON (lossless; `import` restores it) or as Markdown; forgotten
+        memories only when asked."""
         if format == "markdown":
             return await transfer.export_markdown(self)
-        return await transfer.export_json(self)
+        return await transfer.export_json(self, include_forgotten=include_forgotten)
 
     async def import_memory(self, path: Path, *, agent_id: str | None = None) -> ImportReport:
         """Import a file or folder: our JSON, MEMORY.md, YYYY-MM-DD.md logs, memory-server JSONL."""
@@ -370,6 +403,11 @@ class Engine:
         """Counts per layer and category, states, database size, backends and latencies."""
         await self.access.flush()
         return await engine_stats(self)
+
+    async def cleaner(self, agent_id: str, also: str = "") -> sieve.Cleaner:
+        """The redaction for text coming in for an agent: secrets, and the personal-data kinds
+        the configuration, the agent's profile or `also` (profile words) declare."""
+        return await privacy.cleaner_for(self, agent_id, also)
 
     async def _visible(self, conn: Any, memory_id: str, agent_id: str | None) -> Memory:
         if not is_memory_id(memory_id):
@@ -403,6 +441,7 @@ async def open_engine(
     environ = provider_environment() if environ is None else environ
     db = await open_database(settings.database_path, settings.store.busy_timeout_ms)
     llm = LanguageModel.from_settings(settings.llm, environ, settings.sieve.llm_max_tokens)
+    llm.guard = privacy.ProviderGuard(settings.sieve.redact_secrets, settings.redaction.kinds)
     embedder = build_embedder_cascade(settings.embedding, environ)
     try:
         await migrate(db)
@@ -412,6 +451,7 @@ async def open_engine(
             clock,
             settings.embedding.batch_size,
             drop_function_words=settings.embedding.drop_function_words,
+            guard=llm.guard,
         )
         engine = Engine(db=db, settings=settings, llm=llm, vectors=index, clock=clock)
         try:

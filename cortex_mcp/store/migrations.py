@@ -190,6 +190,23 @@ async def separate_context_column(conn: aiosqlite.Connection) -> None:
             await index_memory(conn, seq, content, json.loads(metadata))
 
 
+@migration
+async def create_exchange_links(conn: aiosqlite.Connection) -> None:
+    """Which memories came from which ingested exchange or flush: forgetting one hides the
+    exchange's stored text, purging one erases it."""
+    await execute_statements(
+        conn,
+        """
+        create table exchange_links (
+            exchange_id text not null,
+            memory_id text not null references memories(id),
+            primary key (exchange_id, memory_id)
+        ) without rowid;
+        create index exchange_links_by_memory on exchange_links(memory_id)
+        """,
+    )
+
+
 async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
     """Run `;`-separated statements one by one, inside the caller's transaction.
 
