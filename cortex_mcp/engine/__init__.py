@@ -1,5 +1,6 @@
 """What memory does, free of MCP: the use cases the edge calls, on one `Engine`."""
 
+import logging
 import time
 from collections import deque
 from collections.abc import AsyncIterator
@@ -43,6 +44,8 @@ from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Database, open_database
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.migrations import migrate
+
+logger = logging.getLogger(__name__)
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
 LATENCY_WINDOW = 1000
@@ -112,6 +115,14 @@ class Engine:
         )
         stored = [*result.fast, *result.deep, *([result.fallback] if result.fallback else [])]
         await forgetting.link_stored(self, stored)
+        logger.debug(
+            "ingest: %d to core, %d to working, fallback %s, skipped %s, redacted %s",
+            len(result.fast),
+            len(result.deep),
+            result.fallback.id if result.fallback else None,
+            result.skipped,
+            result.redacted,
+        )
         self.mirror.mark_dirty()
         self.embed_soon([m.id for m in stored])
         return result
@@ -135,6 +146,14 @@ class Engine:
         summary = [result.summary.id] if result.summary else []
         await forgetting.link_stored(
             self, result.memories + ([result.summary] if result.summary else [])
+        )
+        logger.debug(
+            "flush: %d messages, %d extracted, %d queued, %d memories, redacted %s",
+            result.messages,
+            result.extracted_messages,
+            result.queued_messages,
+            len(result.memories),
+            result.redacted,
         )
         self.mirror.mark_dirty()
         self.embed_soon([m.id for m in result.memories] + summary)
@@ -181,6 +200,7 @@ class Engine:
                 settings=self.settings.memory,
                 now=self.clock(),
             )
+        logger.debug("remember: %s %s (%s)", result.action, result.id, result.category.value)
         self.mirror.mark_dirty()
         self.embed_soon([result.id])
         return result
@@ -305,6 +325,7 @@ class Engine:
             derived = await forgetting.forget_derived(conn, memory, now, reason)
             details = {"reason": reason} | ({"derived": derived} if derived else {})
             await log_action(conn, "forget", [memory.id, *derived], details, now)
+        logger.debug("forget: %s with %d copies of its exchange", memory.id, len(derived))
         self.mirror.mark_dirty()
         return ForgetResult(memory_id=memory.id, deleted=True, reason=reason, derived=derived)
 

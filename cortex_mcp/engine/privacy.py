@@ -2,7 +2,7 @@
 providers (the LLM and the embeddings endpoint) that catches whatever got past the entry."""
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cortex_mcp.engine.personal import declared_kinds
 from cortex_mcp.engine.redaction import redact
@@ -26,12 +26,27 @@ async def cleaner_for(engine: "Engine", agent: str, also: str = "") -> Cleaner:
     return Cleaner(engine.settings.sieve.redact_secrets, declared)
 
 
+def clean_value(value: Any, clean: Cleaner) -> Any:
+    """A JSON value with every string in it cleaned."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, list):
+        return [clean_value(item, clean) for item in value]
+    if isinstance(value, dict):
+        return {key: clean_value(item, clean) for key, item in value.items()}
+    return value
+
+
 def clean_memory(memory: Memory, clean: Cleaner) -> Memory:
-    """An imported memory with its content and its context cleaned."""
-    metadata = dict(memory.metadata)
-    if isinstance(metadata.get("context"), str):
-        metadata["context"] = clean(metadata["context"])
+    """An imported memory with its content and every text in its metadata cleaned."""
+    metadata = clean_value(memory.metadata, clean)
     return memory.model_copy(update={"content": clean(memory.content), "metadata": metadata})
+
+
+def clean_relation(relation: dict[str, Any], clean: Cleaner) -> dict[str, Any]:
+    """An exported relation being imported, with its subject, predicate and object cleaned."""
+    texts = ("subject", "predicate", "object")
+    return {k: clean(v) if k in texts and isinstance(v, str) else v for k, v in relation.items()}
 
 
 class ProviderGuard:

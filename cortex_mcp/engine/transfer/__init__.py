@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine.lifecycle import markdown
 from cortex_mcp.engine.lifecycle.mirror import is_generated
-from cortex_mcp.engine.privacy import clean_memory
+from cortex_mcp.engine.privacy import clean_memory, clean_relation
 from cortex_mcp.engine.render import render_core_markdown
 from cortex_mcp.engine.transfer.parse import (
     Draft,
@@ -144,6 +144,7 @@ async def import_text(
     report = ImportReport(formats=[kind], files=1)
     agent, now = engine.agent(agent_id), engine.clock()
     triples: list[tuple[str, str, str]] = []
+    relations: list[dict[str, Any]] = []
     if kind == "cortex-json":
         memories, relations = read_export(_export_document(text))
     elif kind == "mcp-memory-jsonl":
@@ -155,6 +156,7 @@ async def import_text(
         memories = _memories(parse_markdown(text, Category.FACT), agent, now, name)
     clean = await engine.cleaner(agent)
     memories = [clean_memory(m, clean) for m in memories]
+    relations = [clean_relation(r, clean) for r in relations]
     triples = [(clean(s), clean(p), clean(o)) for s, p, o in triples]
     async with engine.db.write() as conn:
         if kind == "cortex-json":
