@@ -49,7 +49,8 @@ class PurgeReport(BaseModel):
 class PurgePreview(BaseModel):
     """What `purge --matching TEXT` would erase."""
 
-    memories: list[dict[str, Any]]
+    memories: list[dict[str, Any]] = Field(description="Memories whose content holds the text.")
+    rewritten: list[str] = Field(description="Memories the text would be cut out of.")
     queue_entries: int
     log_entries: int
     access_entries: int
@@ -70,23 +71,23 @@ async def link_stored(engine: "Engine", stored: list[StoredMemory]) -> None:
 async def forget_derived(
     conn: aiosqlite.Connection, memory: Memory, now: "datetime", reason: str | None
 ) -> list[str]:
-    """Forget the stored copies of `memory`'s exchange and hide the context its siblings carry;
-    the ids of the copies forgotten."""
-    if exchanges.is_copy(memory):
-        return []
+    """Forget the stored copies of `memory`'s exchange (unless it is one itself) and hide the
+    context (the exchange's words) other memories of it carry; the ids of the copies forgotten."""
     forgotten = []
     for sibling in await exchanges.siblings(conn, [memory.id]):
         metadata = dict(sibling.metadata)
-        if exchanges.is_copy(sibling) and sibling.deleted_at is None:
+        hidden = list(metadata.get("context_hidden_by", []))
+        if "context" in metadata and memory.id not in hidden:
+            metadata["context_hidden_by"] = [*hidden, memory.id]
+        if (
+            exchanges.is_copy(sibling)
+            and sibling.deleted_at is None
+            and not exchanges.is_copy(memory)
+        ):
             await rows.set_deleted(conn, sibling.id, now, reason)
-            metadata = (await _metadata(conn, sibling.id)) | {"forgotten_with": memory.id}
-            await exchanges.set_metadata(conn, sibling.id, metadata)
+            metadata |= {"forget_reason": reason, "forgotten_with": memory.id}
             forgotten.append(sibling.id)
-        elif exchanges.has_context(sibling):
-            metadata["context_hidden_by"] = [memory.id]
-            await exchanges.set_metadata(conn, sibling.id, metadata)
-        elif memory.id not in metadata.get("context_hidden_by", [memory.id]):
-            metadata["context_hidden_by"] = [*metadata["context_hidden_by"], memory.id]
+        if metadata != sibling.metadata:
             await exchanges.set_metadata(conn, sibling.id, metadata)
     return forgotten
 
@@ -99,23 +100,15 @@ async def restore_derived(conn: aiosqlite.Connection, memory: Memory) -> list[st
         metadata = dict(sibling.metadata)
         if metadata.get("forgotten_with") == memory.id:
             await rows.set_deleted(conn, sibling.id, None, None)
-            metadata = await _metadata(conn, sibling.id)
-            metadata.pop("forgotten_with", None)
-            await exchanges.set_metadata(conn, sibling.id, metadata)
+            metadata = {k: v for k, v in metadata.items() if k != "forgotten_with"}
+            metadata["forget_reason"] = None
             restored.append(sibling.id)
-        elif memory.id in metadata.get("context_hidden_by", []):
-            hidden = [i for i in metadata["context_hidden_by"] if i != memory.id]
-            metadata.pop("context_hidden_by")
-            await exchanges.set_metadata(
-                conn, sibling.id, metadata | ({"context_hidden_by": hidden} if hidden else {})
-            )
+        hidden = [i for i in metadata.pop("context_hidden_by", []) if i != memory.id]
+        if hidden:
+            metadata["context_hidden_by"] = hidden
+        if metadata != sibling.metadata:
+            await exchanges.set_metadata(conn, sibling.id, metadata)
     return restored
-
-
-async def _metadata(conn: aiosqlite.Connection, memory_id: str) -> dict[str, Any]:
-    memory = await rows.get_memory(conn, memory_id)
-    assert memory is not None
-    return dict(memory.metadata)
 
 
 async def purge(engine: "Engine", memory_ids: list[str], agent_id: str | None) -> PurgeReport:
@@ -136,7 +129,7 @@ async def purge_matching(engine: "Engine", text: str) -> PurgeReport:
     is stored."""
     _check_needle(text)
     async with engine.db.read() as conn:
-        ids = await erase.matching_memories(conn, text)
+        ids, _ = await erase.matching_memories(conn, text)
     return await _erase(engine, ids, text)
 
 
@@ -144,7 +137,7 @@ async def preview_matching(engine: "Engine", text: str) -> PurgePreview:
     """What `purge_matching` would erase; changes nothing."""
     _check_needle(text)
     async with engine.db.read() as conn:
-        ids = await erase.matching_memories(conn, text)
+        ids, mentioning = await erase.matching_memories(conn, text)
         found = await rows.memories_by_id(conn, ids)
         places = await erase.places_with(conn, text)
     listed = [
@@ -157,7 +150,7 @@ async def preview_matching(engine: "Engine", text: str) -> PurgePreview:
         }
         for m in found.values()
     ]
-    return PurgePreview(memories=listed, **places)
+    return PurgePreview(memories=listed, rewritten=mentioning, **places)
 
 
 def _check_needle(text: str) -> None:
@@ -166,6 +159,7 @@ def _check_needle(text: str) -> None:
 
 
 async def _erase(engine: "Engine", memory_ids: list[str], needle: str | None) -> PurgeReport:
+    await engine.access.flush()  # recalls of these memories still buffered are erased too
     now, done = engine.clock(), erase.Erased()
     await erase.secure_delete(engine.db, True)
     try:
@@ -187,7 +181,7 @@ async def _erase(engine: "Engine", memory_ids: list[str], needle: str | None) ->
                     await erase.scrub_text(conn, text, done)
             await erase.tombstone(conn, targets, now)
             await erase.rebuild_text_index(conn)
-        truncated = await erase.checkpoint(engine.db)
+        truncated = await erase.rewrite_file(engine.db)
     finally:
         await erase.secure_delete(engine.db, False)
     logger.info(

@@ -1,7 +1,8 @@
 """Hard deletion for privacy: every row and copy of a memory's text, and the bytes in the file.
 
 The only hard delete there is; the lifecycle never calls it. It runs with `secure_delete` on,
-so freed pages are zeroed, rebuilds the full-text index so no segment keeps the old terms, and
+so freed pages are zeroed, rebuilds the full-text index so no segment keeps the old terms,
+vacuums (earlier updates leave stale copies of a row in free space inside pages) and
 checkpoints the WAL (TRUNCATE), so the text leaves both the database and the -wal file.
 """
 
@@ -13,6 +14,7 @@ import aiosqlite
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.store.db import Database, fetch_all, fetch_one
+from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store.memories import index_memory
 
 PURGED = "[PURGED]"
@@ -35,16 +37,17 @@ def _ids(values: list[str]) -> str:
     return json.dumps(values)
 
 
-async def matching_memories(conn: aiosqlite.Connection, text: str) -> list[str]:
-    """Ids of memories (any agent, any state) whose content or metadata contains `text`,
-    ignoring case."""
+async def matching_memories(conn: aiosqlite.Connection, text: str) -> tuple[list[str], list[str]]:
+    """Ids of memories (any agent, any state) whose content contains `text`, ignoring case,
+    and of those whose metadata only (a context, a snapshot) does."""
     rows = await fetch_all(
         conn,
-        "select id from memories where instr(lower(content), lower(:t)) > 0"
-        " or instr(lower(metadata), lower(:j)) > 0 order by seq",
-        {"t": text, "j": json.dumps(text, ensure_ascii=False)[1:-1]},
+        "select id, instr(lower(content), lower(:t)) > 0 from memories"
+        " where instr(lower(content), lower(:t)) > 0 or instr(lower(metadata), :j) > 0"
+        " order by seq",
+        {"t": text, "j": _json_lower(text)},
     )
-    return [row[0] for row in rows]
+    return [row[0] for row in rows if row[1]], [row[0] for row in rows if not row[1]]
 
 
 async def places_with(conn: aiosqlite.Connection, text: str) -> dict[str, int]:
@@ -85,6 +88,11 @@ async def erase_memories(
         {"now": to_text(now), "ids": _ids(ids)},
     )
     erased.unlinked += [row[0] for row in unlinked]
+    await conn.execute(
+        "update access_log set query = null where query in (select query from access_log"
+        " where memory_id in (select value from json_each(?)))",
+        params,
+    )
     row = await fetch_one(
         conn,
         "select count(*) from access_log where memory_id in (select value from json_each(?))",
@@ -155,8 +163,13 @@ async def scrub_text(conn: aiosqlite.Connection, text: str, erased: Erased) -> N
         content = _replace(row["content"], text)
         metadata = json.loads(_replace(row["metadata"], json.dumps(text, ensure_ascii=False)[1:-1]))
         await conn.execute(
-            "update memories set content = ?, metadata = ? where seq = ?",
-            (content, json.dumps(metadata, ensure_ascii=False), row["seq"]),
+            "update memories set content = ?, content_key = ?, metadata = ? where seq = ?",
+            (
+                content,
+                normalised_content(content),
+                json.dumps(metadata, ensure_ascii=False),
+                row["seq"],
+            ),
         )
         await conn.execute("delete from memories_fts where rowid = ?", (row["seq"],))
         await index_memory(conn, row["seq"], content, metadata)
@@ -213,9 +226,11 @@ async def secure_delete(db: Database, on: bool) -> None:
         await conn.execute(f"pragma secure_delete = {1 if on else 0}")  # PRAGMA takes no params
 
 
-async def checkpoint(db: Database) -> bool:
-    """Copy the WAL into the database and truncate it; False when a reader kept it from
-    finishing (the WAL then still holds old pages until the next checkpoint)."""
+async def rewrite_file(db: Database) -> bool:
+    """Rebuild the database file (VACUUM: no free page or stale cell of an earlier update
+    survives), copy the WAL into it and truncate the WAL; False when a reader kept the
+    checkpoint from finishing (the WAL then holds old pages until the next checkpoint)."""
     async with db.outside_transaction() as conn:
+        await conn.execute("vacuum")
         row = await fetch_one(conn, "pragma wal_checkpoint(TRUNCATE)")
     return row is not None and int(row[0]) == 0
