@@ -13,8 +13,8 @@ from datetime import datetime
 import aiosqlite
 
 from cortex_mcp.clock import to_text
-from cortex_mcp.store.db import Database, fetch_all, fetch_one
 from cortex_mcp.search.tokenize import normalised_content
+from cortex_mcp.store.db import Database, fetch_all, fetch_one
 from cortex_mcp.store.memories import index_memory
 
 PURGED = "[PURGED]"
