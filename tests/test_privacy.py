@@ -10,7 +10,9 @@ from mcp import Client
 
 from cortex_mcp import cli
 from cortex_mcp.config import Settings
-from tests.conftest import data_of, inspect_database, recall, remember, text_of
+from cortex_mcp.engine import open_engine
+from tests.conftest import FrozenClock, data_of, inspect_database, recall, remember, text_of
+from tests.fakes import FakeOpenAI
 from tests.secret_samples import PHONES
 
 ADDRESS_EXCHANGE = "My name is Alice Smith and I live at 5 Elm Street, Springfield."
@@ -233,3 +235,22 @@ def test_purge_needs_ids_or_matching(
 ) -> None:
     assert cli.main(["purge"]) == 2
     assert "purge" in capsys.readouterr().err
+
+
+async def test_a_forgotten_exchange_is_not_extracted_again_by_the_retry_queue(
+    llm_settings: Settings, fake_openai: FakeOpenAI, clock: FrozenClock
+) -> None:
+    fake_openai.replies.append("not json")  # the deep channel fails: fallback and queue
+    async with open_engine(llm_settings, clock, {}) as engine:
+        stored = await engine.ingest(ADDRESS_EXCHANGE, "Noted.")
+        assert stored.queued and stored.fallback is not None
+        await engine.forget(stored.fast[0].id, reason="privacy")
+        asked = len(fake_openai.requests)
+
+        assert await engine.retry_queued() == 0
+        assert len(fake_openai.requests) == asked
+
+        await engine.restore(stored.fast[0].id)
+        fake_openai.replies.append('{"memories": []}')
+
+        assert await engine.retry_queued() == 1

@@ -128,7 +128,9 @@ async def test_no_secret_of_any_kind_reaches_any_sink_through_any_path(
     memory_md = tmp_path / "import" / "MEMORY.md"
     memory_md.parent.mkdir()
     memory_md.write_text(
-        "# Notes\n\n- Imported canary-import from the old vault\n" + "\n".join(f"- {s.text}" for s in SAMPLES) + "\n",
+        "# Notes\n\n- Imported canary-import from the old vault\n"
+        + "\n".join(f"- {s.text}" for s in SAMPLES)
+        + "\n",
         encoding="utf-8",
     )
     database = cortex_home / "cortex.db"
