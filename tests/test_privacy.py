@@ -214,8 +214,8 @@ async def test_never_remember_my_phone_number_keeps_phone_numbers_out(
         )
     )
 
-    await remember(client, f"My phone number is {PHONES[0]} and I live at 12 Xihu Road, Hangzhou.")
-    await ingest(client, f"My name is Bo. My mobile is {PHONES[1]}, call me there.")
+    await ingest(client, f"My phone number is {PHONES[0]} and I live at 12 Xihu Road, Hangzhou.")
+    await remember(client, f"Bo's mobile is {PHONES[1]}, call him there")
     data_of(
         await client.call_tool(
             "cortex_flush",
@@ -254,3 +254,30 @@ async def test_a_forgotten_exchange_is_not_extracted_again_by_the_retry_queue(
         fake_openai.replies.append('{"memories": []}')
 
         assert await engine.retry_queued() == 1
+
+
+async def test_purge_removes_the_vectors_and_cached_embeddings(
+    cortex_home: Path, fake_openai: FakeOpenAI, clock: FrozenClock
+) -> None:
+    settings = Settings.model_validate(
+        {
+            "home": cortex_home,
+            "llm": {"provider": "none"},
+            "embedding": {"provider": "openai", "base_url": fake_openai.url, "api_key": "test"},
+        }
+    )
+    async with open_engine(settings, clock, {}) as engine:
+        kept = await engine.remember("The staging database lives in Frankfurt")
+        gone = await engine.remember("The vault combination is kept in the red binder")
+        assert await engine.vectors.index_memories([kept.id, gone.id]) == 2
+
+        await engine.purge([gone.id])
+
+    conn = inspect_database(cortex_home / "cortex.db")
+    try:
+        assert conn.execute("select count(*) from embedding_cache").fetchone()[0] == 1
+        # sqlite-vec's shadow table of the vec0 index, readable without the extension
+        assert conn.execute("select count(*) from memory_vectors_rowids").fetchone()[0] == 1
+    finally:
+        conn.close()
+    assert b"red binder" not in (cortex_home / "cortex.db").read_bytes()

@@ -54,6 +54,11 @@ def environment(home: Path, provider: str, llm_url: str, embeddings_url: str) ->
     )
 
 
+def markdown_files(home: Path) -> dict[str, str]:
+    """The mirror: every Markdown page under the home, by name."""
+    return {p.name: p.read_text(encoding="utf-8") for p in home.rglob("*.md")}
+
+
 async def feed_every_path(client: Client) -> None:
     """Every secret through every tool that takes text in."""
     calls: list[tuple[str, dict[str, Any]]] = [
@@ -108,7 +113,9 @@ async def cli(home: Path, env: dict[str, str], *args: str) -> tuple[str, str]:
 async def wait_for_embeddings(fake: FakeOpenAI) -> None:
     """Until the background embedder has sent the remembered notes."""
     with anyio.fail_after(STARTUP_TIMEOUT_S):
-        while not any("canary-remember-content" in text for text in fake.embedded):
+        while True:
+            if any("canary-remember-content" in text for text in fake.embedded):
+                return
             await anyio.sleep(0.05)
 
 
@@ -153,7 +160,7 @@ async def test_no_secret_of_any_kind_reaches_any_sink_through_any_path(
     assert any("[REDACTED:" in body for body in sent if "canary" in body), "no LLM call seen"
     stderr = stderr_path.read_text(encoding="utf-8") + import_err + export_err
     assert "cortex_mcp.engine ingest: " in stderr, "the server did not log its decisions"
-    mirror = {p.name: p.read_text(encoding="utf-8") for p in cortex_home.rglob("*.md")}
+    mirror = markdown_files(cortex_home)
     assert "MEMORY.md" in mirror
 
     assert leaks(stored) == []

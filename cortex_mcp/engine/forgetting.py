@@ -13,9 +13,11 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 import aiosqlite
+import anyio
 from pydantic import BaseModel, Field
 
-from cortex_mcp.engine.lifecycle import write_mirror
+from cortex_mcp.engine.lifecycle import LifecycleBusy, write_mirror
+from cortex_mcp.engine.lifecycle.lease import Lease, new_owner
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import Memory, StoredMemory, is_memory_id
 from cortex_mcp.store import exchanges
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
     from cortex_mcp.engine import Engine
 
 logger = logging.getLogger(__name__)
+
+LEASE_WAIT_S = 30.0
+"""How long a purge waits for a lifecycle run in progress to finish."""
 
 SCRUB_MIN_CHARS = 16
 """A purged memory's text is also scrubbed from other rows when it is at least this long
@@ -159,6 +164,31 @@ def _check_needle(text: str) -> None:
 
 
 async def _erase(engine: "Engine", memory_ids: list[str], needle: str | None) -> PurgeReport:
+    """Erase under the lifecycle lease, so no run planned on the old rows (a profile made from
+    a purged memory) writes the text back."""
+    lease = await _take_lease(engine)
+    try:
+        return await _erase_holding(engine, memory_ids, needle)
+    finally:
+        await lease.release()
+
+
+async def _take_lease(engine: "Engine") -> Lease:
+    """The lifecycle lease, waiting up to LEASE_WAIT_S for a run in progress to finish."""
+    lease = Lease(engine, f"purge:{new_owner()}")
+    with anyio.move_on_after(LEASE_WAIT_S):
+        while True:
+            try:
+                await lease.take()
+                return lease
+            except LifecycleBusy:
+                await anyio.sleep(0.2)
+    raise InvalidInput("memory_id", "a lifecycle run is in progress; purge again when it ends")
+
+
+async def _erase_holding(
+    engine: "Engine", memory_ids: list[str], needle: str | None
+) -> PurgeReport:
     await engine.access.flush()  # recalls of these memories still buffered are erased too
     now, done = engine.clock(), erase.Erased()
     await erase.secure_delete(engine.db, True)
