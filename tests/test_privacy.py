@@ -11,6 +11,7 @@ from mcp import Client
 from cortex_mcp import cli
 from cortex_mcp.config import Settings
 from cortex_mcp.engine import open_engine
+from cortex_mcp.store.relations import Relation, insert_relation
 from tests.conftest import FrozenClock, data_of, inspect_database, recall, remember, text_of
 from tests.fakes import FakeOpenAI
 from tests.secret_samples import PHONES
@@ -281,3 +282,94 @@ async def test_purge_removes_the_vectors_and_cached_embeddings(
     finally:
         conn.close()
     assert b"red binder" not in (cortex_home / "cortex.db").read_bytes()
+
+
+async def test_forgetting_a_memory_from_a_flush_hides_the_raw_batch_and_the_session_summary(
+    client: Client,
+) -> None:
+    flushed = data_of(
+        await client.call_tool(
+            "cortex_flush",
+            {
+                "messages": [
+                    {"role": "user", "content": "My name is Alice Smith and I live on Elm Street."},
+                    {"role": "assistant", "content": "Thanks, Alice."},
+                ]
+            },
+        )
+    )
+    (identity,) = [m["id"] for m in flushed["memories"] if m["layer"] == "core"]
+    copies = {m["id"] for m in flushed["memories"] if m["layer"] == "working"}
+    copies.add(flushed["summary"]["id"])
+    assert await found_ids(client, "Elm Street") == {identity, *copies}
+
+    forgotten = await forget(client, identity, reason="privacy")
+
+    assert set(forgotten["derived"]) == copies
+    assert await found_ids(client, "Elm Street") == set()
+
+
+async def test_purging_a_memory_extracted_on_retry_erases_the_raw_copy_and_queue_entry(
+    llm_settings: Settings, fake_openai: FakeOpenAI, clock: FrozenClock
+) -> None:
+    fake_openai.replies.append("not json")
+    reply = {"memories": [{"content": "Alice lives on Elm Street", "category": "identity"}]}
+    async with open_engine(llm_settings, clock, {}) as engine:
+        stored = await engine.ingest("I moved; my place is on Elm Street now.", "Noted.")
+        assert stored.fallback is not None
+        fake_openai.replies.extend([json.dumps(reply), '{"memories": []}'])
+        assert await engine.retry_queued() == 1
+        extracted = await engine.recall("Alice Elm Street")
+        (memory,) = [m for m in extracted.memories if m.content == "Alice lives on Elm Street"]
+
+        result = await engine.purge([memory.id])
+
+    assert stored.fallback.id in result.derived
+    conn = inspect_database(llm_settings.database_path)
+    try:
+        assert conn.execute("select count(*) from extraction_queue").fetchone()[0] == 0
+        assert (
+            conn.execute(
+                "select count(*) from memories where instr(content, 'Elm Street')"
+            ).fetchone()[0]
+            == 0
+        )
+    finally:
+        conn.close()
+
+
+async def test_purge_matching_removes_relations_that_name_the_text(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    async with open_engine(settings, clock, {}) as engine:
+        memory = await engine.remember("Harry's landlord is Mr Quimby of Elm Street")
+        async with engine.db.write() as conn:
+            await insert_relation(
+                conn,
+                Relation(
+                    "rel-1",
+                    "default",
+                    "Harry",
+                    "rents from",
+                    "Mr Quimby",
+                    0.9,
+                    None,  # not drawn from the memory: found by its text
+                    clock.now,
+                    clock.now,
+                ),
+            )
+            await insert_relation(
+                conn,
+                Relation(
+                    "rel-2", "default", "Harry", "works at", "Acme", 0.9, None, clock.now, clock.now
+                ),
+            )
+
+        report = await engine.purge_matching("quimby", dry_run=False)
+
+    assert report.model_dump()["purged"] == [memory.id]
+    conn = inspect_database(settings.database_path)
+    try:
+        assert [r[0] for r in conn.execute("select id from relations")] == ["rel-2"]
+    finally:
+        conn.close()

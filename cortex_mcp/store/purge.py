@@ -151,7 +151,7 @@ async def _erase_vectors(conn: aiosqlite.Connection, seqs: list[int], contents: 
 async def scrub_text(conn: aiosqlite.Connection, text: str, erased: Erased) -> None:
     """Remove `text` (ignoring case) wherever it is still stored: other memories' content and
     metadata (rewritten with a marker, re-indexed, their vector dropped), queue entries, log
-    details and recall queries (removed or tombstoned)."""
+    details, recall queries and relations (removed or tombstoned)."""
     lowered, in_json = text.lower(), _json_lower(text)
     rows = await fetch_all(
         conn,
@@ -192,6 +192,11 @@ async def scrub_text(conn: aiosqlite.Connection, text: str, erased: Erased) -> N
     )
     access = await fetch_all(
         conn, "delete from access_log where instr(lower(query), ?) > 0 returning id", (lowered,)
+    )
+    await conn.execute(
+        "delete from relations where instr(lower(subject), :t) > 0"
+        " or instr(lower(predicate), :t) > 0 or instr(lower(object), :t) > 0",
+        {"t": lowered},
     )
     erased.access_entries += len(access)
 
