@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from cortex_mcp import __version__
 from cortex_mcp.config import Settings, load_settings, settings_markdown
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine import Engine, forgetting, open_engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.remote import UnsafeBind, serve_http
@@ -66,18 +66,21 @@ def add_privacy_commands(commands: Any, export: argparse.ArgumentParser) -> None
     purge.add_argument("--yes", action="store_true", help="erase now (without it: a preview)")
 
 
-async def purge_command(engine: Any, args: argparse.Namespace) -> str:
+async def purge_command(engine: Engine, args: argparse.Namespace) -> str:
     """`cortex-mcp purge`: a preview, or with --yes the erasure and its report."""
     if bool(args.ids) == bool(args.matching):
         raise InvalidInput("purge", "give memory ids or --matching TEXT (one of them)")
     if args.matching:
-        result = await engine.purge_matching(args.matching, dry_run=not args.yes)
-        return str(result.model_dump_json(indent=2))
+        if args.yes:
+            return (await forgetting.purge_matching(engine, args.matching)).model_dump_json(
+                indent=2
+            )
+        return (await forgetting.preview_matching(engine, args.matching)).model_dump_json(indent=2)
     if not args.yes:
         shown = [json.loads(await engine.memory_json(i, agent_id=args.agent_id)) for i in args.ids]
         return json.dumps({"would_purge": shown, "confirm": "--yes"}, ensure_ascii=False, indent=2)
-    report = await engine.purge_report(args.ids, agent_id=args.agent_id)
-    return str(report.model_dump_json(indent=2))
+    report = await forgetting.purge(engine, args.ids, args.agent_id)
+    return report.model_dump_json(indent=2)
 
 
 DRIVER_LOGGERS = ("aiosqlite", "httpx", "httpcore", "openai", "anthropic", "sse_starlette", "mcp")

@@ -10,7 +10,7 @@ from mcp import Client
 
 from cortex_mcp import cli
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine import forgetting, open_engine
 from cortex_mcp.store.relations import Relation, insert_relation
 from tests.conftest import FrozenClock, data_of, inspect_database, recall, remember, text_of
 from tests.fakes import FakeOpenAI
@@ -365,9 +365,9 @@ async def test_purge_matching_removes_relations_that_name_the_text(
                 ),
             )
 
-        report = await engine.purge_matching("quimby", dry_run=False)
+        report = await forgetting.purge_matching(engine, "quimby")
 
-    assert report.model_dump()["purged"] == [memory.id]
+    assert report.purged == [memory.id]
     conn = inspect_database(settings.database_path)
     try:
         assert [r[0] for r in conn.execute("select id from relations")] == ["rel-2"]

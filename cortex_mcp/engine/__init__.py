@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from pydantic import BaseModel
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings, provider_environment
@@ -336,19 +335,6 @@ class Engine:
         derived = [i for i in report.purged if i not in memory_ids]
         reason = "purged: erased for good"
         return ForgetResult(memory_id=memory_ids[0], deleted=True, reason=reason, derived=derived)
-
-    async def purge_report(
-        self, memory_ids: list[str], *, agent_id: str | None = None
-    ) -> forgetting.PurgeReport:
-        """`purge` with the full report of what was erased (for the CLI)."""
-        return await forgetting.purge(self, memory_ids, agent_id)
-
-    async def purge_matching(self, text: str, *, dry_run: bool) -> BaseModel:
-        """Erase every memory containing `text`, and the text wherever else it is stored; with
-        dry_run, list what would go."""
-        if dry_run:
-            return await forgetting.preview_matching(self, text)
-        return await forgetting.purge_matching(self, text)
 
     async def restore(self, memory_id: str, *, agent_id: str | None = None) -> ForgetResult:
         """Undo a forget."""
