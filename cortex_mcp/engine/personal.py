@@ -63,7 +63,8 @@ PERSONAL_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "email",
         re.compile(
-            r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+            r"(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}"
+            r"\.[A-Za-z]{2,24}"
         ),
         "`name@domain.tld`",
     ),

@@ -173,8 +173,9 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "secret_assignment",
         re.compile(
-            r"(?i)\b[A-Za-z0-9_.-]*(?:secret|token|passphrase|credential|private[_-]?key|signing[_-]?key)"
-            r"[A-Za-z0-9_.-]*" + ASSIGNED + r"([A-Za-z0-9+/=_.~-]{16,})"
+            r"(?i)\b[A-Za-z0-9_.-]{0,40}"  # bounded: a long dotted run must not cost n²
+            r"(?:secret|token|passphrase|credential|private[_-]?key|signing[_-]?key)"
+            r"[A-Za-z0-9_.-]{0,40}" + ASSIGNED + r"([A-Za-z0-9+/=_.~-]{16,})"
         ),
         "a name with secret / token / passphrase / credential / private key assigned a value of"
         " 16+ characters that looks generated (two character classes, ≥ 3.5 bits per character)",
