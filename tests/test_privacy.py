@@ -368,8 +368,8 @@ async def test_purge_matching_removes_relations_that_name_the_text(
         report = await forgetting.purge_matching(engine, "quimby")
 
     assert report.purged == [memory.id]
-    conn = inspect_database(settings.database_path)
+    check = inspect_database(settings.database_path)
     try:
-        assert [r[0] for r in conn.execute("select id from relations")] == ["rel-2"]
+        assert [r[0] for r in check.execute("select id from relations")] == ["rel-2"]
     finally:
-        conn.close()
+        check.close()
