@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from cortex_mcp import __version__
 from cortex_mcp.config import Settings, load_settings, settings_markdown
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine import Engine, forgetting, open_engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.remote import UnsafeBind, serve_http
@@ -46,14 +46,61 @@ def parser() -> argparse.ArgumentParser:
     load.add_argument("path", type=Path)
     cycle = commands.add_parser("lifecycle", help="run the lifecycle now, or preview it")
     cycle.add_argument("action", choices=["run", "preview"])
+    add_privacy_commands(commands, export)
     return top
+
+
+def add_privacy_commands(commands: Any, export: argparse.ArgumentParser) -> None:
+    """`purge` and `export --include-forgotten`."""
+    export.add_argument(
+        "--include-forgotten", action="store_true", help="also export forgotten memories"
+    )
+    purge = commands.add_parser(
+        "purge",
+        help="erase memories for good (privacy): by id, or every one containing --matching TEXT;"
+        " shows what would go unless --yes",
+    )
+    purge.add_argument("ids", nargs="*", metavar="ID", help="memory ids to erase")
+    purge.add_argument("--matching", metavar="TEXT", help="erase every memory containing TEXT")
+    purge.add_argument("--agent-id", help="the agent the ids belong to (default: the default)")
+    purge.add_argument("--yes", action="store_true", help="erase now (without it: a preview)")
+
+
+async def purge_command(engine: Engine, args: argparse.Namespace) -> str:
+    """`cortex-mcp purge`: a preview, or with --yes the erasure and its report."""
+    if bool(args.ids) == bool(args.matching):
+        raise InvalidInput("purge", "give memory ids or --matching TEXT (one of them)")
+    if args.matching:
+        if args.yes:
+            return (await forgetting.purge_matching(engine, args.matching)).model_dump_json(
+                indent=2
+            )
+        return (await forgetting.preview_matching(engine, args.matching)).model_dump_json(indent=2)
+    if not args.yes:
+        shown = [json.loads(await engine.memory_json(i, agent_id=args.agent_id)) for i in args.ids]
+        return json.dumps({"would_purge": shown, "confirm": "--yes"}, ensure_ascii=False, indent=2)
+    report = await forgetting.purge(engine, args.ids, args.agent_id)
+    return report.model_dump_json(indent=2)
+
+
+DRIVER_LOGGERS = ("aiosqlite", "httpx", "httpcore", "openai", "anthropic", "sse_starlette", "mcp")
+"""Loggers that write data (SQL parameters, request and message bodies) at DEBUG: kept at
+WARNING whatever the level, so logs carry cortex's decisions, not memory text."""
+
+
+def quiet_drivers() -> None:
+    """Keep the drivers' loggers above DEBUG and INFO."""
+    for name in DRIVER_LOGGERS:
+        logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
 async def admin(settings: Settings, args: argparse.Namespace) -> str:
     """The admin commands, on the engine in this process (a running server may share the file)."""
     async with open_engine(settings) as engine:
+        if args.command == "purge":
+            return await purge_command(engine, args)
         if args.command == "export":
-            return await engine.export_memory(args.format)
+            return await engine.export_memory(args.format, include_forgotten=args.include_forgotten)
         if args.command == "import":
             return (await engine.import_memory(args.path)).model_dump_json(indent=2)
         report = await engine.run_lifecycle(dry_run=args.action == "preview")
@@ -93,12 +140,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=settings.log_level, format="%(asctime)s %(name)s %(message)s"
     )
+    quiet_drivers()
     if args.command == "config":
         text = settings_markdown() if args.markdown else settings.model_dump_json(indent=2)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return 0
     try:
-        if args.command in ("export", "import", "lifecycle"):
+        if args.command in ("export", "import", "lifecycle", "purge"):
             text = anyio.run(admin, settings, args)
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
             return 0

@@ -126,6 +126,19 @@ class SieveSettings(Section):
     llm_max_tokens: int = Field(default=1200, gt=0, description="Answer budget of an extraction.")
 
 
+PersonalKind = Literal["phone", "email", "address", "id_number"]
+
+
+class RedactionSettings(Section):
+    """Personal data kept out of memory, on top of the secrets always redacted."""
+
+    kinds: list[PersonalKind] = Field(
+        default_factory=list,
+        description="Personal-data kinds never to remember (phone, email, address, id_number);"
+        ' the user\'s profile words ("never remember my phone number") add to these.',
+    )
+
+
 LLMProviderName = Literal["anthropic", "openai", "sampling"]
 
 
@@ -358,6 +371,7 @@ class Settings(BaseSettings):
     memory: MemorySettings = MemorySettings()
     search: SearchSettings = SearchSettings()
     sieve: SieveSettings = SieveSettings()
+    redaction: RedactionSettings = RedactionSettings()
     llm: LLMSettings = LLMSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
     lifecycle: LifecycleSettings = LifecycleSettings()

@@ -209,6 +209,8 @@ class ForgetResult(BaseModel):
     memory_id: str
     deleted: bool
     reason: str | None = None
+    derived: list[str] = Field(default_factory=list)
+    """Stored copies of the same exchange forgotten, restored or purged with it."""
 
 
 class BackendTiming(BaseModel):

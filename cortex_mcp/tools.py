@@ -149,12 +149,13 @@ async def cortex_forget(
     memory_id: MemoryId,
     reason: Annotated[str | None, Field(max_length=500)] = None,
     agent_id: AgentId = None,
+    purge: bool = False,
 ) -> ForgetResult:
-    """Forget a memory that is wrong or unwanted. It leaves recall at once; cortex_restore
-    undoes it."""
-    return await ctx.request_context.lifespan_context.forget(
-        memory_id, reason=reason, agent_id=agent_id
-    )
+    """Forget a wrong or unwanted memory and its exchange's copy (purge=true: for good)."""
+    engine = ctx.request_context.lifespan_context
+    if purge:
+        return await engine.purge([memory_id], agent_id=agent_id)
+    return await engine.forget(memory_id, reason=reason, agent_id=agent_id)
 
 
 @reports_errors

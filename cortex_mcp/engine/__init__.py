@@ -1,5 +1,6 @@
 """What memory does, free of MCP: the use cases the edge calls, on one `Engine`."""
 
+import logging
 import time
 from collections import deque
 from collections.abc import AsyncIterator
@@ -12,7 +13,7 @@ import anyio
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings, provider_environment
-from cortex_mcp.engine import flush, gate, lifecycle, render, sieve, transfer
+from cortex_mcp.engine import flush, forgetting, gate, lifecycle, privacy, render, sieve, transfer
 from cortex_mcp.engine.access import AccessRecorder
 from cortex_mcp.engine.background import PassCounter
 from cortex_mcp.engine.embedding import VectorIndex
@@ -45,6 +46,8 @@ from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Database, open_database
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.migrations import migrate
+
+logger = logging.getLogger(__name__)
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
 LATENCY_WINDOW = 1000
@@ -113,6 +116,15 @@ class Engine:
             agent_id=self.agent(agent_id),
         )
         stored = [*result.fast, *result.deep, *([result.fallback] if result.fallback else [])]
+        await forgetting.link_stored(self, stored)
+        logger.debug(
+            "ingest: %d to core, %d to working, fallback %s, skipped %s, redacted %s",
+            len(result.fast),
+            len(result.deep),
+            result.fallback.id if result.fallback else None,
+            result.skipped,
+            result.redacted,
+        )
         self.mirror.mark_dirty()
         self.embed_soon([m.id for m in stored])
         await self._follow_supersedes(
@@ -137,6 +149,17 @@ class Engine:
             agent_id=self.agent(agent_id),
         )
         summary = [result.summary.id] if result.summary else []
+        await forgetting.link_stored(
+            self, result.memories + ([result.summary] if result.summary else [])
+        )
+        logger.debug(
+            "flush: %d messages, %d extracted, %d queued, %d memories, redacted %s",
+            result.messages,
+            result.extracted_messages,
+            result.queued_messages,
+            len(result.memories),
+            result.redacted,
+        )
         self.mirror.mark_dirty()
         self.embed_soon([m.id for m in result.memories] + summary)
         await self._follow_supersedes(
@@ -169,6 +192,8 @@ class Engine:
         `context` (the conversation around it) is searched with it."""
         if supersedes is not None and not is_memory_id(supersedes):
             raise InvalidInput("supersedes", "must be a memory id (a UUID)")
+        clean = await self.cleaner(self.agent(agent_id))
+        content, context = clean(content), clean(context) if context is not None else None
         nearby = []
         if supersedes is None and (category == Category.CORRECTION or is_correction(content)):
             owner = None if scope == SHARED_SCOPE else self.agent(agent_id)
@@ -188,6 +213,7 @@ class Engine:
                 now=self.clock(),
                 nearby=nearby,
             )
+        logger.debug("remember: %s %s (%s)", result.action, result.id, result.category.value)
         self.mirror.mark_dirty()
         self.embed_soon([result.id])
         if result.superseded_id:
@@ -311,9 +337,20 @@ class Engine:
                 raise InvalidInput("memory_id", "is already forgotten; cortex_restore undoes that")
             now = self.clock()
             await rows.set_deleted(conn, memory.id, now, reason)
-            await log_action(conn, "forget", [memory.id], {"reason": reason}, now)
+            derived = await forgetting.forget_derived(conn, memory, now, reason)
+            details = {"reason": reason} | ({"derived": derived} if derived else {})
+            await log_action(conn, "forget", [memory.id, *derived], details, now)
+        logger.debug("forget: %s with %d copies of its exchange", memory.id, len(derived))
         self.mirror.mark_dirty()
-        return ForgetResult(memory_id=memory.id, deleted=True, reason=reason)
+        return ForgetResult(memory_id=memory.id, deleted=True, reason=reason, derived=derived)
+
+    async def purge(self, memory_ids: list[str], *, agent_id: str | None = None) -> ForgetResult:
+        """Erase memories for good (forgotten ones too) with every copy of their text; only
+        an explicit request does this, never the lifecycle."""
+        report = await forgetting.purge(self, memory_ids, agent_id)
+        derived = [i for i in report.purged if i not in memory_ids]
+        reason = "purged: erased for good"
+        return ForgetResult(memory_id=memory_ids[0], deleted=True, reason=reason, derived=derived)
 
     async def restore(self, memory_id: str, *, agent_id: str | None = None) -> ForgetResult:
         """Undo a forget, or a supersede: the memory is live again (the one that replaced it
@@ -321,9 +358,11 @@ class Engine:
         async with self.db.write() as conn:
             memory = await self._visible(conn, memory_id, agent_id)
             now = self.clock()
+            derived: list[str] = []
             if memory.deleted_at is not None:
                 await rows.set_deleted(conn, memory.id, None, None)
-                await log_action(conn, "restore", [memory.id], {}, now)
+                derived = await forgetting.restore_derived(conn, memory)
+                await log_action(conn, "restore", [memory.id, *derived], {}, now)
                 reason = None
             elif memory.superseded_by is not None:
                 await rows.clear_superseded(conn, memory.id, now)
@@ -336,7 +375,7 @@ class Engine:
                 )
         self.mirror.mark_dirty()
         await self._follow_supersedes(self.agent(agent_id), [memory.category])
-        return ForgetResult(memory_id=memory.id, deleted=False, reason=reason)
+        return ForgetResult(memory_id=memory.id, deleted=False, reason=reason, derived=derived)
 
     async def _follow_supersedes(self, agent: str, categories: list[Category]) -> None:
         """A supersede (or its undoing) shows in the profile at once, not at the next run."""
@@ -375,7 +414,8 @@ class Engine:
 
     async def set_profile(self, content: str, *, agent_id: str | None = None) -> Memory:
         """Write the user's own words into their profile; kept across re-synthesis."""
-        profile = await lifecycle.set_manual_profile(self, content, agent_id)
+        clean = await self.cleaner(self.agent(agent_id), also=content)
+        profile = await lifecycle.set_manual_profile(self, clean(content), agent_id)
         self.mirror.mark_dirty()
         return profile
 
@@ -387,11 +427,12 @@ class Engine:
         """One month (YYYY-MM) of the archive, with its summary, as Markdown."""
         return await lifecycle.archive_page(self, month, agent_id)
 
-    async def export_memory(self, format: str = "json") -> str:
-        """Everything as JSON (lossless; `import` restores it) or as Markdown."""
+    async def export_memory(self, format: str = "json", *, include_forgotten: bool = False) -> str:
+        """Everything as JSON (lossless; `import` restores it) or as Markdown; forgotten
+        memories only when asked."""
         if format == "markdown":
             return await transfer.export_markdown(self)
-        return await transfer.export_json(self)
+        return await transfer.export_json(self, include_forgotten=include_forgotten)
 
     async def import_memory(self, path: Path, *, agent_id: str | None = None) -> ImportReport:
         """Import a file or folder: our JSON, MEMORY.md, YYYY-MM-DD.md logs, memory-server JSONL."""
@@ -403,6 +444,11 @@ class Engine:
         """Counts per layer and category, states, database size, backends and latencies."""
         await self.access.flush()
         return await engine_stats(self)
+
+    async def cleaner(self, agent_id: str, also: str = "") -> sieve.Cleaner:
+        """The redaction for text coming in for an agent: secrets, and the personal-data kinds
+        the configuration, the agent's profile or `also` (profile words) declare."""
+        return await privacy.cleaner_for(self, agent_id, also)
 
     async def _visible(self, conn: Any, memory_id: str, agent_id: str | None) -> Memory:
         if not is_memory_id(memory_id):
@@ -436,6 +482,7 @@ async def open_engine(
     environ = provider_environment() if environ is None else environ
     db = await open_database(settings.database_path, settings.store.busy_timeout_ms)
     llm = LanguageModel.from_settings(settings.llm, environ, settings.sieve.llm_max_tokens)
+    llm.guard = privacy.ProviderGuard(settings.sieve.redact_secrets, settings.redaction.kinds)
     embedder = build_embedder_cascade(settings.embedding, environ)
     try:
         await migrate(db)
@@ -445,6 +492,7 @@ async def open_engine(
             clock,
             settings.embedding.batch_size,
             drop_function_words=settings.embedding.drop_function_words,
+            guard=llm.guard,
         )
         engine = Engine(db=db, settings=settings, llm=llm, vectors=index, clock=clock)
         try:

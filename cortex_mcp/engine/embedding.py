@@ -7,6 +7,7 @@ re-embedded, vector search stays off and recall runs on BM25 alone.
 
 import logging
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import aiosqlite
@@ -33,6 +34,8 @@ class VectorIndex:
     clock: Clock
     batch_size: int = 64
     drop_function_words: bool = True
+    guard: Callable[[str], str] = field(default=lambda text: text)
+    """The last redaction of every text sent to the embedder (set from the settings)."""
     _queries: OrderedDict[str, list[float]] = field(default_factory=OrderedDict)
 
     @property
@@ -66,7 +69,8 @@ class VectorIndex:
         todo = {h: text for h, (_, text) in zip(hashes, items, strict=True) if h not in known}
         fresh: dict[str, list[float]] = {}
         if todo:
-            embedded = await self.embedder.embed(list(todo.values()), kind="passage")
+            sent = [self.guard(text) for text in todo.values()]
+            embedded = await self.embedder.embed(sent, kind="passage")
             if embedded is None:
                 return 0
             fresh = dict(zip(todo, embedded, strict=True))
@@ -126,7 +130,7 @@ class VectorIndex:
         if text in self._queries:
             self._queries.move_to_end(text)
             return self._queries[text]
-        embedded = await self.embedder.embed([text], kind="query")
+        embedded = await self.embedder.embed([self.guard(text)], kind="query")
         if not embedded:
             return None
         self._queries[text] = embedded[0]

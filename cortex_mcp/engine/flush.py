@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from cortex_mcp.engine import extraction
 from cortex_mcp.engine.sieve import (
-    Cleaner,
     Message,
     deep_proposals,
     fallback_side,
@@ -84,7 +83,7 @@ async def flush(
                 f"messages[{index}].content",
                 f"{len(message.content):,} characters; the limit is {settings.max_message_chars:,}",
             )
-    clean = Cleaner(settings.redact_secrets)
+    clean = await engine.cleaner(agent_id)
     cleaned = [Message(m.role, clean(m.content)) for m in messages]
     profile = await engine.profile_text(agent_id)
     memories: list[StoredMemory] = []

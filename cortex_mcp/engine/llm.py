@@ -5,7 +5,7 @@ process; the edge therefore lends the session's `sample` callable for the durati
 call (`lend_sampler`), and the cascade's sampling provider reads it from a context variable.
 """
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -37,12 +37,19 @@ def lend_sampler(sample: Sample | None) -> Iterator[None]:
         _lent_sampler.reset(token)
 
 
+def unchanged(text: str) -> str:
+    """The text as it is."""
+    return text
+
+
 class LanguageModel:
     """Completions for the sieve and the lifecycle; None (never an exception) when none answers."""
 
     def __init__(self, cascade: LLMCascade, max_tokens: int) -> None:
         self.cascade = cascade
         self.max_tokens = max_tokens
+        self.guard: Callable[[str], str] = unchanged
+        """The last redaction of every text sent (set by the engine from the settings)."""
 
     @classmethod
     def from_settings(
@@ -64,7 +71,7 @@ class LanguageModel:
         if not self.available:
             return None
         completion = await self.cascade.complete(
-            system, prompt, json_mode=json_mode, max_tokens=self.max_tokens
+            self.guard(system), self.guard(prompt), json_mode=json_mode, max_tokens=self.max_tokens
         )
         return completion.text if completion is not None else None
 

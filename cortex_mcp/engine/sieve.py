@@ -10,7 +10,7 @@ database, so nothing is lost across failures or restarts.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -26,8 +26,8 @@ from cortex_mcp.engine.update import Proposal, apply_verdict, ask_llm, build_mem
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, IngestResult, Layer, StoredMemory
 from cortex_mcp.search.budget import truncate_to_tokens
+from cortex_mcp.store import exchanges, queue
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store import queue
 from cortex_mcp.store.logs import log_action
 
 if TYPE_CHECKING:
@@ -47,17 +47,19 @@ class Message:
 
 
 class Cleaner:
-    """Redacts secrets (when configured) and remembers which kinds it removed."""
+    """Redacts secrets (when configured), and the personal-data kinds the user declared, and
+    remembers which kinds it removed."""
 
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, declared: Collection[str] = ()) -> None:
         self.enabled = enabled
+        self.declared = frozenset(declared)
         self.kinds: list[str] = []
 
     def __call__(self, text: str) -> str:
         """The text without secrets."""
         if not self.enabled:
             return text
-        clean, kinds = redact(text)
+        clean, kinds = redact(text, self.declared)
         self.kinds += [k for k in kinds if k not in self.kinds]
         return clean
 
@@ -205,7 +207,7 @@ async def ingest(
             raise InvalidInput(field, f"{len(text):,} characters; the limit is {limit:,}")
     if not user_message.strip() and not assistant_message.strip():
         raise InvalidInput("user_message", "user_message and assistant_message are both empty")
-    clean = Cleaner(engine.settings.sieve.redact_secrets)
+    clean = await engine.cleaner(agent_id)
     user, assistant = clean(user_message), clean(assistant_message)
     tools = clean(tool_calls_text(tool_calls))
     result = IngestResult(fast=[], deep=[], redacted=[])
@@ -274,6 +276,7 @@ async def replace_fallbacks(
             else:
                 await rows.set_deleted(conn, fallback_id, now, "extracted: nothing worth keeping")
         await queue.mark_done(conn, item.id, now)
+        await exchanges.copy_links(conn, item.fallback_ids, [r.id for r in results])
         await log_action(
             conn,
             "retry_extraction",

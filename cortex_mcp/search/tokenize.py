@@ -191,7 +191,10 @@ def index_text(text: str) -> str:
 def context_of(metadata: Mapping[str, Any]) -> str:
     """The `context` a memory's metadata may carry (the conversation around it: the turn
     before, the topic), or "". It is indexed in a column of its own, weighted below the content,
-    and never shown as part of the memory."""
+    and never shown as part of the memory. A context hidden by the forgetting of a memory from
+    the same exchange (`context_hidden_by`) is not searched until that memory is restored."""
+    if metadata.get("context_hidden_by"):
+        return ""
     context = metadata.get("context")
     return context.strip() if isinstance(context, str) else ""
 

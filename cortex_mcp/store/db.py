@@ -117,6 +117,13 @@ class Database:
             with anyio.CancelScope(shield=True):
                 await self.conn.execute("commit")
 
+    @asynccontextmanager
+    async def outside_transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection with no transaction open, for statements that cannot run inside one
+        (a WAL checkpoint, connection pragmas)."""
+        async with self._lock:
+            yield self.conn
+
     async def close(self) -> None:
         """Close the connection; call once, at shutdown."""
         with anyio.CancelScope(shield=True):

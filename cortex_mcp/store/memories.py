@@ -229,9 +229,13 @@ async def bump_access(
         "where id in (select value from json_each(?))",
         (stamp, json.dumps(ranked_ids)),
     )
-    await conn.executemany(
-        "insert into access_log (memory_id, query, rank, accessed_at) values (?, ?, ?, ?)",
-        [(memory_id, query, rank, stamp) for rank, memory_id in enumerate(ranked_ids, start=1)],
+    await conn.executemany(  # a memory purged by another process meanwhile is skipped
+        "insert into access_log (memory_id, query, rank, accessed_at)"
+        " select :id, :query, :rank, :at where exists (select 1 from memories where id = :id)",
+        [
+            {"id": memory_id, "query": query, "rank": rank, "at": stamp}
+            for rank, memory_id in enumerate(ranked_ids, start=1)
+        ],
     )
 
 

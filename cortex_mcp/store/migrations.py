@@ -199,6 +199,23 @@ async def index_slots(conn: aiosqlite.Connection) -> None:
     )
 
 
+@migration
+async def create_exchange_links(conn: aiosqlite.Connection) -> None:
+    """Which memories came from which ingested exchange or flush: forgetting one hides the
+    exchange's stored text, purging one erases it."""
+    await execute_statements(
+        conn,
+        """
+        create table exchange_links (
+            exchange_id text not null,
+            memory_id text not null references memories(id),
+            primary key (exchange_id, memory_id)
+        ) without rowid;
+        create index exchange_links_by_memory on exchange_links(memory_id)
+        """,
+    )
+
+
 async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
     """Run `;`-separated statements one by one, inside the caller's transaction.
 

@@ -53,10 +53,13 @@ async def enqueue(
 
 
 async def due(conn: aiosqlite.Connection, now: datetime, limit: int) -> list[QueuedExtraction]:
-    """Queued extractions whose next attempt is due, oldest first."""
+    """Queued extractions whose next attempt is due, oldest first; one whose stored copy was
+    forgotten waits until it is restored (else extraction would bring the text back)."""
     rows = await fetch_all(
         conn,
         "select * from extraction_queue where done_at is null and next_attempt_at <= ? "
+        "and not exists (select 1 from json_each(fallback_ids) f join memories m"
+        " on m.id = f.value where m.deleted_at is not null) "
         "order by id limit ?",
         (to_text(now), limit),
     )

@@ -1,8 +1,12 @@
 """Secrets are replaced with a marker before anything is stored or sent to an LLM."""
 
+from pathlib import Path
+
 import pytest
 
-from cortex_mcp.engine.redaction import passes_luhn, redact
+from cortex_mcp.engine.redaction import kinds_markdown, passes_luhn, redact
+from tests.secret_samples import SAMPLES as SECRET_SAMPLES
+from tests.secret_samples import Sample
 
 SAMPLES = [
     (
@@ -68,3 +72,54 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
 def test_luhn_tells_card_numbers_from_other_long_numbers() -> None:
     assert passes_luhn("4111111111111111")
     assert not passes_luhn("4111111111111112")
+
+
+@pytest.mark.parametrize("sample", SECRET_SAMPLES, ids=lambda s: s.kind)
+def test_every_kind_in_its_realistic_form_is_caught(sample: Sample) -> None:
+    clean, kinds = redact(sample.text)
+
+    assert sample.secret not in clean
+    assert sample.kind in kinds
+
+
+def test_all_kinds_together_in_one_text_are_caught() -> None:
+    clean, _ = redact("\n".join(s.text for s in SECRET_SAMPLES))
+
+    assert [s.kind for s in SECRET_SAMPLES if s.secret in clean] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed the build",
+        "memory id 0190f3a2-7b4c-7d1e-9f20-3c4b5a6d7e8f",
+        "The secret to good ramen is the tare",
+        "token limits: max_tokens = 1200",
+        "See https://example.com/docs/getting-started for the guide",
+        "Call me at 3pm about order 42",
+        "postgres://db.internal:5432/orders has no password",
+    ],
+)
+def test_near_misses_are_left_alone(text: str) -> None:
+    assert redact(text) == (text, [])
+
+
+def test_redaction_findings_quoted_in_issue_12_are_caught() -> None:
+    text = (
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY; "
+        "the AWS secret key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY too; "
+        "stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc; "
+        "postgres://admin:PASS1234word@host/db"
+    )
+
+    clean, kinds = redact(text)
+
+    assert "wJalrXUtnFEMI" not in clean and "4eC39HqLyjWDarjtT1zdp7dc" not in clean
+    assert "PASS1234word" not in clean
+    assert {"aws_secret_key", "stripe_key", "url_password"} <= set(kinds)
+
+
+def test_the_table_of_kinds_in_the_docs_matches_the_code() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "privacy.md").read_text(encoding="utf-8")
+
+    assert kinds_markdown() in doc, "paste cortex_mcp.engine.redaction.kinds_markdown() into it"

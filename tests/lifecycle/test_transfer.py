@@ -93,12 +93,12 @@ async def test_json_export_and_import_round_trip_without_loss(
     engine: Engine, clock: FrozenClock, tmp_path: Path
 ):
     await fill_every_state(engine, clock)
-    exported = await export_json(engine)
+    exported = await export_json(engine, include_forgotten=True)
 
     async with open_engine(quiet_settings(tmp_path / "elsewhere"), clock, {}) as other:
         report = await import_text(other, exported, "cortex-export.json")
         again = await import_text(other, exported, "cortex-export.json")
-        reexported = await export_json(other)
+        reexported = await export_json(other, include_forgotten=True)
 
     original, restored = json.loads(exported), json.loads(reexported)
     assert restored["memories"] == original["memories"]

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine.lifecycle import markdown
 from cortex_mcp.engine.lifecycle.mirror import is_generated
+from cortex_mcp.engine.privacy import clean_memory, clean_relation
 from cortex_mcp.engine.render import render_core_markdown
 from cortex_mcp.engine.transfer.parse import (
     Draft,
@@ -40,7 +41,7 @@ from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.store import lifecycle as store
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store.relations import relations_of
+from cortex_mcp.store.relations import Relation, relations_of
 
 if TYPE_CHECKING:
     from cortex_mcp.engine import Engine
@@ -61,11 +62,14 @@ class ImportReport(BaseModel):
     relations_skipped: int = 0
 
 
-async def export_json(engine: "Engine") -> str:
-    """Every memory and relation as one JSON document that `import` restores exactly."""
+async def export_json(engine: "Engine", include_forgotten: bool = False) -> str:
+    """Every memory and relation as one JSON document that `import` restores exactly;
+    forgotten memories only with `include_forgotten`."""
     async with engine.db.read() as conn:
         memories = await store.all_memories(conn)
         relations = await relations_of(conn, None)
+    if not include_forgotten:
+        memories, relations = without_forgotten(memories, relations)
     document = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
@@ -74,6 +78,18 @@ async def export_json(engine: "Engine") -> str:
         "relations": [r.to_json() for r in relations],
     }
     return json.dumps(document, ensure_ascii=False, indent=1)
+
+
+def without_forgotten(
+    memories: list[Memory], relations: list[Relation]
+) -> tuple[list[Memory], list[Relation]]:
+    """The export without forgotten memories, the memories they superseded, and the relations
+    drawn from them (an import of it stays consistent)."""
+    gone = {m.id for m in memories if m.deleted_at is not None}
+    while extra := {m.id for m in memories if m.superseded_by in gone and m.id not in gone}:
+        gone |= extra
+    kept = [m for m in memories if m.id not in gone]
+    return kept, [r for r in relations if r.source_memory_id not in gone]
 
 
 async def export_markdown(engine: "Engine", agent_id: str | None = None) -> str:
@@ -128,6 +144,7 @@ async def import_text(
     report = ImportReport(formats=[kind], files=1)
     agent, now = engine.agent(agent_id), engine.clock()
     triples: list[tuple[str, str, str]] = []
+    relations: list[dict[str, Any]] = []
     if kind == "cortex-json":
         memories, relations = read_export(_export_document(text))
     elif kind == "mcp-memory-jsonl":
@@ -137,6 +154,10 @@ async def import_text(
         memories = _daily(text, name, agent, engine)
     else:
         memories = _memories(parse_markdown(text, Category.FACT), agent, now, name)
+    clean = await engine.cleaner(agent)
+    memories = [clean_memory(m, clean) for m in memories]
+    relations = [clean_relation(r, clean) for r in relations]
+    triples = [(clean(s), clean(p), clean(o)) for s, p, o in triples]
     async with engine.db.write() as conn:
         if kind == "cortex-json":
             await insert_export(conn, memories, relations, report)

@@ -1,0 +1,44 @@
+"""A kind of sensitive text, how to find it, and how it is replaced: the shared shape of the
+secret detectors (`redaction`) and the personal-data detectors (`personal`)."""
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+MARKER = "[REDACTED:{kind}]"
+
+
+def always(match: re.Match[str]) -> bool:
+    """Every match counts."""
+    return True
+
+
+@dataclass(frozen=True)
+class SecretPattern:
+    """One kind of sensitive text and how to find it; `group` is the part replaced (0 = whole
+    match), `accept` a further check on a match, `rule` the rule in words for the docs."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    rule: str
+    group: int = 0
+    accept: Callable[[re.Match[str]], bool] = always
+
+
+def apply_patterns(text: str, patterns: Iterable[SecretPattern], found: list[str]) -> str:
+    """`text` with every accepted match of `patterns` replaced by its marker; the kinds found
+    are appended to `found`."""
+    for secret in patterns:
+
+        def replace(match: re.Match[str], secret: SecretPattern = secret) -> str:
+            if not secret.accept(match):
+                return match.group(0)
+            found.append(secret.kind)
+            start, end = match.span(secret.group)
+            offset = match.start(0)
+            whole = match.group(0)
+            marker = MARKER.format(kind=secret.kind)
+            return whole[: start - offset] + marker + whole[end - offset :]
+
+        text = secret.pattern.sub(replace, text)
+    return text

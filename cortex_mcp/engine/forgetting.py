@@ -1,0 +1,234 @@
+"""Forget covers what was derived; purge erases the bytes.
+
+Everything one ingest (or flush) stores is linked to one exchange id. Forgetting a memory also
+forgets the stored copies of that exchange's text (the raw fallback, a session summary) and
+hides the context other memories of the exchange carry; restoring it brings both back. Purge
+hard-deletes a memory with those copies, the queue entry, vectors, cached embeddings, full-text
+rows and log snapshots (leaving a tombstone), scrubs its text from other rows, zeroes freed
+pages and truncates the WAL, then rewrites the Markdown mirror.
+"""
+
+import logging
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import aiosqlite
+import anyio
+from pydantic import BaseModel, Field
+
+from cortex_mcp.engine.lifecycle import LifecycleBusy, write_mirror
+from cortex_mcp.engine.lifecycle.lease import Lease, new_owner
+from cortex_mcp.errors import InvalidInput, MemoryNotFound
+from cortex_mcp.models import Memory, StoredMemory, is_memory_id
+from cortex_mcp.store import exchanges
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store import purge as erase
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from cortex_mcp.engine import Engine
+
+logger = logging.getLogger(__name__)
+
+LEASE_WAIT_S = 30.0
+"""How long a purge waits for a lifecycle run in progress to finish."""
+
+SCRUB_MIN_CHARS = 16
+"""A purged memory's text is also scrubbed from other rows when it is at least this long
+(shorter texts, "yes", would rewrite unrelated memories)."""
+
+
+class PurgeReport(BaseModel):
+    """What a purge erased (ids and counts; never content)."""
+
+    purged: list[str] = Field(description="Memories deleted, with the copies of their exchange.")
+    rewritten: list[str] = Field(description="Other memories the purged text was cut out of.")
+    unlinked: list[str] = Field(description="Memories a purged memory had superseded; forgotten.")
+    queue_entries: int
+    log_entries: int = Field(description="Log snapshots replaced by a tombstone.")
+    access_entries: int
+    wal_truncated: bool
+
+
+class PurgePreview(BaseModel):
+    """What `purge --matching TEXT` would erase."""
+
+    memories: list[dict[str, Any]] = Field(description="Memories whose content holds the text.")
+    rewritten: list[str] = Field(description="Memories the text would be cut out of.")
+    queue_entries: int
+    log_entries: int
+    access_entries: int
+
+
+def new_exchange_id() -> str:
+    """An id for one ingested exchange or flush."""
+    return uuid.uuid4().hex
+
+
+async def link_stored(engine: "Engine", stored: list[StoredMemory]) -> None:
+    """Link everything one ingest or flush stored to one new exchange."""
+    if stored:
+        async with engine.db.write() as conn:
+            await exchanges.link_exchange(conn, new_exchange_id(), [m.id for m in stored])
+
+
+async def forget_derived(
+    conn: aiosqlite.Connection, memory: Memory, now: "datetime", reason: str | None
+) -> list[str]:
+    """Forget the stored copies of `memory`'s exchange (unless it is one itself) and hide the
+    context (the exchange's words) other memories of it carry; the ids of the copies forgotten."""
+    forgotten = []
+    for sibling in await exchanges.siblings(conn, [memory.id]):
+        metadata = dict(sibling.metadata)
+        hidden = list(metadata.get("context_hidden_by", []))
+        if "context" in metadata and memory.id not in hidden:
+            metadata["context_hidden_by"] = [*hidden, memory.id]
+        if (
+            exchanges.is_copy(sibling)
+            and sibling.deleted_at is None
+            and not exchanges.is_copy(memory)
+        ):
+            await rows.set_deleted(conn, sibling.id, now, reason)
+            metadata |= {"forget_reason": reason, "forgotten_with": memory.id}
+            forgotten.append(sibling.id)
+        if metadata != sibling.metadata:
+            await exchanges.set_metadata(conn, sibling.id, metadata)
+    return forgotten
+
+
+async def restore_derived(conn: aiosqlite.Connection, memory: Memory) -> list[str]:
+    """Undo `forget_derived`: the copies forgotten with `memory` come back, and so does the
+    context it hid; the ids of the copies restored."""
+    restored = []
+    for sibling in await exchanges.siblings(conn, [memory.id]):
+        metadata = dict(sibling.metadata)
+        if metadata.get("forgotten_with") == memory.id:
+            await rows.set_deleted(conn, sibling.id, None, None)
+            metadata = {k: v for k, v in metadata.items() if k != "forgotten_with"}
+            metadata["forget_reason"] = None
+            restored.append(sibling.id)
+        hidden = [i for i in metadata.pop("context_hidden_by", []) if i != memory.id]
+        if hidden:
+            metadata["context_hidden_by"] = hidden
+        if metadata != sibling.metadata:
+            await exchanges.set_metadata(conn, sibling.id, metadata)
+    return restored
+
+
+async def purge(engine: "Engine", memory_ids: list[str], agent_id: str | None) -> PurgeReport:
+    """Erase these memories (visible to the agent; forgotten ones too) and every copy."""
+    for memory_id in memory_ids:
+        if not is_memory_id(memory_id):
+            raise InvalidInput("memory_id", "must be a memory id (a UUID such as recall returns)")
+    agent = engine.agent(agent_id)
+    async with engine.db.read() as conn:
+        for memory_id in memory_ids:
+            if await rows.get_visible_memory(conn, memory_id, agent) is None:
+                raise MemoryNotFound(memory_id)
+    return await _erase(engine, memory_ids, None)
+
+
+async def purge_matching(engine: "Engine", text: str) -> PurgeReport:
+    """Erase every memory (any agent) whose text contains `text`, and `text` wherever else it
+    is stored."""
+    _check_needle(text)
+    async with engine.db.read() as conn:
+        ids, _ = await erase.matching_memories(conn, text)
+    return await _erase(engine, ids, text)
+
+
+async def preview_matching(engine: "Engine", text: str) -> PurgePreview:
+    """What `purge_matching` would erase; changes nothing."""
+    _check_needle(text)
+    async with engine.db.read() as conn:
+        ids, mentioning = await erase.matching_memories(conn, text)
+        found = await rows.memories_by_id(conn, ids)
+        places = await erase.places_with(conn, text)
+    listed = [
+        {
+            "id": m.id,
+            "agent_id": m.agent_id,
+            "layer": m.layer.value,
+            "state": "forgotten" if m.deleted_at else "superseded" if m.superseded_by else "live",
+            "content": m.content[:120],
+        }
+        for m in found.values()
+    ]
+    return PurgePreview(memories=listed, rewritten=mentioning, **places)
+
+
+def _check_needle(text: str) -> None:
+    if len(text.strip()) < 3:
+        raise InvalidInput("matching", "needs at least 3 characters")
+
+
+async def _erase(engine: "Engine", memory_ids: list[str], needle: str | None) -> PurgeReport:
+    """Erase under the lifecycle lease, so no run planned on the old rows (a profile made from
+    a purged memory) writes the text back."""
+    lease = await _take_lease(engine)
+    try:
+        return await _erase_holding(engine, memory_ids, needle)
+    finally:
+        await lease.release()
+
+
+async def _take_lease(engine: "Engine") -> Lease:
+    """The lifecycle lease, waiting up to LEASE_WAIT_S for a run in progress to finish."""
+    lease = Lease(engine, f"purge:{new_owner()}")
+    with anyio.move_on_after(LEASE_WAIT_S):
+        while True:
+            try:
+                await lease.take()
+                return lease
+            except LifecycleBusy:
+                await anyio.sleep(0.2)
+    raise InvalidInput("memory_id", "a lifecycle run is in progress; purge again when it ends")
+
+
+async def _erase_holding(
+    engine: "Engine", memory_ids: list[str], needle: str | None
+) -> PurgeReport:
+    await engine.access.flush()  # recalls of these memories still buffered are erased too
+    now, done = engine.clock(), erase.Erased()
+    await erase.secure_delete(engine.db, True)
+    try:
+        async with engine.db.write() as conn:
+            copies = [
+                m.id for m in await exchanges.siblings(conn, memory_ids) if exchanges.is_copy(m)
+            ]
+            context_holders = [
+                m for m in await exchanges.siblings(conn, memory_ids) if "context" in m.metadata
+            ]
+            targets = list(dict.fromkeys(memory_ids + copies))
+            for holder in context_holders:
+                if holder.id not in targets:
+                    metadata = {k: v for k, v in holder.metadata.items() if k != "context"}
+                    await exchanges.set_metadata(conn, holder.id, metadata)
+            texts = await erase.erase_memories(conn, targets, now, done)
+            for text in [t for t in texts if len(t) >= SCRUB_MIN_CHARS] + [needle or ""]:
+                if text.strip():
+                    await erase.scrub_text(conn, text, done)
+            await erase.tombstone(conn, targets, now)
+            await erase.rebuild_text_index(conn)
+        truncated = await erase.rewrite_file(engine.db)
+    finally:
+        await erase.secure_delete(engine.db, False)
+    logger.info(
+        "purge: %d memories erased, %d rewritten, %d queue entries, %d log snapshots",
+        len(done.memories),
+        len(done.rewritten),
+        done.queue_entries,
+        done.log_entries,
+    )
+    if engine.settings.mirror.enabled:
+        await write_mirror(engine)
+    return PurgeReport(
+        purged=done.memories,
+        rewritten=done.rewritten,
+        unlinked=done.unlinked,
+        queue_entries=done.queue_entries,
+        log_entries=done.log_entries,
+        access_entries=done.access_entries,
+        wal_truncated=truncated,
+    )

@@ -1,0 +1,375 @@
+"""Forget covers what was derived from an exchange; purge erases the bytes (issue 12)."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+import pytest
+from mcp import Client
+
+from cortex_mcp import cli
+from cortex_mcp.config import Settings
+from cortex_mcp.engine import forgetting, open_engine
+from cortex_mcp.store.relations import Relation, insert_relation
+from tests.conftest import FrozenClock, data_of, inspect_database, recall, remember, text_of
+from tests.fakes import FakeOpenAI
+from tests.secret_samples import PHONES
+
+ADDRESS_EXCHANGE = "My name is Alice Smith and I live at 5 Elm Street, Springfield."
+
+
+async def ingest(client: Client, user: str, assistant: str = "Noted.") -> dict[str, Any]:
+    return data_of(
+        await client.call_tool(
+            "cortex_ingest", {"user_message": user, "assistant_message": assistant}
+        )
+    )
+
+
+async def forget(client: Client, memory_id: str, **arguments: Any) -> dict[str, Any]:
+    return data_of(await client.call_tool("cortex_forget", {"memory_id": memory_id, **arguments}))
+
+
+async def found_ids(client: Client, query: str) -> set[str]:
+    return {m["id"] for m in (await recall(client, query))["memories"]}
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """`cortex-mcp <argv>` in this process (on the test's CORTEX_HOME); its stdout."""
+    capsys.readouterr()
+    assert cli.main(list(argv)) == 0, capsys.readouterr().err
+    return capsys.readouterr().out
+
+
+def stored_bytes(home: Path) -> dict[str, bytes]:
+    """Every file under the home (database, WAL, mirror pages), by name."""
+    return {str(p.relative_to(home)): p.read_bytes() for p in home.rglob("*") if p.is_file()}
+
+
+def files_holding(home: Path, *needles: str) -> list[str]:
+    """Files under the home whose bytes hold any needle, in its case or in lower case."""
+    wanted = [n.encode() for n in needles] + [n.lower().encode() for n in needles]
+    return [name for name, data in stored_bytes(home).items() if any(w in data for w in wanted)]
+
+
+async def test_forgetting_an_extracted_memory_hides_the_raw_exchange_and_restore_brings_both(
+    client: Client,
+) -> None:
+    stored = await ingest(client, ADDRESS_EXCHANGE)
+    (identity,) = stored["fast"]
+    raw = stored["fallback"]["id"]
+    assert await found_ids(client, "Elm Street address") == {identity["id"], raw}
+
+    forgotten = await forget(client, identity["id"], reason="privacy: remove my address")
+
+    assert forgotten["derived"] == [raw]
+    assert await found_ids(client, "Elm Street address") == set()
+    assert await found_ids(client, "Alice Smith Springfield") == set()
+
+    restored = data_of(await client.call_tool("cortex_restore", {"memory_id": identity["id"]}))
+
+    assert restored["derived"] == [raw]
+    assert await found_ids(client, "Elm Street address") == {identity["id"], raw}
+
+
+async def test_forgetting_the_raw_exchange_hides_the_context_other_memories_carry(
+    client: Client,
+) -> None:
+    stored = await ingest(client, "My name is Alice Smith. I live at 5 Elm Street, Springfield.")
+    (identity,) = stored["fast"]
+    raw = stored["fallback"]["id"]
+    assert await found_ids(client, "Elm Street") == {identity["id"], raw}
+
+    await forget(client, raw, reason="privacy")
+
+    assert await found_ids(client, "Elm Street") == set()
+    assert await found_ids(client, "Alice Smith") == {identity["id"]}
+
+    data_of(await client.call_tool("cortex_restore", {"memory_id": raw}))
+
+    assert await found_ids(client, "Elm Street") == {identity["id"], raw}
+
+
+async def test_export_leaves_forgotten_memories_out_unless_asked(
+    client: Client, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kept = await remember(client, "The team standup is at 9:30")
+    gone = await remember(client, "My old locker code was 4417 at the gym")
+    await forget(client, gone["id"], reason="privacy")
+
+    plain = await anyio.to_thread.run_sync(run_cli, capsys, "export")
+    full = await anyio.to_thread.run_sync(run_cli, capsys, "export", "--include-forgotten")
+
+    assert [m["id"] for m in json.loads(plain)["memories"]] == [kept["id"]]
+    assert {m["id"] for m in json.loads(full)["memories"]} == {kept["id"], gone["id"]}
+    assert "locker" not in plain
+
+
+async def test_purge_erases_every_copy_from_the_database_the_wal_the_mirror_and_exports(
+    client: Client, cortex_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = "Quillfeather, 77 Marigold Crescent"
+    stored = await ingest(client, f"My name is Zanzi {secret}. I prefer green tea.")
+    (identity,) = [m["id"] for m in stored["fast"] if "Marigold" in m["content"]]
+    await recall(client, "Marigold Crescent")
+    data_of(await client.call_tool("cortex_lifecycle", {"action": "run"}))  # writes the mirror
+    assert files_holding(cortex_home, "Marigold"), "the text was never stored"
+    assert "MEMORY.md" in files_holding(cortex_home, "Marigold")
+    await forget(client, identity, reason="privacy")
+
+    purged = await forget(client, identity, purge=True)  # a forgotten memory can be purged
+
+    assert purged["memory_id"] == identity and stored["fallback"]["id"] in purged["derived"]
+    assert files_holding(cortex_home, "Marigold", "Quillfeather") == []
+    exported = await anyio.to_thread.run_sync(run_cli, capsys, "export", "--include-forgotten")
+    markdown = await anyio.to_thread.run_sync(run_cli, capsys, "export", "--format", "markdown")
+    assert "marigold" not in (exported + markdown).lower()
+    assert await found_ids(client, "Marigold Crescent") == set()
+    conn = inspect_database(cortex_home / "cortex.db")
+    try:
+        (log,) = conn.execute(
+            "select memory_ids, details from lifecycle_log where action = 'purge'"
+        ).fetchall()
+        assert identity in json.loads(log[0]) and json.loads(log[1]) == {}
+        assert (
+            conn.execute("select count(*) from memories where id = ?", (identity,)).fetchone()[0]
+            == 0
+        )
+    finally:
+        conn.close()
+
+
+async def test_purging_a_correction_forgets_the_fact_it_replaced_instead_of_reviving_it(
+    client: Client,
+) -> None:
+    old = await remember(client, "The budget is 50 million yen")
+    new = await remember(client, "The budget is 60 million yen", supersedes=old["id"])
+
+    await forget(client, new["id"], purge=True)
+
+    assert await found_ids(client, "budget million yen") == set()
+    memory = json.loads(text_of(await client.call_tool("cortex_restore", {"memory_id": old["id"]})))
+    assert memory["deleted"] is False
+
+
+async def test_purge_of_an_unknown_id_is_an_error_that_changes_nothing(client: Client) -> None:
+    kept = await remember(client, "Keep this one")
+
+    result = await client.call_tool(
+        "cortex_forget", {"memory_id": "0190f3a2-7b4c-7d1e-9f20-3c4b5a6d7e8f", "purge": True}
+    )
+
+    assert result.is_error and "memory_id" in text_of(result)
+    assert await found_ids(client, "Keep this one") == {kept["id"]}
+
+
+async def test_cli_purge_matching_shows_a_preview_then_erases_with_yes(
+    client: Client, cortex_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one = await remember(client, "Her passport number is X1234-PZQ and it expires in May")
+    aside = await remember(client, "She renewed it", context="the passport X1234-PZQ, in May")
+    two = await remember(client, "Booked the flight; passport X1234-PZQ was used")
+    other = await remember(client, "The flight leaves at 7")
+
+    preview = json.loads(
+        await anyio.to_thread.run_sync(run_cli, capsys, "purge", "--matching", "x1234-pzq")
+    )
+
+    assert {m["id"] for m in preview["memories"]} == {one["id"], two["id"]}
+    assert preview["rewritten"] == [aside["id"]]
+    assert await found_ids(client, "X1234-PZQ") == {one["id"], two["id"], aside["id"]}
+
+    report = json.loads(
+        await anyio.to_thread.run_sync(run_cli, capsys, "purge", "--matching", "x1234-pzq", "--yes")
+    )
+
+    assert set(report["purged"]) == {one["id"], two["id"]} and aside["id"] in report["rewritten"]
+    assert report["wal_truncated"]
+    assert files_holding(cortex_home, "X1234-PZQ") == []
+    assert await found_ids(client, "flight") == {other["id"]}
+    assert await found_ids(client, "renewed") == {aside["id"]}  # the text cut out of its context
+
+
+async def test_cli_purge_by_id_previews_without_yes(
+    client: Client, capsys: pytest.CaptureFixture[str]
+) -> None:
+    memory = await remember(client, "A thing to erase later")
+
+    preview = json.loads(await anyio.to_thread.run_sync(run_cli, capsys, "purge", memory["id"]))
+
+    assert preview["would_purge"][0]["id"] == memory["id"]
+    assert await found_ids(client, "thing to erase") == {memory["id"]}
+
+    await anyio.to_thread.run_sync(run_cli, capsys, "purge", memory["id"], "--yes")
+
+    assert await found_ids(client, "thing to erase") == set()
+
+
+async def test_never_remember_my_phone_number_keeps_phone_numbers_out(
+    client: Client, cortex_home: Path
+) -> None:
+    data_of(
+        await client.call_tool(
+            "cortex_profile", {"content": "Please never remember my phone number or my address."}
+        )
+    )
+
+    await ingest(client, f"My phone number is {PHONES[0]} and I live at 12 Xihu Road, Hangzhou.")
+    await remember(client, f"Bo's mobile is {PHONES[1]}, call him there")
+    data_of(
+        await client.call_tool(
+            "cortex_flush",
+            {"messages": [{"role": "user", "content": f"Office line: {PHONES[2]}"}]},
+        )
+    )
+
+    digits = [p.replace(" ", "") for p in PHONES] + list(PHONES) + ["Xihu Road"]
+    assert files_holding(cortex_home, *digits) == []
+    found = await recall(client, "phone number mobile office line")
+    assert found["memories"], "the memories were stored, without the numbers"
+    assert not any(p in found["context"] for p in PHONES)
+
+
+def test_purge_needs_ids_or_matching(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["purge"]) == 2
+    assert "purge" in capsys.readouterr().err
+
+
+async def test_a_forgotten_exchange_is_not_extracted_again_by_the_retry_queue(
+    llm_settings: Settings, fake_openai: FakeOpenAI, clock: FrozenClock
+) -> None:
+    fake_openai.replies.append("not json")  # the deep channel fails: fallback and queue
+    async with open_engine(llm_settings, clock, {}) as engine:
+        stored = await engine.ingest(ADDRESS_EXCHANGE, "Noted.")
+        assert stored.queued and stored.fallback is not None
+        await engine.forget(stored.fast[0].id, reason="privacy")
+        asked = len(fake_openai.requests)
+
+        assert await engine.retry_queued() == 0
+        assert len(fake_openai.requests) == asked
+
+        await engine.restore(stored.fast[0].id)
+        fake_openai.replies.append('{"memories": []}')
+
+        assert await engine.retry_queued() == 1
+
+
+async def test_purge_removes_the_vectors_and_cached_embeddings(
+    cortex_home: Path, fake_openai: FakeOpenAI, clock: FrozenClock
+) -> None:
+    settings = Settings.model_validate(
+        {
+            "home": cortex_home,
+            "llm": {"provider": "none"},
+            "embedding": {"provider": "openai", "base_url": fake_openai.url, "api_key": "test"},
+        }
+    )
+    async with open_engine(settings, clock, {}) as engine:
+        kept = await engine.remember("The staging database lives in Frankfurt")
+        gone = await engine.remember("The vault combination is kept in the red binder")
+        assert await engine.vectors.index_memories([kept.id, gone.id]) == 2
+
+        await engine.purge([gone.id])
+
+    conn = inspect_database(cortex_home / "cortex.db")
+    try:
+        assert conn.execute("select count(*) from embedding_cache").fetchone()[0] == 1
+        # sqlite-vec's shadow table of the vec0 index, readable without the extension
+        assert conn.execute("select count(*) from memory_vectors_rowids").fetchone()[0] == 1
+    finally:
+        conn.close()
+    assert b"red binder" not in (cortex_home / "cortex.db").read_bytes()
+
+
+async def test_forgetting_a_memory_from_a_flush_hides_the_raw_batch_and_the_session_summary(
+    client: Client,
+) -> None:
+    flushed = data_of(
+        await client.call_tool(
+            "cortex_flush",
+            {
+                "messages": [
+                    {"role": "user", "content": "My name is Alice Smith and I live on Elm Street."},
+                    {"role": "assistant", "content": "Thanks, Alice."},
+                ]
+            },
+        )
+    )
+    (identity,) = [m["id"] for m in flushed["memories"] if m["layer"] == "core"]
+    copies = {m["id"] for m in flushed["memories"] if m["layer"] == "working"}
+    copies.add(flushed["summary"]["id"])
+    assert await found_ids(client, "Elm Street") == {identity, *copies}
+
+    forgotten = await forget(client, identity, reason="privacy")
+
+    assert set(forgotten["derived"]) == copies
+    assert await found_ids(client, "Elm Street") == set()
+
+
+async def test_purging_a_memory_extracted_on_retry_erases_the_raw_copy_and_queue_entry(
+    llm_settings: Settings, fake_openai: FakeOpenAI, clock: FrozenClock
+) -> None:
+    fake_openai.replies.append("not json")
+    reply = {"memories": [{"content": "Alice lives on Elm Street", "category": "identity"}]}
+    async with open_engine(llm_settings, clock, {}) as engine:
+        stored = await engine.ingest("I moved; my place is on Elm Street now.", "Noted.")
+        assert stored.fallback is not None
+        fake_openai.replies.extend([json.dumps(reply), '{"memories": []}'])
+        assert await engine.retry_queued() == 1
+        extracted = await engine.recall("Alice Elm Street")
+        (memory,) = [m for m in extracted.memories if m.content == "Alice lives on Elm Street"]
+
+        result = await engine.purge([memory.id])
+
+    assert stored.fallback.id in result.derived
+    conn = inspect_database(llm_settings.database_path)
+    try:
+        assert conn.execute("select count(*) from extraction_queue").fetchone()[0] == 0
+        assert (
+            conn.execute(
+                "select count(*) from memories where instr(content, 'Elm Street')"
+            ).fetchone()[0]
+            == 0
+        )
+    finally:
+        conn.close()
+
+
+async def test_purge_matching_removes_relations_that_name_the_text(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    async with open_engine(settings, clock, {}) as engine:
+        memory = await engine.remember("Harry's landlord is Mr Quimby of Elm Street")
+        async with engine.db.write() as conn:
+            await insert_relation(
+                conn,
+                Relation(
+                    "rel-1",
+                    "default",
+                    "Harry",
+                    "rents from",
+                    "Mr Quimby",
+                    0.9,
+                    None,  # not drawn from the memory: found by its text
+                    clock.now,
+                    clock.now,
+                ),
+            )
+            await insert_relation(
+                conn,
+                Relation(
+                    "rel-2", "default", "Harry", "works at", "Acme", 0.9, None, clock.now, clock.now
+                ),
+            )
+
+        report = await forgetting.purge_matching(engine, "quimby")
+
+    assert report.purged == [memory.id]
+    check = inspect_database(settings.database_path)
+    try:
+        assert [r[0] for r in check.execute("select id from relations")] == ["rel-2"]
+    finally:
+        check.close()
