@@ -98,7 +98,9 @@ def test_every_json_config_in_clients_parses_and_is_tested_here() -> None:
 
 
 @pytest.mark.parametrize("relative", sorted(STDIO_CONFIGS))
-def test_stdio_config_runs_uvx_with_our_pypi_name_never_the_foreign_cortex_mcp(relative: str) -> None:
+def test_stdio_config_runs_uvx_with_our_pypi_name_never_the_foreign_cortex_mcp(
+    relative: str,
+) -> None:
     entry = cortex_entry(relative, STDIO_CONFIGS[relative])
 
     assert (entry["command"], entry["args"]) == ("uvx", [DISTRIBUTION])
@@ -255,10 +257,16 @@ async def test_npm_wrapper_refuses_a_python_whose_cortex_mcp_is_the_foreign_proj
     npm_bin: Path, only_node: Path, foreign_python: Path, tmp_path: Path
 ) -> None:
     path = os.pathsep.join([str(only_node), str(foreign_python)])
-    outside = {"stdin": DEVNULL, "check": False, "cwd": tmp_path}  # not the checkout's cortex_mcp
-    with anyio.fail_after(LAUNCH_TIMEOUT_S):
-        probe = await anyio.run_process([foreign_python / "python3", "-m", "cortex_mcp"], **outside)
-        done = await anyio.run_process([npm_bin], env={"PATH": path}, **outside)
+    with anyio.fail_after(LAUNCH_TIMEOUT_S):  # cwd outside the checkout: not its cortex_mcp
+        probe = await anyio.run_process(
+            [foreign_python / "python3", "-m", "cortex_mcp"],
+            stdin=DEVNULL,
+            check=False,
+            cwd=tmp_path,
+        )
+        done = await anyio.run_process(
+            [npm_bin], env={"PATH": path}, stdin=DEVNULL, check=False, cwd=tmp_path
+        )
     lines = done.stderr.decode("utf-8").splitlines()
 
     assert probe.stdout == b"FOREIGN PROGRAM\n", "python3 does import a cortex_mcp"
