@@ -83,7 +83,11 @@ def program(name: str) -> Path:
     return Path(found)
 
 
+MCPB_PACKAGE = "@anthropic-ai/mcpb@2"
+"""The official MCP Bundle CLI (validate, pack, unpack); CI installs it into .ci-node/."""
+
 BUILT = pytest.StashKey[Dist]()
+MCPB = pytest.StashKey[Path]()
 UVX = pytest.StashKey[Uvx]()
 NPM_BIN = pytest.StashKey[Path]()
 
@@ -142,6 +146,23 @@ def installed_npm_package(
         assert installed.exists(), sorted(str(p) for p in prefix.rglob("*"))
         request.config.stash[NPM_BIN] = installed
     return request.config.stash[NPM_BIN]
+
+
+@pytest.fixture(scope="session", name="mcpb")
+def mcpb_cli(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The `mcpb` CLI: from .ci-node/ (CI), else PATH, else npm-installed into a temp prefix."""
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    if MCPB not in request.config.stash:
+        ci = REPO / ".ci-node" / "node_modules" / ".bin" / "mcpb"
+        found = ci if ci.exists() else shutil.which("mcpb")
+        if found is None:
+            prefix = tmp_path_factory.mktemp("mcpb")
+            install: list[str | Path] = ["install", "--prefix", prefix, "--no-audit", "--no-fund"]
+            run([program("npm"), *install, MCPB_PACKAGE], BUILD_TIMEOUT_S)
+            found = prefix / "node_modules" / ".bin" / "mcpb"
+        request.config.stash[MCPB] = Path(found)
+    return request.config.stash[MCPB]
 
 
 def network_settings() -> dict[str, str]:
