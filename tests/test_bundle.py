@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import anyio
 import jsonschema
 from mcp import StdioServerParameters
 
@@ -81,18 +82,12 @@ def test_mcpb_validates_packs_and_the_unpacked_bundle_answers_initialize(
     run([program("uv"), "sync", "--directory", unpacked], FIRST_UVX_TIMEOUT_S, env=full_env(uv_env))
     server = StdioServerParameters(command=str(program("uv")), args=args, env={**uv_env, **env})
 
-    names = anyio_run(tool_names, server)
+    names = anyio.run(tool_names, server)  # sync test: the mcpb and uv steps above block
 
     assert "passes" in validated
     assert config["command"] == "uv"
     assert {"cortex_recall", "cortex_remember"} <= names
     assert (cortex_home / "cortex.db").exists(), "the memory folder the user chose"
-
-
-def anyio_run(function: Any, *args: Any) -> Any:
-    import anyio
-
-    return anyio.run(function, *args)
 
 
 def test_server_json_is_valid_against_the_registry_schema_and_names_our_packages() -> None:
