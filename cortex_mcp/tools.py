@@ -147,8 +147,25 @@ def reports_errors(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]
             return await tool(*args, **kwargs)
         except CortexError as err:
             raise ToolError(str(err)) from err
+        except BaseExceptionGroup as group:  # a task group inside the engine (recall's search)
+            found = first_cortex_error(group)
+            if found is None:
+                raise
+            raise ToolError(str(found)) from found
 
     return wrapper
+
+
+def first_cortex_error(group: BaseExceptionGroup[BaseException]) -> CortexError | None:
+    """The first CortexError anywhere in a (nested) exception group, if any."""
+    for error in group.exceptions:
+        if isinstance(error, CortexError):
+            return error
+        if isinstance(error, BaseExceptionGroup):
+            nested = first_cortex_error(error)
+            if nested is not None:
+                return nested
+    return None
 
 
 def sampler_of(ctx: Context[Engine]) -> Sample | None:

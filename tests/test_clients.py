@@ -5,6 +5,7 @@ installed from its tarball, and the Python example agent."""
 
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -398,3 +399,21 @@ async def test_python_example_agent_recalls_what_it_was_told_earlier(
     assert "cortex_recall=3" in log
     assert "cortex_ingest=3" in log, "ingested after every exchange"
     assert "cortex_flush=1" in log, "flushed once, when 6 messages outgrew --keep 4"
+
+
+def test_no_launch_path_runs_a_bare_uvx_cortex_mcp() -> None:
+    """`uvx cortex-mcp` starts an unrelated PyPI project: every mention warns against it."""
+    documents = [CLIENTS.parent / "README.md", *CLIENTS.rglob("*.md"), *CLIENTS.rglob("*.py")]
+    documents += [*CLIENTS.rglob("*.js"), *CLIENTS.rglob("*.json")]
+    for document in documents:
+        for paragraph in document.read_text(encoding="utf-8").split("\n\n"):
+            flat = " ".join(paragraph.split())
+            if re.search(r"uvx cortex-mcp(?![-\w])", flat):
+                assert re.search(r"unrelated|never", flat), (document, flat)
+            assert '"args": ["cortex-mcp"]' not in flat, document
+
+
+def test_the_python_example_starts_our_pypi_name_by_default() -> None:
+    source = (CLIENTS / "python" / "agent.py").read_text(encoding="utf-8")
+
+    assert f'default="uvx {DISTRIBUTION}"' in source

@@ -157,3 +157,29 @@ async def test_a_storage_failure_reaches_the_client_as_one_line_naming_the_cause
     assert result.is_error
     assert text_of(result).startswith(cause), text_of(result)
     assert "\n" not in text_of(result)
+
+
+async def test_corrupt_pages_reach_the_client_as_one_line_naming_the_cause(
+    cortex_home: Path,
+) -> None:
+    settings = Settings.model_validate(
+        {"home": cortex_home, "mirror": {"enabled": False}, "lifecycle": {"enabled": False}}
+    )
+    async with Client(build_server(settings)) as client:
+        for number in range(150):
+            filler = "words to fill the page " * 20
+            await client.call_tool("cortex_remember", {"content": f"fact {number} {filler}"})
+    database = settings.database_path
+    size = database.stat().st_size
+    with database.open("r+b") as file:  # damage the second half's pages, not the schema's
+        for offset in range(size // 2, size - 4096, 4096):
+            file.seek(offset + 100)
+            file.write(b"\xff" * 3000)
+
+    async with Client(build_server(settings)) as client:
+        recalled = await client.call_tool("cortex_recall", {"query": "fact words"})
+
+    assert recalled.is_error
+    assert text_of(recalled) == (
+        "database: the database file is corrupt; restore it from a backup or an export"
+    )
