@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import signal
+import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import suppress
@@ -158,7 +159,8 @@ async def serve_stdio(mcp: MCPServer[Any]) -> int:
                     tasks.cancel_scope.cancel()
                     return
 
-        tasks.start_soon(watch_signals)
+        if sys.platform != "win32":  # asyncio has no signal handlers there: Ctrl-C raises
+            tasks.start_soon(watch_signals)
         async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (reads, writes):
             lines.answer_through(writes.send)
             # MCPServer.run_stdio_async does exactly this with the SDK's own stdin reader.
