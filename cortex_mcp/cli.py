@@ -27,7 +27,7 @@ from cortex_mcp.config import (
 )
 from cortex_mcp.engine import open_engine
 from cortex_mcp.engine.host import EngineHost
-from cortex_mcp.errors import ConfigError, CortexError, StoreUnavailable
+from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
 from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
 from cortex_mcp.stdio import serve_stdio
@@ -138,14 +138,23 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         prepare_store(settings)
+    except StoreUnavailable as err:
+        raise ConfigError(
+            f"database {settings.database_path}", err.cause, "the file was left as it was"
+        ) from err
+    try:
         if args.command in ("export", "import", "lifecycle"):
             text = anyio.run(admin, settings, args)
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
             return 0
         return run_server(settings, getattr(args, "transport", "stdio"))
+    except InvalidInput as err:
+        if err.field != "tools":
+            raise
+        raise ConfigError("CORTEX_TOOLS", err.rule, "fix or unset the variable") from err
     except StoreUnavailable as err:
         raise ConfigError(
-            f"database {settings.database_path}", err.cause, "nothing was changed"
+            f"database {settings.database_path}", err.cause, "the command stopped there"
         ) from err
 
 

@@ -196,7 +196,7 @@ def test_an_unknown_tool_in_cortex_tools_is_one_line(tmp_path: Path) -> None:
 
     line = one_error_line(cortex(env=env))
 
-    assert "tools: unknown tool(s) cortex_recal" in line
+    assert line.startswith("cortex-mcp: CORTEX_TOOLS: unknown tool(s) cortex_recal; known: ")
 
 
 def test_a_cortex_mcp_database_at_the_old_home_moves_once_and_says_so(tmp_path: Path) -> None:
