@@ -1,24 +1,44 @@
-"""The `cortex-mcp` command: run the server (stdio by default, or SSE / streamable HTTP) and a
-small admin CLI. Settings are loaded here, once, and passed down; logs go to stderr only."""
+"""The `cortex-mcp-server` (alias `cortex-mcp`) command: run the server (stdio by default, or
+SSE / streamable HTTP) and a small admin CLI. Settings are loaded here, once, and passed down;
+logs go to stderr only. Every start-up problem is one line on stderr and exit code 2; the
+traceback only with CORTEX_LOG_LEVEL=DEBUG."""
 
 import argparse
 import json
 import logging
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
-from pydantic import ValidationError
 
 from cortex_mcp import __version__
-from cortex_mcp.config import Settings, load_settings, settings_markdown
+from cortex_mcp.config import (
+    LEGACY_HOME,
+    Settings,
+    debug_requested,
+    empty_home_warning,
+    home_is_default,
+    load_settings,
+    settings_markdown,
+    unknown_variables,
+)
 from cortex_mcp.engine import Engine, forgetting, open_engine
 from cortex_mcp.engine.host import EngineHost
-from cortex_mcp.errors import InvalidInput
-from cortex_mcp.remote import UnsafeBind, serve_http
+from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
+from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
+from cortex_mcp.stdio import serve_stdio
+from cortex_mcp.store.db import open_database
+from cortex_mcp.store.home import check_database_file, move_legacy_home, prepare_home
+from cortex_mcp.store.migrations import migrate
+
+TTY_NOTICE = (
+    "cortex-mcp: this is an MCP server; it waits for a client's JSON-RPC messages on stdin."
+    " Add it to your client (README) instead; Ctrl-C stops it."
+)
 
 logger = logging.getLogger("cortex_mcp")
 
@@ -117,26 +137,45 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return load_settings(**overrides)
 
 
-def run_server(settings: Settings, transport: str) -> None:
-    """Serve MCP over the chosen transport until interrupted."""
+def run_server(settings: Settings, transport: str) -> int:
+    """Serve MCP over the chosen transport until interrupted; the exit code."""
     host = EngineHost(settings)
     mcp = build_server(settings, host=host)
     if transport == "stdio":
-        mcp.run("stdio")
-    elif transport == "sse":
-        anyio.run(serve_http, mcp, host, settings, "sse")
-    else:
-        anyio.run(serve_http, mcp, host, settings, "streamable-http")
+        if sys.stdin.isatty():
+            sys.stderr.write(TTY_NOTICE + "\n")
+        return anyio.run(serve_stdio, mcp)
+    anyio.run(serve_http, mcp, host, settings, "sse" if transport == "sse" else "streamable-http")
+    return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `cortex-mcp` and `python -m cortex_mcp`."""
-    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+def prepare_store(settings: Settings) -> None:
+    """Make the data folder and the database usable before any client connects, or raise a
+    one-line error naming what is wrong (a corrupt file is named and left as it is)."""
+    if home_is_default():
+        moved = move_legacy_home(LEGACY_HOME, settings.home, settings.store.filename)
+        if moved:
+            sys.stderr.write(f"cortex-mcp: {moved}\n")
+    prepare_home(settings.home, "data folder" if home_is_default() else "CORTEX_HOME")
+    check_database_file(settings.database_path)
+    anyio.run(open_and_migrate, settings)
+
+
+async def open_and_migrate(settings: Settings) -> None:
+    """Open the database and bring its schema up to date, then close it."""
+    db = await open_database(settings.database_path, settings.store.busy_timeout_ms)
     try:
-        settings = settings_from(args)
-    except ValidationError as err:
-        sys.stderr.write(f"cortex-mcp: invalid configuration:\n{err}\n")
-        return 2
+        await migrate(db)
+    finally:
+        await db.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    """The command the user asked for, once the settings are known."""
+    for warning in [*unknown_variables(), empty_home_warning()]:
+        if warning:
+            sys.stderr.write(f"cortex-mcp: warning: {warning}\n")
+    settings = settings_from(args)
     logging.basicConfig(
         stream=sys.stderr, level=settings.log_level, format="%(asctime)s %(name)s %(message)s"
     )
@@ -146,14 +185,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return 0
     try:
+        prepare_store(settings)
+    except StoreUnavailable as err:
+        raise ConfigError(
+            f"database {settings.database_path}", err.cause, "the file was left as it was"
+        ) from err
+    try:
         if args.command in ("export", "import", "lifecycle", "purge"):
             text = anyio.run(admin, settings, args)
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
             return 0
-        run_server(settings, getattr(args, "transport", "stdio"))
-    except (UnsafeBind, InvalidInput) as err:
+        return run_server(settings, getattr(args, "transport", "stdio"))
+    except InvalidInput as err:
+        if err.field != "tools":
+            raise
+        raise ConfigError("CORTEX_TOOLS", err.rule, "fix or unset the variable") from err
+    except StoreUnavailable as err:
+        raise ConfigError(
+            f"database {settings.database_path}", err.cause, "the command stopped there"
+        ) from err
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `cortex-mcp-server`, `cortex-mcp` and `python -m cortex_mcp`."""
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return run(args)
+    except CortexError as err:
+        if debug_requested():
+            traceback.print_exc(file=sys.stderr)
         sys.stderr.write(f"cortex-mcp: {err}\n")
         return 2
     except KeyboardInterrupt:
-        return 0
-    return 0
+        return 130
+    except Exception as err:  # the top of the program: one line unless debugging
+        if debug_requested():
+            raise
+        sys.stderr.write(
+            f"cortex-mcp: unexpected {type(err).__name__}: {str(err).splitlines()[0][:200]}"
+            " (CORTEX_LOG_LEVEL=DEBUG shows the traceback)\n"
+            if str(err)
+            else f"cortex-mcp: unexpected {type(err).__name__}\n"
+        )
+        return 1

@@ -2,14 +2,22 @@
 
 Precedence: constructor arguments (CLI flags) > `CORTEX_*` environment variables (nested with
 `__`, e.g. `CORTEX_SEARCH__CANDIDATE_LIMIT`) > `<home>/config.toml` > these defaults, which need
-nothing: no key, no network.
+nothing: no key, no network. An empty variable counts as unset (clients expand an unset
+`${env:X}` to ""). A setting that breaks a rule is a `ConfigError` naming what the user typed:
+the variable, `config.toml:<line>`, or the flag.
+
+Over 400 lines because every setting lives here with its rule and its help text: the settings
+reference (docs/configuration.md) is generated from this one file.
 """
 
+import difflib
 import os
+import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -19,14 +27,27 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-DEFAULT_HOME = Path("~/.cortex").expanduser()
+from cortex_mcp.errors import ConfigError
+
+DEFAULT_HOME = Path(platformdirs.user_data_dir("cortex-mcp", appauthor=False))
+"""The platform's place for an app's data (~/.local/share/cortex-mcp on Linux,
+~/Library/Application Support/cortex-mcp on macOS, %LOCALAPPDATA%\\cortex-mcp on Windows)."""
+LEGACY_HOME = Path("~/.cortex").expanduser()
+"""The default home before 0.2; a cortex-mcp database found there moves once to DEFAULT_HOME."""
 DEFAULT_PORT = 21100
+OTHER_VARIABLES = frozenset({"CORTEX_MCP_UVX_FROM"})
+"""CORTEX_* variables that are not settings but are ours (the npm wrapper reads this one)."""
 
 
 def home_from_environment() -> Path:
-    """The data directory: `CORTEX_HOME`, else `~/.cortex`."""
+    """The data directory: `CORTEX_HOME` when set and not empty, else DEFAULT_HOME."""
     raw = os.environ.get("CORTEX_HOME")
     return Path(raw).expanduser() if raw else DEFAULT_HOME
+
+
+def home_is_default() -> bool:
+    """True when CORTEX_HOME is unset or empty, so the platform's default home is used."""
+    return not os.environ.get("CORTEX_HOME")
 
 
 class Section(BaseModel):
@@ -342,10 +363,13 @@ class Settings(BaseSettings):
         env_nested_delimiter="__",
         extra="forbid",
         nested_model_default_partial_update=True,
+        env_ignore_empty=True,
     )
 
     home: Path = Field(
-        default_factory=home_from_environment, description="Data directory (env CORTEX_HOME)."
+        default_factory=home_from_environment,
+        description="Data folder: the database, config.toml, MEMORY.md and memory/. An absolute"
+        " path or one starting with ~ (a relative one is refused); empty counts as unset.",
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="WARNING", description="Log level; logs go to stderr, never stdout."
@@ -387,7 +411,13 @@ class Settings(BaseSettings):
     @field_validator("home")
     @classmethod
     def _expand_home(cls, value: Path) -> Path:
-        return value.expanduser()
+        value = value.expanduser()
+        if not value.is_absolute():
+            raise ValueError(
+                f"must be an absolute path (or start with ~), not {str(value)!r}: a relative"
+                " one would depend on the folder the client starts in"
+            )
+        return value
 
     @property
     def database_path(self) -> Path:
@@ -422,8 +452,109 @@ def provider_environment() -> dict[str, str]:
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Read the settings once, with `overrides` (from CLI flags) taking precedence."""
-    return Settings(**overrides)
+    """Read the settings once, with `overrides` (from CLI flags) taking precedence.
+
+    Raises ConfigError naming the variable, `config.toml:<line>` or the flag at fault.
+    """
+    toml = home_from_environment() / "config.toml"
+    try:
+        return Settings(**overrides)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(str(toml), f"not valid TOML ({err})", "fix that line") from err
+    except OSError as err:
+        raise ConfigError(
+            str(toml), f"cannot be read ({err.strerror})", "fix its permissions"
+        ) from err
+    except ValidationError as err:
+        raise explain(err, toml, overrides) from err
+
+
+def explain(err: ValidationError, toml: Path, overrides: dict[str, Any]) -> ConfigError:
+    """The first problem of `err` as a ConfigError naming where the value was typed."""
+    problems = err.errors()
+    first = problems[0]
+    keys = [str(part) for part in first["loc"]]
+    variable = "CORTEX_" + "__".join(keys).upper()
+    typed = {name.upper(): name for name in os.environ}
+    rule = str(first["msg"]).removeprefix("Value error, ").replace("Input should be", "must be")
+    if first["type"] == "extra_forbidden":
+        rule = "not a setting" + _did_you_mean(variable)
+    if len(problems) > 1:
+        rule += f" (and {len(problems) - 1} more problem(s))"
+    if keys and keys[0] in overrides:
+        return ConfigError(f"--{keys[0]}", rule, "change the flag")
+    if variable in typed:
+        return ConfigError(typed[variable], rule, "fix or unset the variable")
+    line = _toml_line(toml, keys)
+    if line is not None:
+        return ConfigError(f"{toml}:{line}", f"{'.'.join(keys)}: {rule}", "fix that line")
+    return ConfigError(".".join(keys) or "settings", rule, "fix the setting")
+
+
+def _toml_line(toml: Path, keys: list[str]) -> int | None:
+    """The line of config.toml where `keys` (section, then key) is set, if it is there."""
+    try:
+        lines = toml.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    section, wanted = ".".join(keys[:-1]), keys[-1] if keys else ""
+    current = ""
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if line.startswith("[") and line.endswith("]"):
+            current = line.strip("[]").strip()
+        elif line.split("=", 1)[0].strip().strip('"') == wanted and current == section:
+            return number
+    return None
+
+
+def known_variables() -> list[str]:
+    """Every CORTEX_* variable that names a setting."""
+    names = []
+    for name, field in Settings.model_fields.items():
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            names += [f"CORTEX_{name}__{sub}".upper() for sub in annotation.model_fields]
+        else:
+            names.append(f"CORTEX_{name}".upper())
+    return names
+
+
+def _did_you_mean(variable: str) -> str:
+    close = difflib.get_close_matches(variable, known_variables(), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def unknown_variables() -> list[str]:
+    """Warnings, one line each, for CORTEX_* variables that set nothing (a typo is ignored
+    by the settings loader when it names no section)."""
+    known = set(known_variables()) | OTHER_VARIABLES
+    sections = {
+        f"CORTEX_{name}__".upper()
+        for name, field in Settings.model_fields.items()
+        if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+    }
+    warnings = []
+    for name in sorted(os.environ):
+        upper = name.upper()
+        if not upper.startswith("CORTEX_") or upper in known:
+            continue
+        if any(upper.startswith(prefix) for prefix in sections):
+            continue  # a section's unknown key is an error the loader reports
+        warnings.append(f"{name}: not a setting, ignored{_did_you_mean(upper)}")
+    return warnings
+
+
+def debug_requested() -> bool:
+    """True when CORTEX_LOG_LEVEL asks for DEBUG (read raw: the settings may be what failed)."""
+    return os.environ.get("CORTEX_LOG_LEVEL", "").strip().upper() == "DEBUG"
+
+
+def empty_home_warning() -> str | None:
+    """The warning for `CORTEX_HOME=` (empty: an unset `${env:CORTEX_HOME}` in a client)."""
+    if os.environ.get("CORTEX_HOME") == "":
+        return f"CORTEX_HOME is empty, so the default home {DEFAULT_HOME} is used"
+    return None
 
 
 def settings_markdown() -> str:
@@ -453,7 +584,7 @@ def settings_markdown() -> str:
 def _row(dotted: str, env: str, field: FieldInfo) -> str:
     default = field.get_default(call_default_factory=False)
     if dotted == "home":
-        shown = "`~/.cortex`"
+        shown = "the platform's user data folder (`~/.local/share/cortex-mcp` on Linux)"
     elif default is None:
         shown = "unset"
     elif field.default_factory is not None:

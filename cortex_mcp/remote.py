@@ -1,9 +1,11 @@
 """SSE and streamable HTTP: loopback unless a token is set, bearer auth, Host/Origin checks."""
 
+import errno
 import hmac
 import ipaddress
 import logging
 import re
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Literal
@@ -156,7 +158,32 @@ async def serve_http(
         log_level=settings.log_level.lower(),
         log_config=None,  # uvicorn's own config sends access logs to stdout; ours is stderr
     )
+    sock = listening_socket(settings)  # before the URL is announced: a busy port says so first
     path = "/sse" if transport == "sse" else "/mcp"
     url = f"http://{host_header_name(settings.host)}:{settings.port}{path}"
     logger.warning("cortex-mcp %s on %s", transport, url)
-    await uvicorn.Server(config).serve()
+    with sock:
+        await uvicorn.Server(config).serve(sockets=[sock])
+
+
+class PortUnavailable(CortexError):
+    """The address and port cannot be bound (in use, or not allowed)."""
+
+
+def listening_socket(settings: Settings) -> socket.socket:
+    """A socket bound to the configured host and port, handed to uvicorn; binding here reports
+    a busy port in one line before any URL is announced."""
+    host = settings.host.strip("[]")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, settings.port))
+    except OSError as err:
+        sock.close()
+        reason = "already in use" if err.errno == errno.EADDRINUSE else (err.strerror or str(err))
+        raise PortUnavailable(
+            f"port {settings.port} on {host}: {reason}; stop the other server or choose another"
+            " port (--port or CORTEX_PORT)"
+        ) from err
+    return sock  # uvicorn listens once the app has started, so "accepting" still means "ready"

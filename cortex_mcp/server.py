@@ -5,8 +5,10 @@ from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp_types import Tool as MCPTool
 
 from cortex_mcp import __version__, tools
 from cortex_mcp.clock import Clock, utc_now
@@ -16,21 +18,51 @@ from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.resources import MemoryResources
 
-INSTRUCTIONS = """\
-cortex-mcp is your long-term memory of this user, kept across sessions and agents.
+INSTRUCTION_HEAD = (
+    "cortex-mcp is your long-term memory of this user, kept across sessions and agents."
+)
+INSTRUCTION_TAIL = (
+    "Memories are stored in the language they were written in; do not translate them."
+)
+INSTRUCTION_STEPS = {  # tool: the bullet that tells the model when to call it
+    "cortex_recall": """\
 - Before answering anything that may depend on the past (who the user is, their preferences,
   decisions, projects, earlier corrections), call cortex_recall with the topic as the query.
-  Call it with an empty query at the start of a conversation for the core memory digest.
+  Call it with an empty query at the start of a conversation for the core memory digest.""",
+    "cortex_remember": """\
 - When the user states a lasting fact, preference or decision, or asks you to remember
-  something, call cortex_remember. When they correct a memory, pass its id as `supersedes`.
+  something, call cortex_remember. When they correct a memory, pass its id as `supersedes`.""",
+    "cortex_ingest": """\
 - After each exchange worth keeping, call cortex_ingest with the user's message and your reply;
-  cortex extracts what matters from both sides and ignores small talk.
-- Before your context is compacted or trimmed, call cortex_flush with the messages about to go.
-- When a memory is wrong or unwanted, call cortex_forget with its id.
-Memories are stored in the language they were written in; do not translate them."""
+  cortex extracts what matters from both sides and ignores small talk.""",
+    "cortex_flush": """\
+- Before your context is compacted or trimmed, call cortex_flush with the messages about to go.""",
+    "cortex_forget": "- When a memory is wrong or unwanted, call cortex_forget with its id.",
+}
+
+
+def instructions(tool_names: list[str]) -> str:
+    """The server's instructions, naming only the tools this server exposes."""
+    steps = [step for name, step in INSTRUCTION_STEPS.items() if name in tool_names]
+    return "\n".join([INSTRUCTION_HEAD, *steps, INSTRUCTION_TAIL])
+
+
+INSTRUCTIONS = instructions(list(INSTRUCTION_STEPS))
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+RECALL = READ_ONLY  # it bumps access counts: ranking bookkeeping, not the user's data
+TITLES = {
+    "cortex_recall": "Recall memories",
+    "cortex_remember": "Remember a fact",
+    "cortex_ingest": "Learn from an exchange",
+    "cortex_flush": "Save messages before compaction",
+    "cortex_forget": "Forget a memory",
+    "cortex_restore": "Restore a forgotten memory",
+    "cortex_search_debug": "Explain a recall",
+    "cortex_lifecycle": "Consolidate memory",
+    "cortex_profile": "Write the user's profile",
+}
 
 
 ToolEntry = tuple[Callable[..., Any], ToolAnnotations]
@@ -49,6 +81,34 @@ def exposed(settings: Settings, entries: list[ToolEntry]) -> list[ToolEntry]:
     return [(fn, notes) for fn, notes in entries if fn.__name__ in settings.tools]
 
 
+class CortexServer(MCPServer[Engine]):
+    """The SDK's server with the configured length limits in the tool schemas and every
+    argument error as `field: rule` (the SDK's own text names a generated model, links to
+    pydantic's site and echoes the input)."""
+
+    def __init__(self, name: str, limits: dict[str, int], **options: Any) -> None:
+        super().__init__(name, **options)
+        self.limits = limits
+
+    async def list_tools(self) -> list[MCPTool]:
+        """The tools, their string limits set from the configuration."""
+        listed = await super().list_tools()
+        for tool in listed:
+            tool.input_schema = tools.with_limits(tool.input_schema, self.limits)
+        return listed
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Engine, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Run a tool; any argument or domain error is one `field: rule` line."""
+        tools.check_limits(arguments, self.limits)
+        try:
+            result = await super().call_tool(name, arguments, context)
+        except ToolError as err:
+            raise tools.one_line(err) from err.__cause__
+        return tools.with_structured_content(result)
+
+
 @asynccontextmanager
 async def lifespan(host: EngineHost, server: MCPServer[Engine]) -> AsyncIterator[Engine]:
     """Share the process's engine with this MCP session for as long as it lives."""
@@ -64,19 +124,10 @@ def build_server(
     Pass `host` to share the engine with something else that keeps it open (the HTTP app).
     """
     host = host or EngineHost(settings, clock)
-    mcp = MCPServer[Engine](
-        "cortex-mcp",
-        version=__version__,
-        instructions=INSTRUCTIONS,
-        lifespan=partial(lifespan, host),
-        log_level=settings.log_level,
-    )
-    # No output schemas: they would double what every tools/list costs the client's context.
-    # cortex_recall still returns structured content beside its context block.
-    for tool, annotations in exposed(
+    chosen = exposed(
         settings,
         [
-            (tools.cortex_recall, WRITES),  # bumps access counts
+            (tools.cortex_recall, RECALL),
             (tools.cortex_remember, WRITES),
             (tools.cortex_ingest, WRITES),
             (tools.cortex_flush, WRITES),
@@ -86,11 +137,26 @@ def build_server(
             (tools.cortex_lifecycle, WRITES),
             (tools.cortex_profile, WRITES),
         ],
-    ):
+    )
+    mcp = CortexServer(
+        "cortex-mcp",
+        limits=tools.argument_limits(settings),
+        version=__version__,
+        instructions=instructions([fn.__name__ for fn, _ in chosen]),
+        lifespan=partial(lifespan, host),
+        log_level=settings.log_level,
+    )
+    # No output schemas: they would double what every tools/list costs the client's context.
+    # Every tool still returns structured content beside its text.
+    for tool, annotations in chosen:
         # One line per description: the docstring's indentation would cost context tokens.
         description = " ".join((tool.__doc__ or "").split())
         mcp.add_tool(
-            tool, description=description, annotations=annotations, structured_output=False
+            tool,
+            title=TITLES[tool.__name__],
+            description=description,
+            annotations=annotations,
+            structured_output=False,
         )
     reads = MemoryResources(host)
     mcp.resource("cortex://core", mime_type="text/markdown")(reads.core)

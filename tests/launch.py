@@ -5,8 +5,9 @@ Test modules import the fixtures they use (`from tests.launch import built_dist 
 pytest knows them by their `name=`. Each importing module gets its own copy of a fixture, so the
 built things are kept in the session's stash, shared by all copies.
 
-The name `cortex-mcp` on PyPI belongs to an unrelated project, so nothing here ever runs a bare
-`uvx cortex-mcp`: `uvx` is always pointed at the wheel built from this checkout.
+Our PyPI name is `cortex-mcp-server` (`cortex-mcp` there belongs to an unrelated project): the
+tests resolve that name to the wheel built from this checkout (`uvx --from <wheel>`), never to
+the index.
 """
 
 import os
@@ -25,6 +26,9 @@ from mcp import Client, StdioServerParameters
 REPO = Path(__file__).resolve().parent.parent
 CLIENTS = REPO / "clients"
 VENV_BIN = Path(sys.executable).parent
+
+DISTRIBUTION = "cortex-mcp-server"
+"""Our name on PyPI, and the console script `uvx cortex-mcp-server` runs."""
 
 BUILD_TIMEOUT_S = 600
 """`python -m build` makes an isolated build environment, then the sdist, then a wheel from it."""
@@ -52,7 +56,7 @@ class Uvx:
     env: dict[str, str]
 
     def command(self, wheel: Path, *args: str) -> list[str]:
-        return [str(self.path), "--from", str(wheel), "cortex-mcp", *args]
+        return [str(self.path), "--from", str(wheel), DISTRIBUTION, *args]
 
 
 def run(command: Sequence[str | Path], timeout_s: float, **kwargs: Any) -> str:
@@ -79,7 +83,11 @@ def program(name: str) -> Path:
     return Path(found)
 
 
+MCPB_PACKAGE = "@anthropic-ai/mcpb@2"
+"""The official MCP Bundle CLI (validate, pack, unpack); CI installs it into .ci-node/."""
+
 BUILT = pytest.StashKey[Dist]()
+MCPB = pytest.StashKey[Path]()
 UVX = pytest.StashKey[Uvx]()
 NPM_BIN = pytest.StashKey[Path]()
 
@@ -90,8 +98,8 @@ def built_dist(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     if BUILT not in request.config.stash:  # each importing module has its own copy of the fixture
         out = tmp_path_factory.mktemp("dist")
         run([sys.executable, "-m", "build", "--outdir", out, REPO], BUILD_TIMEOUT_S)
-        (wheel,) = out.glob("cortex_mcp-*.whl")
-        (sdist,) = out.glob("cortex_mcp-*.tar.gz")
+        (wheel,) = out.glob("cortex_mcp_server-*.whl")
+        (sdist,) = out.glob("cortex_mcp_server-*.tar.gz")
         request.config.stash[BUILT] = Dist(wheel, sdist)
     return request.config.stash[BUILT]
 
@@ -138,6 +146,23 @@ def installed_npm_package(
         assert installed.exists(), sorted(str(p) for p in prefix.rglob("*"))
         request.config.stash[NPM_BIN] = installed
     return request.config.stash[NPM_BIN]
+
+
+@pytest.fixture(scope="session", name="mcpb")
+def mcpb_cli(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The `mcpb` CLI: from .ci-node/ (CI), else PATH, else npm-installed into a temp prefix."""
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    if MCPB not in request.config.stash:
+        ci = REPO / ".ci-node" / "node_modules" / ".bin" / "mcpb"
+        found = ci if ci.exists() else shutil.which("mcpb")
+        if found is None:
+            prefix = tmp_path_factory.mktemp("mcpb")
+            install: list[str | Path] = ["install", "--prefix", prefix, "--no-audit", "--no-fund"]
+            run([program("npm"), *install, MCPB_PACKAGE], BUILD_TIMEOUT_S)
+            found = prefix / "node_modules" / ".bin" / "mcpb"
+        request.config.stash[MCPB] = Path(found)
+    return request.config.stash[MCPB]
 
 
 def network_settings() -> dict[str, str]:

@@ -5,6 +5,7 @@ installed from its tarball, and the Python example agent."""
 
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -24,6 +25,7 @@ from cortex_mcp import __version__
 from cortex_mcp.config import Settings
 from tests.launch import (  # noqa: F401 - built_dist, installed_npm_package, warm_uvx are fixtures
     CLIENTS,
+    DISTRIBUTION,
     LAUNCH_TIMEOUT_S,
     Dist,
     Uvx,
@@ -71,8 +73,8 @@ def cortex_entry(relative: str, servers_key: str) -> dict[str, Any]:
 
 
 def as_launched(entry: dict[str, Any], wheel: Path, uvx: Uvx, home: Path) -> StdioServerParameters:
-    """The entry as its client runs it, but with `uvx` pointed at the wheel of this checkout:
-    on PyPI the name cortex-mcp belongs to another project."""
+    """The entry as its client runs it, with our PyPI name resolved to the wheel of this checkout
+    (`uvx --from <wheel> cortex-mcp-server`)."""
     command, args = entry["command"], list(entry.get("args", []))
     if command == "uvx":
         command, args = str(uvx.path), ["--from", str(wheel), *args]
@@ -97,10 +99,12 @@ def test_every_json_config_in_clients_parses_and_is_tested_here() -> None:
 
 
 @pytest.mark.parametrize("relative", sorted(STDIO_CONFIGS))
-def test_stdio_config_runs_uvx_cortex_mcp(relative: str) -> None:
+def test_stdio_config_runs_uvx_with_our_pypi_name_never_the_foreign_cortex_mcp(
+    relative: str,
+) -> None:
     entry = cortex_entry(relative, STDIO_CONFIGS[relative])
 
-    assert (entry["command"], entry["args"]) == ("uvx", ["cortex-mcp"])
+    assert (entry["command"], entry["args"]) == ("uvx", [DISTRIBUTION])
     if relative.startswith("vscode/"):
         assert entry["type"] == "stdio"
 
@@ -223,6 +227,56 @@ async def test_npm_wrapper_without_uvx_falls_through_to_a_python_that_has_the_pa
     assert "cortex_recall" in names
 
 
+@pytest.fixture
+def foreign_python(tmp_path: Path) -> Path:
+    """`python3` that imports a foreign `cortex_mcp` (the unrelated PyPI project `cortex-mcp`
+    1.1.20 uses that import name) and lacks our distribution."""
+    site = tmp_path / "foreign-site"
+    (site / "cortex_mcp").mkdir(parents=True)
+    (site / "cortex_mcp" / "__init__.py").write_text("", encoding="utf-8")
+    (site / "cortex_mcp" / "__main__.py").write_text(
+        "import sys\nsys.stdout.write('FOREIGN PROGRAM\\n')\n", encoding="utf-8"
+    )
+    info = site / "cortex_mcp-1.1.20.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: cortex-mcp\nVersion: 1.1.20\n", encoding="utf-8"
+    )
+    directory = tmp_path / "foreign-python"
+    directory.mkdir()
+    script = directory / "python3"
+    script.write_text(
+        f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(site))} exec {shlex.quote(sys.executable)} -S"
+        ' "$@"\n',
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return directory
+
+
+async def test_npm_wrapper_refuses_a_python_whose_cortex_mcp_is_the_foreign_project(
+    npm_bin: Path, only_node: Path, foreign_python: Path, tmp_path: Path
+) -> None:
+    path = os.pathsep.join([str(only_node), str(foreign_python)])
+    with anyio.fail_after(LAUNCH_TIMEOUT_S):  # cwd outside the checkout: not its cortex_mcp
+        probe = await anyio.run_process(
+            [foreign_python / "python3", "-m", "cortex_mcp"],
+            stdin=DEVNULL,
+            check=False,
+            cwd=tmp_path,
+        )
+        done = await anyio.run_process(
+            [npm_bin], env={"PATH": path}, stdin=DEVNULL, check=False, cwd=tmp_path
+        )
+    lines = done.stderr.decode("utf-8").splitlines()
+
+    assert probe.stdout == b"FOREIGN PROGRAM\n", "python3 does import a cortex_mcp"
+    assert done.returncode == 127
+    assert done.stdout == b"", "the foreign program never ran"
+    assert len(lines) == 1
+    assert f"{DISTRIBUTION} {__version__}" in lines[0]
+
+
 async def test_npm_wrapper_with_neither_uvx_nor_the_package_says_how_to_install_in_one_line(
     npm_bin: Path, only_node: Path
 ) -> None:
@@ -236,7 +290,7 @@ async def test_npm_wrapper_with_neither_uvx_nor_the_package_says_how_to_install_
     assert done.stdout == b""
     assert len(lines) == 1
     assert "https://docs.astral.sh/uv/" in lines[0]
-    assert "cortex_mcp" in lines[0]
+    assert f"pip install {DISTRIBUTION}=={__version__}" in lines[0]
 
 
 async def test_npm_wrapper_passes_arguments_through_and_propagates_the_exit_code(
@@ -345,3 +399,21 @@ async def test_python_example_agent_recalls_what_it_was_told_earlier(
     assert "cortex_recall=3" in log
     assert "cortex_ingest=3" in log, "ingested after every exchange"
     assert "cortex_flush=1" in log, "flushed once, when 6 messages outgrew --keep 4"
+
+
+def test_no_launch_path_runs_a_bare_uvx_cortex_mcp() -> None:
+    """`uvx cortex-mcp` starts an unrelated PyPI project: every mention warns against it."""
+    documents = [CLIENTS.parent / "README.md", *CLIENTS.rglob("*.md"), *CLIENTS.rglob("*.py")]
+    documents += [*CLIENTS.rglob("*.js"), *CLIENTS.rglob("*.json")]
+    for document in documents:
+        for paragraph in document.read_text(encoding="utf-8").split("\n\n"):
+            flat = " ".join(paragraph.split())
+            if re.search(r"uvx cortex-mcp(?![-\w])", flat):
+                assert re.search(r"unrelated|never", flat), (document, flat)
+            assert '"args": ["cortex-mcp"]' not in flat, document
+
+
+def test_the_python_example_starts_our_pypi_name_by_default() -> None:
+    source = (CLIENTS / "python" / "agent.py").read_text(encoding="utf-8")
+
+    assert f'default="uvx {DISTRIBUTION}"' in source

@@ -9,6 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from cortex_mcp.config import Settings, load_settings
+from cortex_mcp.errors import ConfigError
 
 
 def test_defaults_need_nothing_and_live_under_cortex_home(cortex_home: Path) -> None:
@@ -51,7 +52,7 @@ def test_a_typo_in_config_toml_is_an_error_naming_the_key(cortex_home: Path) -> 
     cortex_home.mkdir(parents=True)
     (cortex_home / "config.toml").write_text("[search]\ncandidate_limt = 20\n", encoding="utf-8")
 
-    with pytest.raises(ValidationError, match="candidate_limt"):
+    with pytest.raises(ConfigError, match=r"config.toml:2: search.candidate_limt: not a setting"):
         load_settings()
 
 
@@ -102,7 +103,10 @@ def test_invalid_configuration_is_reported_on_stderr_with_exit_code_2() -> None:
     done = run_cli("config", env={**os.environ, "CORTEX_PORT": "not-a-port"})
 
     assert done.returncode == 2
-    assert "port" in done.stderr
+    assert done.stderr.splitlines() == [
+        "cortex-mcp: CORTEX_PORT: must be a valid integer, unable to parse string as an integer;"
+        " fix or unset the variable"
+    ]
     assert done.stdout == ""
 
 

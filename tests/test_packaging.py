@@ -1,5 +1,5 @@
 """The package as people get it: `python -m build` makes a wheel and an sdist with the right
-metadata, and `uvx --from <wheel> cortex-mcp` starts a server that answers over stdio."""
+metadata, and `uvx --from <wheel> cortex-mcp-server` starts a server that answers over stdio."""
 
 import tarfile
 import zipfile
@@ -22,7 +22,7 @@ from tests.launch import (  # noqa: F401 - built_dist and warm_uvx are fixtures
 
 def wheel_file(wheel: Path, name: str) -> str:
     with zipfile.ZipFile(wheel) as archive:
-        return archive.read(f"cortex_mcp-{__version__}.dist-info/{name}").decode("utf-8")
+        return archive.read(f"cortex_mcp_server-{__version__}.dist-info/{name}").decode("utf-8")
 
 
 def wheel_metadata(wheel: Path) -> Message:
@@ -30,15 +30,15 @@ def wheel_metadata(wheel: Path) -> Message:
 
 
 def test_build_makes_a_wheel_and_an_sdist_of_this_version(dist: Dist) -> None:
-    assert dist.wheel.name == f"cortex_mcp-{__version__}-py3-none-any.whl"
-    assert dist.sdist.name == f"cortex_mcp-{__version__}.tar.gz"
+    assert dist.wheel.name == f"cortex_mcp_server-{__version__}-py3-none-any.whl"
+    assert dist.sdist.name == f"cortex_mcp_server-{__version__}.tar.gz"
 
 
 def test_wheel_metadata_names_the_project_its_license_python_and_classifiers(dist: Dist) -> None:
     metadata = wheel_metadata(dist.wheel)
     classifiers = metadata.get_all("Classifier") or []
 
-    assert metadata["Name"] == "cortex-mcp"
+    assert metadata["Name"] == "cortex-mcp-server"
     assert metadata["Version"] == __version__
     assert metadata["License-Expression"] == "MIT"
     assert metadata["License-File"] == "LICENSE"
@@ -63,18 +63,25 @@ def test_wheel_declares_the_local_extra_and_its_dependencies(dist: Dist) -> None
     assert {"mcp", "aiosqlite", "sqlite-vec"} <= {r.name for r in always}
 
 
-def test_wheel_installs_the_cortex_mcp_command(dist: Dist) -> None:
+def test_wheel_installs_a_command_named_like_the_distribution_and_cortex_mcp(dist: Dist) -> None:
     entry_points = wheel_file(dist.wheel, "entry_points.txt")
 
     assert "[console_scripts]" in entry_points
+    assert "cortex-mcp-server = cortex_mcp.cli:main" in entry_points, "so `uvx NAME` works"
     assert "cortex-mcp = cortex_mcp.cli:main" in entry_points
+
+
+def test_wheel_depends_on_platformdirs_for_the_default_home(dist: Dist) -> None:
+    requirements = wheel_metadata(dist.wheel).get_all("Requires-Dist") or []
+
+    assert "platformdirs" in {Requirement(r).name for r in requirements}
 
 
 def test_wheel_ships_the_license_and_the_package_but_not_the_tests(dist: Dist) -> None:
     with zipfile.ZipFile(dist.wheel) as archive:
         names = set(archive.namelist())
 
-    assert f"cortex_mcp-{__version__}.dist-info/licenses/LICENSE" in names
+    assert f"cortex_mcp_server-{__version__}.dist-info/licenses/LICENSE" in names
     assert {"cortex_mcp/__main__.py", "cortex_mcp/cli.py"} <= names
     assert not any(name.startswith("tests/") for name in names)
 
@@ -88,7 +95,7 @@ def test_wheel_has_the_py_typed_marker_its_typed_classifier_promises(dist: Dist)
 
 
 def test_sdist_holds_the_sources_license_and_readme(dist: Dist) -> None:
-    root = f"cortex_mcp-{__version__}"
+    root = f"cortex_mcp_server-{__version__}"
     with tarfile.open(dist.sdist) as archive:
         names = set(archive.getnames())
 

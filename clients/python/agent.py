@@ -117,7 +117,9 @@ async def chat(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--script", type=Path, help="file of user messages, one per line")
-    parser.add_argument("--server", default="uvx cortex-mcp", help="command that starts cortex-mcp")
+    parser.add_argument(
+        "--server", default="uvx cortex-mcp-server", help="command that starts cortex-mcp"
+    )
     parser.add_argument("--session-id", default="example-agent")
     parser.add_argument("--keep", type=int, default=6, help="messages kept before a flush")
     args = parser.parse_args()

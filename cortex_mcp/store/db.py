@@ -16,8 +16,31 @@ from typing import Any
 
 import aiosqlite
 import anyio
+import anyio.to_thread
+
+from cortex_mcp.errors import StoreUnavailable
 
 logger = logging.getLogger(__name__)
+
+CAUSES = (  # SQLite's message (lowercase) -> the cause a caller reads, with what to do
+    ("disk is full", "the disk is full; free some space and retry"),
+    ("readonly", "the database file is read-only; make it and its folder writable"),
+    ("read-only", "the database file is read-only; make it and its folder writable"),
+    ("malformed", "the database file is corrupt; restore it from a backup or an export"),
+    ("not a database", "the file is not a SQLite database (or is encrypted or corrupt)"),
+    ("unable to open", "the database file cannot be opened; check its path and permissions"),
+    ("disk i/o error", "a disk I/O error; check the disk and the file's permissions"),
+    ("locked", "another process holds the database lock; retry"),
+)
+
+
+def store_error(err: Exception) -> StoreUnavailable:
+    """A SQLite driver error as a one-line cause the caller can act on (no SQL, no path)."""
+    text = str(err).lower()
+    for needle, cause in CAUSES:
+        if needle in text:
+            return StoreUnavailable(cause)
+    return StoreUnavailable(f"SQLite error ({type(err).__name__}: {str(err)[:120]})")
 
 
 @dataclass(frozen=True)
@@ -28,6 +51,11 @@ class Driver:
     name: str
     vectors: bool
     note: str
+
+    @property
+    def errors(self) -> tuple[type[Exception], ...]:
+        """The exception classes this driver raises (sqlean's are not sqlite3's)."""
+        return (self.module.Error, sqlite3.Error)
 
 
 def pick_driver() -> Driver:
@@ -103,19 +131,37 @@ class Database:
 
     @asynccontextmanager
     async def _turn(self, begin: str) -> AsyncIterator[aiosqlite.Connection]:
+        errors = self.driver.errors
         async with self._lock:  # one transaction at a time on this connection
             # Once sent, BEGIN runs in the driver's thread even if this task is cancelled: wait
             # for it, so every BEGIN is matched by the ROLLBACK or COMMIT below.
-            with anyio.CancelScope(shield=True):
-                await self.conn.execute(begin)
+            try:
+                with anyio.CancelScope(shield=True):
+                    await self.conn.execute(begin)
+            except errors as err:
+                raise store_error(err) from err
             try:
                 yield self.conn
-            except BaseException:
+            except BaseException as err:
                 with anyio.CancelScope(shield=True):
-                    await self.conn.execute("rollback")
+                    await self._rollback()
+                if isinstance(err, errors):
+                    raise store_error(err) from err
                 raise
-            with anyio.CancelScope(shield=True):
-                await self.conn.execute("commit")
+            try:
+                with anyio.CancelScope(shield=True):
+                    await self.conn.execute("commit")
+            except errors as err:
+                with anyio.CancelScope(shield=True):
+                    await self._rollback()
+                raise store_error(err) from err
+
+    async def _rollback(self) -> None:
+        """Roll back the open transaction; SQLite may already have (disk full, I/O error)."""
+        try:
+            await self.conn.execute("rollback")
+        except self.driver.errors as err:
+            logger.debug("rollback: %s", err)
 
     @asynccontextmanager
     async def outside_transaction(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -131,11 +177,20 @@ class Database:
 
 
 async def open_database(path: Path, busy_timeout_ms: int) -> Database:
-    """Open (creating if needed) the SQLite file at `path` with the best driver available."""
+    """Open (creating if needed) the SQLite file at `path` with the best driver available.
+
+    Raises StoreUnavailable when SQLite cannot use the file; a file that is not a database is
+    left as it was.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     driver = pick_driver()
     if not driver.vectors:
         logger.warning("vector search disabled: %s", driver.note)
+    try:  # a trial open first: aiosqlite's thread outlives a failed connect and cries at exit
+        trial = await anyio.to_thread.run_sync(_connect, driver, path, busy_timeout_ms)
+        trial.close()
+    except driver.errors as err:
+        raise store_error(err) from err
     conn = aiosqlite.Connection(partial(_connect, driver, path, busy_timeout_ms), 64)
     await conn
     conn.row_factory = driver.module.Row

@@ -216,6 +216,16 @@ async def create_exchange_links(conn: aiosqlite.Connection) -> None:
     )
 
 
+@migration
+async def mark_as_cortex_mcp(conn: aiosqlite.Connection) -> None:
+    """A marker that says this file is a cortex-mcp database (`meta.application`), so a file
+    found at an old default path is recognised as ours before anything moves it."""
+    await conn.execute(
+        "insert into meta (key, value) values ('application', 'cortex-mcp')"
+        " on conflict(key) do update set value = excluded.value"
+    )
+
+
 async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
     """Run `;`-separated statements one by one, inside the caller's transaction.
 

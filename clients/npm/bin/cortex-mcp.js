@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// `npx cortex-mcp` runs the Python server: through `uvx cortex-mcp`, or, without uv, through
-// `python3 -m cortex_mcp` / `python -m cortex_mcp` when that Python has the package. Arguments,
+// `npx cortex-mcp` runs the Python server: through `uvx --from cortex-mcp-server cortex-mcp`, or,
+// without uv, through `python3 -m cortex_mcp` / `python -m cortex_mcp` when that Python has the
+// distribution cortex-mcp-server installed at this package's version (an importable `cortex_mcp`
+// alone proves nothing: the unrelated PyPI project `cortex-mcp` uses the same import name). Arguments,
 // environment and stdio pass through untouched (on stdio, stdout is the MCP protocol: this file
 // never writes to it). Signals are forwarded; the server's exit code becomes ours.
 'use strict';
@@ -9,15 +11,23 @@ const { spawn, spawnSync } = require('node:child_process');
 const { constants } = require('node:os');
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const DISTRIBUTION = 'cortex-mcp-server';
+const VERSION = require('../package.json').version;
 const NOT_FOUND =
-  'cortex-mcp: neither `uvx` nor a Python with the cortex_mcp package is on PATH; ' +
-  'install uv (https://docs.astral.sh/uv/) or the cortex-mcp Python package ' +
-  '(https://github.com/cortex-mcp/cortex-mcp), then try again.';
+  `cortex-mcp: neither \`uvx\` nor a Python with ${DISTRIBUTION} ${VERSION} (module cortex_mcp) ` +
+  'is on PATH; install uv (https://docs.astral.sh/uv/) or ' +
+  `\`pip install ${DISTRIBUTION}==${VERSION}\`, then try again.`;
+// Exit 0 only when the installed distribution is ours, at our version.
+const PROBE =
+  'import sys\nfrom importlib.metadata import PackageNotFoundError, version\n' +
+  `try:\n    sys.exit(0 if version(${JSON.stringify(DISTRIBUTION)}) == ` +
+  `${JSON.stringify(VERSION)} else 1)\n` +
+  'except PackageNotFoundError:\n    sys.exit(1)\n';
 
 /** The ways to start the server, in order. CORTEX_MCP_UVX_FROM=<wheel|dir|git URL> pins uvx's source. */
 function launchers(args) {
-  const from = process.env.CORTEX_MCP_UVX_FROM;
-  const uvx = from ? ['--from', from, 'cortex-mcp'] : ['cortex-mcp'];
+  const from = process.env.CORTEX_MCP_UVX_FROM || `${DISTRIBUTION}==${VERSION}`;
+  const uvx = ['--from', from, 'cortex-mcp'];
   return [
     { command: 'uvx', args: [...uvx, ...args] },
     { command: 'python3', args: ['-m', 'cortex_mcp', ...args], needsModule: true },
@@ -25,9 +35,9 @@ function launchers(args) {
   ];
 }
 
-/** A Python counts only if it can import the package; otherwise the next one is tried. */
+/** A Python counts only if it has our distribution at our version; otherwise the next is tried. */
 function hasModule(python) {
-  const probe = spawnSync(python, ['-c', 'import cortex_mcp'], { stdio: 'ignore' });
+  const probe = spawnSync(python, ['-c', PROBE], { stdio: 'ignore' });
   return !probe.error && probe.status === 0;
 }
 

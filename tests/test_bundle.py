@@ -1,0 +1,126 @@
+"""One-click install: the MCP Bundle staged by scripts/build_mcpb.py is validated and packed by
+the official `mcpb` CLI, unpacked, and launched the way Claude Desktop launches a `uv` bundle
+(its mcp_config with ${__dirname} and ${user_config.*} filled in); it answers initialize and
+lists the tools. And server.json, for the MCP Registry, against its schema."""
+
+import json
+import re
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import anyio
+import jsonschema
+from mcp import StdioServerParameters
+
+from cortex_mcp import __version__
+from tests.launch import (  # noqa: F401 - mcpb_cli, built_dist and warm_uvx are fixtures
+    BUILD_TIMEOUT_S,
+    CLIENTS,
+    DISTRIBUTION,
+    FIRST_UVX_TIMEOUT_S,
+    REPO,
+    Uvx,
+    built_dist,
+    full_env,
+    mcpb_cli,
+    program,
+    run,
+    tool_names,
+    warm_uvx,
+)
+
+SCHEMA = Path(__file__).parent / "schemas" / "server.schema.json"
+PLACEHOLDER = re.compile(r"\$\{(__dirname|user_config\.([a-z_]+))\}")
+
+
+def staged_bundle(out: Path) -> Path:
+    run([sys.executable, REPO / "scripts" / "build_mcpb.py", "--out", out], BUILD_TIMEOUT_S)
+    return out
+
+
+def as_the_host_fills_it(value: str, bundle: Path, answers: dict[str, str]) -> str:
+    """${__dirname} is the unpacked bundle; ${user_config.x} is what the user typed."""
+    return PLACEHOLDER.sub(
+        lambda m: str(bundle) if m.group(1) == "__dirname" else answers[m.group(2)], value
+    )
+
+
+def test_the_manifest_asks_for_the_folder_the_keys_as_secrets_and_the_embedding(
+    tmp_path: Path,
+) -> None:
+    manifest = json.loads((staged_bundle(tmp_path / "b") / "manifest.json").read_text("utf-8"))
+    config = manifest["user_config"]
+
+    assert manifest["version"] == __version__
+    assert manifest["server"]["type"] == "uv"
+    assert config["memory_folder"]["type"] == "directory"
+    assert config["openai_api_key"]["sensitive"] is True
+    assert config["anthropic_api_key"]["sensitive"] is True
+    assert "local" in config["embedding"]["description"]
+    assert not any(option.get("required") for option in config.values()), "none is needed"
+
+
+def test_mcpb_validates_packs_and_the_unpacked_bundle_answers_initialize(
+    tmp_path: Path, mcpb: Path, uvx: Uvx, cortex_home: Path
+) -> None:
+    bundle = staged_bundle(tmp_path / "staged")
+    packed = tmp_path / "cortex-mcp.mcpb"
+    unpacked = tmp_path / "installed"
+
+    validated = run([mcpb, "validate", bundle / "manifest.json"], BUILD_TIMEOUT_S)
+    run([mcpb, "pack", bundle, packed], BUILD_TIMEOUT_S)
+    run([mcpb, "unpack", packed, unpacked], BUILD_TIMEOUT_S)
+    manifest = json.loads((unpacked / "manifest.json").read_text(encoding="utf-8"))
+    answers = {"memory_folder": str(cortex_home), "embedding": "none"}
+    answers |= {"openai_api_key": "", "anthropic_api_key": ""}
+    config: dict[str, Any] = manifest["server"]["mcp_config"]
+    args = [as_the_host_fills_it(arg, unpacked, answers) for arg in config["args"]]
+    env = {k: as_the_host_fills_it(v, unpacked, answers) for k, v in config["env"].items()}
+    uv_env = {k: v for k, v in uvx.env.items() if k != "UV_OFFLINE"}  # the bundle's own deps
+    run([program("uv"), "sync", "--directory", unpacked], FIRST_UVX_TIMEOUT_S, env=full_env(uv_env))
+    server = StdioServerParameters(command=str(program("uv")), args=args, env={**uv_env, **env})
+
+    names = anyio.run(tool_names, server)  # sync test: the mcpb and uv steps above block
+
+    assert "passes" in validated
+    assert config["command"] == "uv"
+    assert {"cortex_recall", "cortex_remember"} <= names
+    assert (cortex_home / "cortex.db").exists(), "the memory folder the user chose"
+
+
+def test_server_json_is_valid_against_the_registry_schema_and_names_our_packages() -> None:
+    server = json.loads((REPO / "server.json").read_text(encoding="utf-8"))
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    npm = json.loads((CLIENTS / "npm" / "package.json").read_text(encoding="utf-8"))
+    with (REPO / "pyproject.toml").open("rb") as file:
+        pyproject = tomllib.load(file)["project"]
+    packages = {package["registryType"]: package for package in server["packages"]}
+
+    jsonschema.Draft7Validator(schema).validate(server)
+    assert server["version"] == __version__
+    assert (packages["pypi"]["identifier"], packages["pypi"]["version"]) == (
+        DISTRIBUTION,
+        pyproject["version"],
+    )
+    assert (packages["npm"]["identifier"], packages["npm"]["version"]) == (
+        "cortex-mcp",
+        npm["version"],
+    )
+    assert npm["mcpName"] == server["name"], "the registry checks npm ownership by mcpName"
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"mcp-name: {server['name']}" in readme, "and PyPI ownership by the README"
+    secrets = {v["name"] for v in packages["pypi"]["environmentVariables"] if v.get("isSecret")}
+    assert secrets == {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+
+
+def test_the_schema_used_rejects_what_the_registry_rejects() -> None:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    validator = jsonschema.Draft7Validator(schema)
+    good = json.loads((REPO / "server.json").read_text(encoding="utf-8"))
+
+    assert not validator.is_valid({**good, "name": "no-slash"})
+    assert not validator.is_valid({**good, "description": "x" * 101})
+    latest = [{**good["packages"][0], "version": "latest"}]
+    assert not validator.is_valid({**good, "packages": latest})
