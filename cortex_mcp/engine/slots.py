@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from cortex_mcp.models import Category
+from cortex_mcp.models import Category, Memory
 
 USER = "user"
 
@@ -424,3 +424,12 @@ def tool_kind(name: str) -> str:
         if any(folded == n.casefold() for n in names):
             return kind
     return "other"
+
+
+def described(memory: Memory) -> str:
+    """A memory as an LLM is shown it: its content, and its subject and attribute when known."""
+    predicate = memory.metadata.get("predicate")
+    if predicate:
+        subject = memory.metadata.get("subject")
+        return f"{memory.content} (subject: {subject}, attribute: {predicate})"
+    return memory.content

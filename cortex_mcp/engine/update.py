@@ -23,7 +23,7 @@ import aiosqlite
 
 from cortex_mcp.engine.duplicates import find_duplicate
 from cortex_mcp.engine.patterns import without_correction_markers
-from cortex_mcp.engine.slots import Slot, value_key
+from cortex_mcp.engine.slots import Slot, described, value_key
 from cortex_mcp.models import Category, Layer, Memory, StoredMemory, new_memory_id
 from cortex_mcp.search.facts import names_differ, subjects_differ
 from cortex_mcp.search.query import match_expression
@@ -175,17 +175,10 @@ async def ask_llm(
     pool = [m for _, m in await close_candidates(conn, proposal.content, agent_id, minimum)]
     if not pool:
         return None
-    existing = "\n".join(f"[{i}] {_described(m)}" for i, m in enumerate(pool, start=1))
+    existing = "\n".join(f"[{i}] {described(m)}" for i, m in enumerate(pool, start=1))
     prompt = DECIDE_PROMPT.format(existing=existing, new=proposal.content)
     verdict = parse_verdict(await decide(DECIDE_SYSTEM, prompt), pool)
     return guarded(proposal, verdict) if verdict is not None else None
-
-
-def _described(memory: Memory) -> str:
-    slot = memory.metadata.get("predicate")
-    if slot:
-        return f"{memory.content} (subject: {memory.metadata.get('subject')}, attribute: {slot})"
-    return memory.content
 
 
 async def slot_holder(

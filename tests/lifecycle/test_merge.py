@@ -314,3 +314,19 @@ def test_candidate_pairs_grow_linearly_not_quadratically():
 
     assert large <= 4_000 * 2 * PROBE  # at most |prefix| × PROBE candidates per memory
     assert large < 4.5 * small  # n² would be 16×, n·log n about 4.8×
+
+
+async def test_the_llm_is_shown_the_subject_and_attribute_of_a_slot_memory(clock: FrozenClock):
+    when = clock.now - timedelta(days=2)
+    slot = {"subject": "user", "predicate": "home", "value": "Lisbon"}
+    older = memory("I live in Lisbon.", created=when, metadata=slot)
+    newer = memory("I am living in Lisbon now.", created=when + timedelta(hours=1), metadata=slot)
+    prompts: list[str] = []
+
+    async def ask(system: str, prompt: str) -> str | None:
+        prompts.append(prompt)
+        return '{"merge": [], "content": ""}'
+
+    await plan_merges(State([older, newer], clock.now), LifecycleSettings(), ask, 8000)
+
+    assert prompts and "(subject: user, attribute: home)" in prompts[0]

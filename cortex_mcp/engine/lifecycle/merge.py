@@ -19,6 +19,7 @@ from typing import TypedDict
 from cortex_mcp.config import LifecycleSettings
 from cortex_mcp.engine.lifecycle.plan import Ask, Change, State, derived_id, expecting
 from cortex_mcp.engine.lifecycle.similarity import PairSource, similar_pairs
+from cortex_mcp.engine.slots import described
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.facts import content_tokens, names_differ, same_statement
 from cortex_mcp.search.tokenize import numbers_of
@@ -144,7 +145,7 @@ async def _resolve(
 ) -> Change | None:
     if ask is not None:
         ordered = sorted([m for m, _ in cluster.members] + [cluster.leader], key=_age)
-        listed = "\n".join(f"[{n}] {m.content}" for n, m in enumerate(ordered, start=1))
+        listed = "\n".join(f"[{n}] {described(m)}" for n, m in enumerate(ordered, start=1))
         answer = await ask(MERGE_SYSTEM, MERGE_PROMPT.format(memories=listed))
         verdict = parse_merge(answer, len(ordered), max_chars)
         if verdict is not None:
