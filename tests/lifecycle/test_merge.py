@@ -319,8 +319,10 @@ def test_candidate_pairs_grow_linearly_not_quadratically():
 async def test_the_llm_is_shown_the_subject_and_attribute_of_a_slot_memory(clock: FrozenClock):
     when = clock.now - timedelta(days=2)
     slot = {"subject": "user", "predicate": "home", "value": "Lisbon"}
-    older = memory("I live in Lisbon.", created=when, metadata=slot)
-    newer = memory("I am living in Lisbon now.", created=when + timedelta(hours=1), metadata=slot)
+    older = memory("I live in Lisbon, Portugal.", created=when, metadata=slot)
+    newer = memory(
+        "I live in Lisbon, Portugal, still.", created=when + timedelta(hours=1), metadata=slot
+    )
     prompts: list[str] = []
 
     async def ask(system: str, prompt: str) -> str | None:
