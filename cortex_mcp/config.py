@@ -42,6 +42,11 @@ class StoreSettings(Section):
     busy_timeout_ms: int = Field(
         default=10_000, ge=0, description="How long a writer waits for another process's lock."
     )
+    synchronous: Literal["FULL", "NORMAL"] = Field(
+        default="FULL",
+        description="SQLite fsync on every commit (FULL) or at checkpoints only (NORMAL: faster, "
+        "an OS crash or power loss can drop the last acknowledged writes).",
+    )
 
 
 class MemorySettings(Section):

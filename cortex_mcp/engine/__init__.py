@@ -401,7 +401,9 @@ async def open_engine(
     read from the process environment. Nothing here touches the network or loads a model.
     """
     environ = provider_environment() if environ is None else environ
-    db = await open_database(settings.database_path, settings.store.busy_timeout_ms)
+    db = await open_database(
+        settings.database_path, settings.store.busy_timeout_ms, settings.store.synchronous
+    )
     llm = LanguageModel.from_settings(settings.llm, environ, settings.sieve.llm_max_tokens)
     embedder = build_embedder_cascade(settings.embedding, environ)
     try:

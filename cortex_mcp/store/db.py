@@ -61,14 +61,19 @@ def _loads_vec(module: ModuleType) -> bool:
     return True
 
 
-def _connect(driver: Driver, path: Path, busy_timeout_ms: int) -> Any:
+SYNCHRONOUS = ("FULL", "NORMAL")
+
+
+def _connect(driver: Driver, path: Path, busy_timeout_ms: int, synchronous: str) -> Any:
     """Open the file with the driver, in autocommit mode, with pragmas and sqlite-vec loaded."""
     conn = driver.module.connect(
         str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
     )
     conn.execute(f"pragma busy_timeout = {int(busy_timeout_ms)}")
     conn.execute("pragma journal_mode = wal")
-    conn.execute("pragma synchronous = normal")
+    if synchronous not in SYNCHRONOUS:
+        raise ValueError(f"synchronous must be one of {SYNCHRONOUS}")
+    conn.execute(f"pragma synchronous = {synchronous}")
     conn.execute("pragma foreign_keys = on")
     if driver.vectors:
         import sqlite_vec
@@ -123,13 +128,14 @@ class Database:
             await self.conn.close()
 
 
-async def open_database(path: Path, busy_timeout_ms: int) -> Database:
-    """Open (creating if needed) the SQLite file at `path` with the best driver available."""
+async def open_database(path: Path, busy_timeout_ms: int, synchronous: str = "FULL") -> Database:
+    """Open (creating if needed) the SQLite file at `path` with the best driver available;
+    `synchronous` FULL syncs every commit to disk, NORMAL only at WAL checkpoints."""
     path.parent.mkdir(parents=True, exist_ok=True)
     driver = pick_driver()
     if not driver.vectors:
         logger.warning("vector search disabled: %s", driver.note)
-    conn = aiosqlite.Connection(partial(_connect, driver, path, busy_timeout_ms), 64)
+    conn = aiosqlite.Connection(partial(_connect, driver, path, busy_timeout_ms, synchronous), 64)
     await conn
     conn.row_factory = driver.module.Row
     return Database(conn=conn, driver=driver, path=path)

@@ -44,6 +44,20 @@ async def take_lease(conn: aiosqlite.Connection, owner: str, now: datetime, ttl_
     return await fetch_one(conn, _TAKE, _lease_params(owner, now, ttl_s)) is not None
 
 
+async def take_over_lease(
+    conn: aiosqlite.Connection, dead_owner: str, owner: str, now: datetime, ttl_s: float
+) -> bool:
+    """Take the lease from `dead_owner` (a process known to be gone), expired or not; True when
+    we hold it now (False when someone else took it first)."""
+    row = await fetch_one(
+        conn,
+        "update lifecycle_lease set owner = :owner, acquired_at = :now, expires_at = :expires"
+        " where name = :name and owner = :dead returning owner",
+        {**_lease_params(owner, now, ttl_s), "dead": dead_owner},
+    )
+    return row is not None
+
+
 async def renew_lease(conn: aiosqlite.Connection, owner: str, now: datetime, ttl_s: float) -> bool:
     """Extend our unexpired lease; False when it expired or another process holds it."""
     row = await fetch_one(
