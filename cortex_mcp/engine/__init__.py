@@ -421,6 +421,7 @@ async def open_engine(
         finally:
             with anyio.CancelScope(shield=True):
                 await engine.access.flush()
+                await engine.mirror.write_pending()
     finally:
         with anyio.CancelScope(shield=True):
             await llm.aclose()

@@ -303,12 +303,14 @@ async def live_created_in(
 async def contents_present(
     conn: aiosqlite.Connection, agent_id: str | None, contents: list[str]
 ) -> set[str]:
-    """The normalised keys of these contents the agent has in any state (live, superseded,
-    archived or forgotten), so an import never brings back what was replaced or forgotten."""
+    """The normalised keys of these contents the agent has, or sees shared, in any state (live,
+    superseded, archived or forgotten), so an import never brings back what was replaced or
+    forgotten, nor copies a shared memory."""
     keys = sorted({normalised_content(c) for c in contents})
     rows = await fetch_all(
         conn,
-        "select distinct content_key from memories where agent_id is :agent_id"
+        "select distinct content_key from memories"
+        " where (agent_id is :agent_id or agent_id is null)"
         " and content_key in (select value from json_each(:keys))",
         {"agent_id": agent_id, "keys": json.dumps(keys)},
     )

@@ -4,11 +4,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import aiosqlite
-from pydantic import ValidationError
 
 from cortex_mcp.clock import from_text
 from cortex_mcp.engine.lifecycle.plan import derived_id
 from cortex_mcp.engine.transfer.parse import Draft
+from cortex_mcp.engine.transfer.validate import (
+    Problems,
+    check_date,
+    exported_memory,
+    relation_fields,
+)
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Layer, Memory, new_memory_id
 from cortex_mcp.search.tokenize import normalised_content
@@ -21,7 +26,13 @@ if TYPE_CHECKING:
 
 
 def draft_memory(
-    draft: Draft, agent: str, now: datetime, name: str, layer: Layer, importance: float
+    draft: Draft,
+    agent: str,
+    now: datetime,
+    name: str,
+    layer: Layer,
+    importance: float,
+    source: str = "import",
 ) -> Memory:
     """The memory an imported item becomes: dated as written, touched now (so it is fresh)."""
     written = draft.written or now
@@ -31,7 +42,7 @@ def draft_memory(
         layer=layer,
         category=draft.category,
         content=draft.content,
-        source="import",
+        source=source,
         importance=importance,
         now=now,
         created_at=written,
@@ -58,16 +69,42 @@ async def insert_drafts(
             report.memories_added += 1
 
 
-def read_export(document: dict[str, Any]) -> tuple[list[Memory], list[dict[str, Any]]]:
-    """The memories (validated) and relation documents of a cortex-mcp JSON export."""
+def read_export(
+    document: dict[str, Any], max_chars: int, problems: Problems
+) -> tuple[list[Memory], list[dict[str, Any]]]:
+    """The valid memories and relation documents of a cortex-mcp export; each bad row (or a
+    second row with an id already seen) is counted in `problems` and left out."""
+    memories, relations = document.get("memories", []), document.get("relations", [])
+    if not isinstance(memories, list):
+        raise InvalidInput("memories", "must be a list")
+    if not isinstance(relations, list):
+        raise InvalidInput("relations", "must be a list")
+    valid: dict[str, Memory] = {}
+    for number, row in enumerate(memories):
+        try:
+            memory = exported_memory(row, max_chars)
+            if memory.id in valid:
+                raise InvalidInput("id", "appears twice in the file")
+            valid[memory.id] = memory
+        except InvalidInput as error:
+            problems.add(f"memories[{number}]", error)
+    kept = []
+    for number, row in enumerate(relations):
+        try:
+            fields = relation_fields(row)
+            for name in ("created_at", "updated_at"):
+                check_date(_date(fields[name], name), name)
+            kept.append(fields)
+        except InvalidInput as error:
+            problems.add(f"relations[{number}]", error)
+    return list(valid.values()), kept
+
+
+def _date(text: str, field: str) -> datetime:
     try:
-        memories = [Memory.model_validate(m) for m in document.get("memories", [])]
-    except ValidationError as err:
-        raise InvalidInput("file", f"a memory is malformed: {err.errors()[0]['msg']}") from err
-    relations = document.get("relations", [])
-    if not isinstance(relations, list) or not all(isinstance(r, dict) for r in relations):
-        raise InvalidInput("file", "relations must be a list of objects")
-    return memories, relations
+        return from_text(text)
+    except ValueError as err:
+        raise InvalidInput(field, "must be an ISO 8601 date") from err
 
 
 async def insert_export(
