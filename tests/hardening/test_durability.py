@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
 from cortex_mcp.config import Settings
@@ -68,7 +69,7 @@ async def test_a_lease_whose_process_is_gone_is_taken_over_at_once(
 
 async def test_a_live_holders_lease_is_still_respected(cortex_home: Path, clock: FrozenClock):
     settings = quiet_settings(cortex_home, lifecycle={"lease_ttl_s": 600})
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # noqa: S603
+    child = await anyio.open_process([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         async with open_engine(settings, clock, {}) as engine:
             await Lease(engine, f"{socket.gethostname()}:{child.pid}:live").take()
@@ -76,4 +77,5 @@ async def test_a_live_holders_lease_is_still_respected(cortex_home: Path, clock:
                 await run_lifecycle(engine)
     finally:
         child.kill()
-        child.wait()
+        await child.wait()
+        await child.aclose()

@@ -77,10 +77,10 @@ async def test_an_edit_made_while_cortex_was_down_is_kept_at_the_next_start(
 
     async with open_engine(settings, clock, {}) as engine:
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(MirrorWriter(engine).run)  # catches up first thing
+            writer = MirrorWriter(engine)
+            tasks.start_soon(writer.run)  # catches up first thing
             with anyio.fail_after(5):
-                while not backups(cortex_home):
-                    await anyio.sleep(0.01)
+                await writer.caught_up.wait()
             tasks.cancel_scope.cancel()
         await assert_edit_kept(engine, edited)
 

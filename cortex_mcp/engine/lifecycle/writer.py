@@ -33,6 +33,7 @@ class MirrorWriter:
         self.sleep = sleep
         self.writes = 0
         self.pending = False
+        self.caught_up = anyio.Event()
         self._dirty = anyio.Event()
         self._wrote = anyio.Event()
         self._last_change = engine.clock()
@@ -51,6 +52,7 @@ class MirrorWriter:
             await catch_up(self.engine)
         except Exception:  # a background loop keeps going; the next change retries
             logger.exception("catching the Markdown mirror up failed")
+        self.caught_up.set()
         while True:
             await self._dirty.wait()
             await self._quiet()
