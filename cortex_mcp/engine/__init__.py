@@ -360,10 +360,19 @@ class Engine:
             return await transfer.export_markdown(self)
         return await transfer.export_json(self)
 
-    async def import_memory(self, path: Path, *, agent_id: str | None = None) -> ImportReport:
-        """Import a file or folder: our JSON, MEMORY.md, YYYY-MM-DD.md logs, memory-server JSONL."""
-        report = await transfer.import_path(self, path, agent_id)
-        self.mirror.mark_dirty()
+    async def import_memory(
+        self,
+        path: Path,
+        *,
+        agent_id: str | None = None,
+        strict: bool = False,
+        dry_run: bool = False,
+    ) -> ImportReport:
+        """Import a file or folder: our JSON, MEMORY.md, YYYY-MM-DD.md logs, memory-server JSONL.
+        Bad rows are skipped and reported (`strict`: refused); `dry_run` writes nothing."""
+        report = await transfer.import_path(self, path, agent_id, strict=strict, dry_run=dry_run)
+        if not dry_run:
+            self.mirror.mark_dirty()
         return report
 
     async def stats(self) -> dict[str, Any]:
