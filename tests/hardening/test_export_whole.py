@@ -19,7 +19,7 @@ def cortex(
     home: Path, *argv: str, stdout: int | object = subprocess.PIPE
 ) -> "subprocess.CompletedProcess[str]":
     """`python -m cortex_mcp <argv>` on `home`, its stdout where asked."""
-    return subprocess.run(  # noqa: S603 - our own module
+    return subprocess.run(
         [sys.executable, "-m", "cortex_mcp", *argv],
         env=server_env(home, CORTEX_LLM__PROVIDER="none", CORTEX_EMBEDDING__PROVIDER="none"),
         stdout=stdout,  # type: ignore[arg-type]
@@ -90,7 +90,7 @@ def test_export_redirected_onto_a_nearly_full_disk_exits_1(filled_home: Path, ne
 def test_export_to_dev_full_exits_1_with_one_line(filled_home: Path):
     if not Path("/dev/full").exists():
         pytest.skip("this system has no /dev/full")
-    with open("/dev/full", "w") as full:  # noqa: PTH123
+    with open("/dev/full", "w") as full:
         done = cortex(filled_home, "export", stdout=full)
 
     assert done.returncode == 1
