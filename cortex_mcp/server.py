@@ -3,6 +3,7 @@
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
+from inspect import signature
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -14,6 +15,7 @@ from cortex_mcp.config import Settings
 from cortex_mcp.engine import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
+from cortex_mcp.grants import GrantCheck
 from cortex_mcp.resources import MemoryResources
 
 INSTRUCTIONS = """\
@@ -34,6 +36,17 @@ WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_worl
 
 
 ToolEntry = tuple[Callable[..., Any], ToolAnnotations]
+ALL_TOOLS: list[ToolEntry] = [
+    (tools.cortex_recall, WRITES),  # bumps access counts
+    (tools.cortex_remember, WRITES),
+    (tools.cortex_ingest, WRITES),
+    (tools.cortex_flush, WRITES),
+    (tools.cortex_forget, WRITES),
+    (tools.cortex_restore, WRITES),
+    (tools.cortex_search_debug, READ_ONLY),
+    (tools.cortex_lifecycle, WRITES),
+    (tools.cortex_profile, WRITES),
+]
 
 
 def exposed(settings: Settings, entries: list[ToolEntry]) -> list[ToolEntry]:
@@ -73,25 +86,18 @@ def build_server(
     )
     # No output schemas: they would double what every tools/list costs the client's context.
     # cortex_recall still returns structured content beside its context block.
-    for tool, annotations in exposed(
-        settings,
-        [
-            (tools.cortex_recall, WRITES),  # bumps access counts
-            (tools.cortex_remember, WRITES),
-            (tools.cortex_ingest, WRITES),
-            (tools.cortex_flush, WRITES),
-            (tools.cortex_forget, WRITES),
-            (tools.cortex_restore, WRITES),
-            (tools.cortex_search_debug, READ_ONLY),
-            (tools.cortex_lifecycle, WRITES),
-            (tools.cortex_profile, WRITES),
-        ],
-    ):
+    for tool, annotations in exposed(settings, ALL_TOOLS):
         # One line per description: the docstring's indentation would cost context tokens.
         description = " ".join((tool.__doc__ or "").split())
         mcp.add_tool(
             tool, description=description, annotations=annotations, structured_output=False
         )
+    agent_tools = frozenset(
+        fn.__name__
+        for fn, _ in exposed(settings, ALL_TOOLS)
+        if "agent_id" in signature(fn).parameters
+    )
+    mcp.middleware.append(GrantCheck(agent_tools, settings.memory.default_agent_id))
     reads = MemoryResources(host)
     mcp.resource("cortex://core", mime_type="text/markdown")(reads.core)
     mcp.resource("cortex://profile", mime_type="text/markdown")(reads.profile)

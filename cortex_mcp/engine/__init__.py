@@ -310,6 +310,14 @@ class Engine:
         self.mirror.mark_dirty()
         return ForgetResult(memory_id=memory.id, deleted=False)
 
+    async def is_shared(self, memory_id: str) -> bool:
+        """True when `memory_id` names a shared memory (one no agent owns)."""
+        if not is_memory_id(memory_id):
+            return False
+        async with self.db.read() as conn:
+            memory = await rows.get_memory(conn, memory_id)
+        return memory is not None and memory.agent_id is None
+
     async def memory_json(self, memory_id: str, *, agent_id: str | None = None) -> str:
         """One memory with its metadata and supersede chain, as JSON."""
         await self.access.flush()
