@@ -137,8 +137,12 @@ class SseSessions:
         session: list[str] = []
         started = self.clock()
 
+        ended: list[bool] = []
+
         async def noting_send(message: Message) -> None:
             body = message.get("body", b"") if message["type"] == "http.response.body" else b""
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                ended.append(True)
             if not session and SESSION_ID in body:
                 found = body.split(SESSION_ID, 1)[1].split(b"\r", 1)[0].split(b"\n", 1)[0]
                 session.append(found.decode("latin-1").strip())
@@ -150,6 +154,8 @@ class SseSessions:
                 tasks.start_soon(self._expire, tasks.cancel_scope, session, started)
                 await self.app(scope, receive, noting_send)
                 tasks.cancel_scope.cancel()
+            if session and not ended:  # expired: end the stream properly, not mid-chunk
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             self.streams -= 1
             if session:
