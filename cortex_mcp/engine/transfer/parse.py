@@ -168,11 +168,11 @@ ENTITY_CATEGORIES = {
 USER_NAMES = frozenset({"user", "default_user", "me", "the user"})
 
 
-def parse_knowledge_graph(lines: Iterable[str], problems: Problems) -> Graph:
+def parse_knowledge_graph(lines: Iterable[tuple[int, str]], problems: Problems) -> Graph:
     """Entities (each observation one memory) and relations of the memory server's JSONL,
-    read a line at a time: a bad line is counted in `problems` and skipped."""
+    read from (line number, line) a line at a time: a bad line is counted in `problems`."""
     graph = Graph()
-    for number, line in enumerate(lines, start=1):
+    for number, line in lines:
         if not line.strip():
             continue
         try:

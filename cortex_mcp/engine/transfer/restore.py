@@ -69,27 +69,30 @@ async def insert_drafts(
             report.memories_added += 1
 
 
-def read_export(
-    document: dict[str, Any], max_chars: int, problems: Problems
-) -> tuple[list[Memory], list[dict[str, Any]]]:
-    """The valid memories and relation documents of a cortex-mcp export; each bad row (or a
-    second row with an id already seen) is counted in `problems` and left out."""
-    memories, relations = document.get("memories", []), document.get("relations", [])
-    if not isinstance(memories, list):
-        raise InvalidInput("memories", "must be a list")
-    if not isinstance(relations, list):
-        raise InvalidInput("relations", "must be a list")
-    valid: dict[str, Memory] = {}
-    for number, row in enumerate(memories):
+def export_memory_rows(
+    rows: list[tuple[int, object]], max_chars: int, problems: Problems, seen: set[str]
+) -> list[Memory]:
+    """The valid memories of numbered export rows; a bad row, or a second row with an id
+    already in `seen` (which grows), is counted in `problems` and left out."""
+    valid = []
+    for number, row in rows:
         try:
             memory = exported_memory(row, max_chars)
-            if memory.id in valid:
+            if memory.id in seen:
                 raise InvalidInput("id", "appears twice in the file")
-            valid[memory.id] = memory
+            seen.add(memory.id)
+            valid.append(memory)
         except InvalidInput as error:
             problems.add(f"memories[{number}]", error)
+    return valid
+
+
+def export_relation_rows(
+    rows: list[tuple[int, object]], problems: Problems
+) -> list[dict[str, Any]]:
+    """The valid relation documents of numbered export rows; the others in `problems`."""
     kept = []
-    for number, row in enumerate(relations):
+    for number, row in rows:
         try:
             fields = relation_fields(row)
             for name in ("created_at", "updated_at"):
@@ -97,7 +100,7 @@ def read_export(
             kept.append(fields)
         except InvalidInput as error:
             problems.add(f"relations[{number}]", error)
-    return list(valid.values()), kept
+    return kept
 
 
 def _date(text: str, field: str) -> datetime:
@@ -107,23 +110,38 @@ def _date(text: str, field: str) -> datetime:
         raise InvalidInput(field, "must be an ISO 8601 date") from err
 
 
-async def insert_export(
+async def insert_export_memories(
     conn: aiosqlite.Connection,
     memories: list[Memory],
-    relation_documents: list[dict[str, Any]],
+    links: list[tuple[str, str]],
     report: "ImportReport",
 ) -> None:
-    """Restore an export: ids, layers, states, chains and relations as they were."""
+    """Restore a batch of an export's memories (ids, layers, states) not yet there; their
+    supersede links are added to `links`, set once every memory is in (`link_chains`)."""
     present = await store.existing_ids(conn, [m.id for m in memories])
     new = [m for m in memories if m.id not in present]
     for memory in new:
         await insert_memory(conn, memory.model_copy(update={"superseded_by": None}))
-    known = present | {m.id for m in memories}
-    links = [(m.id, m.superseded_by) for m in new if m.superseded_by in known]
-    await store.set_superseded_by(conn, [(old, str(target)) for old, target in links])
+    links += [(m.id, m.superseded_by) for m in new if m.superseded_by is not None]
     report.memories_added += len(new)
     report.memories_skipped += len(memories) - len(new)
-    relations = [_relation(r, known) for r in relation_documents]
+
+
+async def link_chains(
+    conn: aiosqlite.Connection, links: list[tuple[str, str]], known: set[str]
+) -> None:
+    """Set the supersede links whose target is a memory of the file."""
+    await store.set_superseded_by(conn, [(old, new) for old, new in links if new in known])
+
+
+async def insert_export_relations(
+    conn: aiosqlite.Connection,
+    documents: list[dict[str, Any]],
+    known: set[str],
+    report: "ImportReport",
+) -> None:
+    """Restore a batch of an export's relations not yet there."""
+    relations = [_relation(r, known) for r in documents]
     existing = await relation_ids(conn, [r.id for r in relations])
     for relation in relations:
         added = relation.id not in existing and await insert_relation(conn, relation)

@@ -99,13 +99,16 @@ def relation_fields(document: object) -> dict[str, Any]:
 class Problems:
     """Bad rows of one import: counted, the first few kept as `file:where: field: rule`."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, strict: bool = False) -> None:
         self.name = name
+        self.strict = strict
         self.count = 0
         self.shown: list[str] = []
 
     def add(self, where: object, error: InvalidInput) -> None:
-        """Count a bad row."""
+        """Count a bad row; with `strict`, refuse the file instead."""
+        if self.strict:
+            raise InvalidInput(self.name, f"refused (strict): {where}: {error}")
         self.count += 1
         if len(self.shown) < MAX_PROBLEMS_SHOWN:
             self.shown.append(f"{self.name}:{where}: {error}")
