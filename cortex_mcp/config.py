@@ -396,7 +396,7 @@ class Settings(BaseSettings):
     auth_tokens: list[TokenGrant] = Field(
         default_factory=list,
         description="Per-token agents for SSE/HTTP: a JSON list of {token, agents, shared}; "
-        "each token may act only for its agents (see docs/remote.md).",
+        "each token may act only for its agents (README: Remote transports).",
     )
     host: str = Field(default="127.0.0.1", description="Address the SSE/HTTP transports bind.")
     port: int = Field(default=DEFAULT_PORT, gt=0, lt=65536, description="Port of SSE/HTTP.")
