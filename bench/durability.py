@@ -19,7 +19,6 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ import anyio
 from mcp import Client, StdioServerParameters
 
 from bench.corpus import Corpus
+from cortex_mcp.clock import utc_now
 from cortex_mcp.config import Settings
 from cortex_mcp.engine import open_engine
 
@@ -84,8 +84,9 @@ async def run(calls: int) -> dict[str, Any]:
     return {
         "seeded_memories": SEEDED,
         "modes": modes,
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}",
+        "date": utc_now().strftime("%Y-%m-%d"),
     }
 
 

@@ -25,10 +25,24 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from cortex_mcp.clock import utc_now
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 TARGET_BYTES = 139 * 1024 * 1024
-WORDS = "memory agent user prefers decided project deadline tokyo coffee review budget".split()
+WORDS = [
+    "memory",
+    "agent",
+    "user",
+    "prefers",
+    "decided",
+    "project",
+    "deadline",
+    "tokyo",
+    "coffee",
+    "review",
+    "budget",
+]
 
 
 def write_export(path: Path, target_bytes: int, seed: int = 14) -> int:
@@ -77,7 +91,7 @@ def measure(code_dir: Path, export: Path) -> dict[str, Any]:
         "PYTHONPATH": str(code_dir),
     }
     started = time.perf_counter()
-    child = subprocess.Popen(  # noqa: S603 - our own module
+    child = subprocess.Popen(
         [sys.executable, "-m", "cortex_mcp", "import", str(export)],
         env=env,
         stdout=subprocess.PIPE,
@@ -115,8 +129,9 @@ def main() -> None:
         "export_mb": size_mb,
         "memories": count,
         "runs": runs,
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}",
+        "date": utc_now().strftime("%Y-%m-%d"),
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "import_rss.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

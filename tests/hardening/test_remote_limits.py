@@ -8,6 +8,7 @@ import resource
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx2
@@ -178,7 +179,7 @@ async def test_sse_streams_are_bounded_and_an_idle_one_is_closed(cortex_home: Pa
 # Per-token agents
 
 
-async def call(client: Client, tool: str, arguments: dict[str, object]) -> dict[str, object]:
+async def call(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result
     return data_of(result)
