@@ -6,6 +6,7 @@ can), else the stdlib without vectors: the server then runs BM25-only and says w
 
 import logging
 import sqlite3
+import threading
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -62,6 +63,22 @@ def _loads_vec(module: ModuleType) -> bool:
 
 
 SYNCHRONOUS = ("FULL", "NORMAL")
+WAL_RETRY_S = 0.05
+
+
+def _set_wal(driver: Driver, conn: Any, busy_timeout_ms: int) -> None:
+    """Switch to WAL. Two processes opening a new file at once can get "database is locked"
+    here without SQLite calling the busy handler: retry within the busy timeout."""
+    waited = threading.Event()
+    for _ in range(max(1, int(busy_timeout_ms / 1000 / WAL_RETRY_S))):
+        try:
+            conn.execute("pragma journal_mode = wal")
+            return
+        except driver.module.OperationalError as error:
+            if "locked" not in str(error):
+                raise
+            waited.wait(WAL_RETRY_S)  # in the driver's own thread, never the event loop
+    conn.execute("pragma journal_mode = wal")
 
 
 def _connect(driver: Driver, path: Path, busy_timeout_ms: int, synchronous: str) -> Any:
@@ -70,7 +87,7 @@ def _connect(driver: Driver, path: Path, busy_timeout_ms: int, synchronous: str)
         str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
     )
     conn.execute(f"pragma busy_timeout = {int(busy_timeout_ms)}")
-    conn.execute("pragma journal_mode = wal")
+    _set_wal(driver, conn, busy_timeout_ms)
     if synchronous not in SYNCHRONOUS:
         raise ValueError(f"synchronous must be one of {SYNCHRONOUS}")
     conn.execute(f"pragma synchronous = {synchronous}")

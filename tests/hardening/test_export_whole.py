@@ -54,6 +54,7 @@ def nearly_full(tmp_path: Path) -> Iterator[Path]:
         ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=False,
     )
     if tried.returncode != 0:
@@ -63,7 +64,7 @@ def nearly_full(tmp_path: Path) -> Iterator[Path]:
         (mount / "filler").write_bytes(b"x" * (stats.f_bavail * stats.f_frsize - FREE_BYTES))
         yield mount
     finally:
-        subprocess.run(["umount", str(mount)], check=False)
+        subprocess.run(["umount", str(mount)], check=False, capture_output=True)
 
 
 def test_export_output_onto_a_nearly_full_disk_exits_1_and_leaves_no_file(
@@ -80,7 +81,7 @@ def test_export_output_onto_a_nearly_full_disk_exits_1_and_leaves_no_file(
 
 def test_export_redirected_onto_a_nearly_full_disk_exits_1(filled_home: Path, nearly_full: Path):
     target = nearly_full / "export.json"
-    with target.open("w") as redirected:
+    with target.open("w", encoding="utf-8") as redirected:
         done = cortex(filled_home, "export", stdout=redirected)
 
     assert done.returncode == 1
@@ -90,7 +91,7 @@ def test_export_redirected_onto_a_nearly_full_disk_exits_1(filled_home: Path, ne
 def test_export_to_dev_full_exits_1_with_one_line(filled_home: Path):
     if not Path("/dev/full").exists():
         pytest.skip("this system has no /dev/full")
-    with open("/dev/full", "w") as full:
+    with open("/dev/full", "w", encoding="utf-8") as full:
         done = cortex(filled_home, "export", stdout=full)
 
     assert done.returncode == 1
