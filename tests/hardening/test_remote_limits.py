@@ -261,3 +261,20 @@ async def test_the_single_token_still_acts_for_any_agent(cortex_home: Path) -> N
                 )
                 found = await call(c, "cortex_recall", {"query": "jazz", "agent_id": "carol"})
     assert [m["content"] for m in found["memories"]] == ["Carol likes jazz"]
+
+
+def test_per_token_agents_can_live_in_config_toml_and_are_never_printed(cortex_home: Path):
+    cortex_home.mkdir(parents=True, exist_ok=True)
+    (cortex_home / "config.toml").write_text(
+        f'[[auth_tokens]]\ntoken = "{ALICE}"\nagents = ["alice"]\n\n'
+        f'[[auth_tokens]]\ntoken = "{BOB}"\nagents = ["bob"]\nshared = "write"\n',
+        encoding="utf-8",
+    )
+
+    settings = Settings()
+
+    assert [(t.agents, t.shared) for t in settings.auth_tokens] == [
+        (["alice"], "read"),
+        (["bob"], "write"),
+    ]
+    assert ALICE not in settings.model_dump_json() and BOB not in settings.model_dump_json()
