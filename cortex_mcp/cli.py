@@ -4,8 +4,11 @@ logs go to stderr only. Every start-up problem is one line on stderr and exit co
 traceback only with CORTEX_LOG_LEVEL=DEBUG."""
 
 import argparse
+import errno
+import io
 import json
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -27,6 +30,7 @@ from cortex_mcp.config import (
 )
 from cortex_mcp.engine import Engine, forgetting, open_engine
 from cortex_mcp.engine.host import EngineHost
+from cortex_mcp.engine.lifecycle.mirror import write_atomic
 from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
 from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
@@ -58,12 +62,17 @@ def parser() -> argparse.ArgumentParser:
     config.add_argument("--markdown", action="store_true", help="print the settings reference")
     export = commands.add_parser("export", help="print all memory (JSON is lossless)")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
+    export.add_argument(
+        "--output", type=Path, help="write to this file, whole or not at all (default: stdout)"
+    )
     load = commands.add_parser(
         "import",
         help="import a cortex JSON export, a MEMORY.md, YYYY-MM-DD.md daily logs, the MCP "
         "memory server's JSONL, or a folder of them (idempotent)",
     )
     load.add_argument("path", type=Path)
+    load.add_argument("--check", action="store_true", help="validate and count; write nothing")
+    load.add_argument("--strict", action="store_true", help="refuse a file with any bad row")
     cycle = commands.add_parser("lifecycle", help="run the lifecycle now, or preview it")
     cycle.add_argument("action", choices=["run", "preview"])
     add_privacy_commands(commands, export)
@@ -122,7 +131,8 @@ async def admin(settings: Settings, args: argparse.Namespace) -> str:
         if args.command == "export":
             return await engine.export_memory(args.format, include_forgotten=args.include_forgotten)
         if args.command == "import":
-            return (await engine.import_memory(args.path)).model_dump_json(indent=2)
+            loaded = await engine.import_memory(args.path, strict=args.strict, dry_run=args.check)
+            return loaded.model_dump_json(indent=2)
         report = await engine.run_lifecycle(dry_run=args.action == "preview")
         return json.dumps(report.brief(), ensure_ascii=False, indent=2)
 
@@ -170,6 +180,41 @@ async def open_and_migrate(settings: Settings) -> None:
         await db.close()
 
 
+def write_stdout(text: str) -> None:
+    """Write all of `text` to stdout, checking every write: Python's buffered stdout can drop
+    the error of a write that follows a short one (a nearly full disk) and exit 0."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, io.UnsupportedOperation):  # a stdout that is no file (tests)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    sys.stdout.flush()
+    data = memoryview(text.encode("utf-8"))
+    while data:
+        written = os.write(descriptor, data[: 1 << 16])
+        if written <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        data = data[written:]
+
+
+def emit(text: str, output: Path | None) -> int:
+    """Write a command's result whole, to `output` (temp file, fsync, rename) or to stdout
+    (flushed and checked); on any error, one line and exit status 1."""
+    try:
+        if output is not None:
+            write_atomic(output, text)
+        else:
+            write_stdout(text)
+    except OSError as err:
+        target = output or "stdout"
+        sys.stderr.write(f"cortex-mcp: cannot write {target}: {err.strerror or err}\n")
+        if output is None:  # nothing more may reach the broken stdout, not even at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """The command the user asked for, once the settings are known."""
     for warning in [*unknown_variables(), empty_home_warning()]:
@@ -193,8 +238,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.command in ("export", "import", "lifecycle", "purge"):
             text = anyio.run(admin, settings, args)
-            sys.stdout.write(text if text.endswith("\n") else text + "\n")
-            return 0
+            return emit(text if text.endswith("\n") else text + "\n", getattr(args, "output", None))
         return run_server(settings, getattr(args, "transport", "stdio"))
     except InvalidInput as err:
         if err.field != "tools":

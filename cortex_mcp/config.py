@@ -63,6 +63,11 @@ class StoreSettings(Section):
     busy_timeout_ms: int = Field(
         default=10_000, ge=0, description="How long a writer waits for another process's lock."
     )
+    synchronous: Literal["FULL", "NORMAL"] = Field(
+        default="FULL",
+        description="SQLite fsync on every commit (FULL) or at checkpoints only (NORMAL: faster, "
+        "an OS crash or power loss can drop the last acknowledged writes).",
+    )
 
 
 class MemorySettings(Section):
@@ -355,6 +360,41 @@ class MirrorSettings(Section):
         return value.expanduser() if value is not None else None
 
 
+class TokenGrant(Section):
+    """One bearer token and what it may do (remote transports)."""
+
+    token: SecretStr = Field(description="The bearer token.")
+    agents: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:@-]{1,64}$")]] = Field(
+        min_length=1, description="Agent ids this token may act for; the first is its default."
+    )
+    shared: Literal["read", "write"] = Field(
+        default="read", description="Whether it may also write shared memory (scope=shared)."
+    )
+
+
+class RemoteSettings(Section):
+    """Limits of the SSE and streamable HTTP transports, so no client can starve the others."""
+
+    header_timeout_s: float = Field(
+        default=10.0, gt=0, description="A connection must send its request headers within this."
+    )
+    idle_timeout_s: int = Field(
+        default=5, gt=0, description="An idle keep-alive connection is closed after this."
+    )
+    max_connections: int = Field(
+        default=200,
+        gt=0,
+        description="Open connections at most (and below the process's file descriptor limit); "
+        "beyond it the oldest connection still waiting to send a request is closed.",
+    )
+    max_sessions: int = Field(
+        default=100, gt=0, description="Concurrent MCP sessions (SSE streams, HTTP sessions)."
+    )
+    session_idle_timeout_s: float = Field(
+        default=1800.0, gt=0, description="A session with no message for this long is closed."
+    )
+
+
 class Settings(BaseSettings):
     """Every knob of cortex-mcp. Env CORTEX_* (nested with __), then <home>/config.toml."""
 
@@ -378,6 +418,11 @@ class Settings(BaseSettings):
         default=None,
         description="Bearer token required by SSE/HTTP; needed to bind a non-loopback host.",
     )
+    auth_tokens: list[TokenGrant] = Field(
+        default_factory=list,
+        description="Per-token agents for SSE/HTTP: a JSON list of {token, agents, shared}; "
+        "each token may act only for its agents (README: Remote transports).",
+    )
     host: str = Field(default="127.0.0.1", description="Address the SSE/HTTP transports bind.")
     port: int = Field(default=DEFAULT_PORT, gt=0, lt=65536, description="Port of SSE/HTTP.")
     allowed_hosts: list[str] = Field(
@@ -400,6 +445,7 @@ class Settings(BaseSettings):
     embedding: EmbeddingSettings = EmbeddingSettings()
     lifecycle: LifecycleSettings = LifecycleSettings()
     mirror: MirrorSettings = MirrorSettings()
+    remote: RemoteSettings = RemoteSettings()
 
     @field_validator("tools", mode="before")
     @classmethod

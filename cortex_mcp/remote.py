@@ -1,4 +1,6 @@
-"""SSE and streamable HTTP: loopback unless a token is set, bearer auth, Host/Origin checks."""
+"""SSE and streamable HTTP: loopback unless a token is set, bearer auth (one token, or one per
+set of agents), Host/Origin checks, and the limits of `limits` (timeouts, a connection cap,
+bounded sessions)."""
 
 import errno
 import hmac
@@ -22,6 +24,13 @@ from cortex_mcp.config import Settings
 from cortex_mcp.engine import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import CortexError
+from cortex_mcp.grants import GRANT_KEY, Grant, token_grants
+from cortex_mcp.limits import (
+    SseSessions,
+    connection_cap,
+    guarded_protocol,
+    quiet_repeated_accept_errors,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -64,15 +73,29 @@ def host_patterns(allowed: str) -> list[str]:
     return [name, f"{name}:*"]
 
 
+MIN_REMOTE_TOKEN_CHARS = 32
+
+
 def check_bind(settings: Settings) -> None:
-    """Refuse to expose memory beyond this machine without a bearer token, or with a blank one."""
+    """Refuse to expose memory beyond this machine without a bearer token, or with a blank or
+    short one (under 32 characters: guessable)."""
     token = settings.auth_token
     if token is not None and not token.get_secret_value().strip():
         raise UnsafeBind("CORTEX_AUTH_TOKEN is set but blank: set a real token or unset it")
-    if not is_loopback(settings.host) and token is None:
+    tokens = [t.token for t in settings.auth_tokens] + ([token] if token is not None else [])
+    if any(not t.get_secret_value().strip() for t in tokens):
+        raise UnsafeBind("CORTEX_AUTH_TOKENS: a token is blank")
+    if is_loopback(settings.host):
+        pass
+    elif not tokens:
         raise UnsafeBind(
             f"refusing to listen on {settings.host}: set CORTEX_AUTH_TOKEN to require a bearer "
             "token, or bind 127.0.0.1"
+        )
+    elif any(len(t.get_secret_value().strip()) < MIN_REMOTE_TOKEN_CHARS for t in tokens):
+        raise UnsafeBind(
+            f"refusing to listen on {settings.host} with a token under {MIN_REMOTE_TOKEN_CHARS} "
+            "characters: set CORTEX_AUTH_TOKEN to a long random one (e.g. openssl rand -hex 32)"
         )
     if is_wildcard(settings.host) and not settings.allowed_hosts:
         logger.warning(
@@ -98,29 +121,42 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
 
 
 class BearerTokenGate:
-    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`."""
+    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`, checked
+    from the headers alone, before any of the body is read. A token limited to some agents
+    leaves its `Grant` in the request's state for `grants.GrantCheck`."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, tokens: str | dict[bytes, Grant | None]) -> None:
         self.app = app
-        self.expected = token.strip().encode()
+        self.tokens = {tokens.strip().encode(): None} if isinstance(tokens, str) else tokens
 
     def accepts(self, authorization: bytes) -> bool:
         """True for `Bearer <token>`; the scheme is case-insensitive (RFC 9110)."""
+        return self.match(authorization)[0]
+
+    def match(self, authorization: bytes) -> tuple[bool, Grant | None]:
+        """(accepted, the token's grant) for an Authorization header."""
         scheme, _, credentials = authorization.strip().partition(b" ")
         given = credentials.strip()
-        return scheme.lower() == b"bearer" and hmac.compare_digest(given, self.expected)
+        accepted, grant = False, None
+        for token, token_grant in self.tokens.items():  # every one compared: constant time
+            if hmac.compare_digest(given, token):
+                accepted, grant = True, token_grant
+        return scheme.lower() == b"bearer" and accepted, grant
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Answer 401 unless the request carries the token; pass everything else through."""
+        """Answer 401 unless the request carries a token; pass everything else through."""
         authorization = dict(scope.get("headers", [])).get(b"authorization", b"")
-        if scope["type"] == "http" and not self.accepts(authorization):
+        accepted, grant = self.match(authorization)
+        if scope["type"] == "http" and not accepted:
             response = JSONResponse(
                 {"error": "unauthorized", "detail": "send Authorization: Bearer <token>"},
                 status_code=401,
-                headers={"WWW-Authenticate": "Bearer"},
+                headers={"WWW-Authenticate": "Bearer", "Connection": "close"},
             )
             await response(scope, receive, send)
             return
+        if grant is not None:
+            scope.setdefault("state", {})[GRANT_KEY] = grant
         await self.app(scope, receive, send)
 
 
@@ -129,19 +165,29 @@ def http_app(
 ) -> ASGIApp:
     """The ASGI app for a transport: the SDK's app, the engine held open, the token checked."""
     security = transport_security(settings)
+    limits = settings.remote
+    inner: Starlette
     if transport == "sse":
         inner = mcp.sse_app(transport_security=security, host=settings.host)
+        sessions = SseSessions(inner, limits.max_sessions, limits.session_idle_timeout_s)
     else:
-        inner = mcp.streamable_http_app(transport_security=security, host=settings.host)
+        inner = mcp.streamable_http_app(
+            transport_security=security,
+            host=settings.host,
+            max_sessions=limits.max_sessions,
+            session_idle_timeout=limits.session_idle_timeout_s,
+        )
 
     @asynccontextmanager
     async def hold_engine(app: Starlette) -> AsyncIterator[None]:
         async with host.use(), inner.router.lifespan_context(app):
             yield
 
-    app: ASGIApp = Starlette(routes=[Mount("/", app=inner)], lifespan=hold_engine)
-    if settings.auth_token is not None:
-        app = BearerTokenGate(app, settings.auth_token.get_secret_value())
+    served: ASGIApp = sessions if transport == "sse" else inner
+    app: ASGIApp = Starlette(routes=[Mount("/", app=served)], lifespan=hold_engine)
+    tokens = token_grants(settings)
+    if tokens:
+        app = BearerTokenGate(app, tokens)
     return app
 
 
@@ -151,14 +197,19 @@ async def serve_http(
     """Serve `mcp` over SSE or streamable HTTP until cancelled."""
     check_bind(settings)
     app = http_app(mcp, host, settings, transport)
+    limits = settings.remote
     config = uvicorn.Config(
         app,
         host=settings.host.strip("[]"),
         port=settings.port,
         log_level=settings.log_level.lower(),
         log_config=None,  # uvicorn's own config sends access logs to stdout; ours is stderr
+        http=guarded_protocol(limits.header_timeout_s, connection_cap(limits.max_connections)),
+        timeout_keep_alive=limits.idle_timeout_s,
+        timeout_graceful_shutdown=5,
     )
     sock = listening_socket(settings)  # before the URL is announced: a busy port says so first
+    quiet_repeated_accept_errors()
     path = "/sse" if transport == "sse" else "/mcp"
     url = f"http://{host_header_name(settings.host)}:{settings.port}{path}"
     logger.warning("cortex-mcp %s on %s", transport, url)

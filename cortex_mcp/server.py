@@ -3,6 +3,7 @@
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
+from inspect import signature
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -16,6 +17,7 @@ from cortex_mcp.config import Settings
 from cortex_mcp.engine import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
+from cortex_mcp.grants import GrantCheck
 from cortex_mcp.resources import MemoryResources
 
 INSTRUCTION_HEAD = (
@@ -66,6 +68,17 @@ TITLES = {
 
 
 ToolEntry = tuple[Callable[..., Any], ToolAnnotations]
+ALL_TOOLS: list[ToolEntry] = [
+    (tools.cortex_recall, RECALL),
+    (tools.cortex_remember, WRITES),
+    (tools.cortex_ingest, WRITES),
+    (tools.cortex_flush, WRITES),
+    (tools.cortex_forget, WRITES),
+    (tools.cortex_restore, WRITES),
+    (tools.cortex_search_debug, READ_ONLY),
+    (tools.cortex_lifecycle, WRITES),
+    (tools.cortex_profile, WRITES),
+]
 
 
 def exposed(settings: Settings, entries: list[ToolEntry]) -> list[ToolEntry]:
@@ -124,20 +137,7 @@ def build_server(
     Pass `host` to share the engine with something else that keeps it open (the HTTP app).
     """
     host = host or EngineHost(settings, clock)
-    chosen = exposed(
-        settings,
-        [
-            (tools.cortex_recall, RECALL),
-            (tools.cortex_remember, WRITES),
-            (tools.cortex_ingest, WRITES),
-            (tools.cortex_flush, WRITES),
-            (tools.cortex_forget, WRITES),
-            (tools.cortex_restore, WRITES),
-            (tools.cortex_search_debug, READ_ONLY),
-            (tools.cortex_lifecycle, WRITES),
-            (tools.cortex_profile, WRITES),
-        ],
-    )
+    chosen = exposed(settings, ALL_TOOLS)
     mcp = CortexServer(
         "cortex-mcp",
         limits=tools.argument_limits(settings),
@@ -158,6 +158,10 @@ def build_server(
             annotations=annotations,
             structured_output=False,
         )
+    agent_tools = frozenset(
+        fn.__name__ for fn, _ in chosen if "agent_id" in signature(fn).parameters
+    )
+    mcp.middleware.append(GrantCheck(agent_tools, settings.memory.default_agent_id))
     reads = MemoryResources(host)
     mcp.resource("cortex://core", mime_type="text/markdown")(reads.core)
     mcp.resource("cortex://profile", mime_type="text/markdown")(reads.profile)

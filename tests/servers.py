@@ -102,18 +102,27 @@ async def stop(process: Process) -> None:
 
 @asynccontextmanager
 async def http_server(
-    home: Path, transport: str, *, host: str = "127.0.0.1", env: Mapping[str, str] | None = None
+    home: Path,
+    transport: str,
+    *,
+    host: str = "127.0.0.1",
+    env: Mapping[str, str] | None = None,
+    descriptors: int | None = None,
 ) -> AsyncIterator[HttpServer]:
     """Start a server on a free port, wait until 127.0.0.1 accepts, terminate it afterwards.
 
     `host` must be 127.0.0.1 or a wildcard address, so that the server is reachable there.
+    `descriptors`: the server's open-file limit (as `ulimit -n`), e.g. the macOS default 256.
     """
     port = free_port()
     logs = home.parent / f"server-{port}"
     logs.mkdir(parents=True)
+    command = serve_command(transport, host, port)
+    if descriptors is not None:
+        command = ["sh", "-c", f'ulimit -n {int(descriptors)} && exec "$0" "$@"', *command]
     with (logs / "stdout").open("wb") as stdout, (logs / "stderr").open("wb") as stderr:
         process = await anyio.open_process(
-            serve_command(transport, host, port),
+            command,
             env=server_env(home, **(env or {})),
             stdin=DEVNULL,
             stdout=stdout,

@@ -68,7 +68,7 @@ def test_a_wildcard_bind_adds_no_host_of_its_own() -> None:
 def test_binding_beyond_loopback_needs_a_token(host: str) -> None:
     with pytest.raises(UnsafeBind, match="CORTEX_AUTH_TOKEN"):
         check_bind(Settings(host=host))
-    check_bind(Settings(host=host, auth_token=SecretStr("t")))
+    check_bind(Settings(host=host, auth_token=SecretStr("t" * 32)))
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"])

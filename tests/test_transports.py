@@ -21,7 +21,7 @@ from tests.servers import (
     stdio_server,
 )
 
-TOKEN = "s3cret-token-for-tests"
+TOKEN = "s3cret-token-for-tests-at-least-32-chars"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
 INITIALIZE = {
     "jsonrpc": "2.0",

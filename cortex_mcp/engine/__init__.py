@@ -382,6 +382,14 @@ class Engine:
         if categories and lifecycle.concerns_profile(set(categories)):
             await lifecycle.refresh_profile(self, agent)
 
+    async def is_shared(self, memory_id: str) -> bool:
+        """True when `memory_id` names a shared memory (one no agent owns)."""
+        if not is_memory_id(memory_id):
+            return False
+        async with self.db.read() as conn:
+            memory = await rows.get_memory(conn, memory_id)
+        return memory is not None and memory.agent_id is None
+
     async def memory_json(self, memory_id: str, *, agent_id: str | None = None) -> str:
         """One memory with its metadata and supersede chain, as JSON."""
         await self.access.flush()
@@ -434,10 +442,19 @@ class Engine:
             return await transfer.export_markdown(self)
         return await transfer.export_json(self, include_forgotten=include_forgotten)
 
-    async def import_memory(self, path: Path, *, agent_id: str | None = None) -> ImportReport:
-        """Import a file or folder: our JSON, MEMORY.md, YYYY-MM-DD.md logs, memory-server JSONL."""
-        report = await transfer.import_path(self, path, agent_id)
-        self.mirror.mark_dirty()
+    async def import_memory(
+        self,
+        path: Path,
+        *,
+        agent_id: str | None = None,
+        strict: bool = False,
+        dry_run: bool = False,
+    ) -> ImportReport:
+        """Import a file or folder: our JSON, MEMORY.md, YYYY-MM-DD.md logs, memory-server JSONL.
+        Bad rows are skipped and reported (`strict`: refused); `dry_run` writes nothing."""
+        report = await transfer.import_path(self, path, agent_id, strict=strict, dry_run=dry_run)
+        if not dry_run:
+            self.mirror.mark_dirty()
         return report
 
     async def stats(self) -> dict[str, Any]:
@@ -480,7 +497,9 @@ async def open_engine(
     read from the process environment. Nothing here touches the network or loads a model.
     """
     environ = provider_environment() if environ is None else environ
-    db = await open_database(settings.database_path, settings.store.busy_timeout_ms)
+    db = await open_database(
+        settings.database_path, settings.store.busy_timeout_ms, settings.store.synchronous
+    )
     llm = LanguageModel.from_settings(settings.llm, environ, settings.sieve.llm_max_tokens)
     llm.guard = privacy.ProviderGuard(settings.sieve.redact_secrets, settings.redaction.kinds)
     embedder = build_embedder_cascade(settings.embedding, environ)
@@ -500,6 +519,7 @@ async def open_engine(
         finally:
             with anyio.CancelScope(shield=True):
                 await engine.access.flush()
+                await engine.mirror.write_pending()
     finally:
         with anyio.CancelScope(shield=True):
             await llm.aclose()

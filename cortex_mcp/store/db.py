@@ -6,6 +6,7 @@ can), else the stdlib without vectors: the server then runs BM25-only and says w
 
 import logging
 import sqlite3
+import threading
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -89,14 +90,35 @@ def _loads_vec(module: ModuleType) -> bool:
     return True
 
 
-def _connect(driver: Driver, path: Path, busy_timeout_ms: int) -> Any:
+SYNCHRONOUS = ("FULL", "NORMAL")
+WAL_RETRY_S = 0.05
+
+
+def _set_wal(driver: Driver, conn: Any, busy_timeout_ms: int) -> None:
+    """Switch to WAL. Two processes opening a new file at once can get "database is locked"
+    here without SQLite calling the busy handler: retry within the busy timeout."""
+    waited = threading.Event()
+    for _ in range(max(1, int(busy_timeout_ms / 1000 / WAL_RETRY_S))):
+        try:
+            conn.execute("pragma journal_mode = wal")
+            return
+        except driver.module.OperationalError as error:
+            if "locked" not in str(error):
+                raise
+            waited.wait(WAL_RETRY_S)  # in the driver's own thread, never the event loop
+    conn.execute("pragma journal_mode = wal")
+
+
+def _connect(driver: Driver, path: Path, busy_timeout_ms: int, synchronous: str) -> Any:
     """Open the file with the driver, in autocommit mode, with pragmas and sqlite-vec loaded."""
     conn = driver.module.connect(
         str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
     )
     conn.execute(f"pragma busy_timeout = {int(busy_timeout_ms)}")
-    conn.execute("pragma journal_mode = wal")
-    conn.execute("pragma synchronous = normal")
+    _set_wal(driver, conn, busy_timeout_ms)
+    if synchronous not in SYNCHRONOUS:
+        raise ValueError(f"synchronous must be one of {SYNCHRONOUS}")
+    conn.execute(f"pragma synchronous = {synchronous}")
     conn.execute("pragma foreign_keys = on")
     if driver.vectors:
         import sqlite_vec
@@ -176,8 +198,9 @@ class Database:
             await self.conn.close()
 
 
-async def open_database(path: Path, busy_timeout_ms: int) -> Database:
-    """Open (creating if needed) the SQLite file at `path` with the best driver available.
+async def open_database(path: Path, busy_timeout_ms: int, synchronous: str = "FULL") -> Database:
+    """Open (creating if needed) the SQLite file at `path` with the best driver available;
+    `synchronous` FULL syncs every commit to disk, NORMAL only at WAL checkpoints.
 
     Raises StoreUnavailable when SQLite cannot use the file; a file that is not a database is
     left as it was.
@@ -187,11 +210,11 @@ async def open_database(path: Path, busy_timeout_ms: int) -> Database:
     if not driver.vectors:
         logger.warning("vector search disabled: %s", driver.note)
     try:  # a trial open first: aiosqlite's thread outlives a failed connect and cries at exit
-        trial = await anyio.to_thread.run_sync(_connect, driver, path, busy_timeout_ms)
+        trial = await anyio.to_thread.run_sync(_connect, driver, path, busy_timeout_ms, synchronous)
         trial.close()
     except driver.errors as err:
         raise store_error(err) from err
-    conn = aiosqlite.Connection(partial(_connect, driver, path, busy_timeout_ms), 64)
+    conn = aiosqlite.Connection(partial(_connect, driver, path, busy_timeout_ms, synchronous), 64)
     await conn
     conn.row_factory = driver.module.Row
     return Database(conn=conn, driver=driver, path=path)

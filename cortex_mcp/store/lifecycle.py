@@ -44,6 +44,20 @@ async def take_lease(conn: aiosqlite.Connection, owner: str, now: datetime, ttl_
     return await fetch_one(conn, _TAKE, _lease_params(owner, now, ttl_s)) is not None
 
 
+async def take_over_lease(
+    conn: aiosqlite.Connection, dead_owner: str, owner: str, now: datetime, ttl_s: float
+) -> bool:
+    """Take the lease from `dead_owner` (a process known to be gone), expired or not; True when
+    we hold it now (False when someone else took it first)."""
+    row = await fetch_one(
+        conn,
+        "update lifecycle_lease set owner = :owner, acquired_at = :now, expires_at = :expires"
+        " where name = :name and owner = :dead returning owner",
+        {**_lease_params(owner, now, ttl_s), "dead": dead_owner},
+    )
+    return row is not None
+
+
 async def renew_lease(conn: aiosqlite.Connection, owner: str, now: datetime, ttl_s: float) -> bool:
     """Extend our unexpired lease; False when it expired or another process holds it."""
     row = await fetch_one(
@@ -289,12 +303,14 @@ async def live_created_in(
 async def contents_present(
     conn: aiosqlite.Connection, agent_id: str | None, contents: list[str]
 ) -> set[str]:
-    """The normalised keys of these contents the agent has in any state (live, superseded,
-    archived or forgotten), so an import never brings back what was replaced or forgotten."""
+    """The normalised keys of these contents the agent has, or sees shared, in any state (live,
+    superseded, archived or forgotten), so an import never brings back what was replaced or
+    forgotten, nor copies a shared memory."""
     keys = sorted({normalised_content(c) for c in contents})
     rows = await fetch_all(
         conn,
-        "select distinct content_key from memories where agent_id is :agent_id"
+        "select distinct content_key from memories"
+        " where (agent_id is :agent_id or agent_id is null)"
         " and content_key in (select value from json_each(:keys))",
         {"agent_id": agent_id, "keys": json.dumps(keys)},
     )

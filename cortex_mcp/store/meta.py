@@ -2,7 +2,7 @@
 
 import aiosqlite
 
-from cortex_mcp.store.db import fetch_one
+from cortex_mcp.store.db import fetch_all, fetch_one
 
 
 async def get_meta(conn: aiosqlite.Connection, key: str) -> str | None:
@@ -18,3 +18,16 @@ async def set_meta(conn: aiosqlite.Connection, key: str, value: str) -> None:
         " on conflict(key) do update set value = excluded.value",
         (key, value),
     )
+
+
+async def meta_with_prefix(conn: aiosqlite.Connection, prefix: str) -> dict[str, str]:
+    """Every key starting with `prefix` and its value."""
+    rows = await fetch_all(
+        conn, "select key, value from meta where substr(key, 1, ?) = ?", (len(prefix), prefix)
+    )
+    return {str(row[0]): str(row[1]) for row in rows}
+
+
+async def delete_meta(conn: aiosqlite.Connection, keys: list[str]) -> None:
+    """Forget these keys."""
+    await conn.executemany("delete from meta where key = ?", [(key,) for key in keys])

@@ -19,6 +19,7 @@ from cortex_mcp.engine.lifecycle import (
     write_mirror,
 )
 from cortex_mcp.engine.lifecycle.mirror import write_atomic, write_pages
+from cortex_mcp.engine.lifecycle.ownership import BEGIN, END
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer
 from cortex_mcp.store.relations import Relation, insert_relation
@@ -134,7 +135,7 @@ async def test_pages_for_days_that_emptied_are_removed_but_the_users_files_are_k
     assert sorted(p.name for p in working_dir.iterdir()) == ["2025-01-01.md"]
 
 
-async def test_the_extra_memory_md_gets_the_same_page(
+async def test_the_extra_memory_md_gets_the_same_page_inside_cortexs_block(
     cortex_home: Path, tmp_path: Path, clock: FrozenClock
 ):
     extra = tmp_path / "workspace" / "MEMORY.md"
@@ -144,7 +145,8 @@ async def test_the_extra_memory_md_gets_the_same_page(
         pages = await write_mirror(engine)
 
     assert str(extra) in pages
-    assert read(extra) == read(cortex_home / "MEMORY.md")
+    body = read(cortex_home / "MEMORY.md").split("---\n", 2)[2].strip()
+    assert read(extra) == f"{BEGIN}\n{body}\n{END}\n"
 
 
 async def test_bad_dates_and_months_are_refused(engine: Engine):

@@ -228,8 +228,13 @@ async def test_markdown_export_has_every_layer(engine: Engine, clock: FrozenCloc
 async def test_broken_files_are_refused_without_changes(engine: Engine, tmp_path: Path):
     with pytest.raises(InvalidInput, match="file"):
         await import_text(engine, '{"format": "something-else"}', "x.json")
-    with pytest.raises(InvalidInput, match="file: line 2"):
-        await import_text(engine, '{"type": "entity", "name": "a"}\nnot json', "g.jsonl")
     with pytest.raises(InvalidInput, match="path"):
         await import_path(engine, tmp_path / "missing.md")
     assert await live(engine, Layer.CORE) == []
+
+
+async def test_one_bad_jsonl_line_is_skipped_and_reported_not_the_whole_file(engine: Engine):
+    report = await import_text(engine, '{"type": "entity", "name": "a"}\nnot json', "g.jsonl")
+
+    assert (report.memories_added, report.rows_invalid) == (1, 1)
+    assert report.problems == ["g.jsonl:2: line: is not JSON"]

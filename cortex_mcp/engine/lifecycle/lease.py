@@ -3,7 +3,8 @@
 A run takes the lease (one row: owner and expiry) before it plans, renews it while it works,
 and releases it when done. Every write transaction of the run first renews the lease inside
 the same transaction, so a process that lost its lease (it stalled past the expiry and another
-took over) cannot write another change. A crashed holder's lease is taken over once it expires.
+took over) cannot write another change. A crashed holder's lease is taken over once it expires,
+or at once when the holder ran on this host and its process is gone.
 """
 
 import os
@@ -40,6 +41,23 @@ def new_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
+def owner_is_gone(owner: str) -> bool:
+    """True when `owner` names a process on this host that no longer runs."""
+    parts = owner.rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False
+    pid = int(parts[1])
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False
+    return False
+
+
 class Lease:
     """One run's hold on the lifecycle lease."""
 
@@ -55,6 +73,9 @@ class Lease:
         async with self.engine.db.write() as conn:
             taken = await store.take_lease(conn, self.owner, now, self.ttl_s)
             holder = None if taken else await store.lease_holder(conn)
+            if holder is not None and owner_is_gone(holder[0]):
+                taken = await store.take_over_lease(conn, holder[0], self.owner, now, self.ttl_s)
+                holder = None if taken else await store.lease_holder(conn)
         if holder is not None:
             raise LifecycleBusy(holder[0], to_text(holder[1]))
         self._renewed_at = now

@@ -4,6 +4,7 @@ generator, which is also how stale generated pages are told from the user's own 
 
 from collections.abc import Iterable
 from datetime import datetime
+from pathlib import Path
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine.render import render_core_markdown
@@ -16,6 +17,12 @@ RECALL_POINTER = (
     "_{shown} of {total} core memories are shown here, the most important and recent first. "
     "Call `cortex_recall` with a query to search them all, and the working and archive layers._"
 )
+
+
+def is_generated(path: Path) -> bool:
+    """True for a page this generator wrote (its front matter says so)."""
+    with path.open(encoding="utf-8", errors="replace") as file:
+        return file.readline().strip() == "---" and file.readline().strip() == GENERATOR
 
 
 def front_matter(**fields: object) -> list[str]:

@@ -5,10 +5,12 @@ Pages (for the default agent, with shared memories): `MEMORY.md` in the data dir
 `memory/archive/YYYY-MM.md` and `memory/relations.md`. Each file is written to a temporary
 file beside it, flushed to disk and renamed over the old one, so a crash leaves the previous
 version whole. Dated pages this generator wrote that no longer have memories are removed; the
-user's own files never are.
+user's own files never are. What cortex may write over, and what happens to a user's edit, is
+decided in `ownership`.
 """
 
 import contextlib
+import logging
 import os
 import re
 import tempfile
@@ -23,14 +25,34 @@ import anyio.to_thread
 
 from cortex_mcp.config import MirrorSettings
 from cortex_mcp.engine.lifecycle import markdown
-from cortex_mcp.errors import InvalidInput
+from cortex_mcp.engine.lifecycle.markdown import is_generated
+from cortex_mcp.engine.lifecycle.ownership import (
+    HASH_PREFIX,
+    OnDisk,
+    Verdict,
+    back_up,
+    block_of,
+    digest,
+    hash_key,
+    judge_block,
+    judge_page,
+    read_text,
+    remove_temporaries,
+    splice,
+)
+from cortex_mcp.engine.transfer import import_text
+from cortex_mcp.errors import CortexError, InvalidInput
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.store import lifecycle as store
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store.logs import log_action
+from cortex_mcp.store.meta import delete_meta, meta_with_prefix, set_meta
 from cortex_mcp.store.relations import relations_of
 
 if TYPE_CHECKING:
     from cortex_mcp.engine import Engine
+
+logger = logging.getLogger(__name__)
 
 TEMP_SUFFIX = ".cortex-tmp"
 ALL = 10_000_000
@@ -39,12 +61,13 @@ MEMORY_MD_CATEGORIES: list[Category] = [c for c in Category if c != Category.PRO
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` all at once: readers see the old file or the new, whole."""
+    """Replace `path` with `text` all at once: readers see the old file or the new, whole.
+    Undecodable bytes read from a user's file (surrogate escapes) are written back as they were."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
-            file.write(text)
+        with os.fdopen(handle, "wb") as file:
+            file.write(text.encode("utf-8", "surrogateescape"))
             file.flush()
             os.fsync(file.fileno())
         os.replace(temp, path)
@@ -52,12 +75,6 @@ def write_atomic(path: Path, text: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
-
-
-def is_generated(path: Path) -> bool:
-    """True for a page this generator wrote (its front matter says so)."""
-    with path.open(encoding="utf-8", errors="replace") as file:
-        return file.readline().strip() == "---" and file.readline().strip() == markdown.GENERATOR
 
 
 def write_pages(pages: dict[Path, str], generated_dirs: list[Path]) -> None:
@@ -150,12 +167,102 @@ def shown(path: Path, home: Path) -> str:
 
 async def write_mirror(engine: "Engine", archive: bool = True) -> list[str]:
     """Regenerate the mirror now (without `archive`, all but the archive months, which change
-    only in lifecycle runs); the pages, relative to the data directory."""
+    only in lifecycle runs); the pages, relative to the data directory. A page the user edited
+    is kept (imported and backed up) first; a file of the user's own is never written over."""
+    home = engine.settings.home
     pages = await mirror_pages(engine, archive)
-    _, working_dir, archive_dir = page_paths(engine.settings.home)
+    async with engine.db.read() as conn:
+        hashes = await meta_with_prefix(conn, HASH_PREFIX)
+    judged = await anyio.to_thread.run_sync(_judge, engine, pages, hashes)
+    edited = {path: disk for path, disk in judged.items() if disk.verdict is Verdict.EDITED}
+    if edited:
+        await keep_edits(engine, edited)
+        pages = await mirror_pages(engine, archive)
+    own = {p: t for p, t in pages.items() if judged[p].verdict is not Verdict.USERS}
+    for path in set(pages) - set(own):
+        logger.warning("%s is the user's own file: not written over", shown(path, home))
+    _, working_dir, archive_dir = page_paths(home)
     generated = [working_dir, archive_dir] if archive else [working_dir]
-    await anyio.to_thread.run_sync(write_pages, pages, generated)
-    return sorted(shown(path, engine.settings.home) for path in pages)
+    extra = engine.settings.mirror.extra_memory_md
+    written, stale = await anyio.to_thread.run_sync(_write_owned, own, generated, extra, hashes)
+    async with engine.db.write() as conn:
+        for path, value in written.items():
+            await set_meta(conn, hash_key(path), value)
+        await delete_meta(conn, [hash_key(path) for path in stale])
+    return sorted(shown(path, home) for path in own)
+
+
+def _judge(engine: "Engine", pages: dict[Path, str], hashes: dict[str, str]) -> dict[Path, OnDisk]:
+    memory_md, extra = page_paths(engine.settings.home)[0], engine.settings.mirror.extra_memory_md
+    return {
+        path: judge_block(path, hashes.get(hash_key(path)))
+        if path == extra
+        else judge_page(path, text, hashes.get(hash_key(path)), core=path == memory_md)
+        for path, text in pages.items()
+    }
+
+
+def _write_owned(
+    pages: dict[Path, str], generated_dirs: list[Path], extra: Path | None, hashes: dict[str, str]
+) -> tuple[dict[Path, str], list[Path]]:
+    """Write the pages cortex owns (only its block of `extra`); drop stale generated pages
+    that are still as written, and crashed temporaries. (hashes written, pages removed)"""
+    written: dict[Path, str] = {}
+    for path, page in pages.items():
+        existing = read_text(path)
+        text = splice(existing, block_of(page)) if path == extra else page
+        if existing != text:
+            write_atomic(path, text)
+        written[path] = digest(block_of(page) if path == extra else page)
+    stale = []
+    for directory in generated_dirs:
+        remove_temporaries([directory], TEMP_SUFFIX)
+        for page_path in directory.glob("*.md"):
+            if page_path in pages or not is_generated(page_path):
+                continue
+            stored, on_disk = hashes.get(hash_key(page_path)), read_text(page_path)
+            if on_disk is not None and (stored is None or digest(on_disk) == stored):
+                page_path.unlink(missing_ok=True)
+                stale.append(page_path)
+    return written, stale
+
+
+async def keep_edits(engine: "Engine", edited: dict[Path, OnDisk]) -> None:
+    """Each edited page: back it up, import its text as manual memories, log the event."""
+    home, now = engine.settings.home, engine.clock()
+    memory_md, working_dir, _ = page_paths(home)
+    extra = engine.settings.mirror.extra_memory_md
+    for path, disk in edited.items():
+        backup = await anyio.to_thread.run_sync(back_up, path, home, now)
+        added = 0
+        name = "MEMORY.md" if path in (memory_md, extra) else path.name
+        if path in (memory_md, extra) or path.parent == working_dir:
+            try:
+                report = await import_text(engine, disk.edited_text, name, source="manual")
+                added = report.memories_added
+            except CortexError as error:  # kept in the backup; nothing imported
+                logger.warning("could not import the edit to %s: %s", shown(path, home), error)
+        async with engine.db.write() as conn:
+            details = {"page": shown(path, home), "backup": shown(backup, home), "added": added}
+            await log_action(conn, "mirror_edit", [], details, now)
+        logger.warning(
+            "kept the edit to %s as %d new memories; the edited file is at %s",
+            *(shown(path, home), added, shown(backup, home)),
+        )
+
+
+async def catch_up(engine: "Engine") -> list[str]:
+    """At start: remove temp files a crash left beside the pages, then bring the mirror up to
+    date with the store (keeping any edits made while cortex was not running)."""
+    home = engine.settings.home
+    folders = [home, home / "memory", *page_paths(home)[1:]]
+    extra = engine.settings.mirror.extra_memory_md
+    if extra is not None:
+        folders.append(extra.parent)
+    removed = await anyio.to_thread.run_sync(remove_temporaries, folders, TEMP_SUFFIX)
+    if removed:
+        logger.warning("removed %d temporary files left by an interrupted mirror write", removed)
+    return await write_mirror(engine, archive=False)
 
 
 async def working_page(engine: "Engine", day: str, agent_id: str | None = None) -> str:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from cortex_mcp.engine.lifecycle.mirror import write_mirror
+from cortex_mcp.engine.lifecycle.mirror import catch_up, write_mirror
 
 if TYPE_CHECKING:
     from cortex_mcp.engine import Engine
@@ -19,8 +19,11 @@ class MirrorWriter:
     the working days and the relations (the archive months change only in lifecycle runs,
     which rewrite the whole mirror).
 
-    Call `mark_dirty()` after any change; run `run()` as a background task. The quiet time is
-    measured on the engine's clock; `sleep` waits (anyio.sleep, or a test's clock advance).
+    Call `mark_dirty()` after any change; run `run()` as a background task: it first catches
+    the mirror up with the store (edits made while cortex was down are kept, crashed temp files
+    removed). `write_pending()` at shutdown writes what the quiet time had not yet written.
+    The quiet time is measured on the engine's clock; `sleep` waits (anyio.sleep, or a test's
+    clock advance).
     """
 
     def __init__(
@@ -29,6 +32,8 @@ class MirrorWriter:
         self.engine = engine
         self.sleep = sleep
         self.writes = 0
+        self.pending = False
+        self.caught_up = anyio.Event()
         self._dirty = anyio.Event()
         self._wrote = anyio.Event()
         self._last_change = engine.clock()
@@ -36,19 +41,27 @@ class MirrorWriter:
     def mark_dirty(self) -> None:
         """Memory changed: rewrite the mirror after the quiet time."""
         self._last_change = self.engine.clock()
+        self.pending = True
         self._dirty.set()
 
     async def run(self) -> None:
         """Forever: wait for a change, wait for quiet, rewrite the mirror."""
         if not self.engine.settings.mirror.enabled:
             return
+        try:
+            await catch_up(self.engine)
+        except Exception:  # a background loop keeps going; the next change retries
+            logger.exception("catching the Markdown mirror up failed")
+        self.caught_up.set()
         while True:
             await self._dirty.wait()
             await self._quiet()
             self._dirty = anyio.Event()
+            self.pending = False
             try:
                 await write_mirror(self.engine, archive=False)
             except Exception:  # a background loop keeps going; the next change retries
+                self.pending = True
                 logger.exception("writing the Markdown mirror failed")
             self.writes += 1
             self._wrote.set()
@@ -63,3 +76,14 @@ class MirrorWriter:
         """Return once more than `beyond` rewrites have finished (for tests and shutdown)."""
         while self.writes <= beyond:
             await self._wrote.wait()
+
+    async def write_pending(self) -> None:
+        """At shutdown: write the change the quiet time was still waiting for (shielded)."""
+        if not (self.pending and self.engine.settings.mirror.enabled):
+            return
+        with anyio.CancelScope(shield=True):
+            try:
+                await write_mirror(self.engine, archive=False)
+                self.pending = False
+            except Exception:  # shutting down: log it; the next start catches up
+                logger.exception("writing the Markdown mirror at shutdown failed")

@@ -9,11 +9,14 @@ sets the category. Front matter, code blocks and our own recall pointer are skip
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from cortex_mcp.engine.render import CATEGORY_HEADINGS
+from cortex_mcp.engine.transfer.validate import Problems
+from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category
 
 EXACT_HEADINGS = {heading.lower(): category for category, heading in CATEGORY_HEADINGS.items()}
@@ -48,6 +51,7 @@ class Draft:
     category: Category
     written: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    line: int = 0
 
 
 @dataclass
@@ -69,67 +73,74 @@ def heading_category(heading: str, default: Category) -> Category:
     return default
 
 
-def _dated(text: str, category: Category) -> Draft:
-    """A draft from an item's text, reading a leading date and (category)."""
+def _dated(text: str, category: Category, line: int) -> Draft:
+    """A draft from an item's text, reading a leading date and (category); a date that is no
+    real day is left in the text."""
     match = DATED.match(text) or CLOCK.match(text)
     written, named = None, None
     if match is not None and match.re is DATED:
         stamp = match.group(1)
-        written = datetime.fromisoformat(stamp if len(stamp) == 10 else stamp + "-01").replace(
-            tzinfo=UTC
-        )
+        try:
+            written = datetime.fromisoformat(stamp if len(stamp) == 10 else stamp + "-01")
+        except ValueError:
+            return Draft(" ".join(text.split()), category, None, line=line)
+        written = written.replace(tzinfo=UTC)
         named = match.group(2)
     elif match is not None:
         named = match.group(1)
     if named is not None and named in {c.value for c in Category}:
         category = Category(named)
     body = text if category == Category.SUMMARY or match is None else text[match.end() :]
-    return Draft(" ".join(body.split()), category, written)
+    return Draft(" ".join(body.split()), category, written, line=line)
 
 
-def _without_front_matter(lines: list[str]) -> list[str]:
-    stripped = [line.strip() for line in lines]
+def _without_front_matter(lines: list[str]) -> tuple[int, list[str]]:
+    """(how many lines the front matter took, the lines after it)."""
+    stripped = [line.strip() for line in lines[:200]]
     if stripped[:1] == ["---"] and "---" in stripped[1:]:
-        return lines[stripped.index("---", 1) + 1 :]
-    return lines
+        start = stripped.index("---", 1) + 1
+        return start, lines[start:]
+    return 0, lines
 
 
-def _blocks(text: str) -> list[tuple[str, str]]:
-    """("heading" | "item" | "paragraph", text) blocks of a Markdown document."""
-    blocks: list[list[str]] = []
+def _blocks(text: str) -> list[tuple[str, str, int]]:
+    """("heading" | "item" | "paragraph", text, first line number) blocks of a Markdown
+    document."""
+    blocks: list[list[Any]] = []
     fenced = in_paragraph = False
-    for line in _without_front_matter(text.splitlines()):
+    skipped, lines = _without_front_matter(text.splitlines())
+    for number, line in enumerate(lines, start=skipped + 1):
         stripped = line.strip()
         if stripped.startswith("```"):
             fenced, in_paragraph = not fenced, False
         elif fenced or not stripped or stripped.startswith("<!--"):
             in_paragraph = False
         elif stripped.startswith("#"):
-            blocks.append(["heading", stripped.lstrip("#").strip()])
+            blocks.append(["heading", stripped.lstrip("#").strip(), number])
             in_paragraph = False
         elif (item := LIST_ITEM.match(line)) is not None:
-            blocks.append(["item", item.group(1)])
+            blocks.append(["item", item.group(1), number])
             in_paragraph = False
         elif in_paragraph or (blocks and blocks[-1][0] == "item" and line[:1] in " \t"):
             blocks[-1][1] += " " + stripped  # a paragraph's next line, or an item's
         else:
-            blocks.append(["paragraph", stripped])
+            blocks.append(["paragraph", stripped, number])
             in_paragraph = True
-    return [(kind, body) for kind, body in blocks]
+    return [(kind, body, number) for kind, body, number in blocks]
 
 
 def parse_markdown(text: str, default: Category) -> list[Draft]:
     """Memories of a MEMORY.md-style document: one per list item or paragraph."""
     drafts: list[Draft] = []
     category = default
-    for kind, body in _blocks(text):
+    for kind, body, number in _blocks(text):
         if kind == "heading":
             category = heading_category(body, default)
             continue
         body = body.strip()
         pointer = body.startswith("_") and "cortex_recall" in body
         if body and not pointer and body not in SKIPPED_LINES:
-            drafts.append(_dated(body, category))
+            drafts.append(_dated(body, category, number))
     return [d for d in drafts if d.content]
 
 
@@ -157,34 +168,60 @@ ENTITY_CATEGORIES = {
 USER_NAMES = frozenset({"user", "default_user", "me", "the user"})
 
 
-def parse_knowledge_graph(text: str) -> Graph:
-    """Entities (each observation one memory) and relations of the memory server's JSONL."""
+def parse_knowledge_graph(lines: Iterable[tuple[int, str]], problems: Problems) -> Graph:
+    """Entities (each observation one memory) and relations of the memory server's JSONL,
+    read from (line number, line) a line at a time: a bad line is counted in `problems`."""
     graph = Graph()
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in lines:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except ValueError as err:
-            raise ValueError(f"line {number} is not JSON") from err
-        if not isinstance(record, dict):
-            continue
-        if record.get("type") == "relation":
-            parts = (record.get("from"), record.get("relationType"), record.get("to"))
-            if all(isinstance(p, str) and p.strip() for p in parts):
-                graph.relations.append((str(parts[0]), str(parts[1]), str(parts[2])))
-        elif record.get("type") == "entity" and isinstance(record.get("name"), str):
-            graph.drafts += _entity_drafts(record)
+            record = _record(line)
+            if record.get("type") == "relation":
+                graph.relations.append(_relation_triple(record))
+            elif record.get("type") == "entity":
+                graph.drafts += _entity_drafts(record, number)
+            else:
+                raise InvalidInput("type", 'must be "entity" or "relation"')
+        except InvalidInput as error:
+            problems.add(number, error)
     return graph
 
 
-def _entity_drafts(entity: dict[str, Any]) -> list[Draft]:
-    name, kind = str(entity["name"]), str(entity.get("entityType") or "thing")
+def _record(line: str) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except RecursionError as err:
+        raise InvalidInput("line", "is nested too deeply") from err
+    except ValueError as err:
+        raise InvalidInput("line", "is not JSON") from err
+    if not isinstance(record, dict):
+        raise InvalidInput("line", "must be a JSON object")
+    return record
+
+
+def _relation_triple(record: dict[str, Any]) -> tuple[str, str, str]:
+    parts = (record.get("from"), record.get("relationType"), record.get("to"))
+    for name, part in zip(("from", "relationType", "to"), parts, strict=True):
+        if not isinstance(part, str) or not part.strip():
+            raise InvalidInput(name, "must be a non-empty string")
+    return str(parts[0]), str(parts[1]), str(parts[2])
+
+
+def _entity_drafts(entity: dict[str, Any], line: int) -> list[Draft]:
+    name, kind = entity.get("name"), entity.get("entityType") or "thing"
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInput("name", "must be a non-empty string")
+    if not isinstance(kind, str):
+        raise InvalidInput("entityType", "must be a string")
     category = ENTITY_CATEGORIES.get(kind.lower(), Category.FACT)
     if name.lower() in USER_NAMES:
         category = Category.IDENTITY
     metadata = {"entities": [name], "entity_type": kind}
-    observations = [o for o in entity.get("observations") or [] if isinstance(o, str) and o.strip()]
-    if not observations:
-        return [Draft(f"{name} ({kind})", category, None, metadata)]
-    return [Draft(" ".join(f"{name}: {o}".split()), category, None, metadata) for o in observations]
+    observations = entity.get("observations") or []
+    if not isinstance(observations, list) or not all(isinstance(o, str) for o in observations):
+        raise InvalidInput("observations", "must be a list of strings")
+    kept = [o for o in observations if o.strip()]
+    if not kept:
+        return [Draft(f"{name} ({kind})", category, None, metadata, line)]
+    return [Draft(" ".join(f"{name}: {o}".split()), category, None, metadata, line) for o in kept]

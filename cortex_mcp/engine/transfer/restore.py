@@ -4,11 +4,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import aiosqlite
-from pydantic import ValidationError
 
 from cortex_mcp.clock import from_text
 from cortex_mcp.engine.lifecycle.plan import derived_id
 from cortex_mcp.engine.transfer.parse import Draft
+from cortex_mcp.engine.transfer.validate import (
+    Problems,
+    check_date,
+    exported_memory,
+    relation_fields,
+)
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Layer, Memory, new_memory_id
 from cortex_mcp.search.tokenize import normalised_content
@@ -21,7 +26,13 @@ if TYPE_CHECKING:
 
 
 def draft_memory(
-    draft: Draft, agent: str, now: datetime, name: str, layer: Layer, importance: float
+    draft: Draft,
+    agent: str,
+    now: datetime,
+    name: str,
+    layer: Layer,
+    importance: float,
+    source: str = "import",
 ) -> Memory:
     """The memory an imported item becomes: dated as written, touched now (so it is fresh)."""
     written = draft.written or now
@@ -31,7 +42,7 @@ def draft_memory(
         layer=layer,
         category=draft.category,
         content=draft.content,
-        source="import",
+        source=source,
         importance=importance,
         now=now,
         created_at=written,
@@ -58,35 +69,79 @@ async def insert_drafts(
             report.memories_added += 1
 
 
-def read_export(document: dict[str, Any]) -> tuple[list[Memory], list[dict[str, Any]]]:
-    """The memories (validated) and relation documents of a cortex-mcp JSON export."""
+def export_memory_rows(
+    rows: list[tuple[int, object]], max_chars: int, problems: Problems, seen: set[str]
+) -> list[Memory]:
+    """The valid memories of numbered export rows; a bad row, or a second row with an id
+    already in `seen` (which grows), is counted in `problems` and left out."""
+    valid = []
+    for number, row in rows:
+        try:
+            memory = exported_memory(row, max_chars)
+            if memory.id in seen:
+                raise InvalidInput("id", "appears twice in the file")
+            seen.add(memory.id)
+            valid.append(memory)
+        except InvalidInput as error:
+            problems.add(f"memories[{number}]", error)
+    return valid
+
+
+def export_relation_rows(
+    rows: list[tuple[int, object]], problems: Problems
+) -> list[dict[str, Any]]:
+    """The valid relation documents of numbered export rows; the others in `problems`."""
+    kept = []
+    for number, row in rows:
+        try:
+            fields = relation_fields(row)
+            for name in ("created_at", "updated_at"):
+                check_date(_date(fields[name], name), name)
+            kept.append(fields)
+        except InvalidInput as error:
+            problems.add(f"relations[{number}]", error)
+    return kept
+
+
+def _date(text: str, field: str) -> datetime:
     try:
-        memories = [Memory.model_validate(m) for m in document.get("memories", [])]
-    except ValidationError as err:
-        raise InvalidInput("file", f"a memory is malformed: {err.errors()[0]['msg']}") from err
-    relations = document.get("relations", [])
-    if not isinstance(relations, list) or not all(isinstance(r, dict) for r in relations):
-        raise InvalidInput("file", "relations must be a list of objects")
-    return memories, relations
+        return from_text(text)
+    except ValueError as err:
+        raise InvalidInput(field, "must be an ISO 8601 date") from err
 
 
-async def insert_export(
+async def insert_export_memories(
     conn: aiosqlite.Connection,
     memories: list[Memory],
-    relation_documents: list[dict[str, Any]],
+    links: list[tuple[str, str]],
     report: "ImportReport",
 ) -> None:
-    """Restore an export: ids, layers, states, chains and relations as they were."""
+    """Restore a batch of an export's memories (ids, layers, states) not yet there; their
+    supersede links are added to `links`, set once every memory is in (`link_chains`)."""
     present = await store.existing_ids(conn, [m.id for m in memories])
     new = [m for m in memories if m.id not in present]
     for memory in new:
         await insert_memory(conn, memory.model_copy(update={"superseded_by": None}))
-    known = present | {m.id for m in memories}
-    links = [(m.id, m.superseded_by) for m in new if m.superseded_by in known]
-    await store.set_superseded_by(conn, [(old, str(target)) for old, target in links])
+    links += [(m.id, m.superseded_by) for m in new if m.superseded_by is not None]
     report.memories_added += len(new)
     report.memories_skipped += len(memories) - len(new)
-    relations = [_relation(r, known) for r in relation_documents]
+
+
+async def link_chains(
+    conn: aiosqlite.Connection, links: list[tuple[str, str]], known: set[str]
+) -> None:
+    """Set the supersede links whose target is a memory of the file."""
+    await store.set_superseded_by(conn, [(old, new) for old, new in links if new in known])
+
+
+async def insert_export_relations(
+    conn: aiosqlite.Connection,
+    documents: list[dict[str, Any]],
+    known: set[str],
+    report: "ImportReport",
+) -> None:
+    """Restore a batch of an export's relations not yet there."""
+    relations = [_relation(r, known) for r in documents]
     existing = await relation_ids(conn, [r.id for r in relations])
     for relation in relations:
         added = relation.id not in existing and await insert_relation(conn, relation)

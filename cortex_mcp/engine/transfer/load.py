@@ -1,0 +1,308 @@
+"""Importing files: our JSON export (ids kept), a MEMORY.md (to core), dated daily logs (to
+working while recent, else the archive), the MCP memory server's JSONL, or a folder of them.
+
+Every row is checked with the tools' rules; a bad one is skipped and reported as
+`file:where: field: rule` (with `strict`, the file is refused). One write transaction per
+file stores the rest or, on a file-level error, nothing; `dry_run` counts and rolls back.
+JSON and JSONL files are streamed in batches, so a large import's memory stays bounded;
+Markdown files are read whole (they are pages, not dumps).
+"""
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, TypeVar
+
+import aiosqlite
+import anyio
+import anyio.to_thread
+from pydantic import BaseModel, Field
+
+from cortex_mcp.clock import to_text
+from cortex_mcp.engine.lifecycle.markdown import is_generated
+from cortex_mcp.engine.privacy import clean_memory, clean_relation
+from cortex_mcp.engine.transfer.parse import (
+    Draft,
+    daily_log_date,
+    parse_knowledge_graph,
+    parse_markdown,
+)
+from cortex_mcp.engine.transfer.restore import (
+    draft_memory,
+    export_memory_rows,
+    export_relation_rows,
+    insert_drafts,
+    insert_export_memories,
+    insert_export_relations,
+    insert_relations,
+    link_chains,
+)
+from cortex_mcp.engine.transfer.stream import (
+    Source,
+    batches,
+    items_of,
+    lines_of,
+    scan_header,
+    text_source,
+)
+from cortex_mcp.engine.transfer.validate import (
+    MAX_PROBLEMS_SHOWN,
+    Problems,
+    check_content,
+    check_date,
+)
+from cortex_mcp.errors import InvalidInput
+from cortex_mcp.models import Category, Layer, Memory
+
+if TYPE_CHECKING:
+    from cortex_mcp.engine import Engine
+
+EXPORT_FORMAT = "cortex-mcp"
+EXPORT_VERSION = 1
+HEAD_BYTES = 4096
+T = TypeVar("T")
+IMPORTANCE = {
+    Category.IDENTITY: 0.9,
+    Category.PREFERENCE: 0.8,
+    Category.CORRECTION: 0.8,
+    Category.DECISION: 0.75,
+    Category.SKILL: 0.7,
+    Category.PROJECT_STATE: 0.7,
+}
+COUNTS = ("memories_added", "memories_skipped", "relations_added", "relations_skipped")
+
+
+class ImportReport(BaseModel):
+    """What an import added and what it found already there."""
+
+    formats: list[str] = Field(default_factory=list, description="Formats read, one per file.")
+    files: int = 0
+    memories_added: int = 0
+    memories_skipped: int = 0
+    relations_added: int = 0
+    relations_skipped: int = 0
+    rows_invalid: int = Field(default=0, description="Rows that broke a rule and were skipped.")
+    problems: list[str] = Field(
+        default_factory=list, description="The first bad rows, as file:where: field: rule."
+    )
+    dry_run: bool = Field(default=False, description="True for --check: nothing was written.")
+
+
+class _CheckOnly(Exception):
+    """Raised inside the write transaction of a check, to roll everything back."""
+
+
+def detect_format(name: str, text: str) -> str:
+    """cortex-json | mcp-memory-jsonl | daily-log | memory-md, from the name and the text."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if name.endswith(".jsonl") or (first.startswith('{"type"') and name != "MEMORY.md"):
+        return "mcp-memory-jsonl"
+    if name.endswith(".json") or first.startswith("{"):
+        return "cortex-json"
+    return "daily-log" if daily_log_date(name) else "memory-md"
+
+
+class FileImport:
+    """One file's import: where it comes from, for whom, and what it found."""
+
+    def __init__(
+        self, engine: "Engine", name: str, agent_id: str | None, origin: str, strict: bool
+    ) -> None:
+        self.engine, self.name, self.origin = engine, name, origin
+        self.agent, self.now = engine.agent(agent_id), engine.clock()
+        self.limit = engine.settings.memory.max_content_chars
+        self.problems = Problems(name, strict)
+        self.report = ImportReport(files=1)
+
+    async def run(self, source: Source, kind: str, dry_run: bool) -> ImportReport:
+        """Check and store the file in one transaction (rolled back for a dry run); secrets
+        (and the kinds the user declared) are redacted first, like on every path in."""
+        self.report.formats, self.report.dry_run = [kind], dry_run
+        self.clean = await self.engine.cleaner(self.agent)
+        if kind == "cortex-json":
+            _check_header(await anyio.to_thread.run_sync(scan_header, source))
+        try:
+            async with self.engine.db.write() as conn:
+                if kind == "cortex-json":
+                    await self._export(conn, source)
+                elif kind == "mcp-memory-jsonl":
+                    await self._graph(conn, source)
+                else:
+                    text = await anyio.to_thread.run_sync(_read_text, source)
+                    await insert_drafts(
+                        conn, self._cleaned(self._markdown(text, kind)), self.report
+                    )
+                if dry_run:
+                    raise _CheckOnly
+        except _CheckOnly:
+            pass
+        self.report.rows_invalid, self.report.problems = self.problems.count, self.problems.shown
+        return self.report
+
+    async def _export(self, conn: aiosqlite.Connection, source: Source) -> None:
+        seen: set[str] = set()
+        links: list[tuple[str, str]] = []
+        memories = batches(enumerate(items_of(source, "memories")))
+        while (rows := await _next(memories)) is not None:
+            valid = self._cleaned(export_memory_rows(rows, self.limit, self.problems, seen))
+            await insert_export_memories(conn, valid, links, self.report)
+        await link_chains(conn, links, seen)
+        relations = batches(enumerate(items_of(source, "relations")))
+        while (rows := await _next(relations)) is not None:
+            documents = export_relation_rows(rows, self.problems)
+            documents = [clean_relation(document, self.clean) for document in documents]
+            await insert_export_relations(conn, documents, seen, self.report)
+
+    async def _graph(self, conn: aiosqlite.Connection, source: Source) -> None:
+        lines = batches(enumerate(lines_of(source), start=1))
+        while (numbered := await _next(lines)) is not None:
+            graph = parse_knowledge_graph(numbered, self.problems)
+            drafts = self._valid(graph.drafts)
+            memories = self._cleaned(self._memories(drafts, Layer.CORE))
+            await insert_drafts(conn, memories, self.report)
+            triples = [(self.clean(s), self.clean(p), self.clean(o)) for s, p, o in graph.relations]
+            await insert_relations(conn, triples, self.agent, self.now, self.report)
+
+    def _markdown(self, text: str, kind: str) -> list[Memory]:
+        if kind != "daily-log":
+            return self._memories(self._valid(parse_markdown(text, Category.FACT)), Layer.CORE)
+        day = daily_log_date(self.name)
+        assert day is not None
+        check_date(day, "date")
+        ttl = timedelta(hours=self.engine.settings.sieve.working_ttl_hours)
+        recent = day + timedelta(days=1) + ttl > self.now
+        drafts = self._valid(parse_markdown(text, Category.CONTEXT))
+        for draft in drafts:
+            draft.written = draft.written or day
+        memories = self._memories(drafts, Layer.WORKING if recent else Layer.ARCHIVE)
+        if recent:
+            expiry = day + timedelta(days=1) + ttl
+            return [m.model_copy(update={"expires_at": expiry}) for m in memories]
+        archived = {"archived_at": to_text(self.now), "archived_from": "import"}
+        return [m.model_copy(update={"metadata": m.metadata | archived}) for m in memories]
+
+    def _cleaned(self, memories: list[Memory]) -> list[Memory]:
+        return [clean_memory(memory, self.clean) for memory in memories]
+
+    def _valid(self, drafts: list[Draft]) -> list[Draft]:
+        """The drafts whose content and date keep the rules; the others in `problems`."""
+        kept = []
+        for draft in drafts:
+            try:
+                check_content(draft.content, self.limit)
+                check_date(draft.written, "date")
+                kept.append(draft)
+            except InvalidInput as error:
+                self.problems.add(draft.line, error)
+        return kept
+
+    def _memories(self, drafts: list[Draft], layer: Layer) -> list[Memory]:
+        return [
+            draft_memory(
+                draft,
+                self.agent,
+                self.now,
+                self.name,
+                layer,
+                IMPORTANCE.get(draft.category, 0.6),
+                self.origin,
+            )
+            for draft in drafts
+        ]
+
+
+async def _next(chunks: Iterator[list[T]]) -> list[T] | None:
+    """The next batch, read and parsed in a worker thread; None at the end."""
+    return await anyio.to_thread.run_sync(next, chunks, None)
+
+
+def _read_text(source: Source) -> str:
+    with source() as data:
+        try:
+            return data.read().decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InvalidInput("file", "is not UTF-8 text") from error
+
+
+def _check_header(header: Any) -> None:
+    if not header.is_object or header.scalars.get("format") != EXPORT_FORMAT:
+        raise InvalidInput("file", f"is not a {EXPORT_FORMAT} export (no format field)")
+    version = header.scalars.get("version", 0)
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise InvalidInput("version", "must be a whole number")
+    if version > EXPORT_VERSION:
+        raise InvalidInput("version", f"export version {version} is newer than this")
+    for key in ("memories", "relations"):
+        if header.kinds.get(key, "start_array") != "start_array":
+            raise InvalidInput(key, "must be a list")
+
+
+async def import_text(
+    engine: "Engine",
+    text: str,
+    name: str = "MEMORY.md",
+    agent_id: str | None = None,
+    *,
+    source: str = "import",
+    strict: bool = False,
+    dry_run: bool = False,
+) -> ImportReport:
+    """Import one file's text; `name` (its file name) tells a daily log or JSONL apart;
+    `source` is what the new memories record as their source."""
+    run = FileImport(engine, name, agent_id, source, strict)
+    return await run.run(text_source(text), detect_format(name, text[:HEAD_BYTES]), dry_run)
+
+
+async def import_path(
+    engine: "Engine",
+    path: Path,
+    agent_id: str | None = None,
+    *,
+    strict: bool = False,
+    dry_run: bool = False,
+) -> ImportReport:
+    """Import a file, or every MEMORY.md, daily log and .json/.jsonl file in a folder. A file
+    that cannot be read is refused with one line naming it."""
+    files = await anyio.to_thread.run_sync(_files_at, path)
+    total = ImportReport(dry_run=dry_run)
+    for file in files:
+        try:
+            head = await anyio.to_thread.run_sync(_head, file)
+            run = FileImport(engine, file.name, agent_id, "import", strict)
+            report = await run.run(_opener(file), detect_format(file.name, head), dry_run)
+        except OSError as err:
+            raise InvalidInput(str(file), f"cannot be read ({err.strerror})") from err
+        except InvalidInput as err:
+            raise InvalidInput(str(file), str(err).removeprefix(f"{file.name}: ")) from err
+        total.formats += report.formats
+        total.files += 1
+        total.problems += report.problems[: MAX_PROBLEMS_SHOWN - len(total.problems)]
+        for name in (*COUNTS, "rows_invalid"):
+            setattr(total, name, getattr(total, name) + getattr(report, name))
+    return total
+
+
+def _opener(file: Path) -> Source:
+    def open_file() -> IO[bytes]:
+        return file.open("rb")
+
+    return open_file
+
+
+def _head(file: Path) -> str:
+    with file.open("rb") as data:
+        return data.read(HEAD_BYTES).decode("utf-8", errors="replace")
+
+
+def _files_at(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise InvalidInput("path", f"no file or folder at {path}")
+    found = sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file()
+        and (p.name == "MEMORY.md" or daily_log_date(p.name) or p.suffix in (".json", ".jsonl"))
+    )
+    return [p for p in found if p.suffix != ".md" or not is_generated(p)]
