@@ -8,7 +8,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 
-from cortex_mcp import __version__, tools
+from cortex_mcp import __version__, browser, tools
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
 from cortex_mcp.engine import Engine
@@ -33,6 +33,17 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_wo
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
 
+BROWSER_ANNOTATIONS = {
+    "cortex_browse": READ_ONLY,
+    "cortex_app_memories": READ_ONLY,
+    "cortex_app_memory": READ_ONLY,
+    "cortex_app_edit": WRITES,
+    "cortex_app_search": READ_ONLY,
+    "cortex_app_graph": READ_ONLY,
+    "cortex_app_stats": READ_ONLY,
+    "cortex_app_lifecycle_log": READ_ONLY,
+}
+
 ToolEntry = tuple[Callable[..., Any], ToolAnnotations]
 
 
@@ -40,7 +51,7 @@ def exposed(settings: Settings, entries: list[ToolEntry]) -> list[ToolEntry]:
     """The tools `settings.tools` (CORTEX_TOOLS) allows; all of them when it names none."""
     if not settings.tools:
         return entries
-    known = {fn.__name__ for fn, _ in entries}
+    known = {fn.__name__ for fn, _ in entries} | {"cortex_browse"}
     unknown = sorted(set(settings.tools) - known)
     if unknown:
         raise InvalidInput(
@@ -64,7 +75,7 @@ def build_server(
     Pass `host` to share the engine with something else that keeps it open (the HTTP app).
     """
     host = host or EngineHost(settings, clock)
-    mcp = MCPServer[Engine](
+    mcp = browser.AppAwareServer(
         "cortex-mcp",
         version=__version__,
         instructions=INSTRUCTIONS,
@@ -92,6 +103,8 @@ def build_server(
         mcp.add_tool(
             tool, description=description, annotations=annotations, structured_output=False
         )
+    if not settings.tools or "cortex_browse" in settings.tools:
+        browser.add_memory_browser(mcp, BROWSER_ANNOTATIONS)
     reads = MemoryResources(host)
     mcp.resource("cortex://core", mime_type="text/markdown")(reads.core)
     mcp.resource("cortex://profile", mime_type="text/markdown")(reads.profile)
