@@ -5,6 +5,7 @@ import argparse
 import json
 import logging
 import sys
+import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import anyio
 from pydantic import ValidationError
 
 from cortex_mcp import __version__
+from cortex_mcp.browse import serve_browser
 from cortex_mcp.config import Settings, load_settings, settings_markdown
 from cortex_mcp.engine import open_engine
 from cortex_mcp.engine.host import EngineHost
@@ -46,7 +48,38 @@ def parser() -> argparse.ArgumentParser:
     load.add_argument("path", type=Path)
     cycle = commands.add_parser("lifecycle", help="run the lifecycle now, or preview it")
     cycle.add_argument("action", choices=["run", "preview"])
+    add_browse_command(commands)
     return top
+
+
+def add_browse_command(commands: Any) -> None:
+    """`cortex-mcp browse`: the memory browser (an MCP App) in a web browser, on 127.0.0.1."""
+    browse = commands.add_parser(
+        "browse", help="open the memory browser in a web browser (127.0.0.1, one-time token)"
+    )
+    browse.add_argument(
+        "--port", dest="browse_port", type=int, default=0, help="port on 127.0.0.1 (default: any)"
+    )
+    browse.add_argument("--no-open", action="store_true", help="print the link, open nothing")
+
+
+def run_browse(settings: Settings, args: argparse.Namespace) -> int:
+    """Serve the memory browser on 127.0.0.1 until interrupted, and open it."""
+
+    def ready(url: str) -> None:
+        sys.stderr.write(f"cortex-mcp: memory browser at {url}\n")
+        sys.stderr.flush()
+        if not args.no_open:
+            webbrowser.open(url)
+
+    try:
+        anyio.run(serve_browser, settings, args.browse_port, ready)
+    except KeyboardInterrupt:
+        return 0
+    except OSError as err:
+        sys.stderr.write(f"cortex-mcp: browse: port {args.browse_port}: {err.strerror}\n")
+        return 2
+    return 0
 
 
 async def admin(settings: Settings, args: argparse.Namespace) -> str:
@@ -93,6 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=settings.log_level, format="%(asctime)s %(name)s %(message)s"
     )
+    if args.command == "browse":
+        return run_browse(settings, args)
     if args.command == "config":
         text = settings_markdown() if args.markdown else settings.model_dump_json(indent=2)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
