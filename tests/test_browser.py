@@ -306,3 +306,29 @@ async def test_editing_a_forgotten_memory_asks_to_restore_it_first(client: Clien
 
     assert result.is_error
     assert text_of(result).endswith("memory_id: is forgotten; restore it before editing")
+
+
+def test_the_app_offers_exactly_the_categories_and_layers_the_server_knows() -> None:
+    import re
+    from pathlib import Path
+
+    from cortex_mcp.models import Category, Layer
+
+    source = (Path(__file__).parent.parent / "ui" / "src" / "app.ts").read_text(encoding="utf-8")
+
+    def listed(name: str) -> list[str]:
+        found = re.search(rf"const {name} = \[(.*?)\];", source, re.S)
+        assert found is not None, name
+        return re.findall(r'"([a-z_]+)"', found.group(1))
+
+    assert listed("CATEGORIES") == [c.value for c in Category]
+    assert sorted(listed("LAYERS")) == sorted(layer.value for layer in Layer)
+
+
+def test_every_app_only_tool_is_documented_in_the_readme() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+
+    for name in APP_TOOL_NAMES:
+        assert f"`{name}`" in readme, name

@@ -14,9 +14,10 @@ type Json = Record<string, any>;
 type View = "memories" | "search" | "graph" | "lifecycle" | "stats" | "profile" | "log";
 
 const LAYERS = ["working", "core", "archive"];
+// The values of cortex_mcp.models.Category (tests/test_browser.py checks they match).
 const CATEGORIES = [
-  "identity", "preference", "fact", "decision", "correction", "event", "project", "skill",
-  "relationship", "profile", "summary", "other",
+  "identity", "preference", "decision", "fact", "insight", "todo", "correction", "skill",
+  "relationship", "project_state", "context", "summary", "profile",
 ];
 const VIEWS: [View, string][] = [
   ["memories", "Memories"], ["search", "Search"], ["graph", "Graph"],
