@@ -29,7 +29,7 @@ from bench.distinct_facts import write_docs
 from bench.latency import SEED, machine, seed
 from cortex_mcp.browser import APP_MIME_TYPE, UI_EXTENSION
 from cortex_mcp.clock import utc_now
-from cortex_mcp.config import Settings
+from cortex_mcp.config import EmbeddingSettings, LifecycleSettings, Settings
 from cortex_mcp.server import build_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,7 +89,11 @@ async def measure(n: int, per_page: int, pages: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="cortex-browse-") as tmp:
         home = Path(tmp)
         seeded = await seed(home, n, Corpus(SEED))
-        settings = Settings(home=home, embedding={"provider": "none"}, lifecycle={"enabled": False})
+        settings = Settings(
+            home=home,
+            embedding=EmbeddingSettings(provider="none"),
+            lifecycle=LifecycleSettings(enabled=False),
+        )
         results = {}
         ui = advertise(UI_EXTENSION, {"mimeTypes": [APP_MIME_TYPE]})  # an app host, as a host
         async with Client(build_server(settings), extensions=[ui]) as client:

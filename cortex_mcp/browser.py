@@ -2,6 +2,7 @@
 (`cortex_browse`) and the tools only the app calls (`_meta.ui.visibility: ["app"]`)."""
 
 import json
+from collections.abc import Callable
 from importlib import resources
 from typing import Annotated, Any, Literal
 
@@ -19,7 +20,7 @@ APP_URI = "ui://cortex/memory-browser"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 APP_ONLY: dict[str, Any] = {"ui": {"resourceUri": APP_URI, "visibility": ["app"]}}
-OPENS_APP: dict[str, Any] = {"ui": {"resourceUri": APP_URI}, "ui/resourceUri": APP_URI}
+OPENS_APP: dict[str, Any] = {"ui": {"resourceUri": APP_URI}}
 LISTED_IN_TEXT = 20
 
 DateText = Annotated[str | None, Field(max_length=40, description="ISO date, e.g. 2026-03-01.")]
@@ -69,16 +70,12 @@ def as_result(document: dict[str, Any], text: str | None = None) -> CallToolResu
 @reports_errors
 async def cortex_browse(
     ctx: Context[Engine],
-    query: Annotated[
-        str | None, Field(max_length=HARD_CONTENT_LIMIT, description="Search for this.")
-    ] = None,
-    memory_id: Annotated[
-        str | None, Field(max_length=64, description="Open this memory.")
-    ] = None,
+    query: Annotated[str, Field(max_length=HARD_CONTENT_LIMIT)] = "",
+    memory_id: Annotated[str, Field(max_length=64)] = "",
     agent_id: AgentId = None,
 ) -> CallToolResult:
-    """Open the memory browser when the user asks to see, search, correct or clean up what is
-    remembered about them (a memory id opens that memory, a query runs a search)."""
+    """Open the memory browser for the user to see, search, fix or clean up their memories
+    (memory_id opens one, query searches)."""
     engine = engine_of(ctx)
     agent = engine.agent(agent_id)
     opened: dict[str, Any] = {"agent_id": agent, "query": query, "memory_id": memory_id}
@@ -86,7 +83,7 @@ async def cortex_browse(
         detail = await browse.memory_detail(engine, memory_id, agent)
         memory = detail["memory"]
         text = f"Memory {memory['id']} ({memory['layer']}, {memory['state']}): {memory['content']}"
-    elif query and query.strip():
+    elif query.strip():
         found = await browse.compare_search(engine, query, agent, None)
         lines = [f"- {h['id']}: {h['content']}" for h in found["rankings"]["hybrid"][:10]]
         text = f"Search for {query!r} in the memory browser:\n" + "\n".join(lines or ["(none)"])
@@ -94,7 +91,9 @@ async def cortex_browse(
         page = await browse.memory_page(
             engine, PageFilter(agent_id=agent), sort="newest", cursor=None, limit=LISTED_IN_TEXT
         )
-        lines = [f"- {m['id']} [{m['layer']}/{m['category']}] {m['content']}" for m in page["memories"]]
+        lines = [
+            f"- {m['id']} [{m['layer']}/{m['category']}] {m['content']}" for m in page["memories"]
+        ]
         text = "Newest memories (the memory browser shows them all):\n" + "\n".join(
             lines or ["(none yet)"]
         )
@@ -205,7 +204,7 @@ async def cortex_app_lifecycle_log(
     return as_result({"runs": runs})
 
 
-APP_TOOLS = [
+APP_TOOLS: list[Callable[..., Any]] = [
     cortex_app_memories,
     cortex_app_memory,
     cortex_app_edit,
@@ -229,7 +228,9 @@ def add_memory_browser(mcp: MCPServer[Engine], annotations: dict[str, Any]) -> N
         mime_type=APP_MIME_TYPE,
         meta={"ui": {"prefersBorder": True}},
     )(app_html)
-    for tool, meta in [(cortex_browse, OPENS_APP), *((t, APP_ONLY) for t in APP_TOOLS)]:
+    entries: list[tuple[Callable[..., Any], dict[str, Any]]] = [(cortex_browse, OPENS_APP)]
+    entries += [(tool, APP_ONLY) for tool in APP_TOOLS]
+    for tool, meta in entries:
         mcp.add_tool(
             tool,
             description=" ".join((tool.__doc__ or "").split()),

@@ -8,6 +8,7 @@ import sys
 import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import urlencode
 from typing import Any
 
 import anyio
@@ -61,12 +62,15 @@ def add_browse_command(commands: Any) -> None:
         "--port", dest="browse_port", type=int, default=0, help="port on 127.0.0.1 (default: any)"
     )
     browse.add_argument("--no-open", action="store_true", help="print the link, open nothing")
+    browse.add_argument("--agent", help="open the memory of this agent_id (default: the default)")
 
 
 def run_browse(settings: Settings, args: argparse.Namespace) -> int:
     """Serve the memory browser on 127.0.0.1 until interrupted, and open it."""
 
     def ready(url: str) -> None:
+        if args.agent:
+            url += "&" + urlencode({"agent": args.agent})
         sys.stderr.write(f"cortex-mcp: memory browser at {url}\n")
         sys.stderr.flush()
         if not args.no_open:

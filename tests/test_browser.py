@@ -43,7 +43,7 @@ async def test_resources_list_shows_the_app_with_the_mcp_app_mime_type(client: C
     html = await read_text(client, APP_URI)
     assert html.lstrip().lower().startswith("<!doctype html>")
     assert "<script" in html
-    assert 'src="http' not in html and "href=\"http" not in html  # nothing fetched from outside
+    assert 'src="http' not in html and 'href="http' not in html  # nothing fetched from outside
 
 
 async def test_cortex_browse_points_at_the_app_and_is_the_one_new_model_visible_tool(
@@ -247,7 +247,7 @@ async def test_an_agent_cannot_read_or_edit_another_agents_memory(client: Client
     assert page["memories"] == []
 
 
-BAD_APP_INPUT = [
+BAD_APP_INPUT: list[tuple[str, dict[str, Any], str]] = [
     ("cortex_app_memories", {"layer": "attic"}, "layer"),
     ("cortex_app_memories", {"category": "gossip"}, "category"),
     ("cortex_app_memories", {"scope": "everyone"}, "scope"),

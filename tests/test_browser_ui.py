@@ -138,6 +138,7 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
     assert steps["own_words"] == "I am a cellist who lives in Lisbon."
     assert steps["app_theme"] == "dark"
     assert steps["narrow_overflow"] is False
+    assert "No memories match." in steps["other_agent"]
     for name in ["memories", "detail", "search", "graph", "lifecycle", "stats", "memories-dark"]:
         assert (shots / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
     with inspect_database(settings.database_path) as db:

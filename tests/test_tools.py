@@ -303,7 +303,7 @@ async def test_tool_list_stays_small_for_the_context_window(client: Client) -> N
         "cortex_search_debug",
         "cortex_restore",
     }
-    assert size < 10_000
+    assert size < 10_800  # cortex_browse (#16) is the one tool the memory browser adds
 
 
 async def test_database_file_lives_under_cortex_home(client: Client, cortex_home: Path) -> None:

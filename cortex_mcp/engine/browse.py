@@ -222,9 +222,7 @@ async def relation_graph(
         sources = [e.source_memory_id for e in edges if e.source_memory_id]
         found = await rows.memories_by_id(conn, sources)
     memories = {
-        memory_id: row_of(m)
-        for memory_id, m in found.items()
-        if m.agent_id in (agent_id, None)
+        memory_id: row_of(m) for memory_id, m in found.items() if m.agent_id in (agent_id, None)
     }
     nodes = sorted({e.subject for e in edges} | {e.object for e in edges})
     return {

@@ -39,9 +39,12 @@ const state = {
   page: 0,
   display: "table" as "table" | "timeline",
   query: "",
+  agent: "" as string, // the agent cortex_browse was opened for; empty: the default agent
 };
+const UNSCOPED = new Set(["cortex_lifecycle", "cortex_app_lifecycle_log"]);
 
 async function call(name: string, args: Json = {}): Promise<Json> {
+  if (state.agent && !UNSCOPED.has(name)) args = { ...args, agent_id: state.agent };
   const result = await app.callServerTool({ name, arguments: args });
   const text = (result.content ?? []).map((b: any) => (b.type === "text" ? b.text : "")).join("\n");
   if (result.isError) throw new Error(text.replace(/^Error executing tool \S+: /, ""));
@@ -392,6 +395,10 @@ function follow(context: McpUiHostContext): void {
 app.onhostcontextchanged = (context) => follow(context);
 app.ontoolinput = (params) => {
   const args = (params.arguments ?? {}) as Json;
+  if (typeof args.agent_id === "string" && args.agent_id !== state.agent) {
+    state.agent = args.agent_id;
+    if (!args.memory_id && !args.query) show(state.view);
+  }
   if (typeof args.memory_id === "string" && args.memory_id) void guarded(() => renderDetail(args.memory_id));
   else if (typeof args.query === "string" && args.query.trim()) { state.query = args.query; show("search"); }
 };

@@ -62,6 +62,7 @@ async function start(): Promise<void> {
   const args: Record<string, string> = {};
   if (params.get("q")) args.query = params.get("q")!;
   if (params.get("memory")) args.memory_id = params.get("memory")!;
+  if (params.get("agent")) args.agent_id = params.get("agent")!;
   bridge.oninitialized = () => {
     void (async () => {
       await bridge.sendToolInput({ arguments: args });

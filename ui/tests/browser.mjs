@@ -20,7 +20,7 @@ const browser = await chromium.launch({
   ],
 });
 
-async function open(options) {
+async function open(options, address = url, ready = "table.memories tbody tr") {
   const context = await browser.newContext(options);
   const page = await context.newPage();
   page.on("request", (r) => {
@@ -31,10 +31,10 @@ async function open(options) {
   });
   page.on("pageerror", (err) => (report.page_errors ??= []).push(String(err)));
   page.setDefaultTimeout(15000);
-  await page.goto(url);
+  await page.goto(address);
   await page.waitForSelector("body[data-ready='true']");
   const app = page.frameLocator("iframe");
-  await app.locator("table.memories tbody tr").first().waitFor();
+  await app.locator(ready).first().waitFor();
   return { page, app, context };
 }
 
@@ -161,6 +161,11 @@ try {
   await narrow.app.locator("ol.chain").waitFor();
   await shot(narrow.page, "detail-narrow");
   await narrow.context.close();
+
+  // Another agent, opened by cortex_browse with agent_id, sees none of the default agent's.
+  const other = await open({ viewport: { width: 900, height: 700 } }, `${url}&agent=beta`, ".empty");
+  report.steps.other_agent = await other.app.locator("main").innerText();
+  await other.context.close();
   report.ok = true;
 } catch (err) {
   report.ok = false;
