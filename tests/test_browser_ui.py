@@ -6,9 +6,7 @@ folder, or to docs/screenshots with CORTEX_UPDATE_SCREENSHOTS=1."""
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
-from subprocess import DEVNULL, PIPE
 from typing import Any
 
 import anyio
@@ -20,7 +18,7 @@ from cortex_mcp.browser import APP_MIME_TYPE, UI_EXTENSION
 from cortex_mcp.config import Settings
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, inspect_database, remember
-from tests.servers import STARTUP_TIMEOUT_S, server_env, stop
+from tests.servers import browse_server
 
 ROOT = Path(__file__).resolve().parent.parent
 UI = ROOT / "ui"
@@ -74,21 +72,7 @@ async def seed(settings: Settings, clock: FrozenClock) -> dict[str, str]:
 
 async def run_browse(home: Path, shots: Path) -> dict[str, Any]:
     """Start `cortex-mcp browse --no-open`, drive it with ui/tests/browser.mjs, stop it."""
-    process = await anyio.open_process(
-        [sys.executable, "-m", "cortex_mcp", "browse", "--no-open"],
-        env=server_env(home),
-        stdin=DEVNULL,
-        stdout=DEVNULL,
-        stderr=PIPE,
-    )
-    try:
-        assert process.stderr is not None
-        seen = b""
-        with anyio.fail_after(STARTUP_TIMEOUT_S):
-            while b"?token=" not in seen or not seen.endswith(b"\n"):
-                seen += await process.stderr.receive()
-        line = next(x for x in seen.decode().splitlines() if "memory browser at" in x)
-        url = line.split("memory browser at ", 1)[1].strip()
+    async with browse_server(home) as url:
         assert url.startswith("http://127.0.0.1:")
         with anyio.fail_after(BROWSER_TIMEOUT_S):
             done = await anyio.run_process(
@@ -97,12 +81,9 @@ async def run_browse(home: Path, shots: Path) -> dict[str, Any]:
                 env={**os.environ, "CHROMIUM": CHROMIUM},
                 check=False,
             )
-        assert done.returncode == 0, done.stderr.decode()
-        report: dict[str, Any] = json.loads(done.stdout)
-        report["url"] = url
-        return report
-    finally:
-        await stop(process)
+    assert done.returncode == 0, done.stderr.decode()
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
 
 
 @pytest.mark.timeout(300)
