@@ -8,8 +8,8 @@ import sys
 import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
-from urllib.parse import urlencode
 from typing import Any
+from urllib.parse import urlencode
 
 import anyio
 from pydantic import ValidationError

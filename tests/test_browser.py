@@ -268,6 +268,7 @@ BAD_APP_INPUT: list[tuple[str, dict[str, Any], str]] = [
     ("cortex_app_edit", {"memory_id": "{id}", "importance": 2}, "importance"),
     ("cortex_app_edit", {"memory_id": "{id}", "layer": "attic"}, "layer"),
     ("cortex_app_edit", {"memory_id": "{id}", "category": "gossip"}, "category"),
+    ("cortex_app_edit", {"memory_id": "{id}", "category": "profile"}, "category: profile is kept"),
     ("cortex_app_search", {"query": ""}, "query"),
     ("cortex_app_search", {"query": "   "}, "query: must not be empty"),
     ("cortex_app_search", {"query": "q" * 2001}, "query: 2,001 characters"),
@@ -332,3 +333,16 @@ def test_every_app_only_tool_is_documented_in_the_readme() -> None:
 
     for name in APP_TOOL_NAMES:
         assert f"`{name}`" in readme, name
+
+
+async def test_the_profile_is_edited_through_cortex_profile_not_by_hand(client: Client) -> None:
+    await client.call_tool("cortex_profile", {"content": "I am a cellist."})
+    page = await call(client, "cortex_app_memories", category="profile")
+    profile_id = page["memories"][0]["id"]
+
+    result = await client.call_tool("cortex_app_edit", {"memory_id": profile_id, "content": "x"})
+
+    assert result.is_error
+    assert text_of(result).endswith(
+        "memory_id: is the profile; cortex_profile edits the user's words"
+    )

@@ -146,13 +146,15 @@ async def edit_memory(
             raise InvalidInput("content", "must not be empty; cortex_forget removes a memory")
         if len(content) > limit:
             raise InvalidInput("content", f"{len(content):,} characters; the limit is {limit:,}")
-    if layer is not None and layer != Layer.CORE and category == Category.PROFILE:
-        raise InvalidInput("layer", "a profile stays in core")
+    if category == Category.PROFILE:
+        raise InvalidInput("category", "profile is kept by the lifecycle; choose another")
     now = engine.clock()
     async with engine.db.write() as conn:
         memory = await visible(engine, conn, memory_id, agent_id)
         if state_of(memory) != "live":
             raise InvalidInput("memory_id", f"is {state_of(memory)}; restore it before editing")
+        if memory.category == Category.PROFILE:
+            raise InvalidInput("memory_id", "is the profile; cortex_profile edits the user's words")
         before = {
             "content": memory.content,
             "category": memory.category.value,
