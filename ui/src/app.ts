@@ -51,6 +51,14 @@ async function call(name: string, args: Json = {}): Promise<Json> {
   return (result.structuredContent as Json) ?? JSON.parse(text);
 }
 
+// Views load asynchronously; only the latest one asked for may draw (a slower, older answer
+// must not replace it).
+let latest = 0;
+function turn(): () => boolean {
+  const mine = ++latest;
+  return () => mine === latest;
+}
+
 function say(message: string, kind: "info" | "error" = "info"): void {
   status.textContent = message;
   status.dataset.kind = kind;
@@ -90,7 +98,9 @@ async function renderMemories(): Promise<void> {
   for (const key of ["layer", "category", "tag", "since", "until"]) if (f[key]) args[key] = f[key];
   const cursor = state.cursors[state.page];
   if (cursor) args.cursor = cursor;
+  const current = turn();
   const page = await call("cortex_app_memories", args);
+  if (!current()) return;
   if (page.next_cursor) state.cursors[state.page + 1] = page.next_cursor;
   clear(main);
   const refilter = () => { state.cursors = [null]; state.page = 0; void guarded(renderMemories); };
@@ -161,7 +171,9 @@ function timeline(memories: Json[]): HTMLElement {
 
 // ---- One memory: edit, forget / restore, the correction chain ----
 async function renderDetail(id: string): Promise<void> {
+  const current = turn();
   const detail = await call("cortex_app_memory", { memory_id: id });
+  if (!current()) return;
   const m = detail.memory as Json;
   clear(main);
   const back = h("button", { class: "ghost", "data-action": "back" }, "← Back to memories");
@@ -231,6 +243,7 @@ function chain(links: Json[]): HTMLElement {
 
 // ---- Search: the score breakdown and three rankings side by side ----
 async function renderSearch(): Promise<void> {
+  turn();
   clear(main);
   const input = h("input", { type: "search", name: "query", placeholder: "What to look for", value: state.query }) as HTMLInputElement;
   const go = h("button", { class: "primary", "data-action": "search" }, "Search");
@@ -276,7 +289,9 @@ function breakdown(found: Json): HTMLElement {
 
 // ---- Relation graph ----
 async function renderGraph(): Promise<void> {
+  const current = turn();
   const graph = await call("cortex_app_graph");
+  if (!current()) return;
   clear(main);
   if (!(graph.nodes as string[]).length) {
     main.append(h("p", { class: "empty" }, "No relations yet: they appear as cortex extracts who and what your memories connect."));
@@ -298,6 +313,7 @@ async function renderGraph(): Promise<void> {
 
 // ---- Lifecycle: preview, run, history ----
 async function renderLifecycle(): Promise<void> {
+  turn();
   clear(main);
   const outcome = h("div");
   const act = (action: "preview" | "run") => void guarded(async () => {
@@ -329,14 +345,26 @@ async function renderLifecycle(): Promise<void> {
 function lifecycleReport(title: string, report: Json): HTMLElement {
   const phases = ["promoted", "merged", "expired", "archived", "compressed", "skipped"];
   const counts = phases.map((p) => [p, report[p]?.count ?? 0] as [string, number]);
+  const ids = (phase: string) => ((report[phase]?.first ?? []) as unknown[]).filter((x): x is string => typeof x === "string");
+  const cell = (phase: string, n: number) => {
+    const dd = h("dd", { "data-phase": phase }, String(n));
+    for (const id of ids(phase)) {
+      const chip = h("button", { class: "chip", title: "Open this memory" }, id.slice(0, 8));
+      chip.addEventListener("click", () => void guarded(() => renderDetail(id)));
+      dd.append(" ", chip);
+    }
+    return dd;
+  };
   return h("section", { class: "card report" }, title ? h("h2", {}, title) : "",
-    h("dl", { class: "counts" }, ...counts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-phase": k }, String(v))])),
+    h("dl", { class: "counts" }, ...counts.flatMap(([k, v]) => [h("dt", {}, k), cell(k, v)])),
     h("p", { class: "hint" }, `Profiles refreshed: ${(report.profiles ?? []).length} · decay scores updated: ${report.decay_scores_updated ?? 0} · LLM calls: ${report.llm_calls ?? 0}`));
 }
 
 // ---- Statistics ----
 async function renderStats(): Promise<void> {
+  const current = turn();
   const s = await call("cortex_app_stats");
+  if (!current()) return;
   clear(main);
   const layerTotals = LAYERS.map((l) => [l, s.layers[l]?.total ?? 0] as [string, number]);
   const categories: Record<string, number> = {};
@@ -362,7 +390,9 @@ async function renderStats(): Promise<void> {
 
 // ---- Profile: the user's own words ----
 async function renderProfile(): Promise<void> {
+  const current = turn();
   const s = await call("cortex_app_stats");
+  if (!current()) return;
   clear(main);
   const words = h("textarea", { name: "own_words", rows: "6", placeholder: "What you want cortex to know about you, in your own words." }) as HTMLTextAreaElement;
   words.value = s.profile.own_words ?? "";
@@ -377,6 +407,7 @@ async function renderProfile(): Promise<void> {
 }
 
 async function renderLog(): Promise<void> {
+  turn();
   clear(main);
   main.append(h("section", { class: "card" }, h("h2", {}, "Extraction log"),
     h("p", { class: "empty" }, "The extraction log is not available in this version.")));
