@@ -349,7 +349,7 @@ function lifecycleReport(title: string, report: Json): HTMLElement {
   const cell = (phase: string, n: number) => {
     const dd = h("dd", { "data-phase": phase }, String(n));
     for (const id of ids(phase)) {
-      const chip = h("button", { class: "chip", title: "Open this memory" }, id.slice(0, 8));
+      const chip = h("button", { class: "chip", title: "Open this memory" }, id.slice(-8));
       chip.addEventListener("click", () => void guarded(() => renderDetail(id)));
       dd.append(" ", chip);
     }
