@@ -11,13 +11,16 @@ import logging
 import os
 import sys
 import traceback
+import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import anyio
 
 from cortex_mcp import __version__
+from cortex_mcp.browse import serve_browser
 from cortex_mcp.config import (
     LEGACY_HOME,
     Settings,
@@ -76,6 +79,7 @@ def parser() -> argparse.ArgumentParser:
     cycle = commands.add_parser("lifecycle", help="run the lifecycle now, or preview it")
     cycle.add_argument("action", choices=["run", "preview"])
     add_privacy_commands(commands, export)
+    add_browse_command(commands)
     return top
 
 
@@ -121,6 +125,39 @@ def quiet_drivers() -> None:
     """Keep the drivers' loggers above DEBUG and INFO."""
     for name in DRIVER_LOGGERS:
         logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger().level))
+
+
+def add_browse_command(commands: Any) -> None:
+    """`cortex-mcp browse`: the memory browser (an MCP App) in a web browser, on 127.0.0.1."""
+    browse = commands.add_parser(
+        "browse", help="open the memory browser in a web browser (127.0.0.1, one-time token)"
+    )
+    browse.add_argument(
+        "--port", dest="browse_port", type=int, default=0, help="port on 127.0.0.1 (default: any)"
+    )
+    browse.add_argument("--no-open", action="store_true", help="print the link, open nothing")
+    browse.add_argument("--agent", help="open the memory of this agent_id (default: the default)")
+
+
+def run_browse(settings: Settings, args: argparse.Namespace) -> int:
+    """Serve the memory browser on 127.0.0.1 until interrupted, and open it."""
+
+    def ready(url: str) -> None:
+        if args.agent:
+            url += "&" + urlencode({"agent": args.agent})
+        sys.stderr.write(f"cortex-mcp: memory browser at {url}\n")
+        sys.stderr.flush()
+        if not args.no_open:
+            webbrowser.open(url)
+
+    try:
+        anyio.run(serve_browser, settings, args.browse_port, ready)
+    except KeyboardInterrupt:
+        return 0
+    except OSError as err:
+        sys.stderr.write(f"cortex-mcp: browse: port {args.browse_port}: {err.strerror}\n")
+        return 2
+    return 0
 
 
 async def admin(settings: Settings, args: argparse.Namespace) -> str:
@@ -235,6 +272,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"database {settings.database_path}", err.cause, "the file was left as it was"
         ) from err
+    if args.command == "browse":
+        return run_browse(settings, args)
     try:
         if args.command in ("export", "import", "lifecycle", "purge"):
             text = anyio.run(admin, settings, args)

@@ -11,7 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 from mcp_types import Tool as MCPTool
 
-from cortex_mcp import __version__, tools
+from cortex_mcp import __version__, browser, tools
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
 from cortex_mcp.engine import Engine
@@ -67,6 +67,17 @@ TITLES = {
 }
 
 
+BROWSER_ANNOTATIONS = {
+    "cortex_browse": READ_ONLY,
+    "cortex_app_memories": READ_ONLY,
+    "cortex_app_memory": READ_ONLY,
+    "cortex_app_edit": WRITES,
+    "cortex_app_search": READ_ONLY,
+    "cortex_app_graph": READ_ONLY,
+    "cortex_app_stats": READ_ONLY,
+    "cortex_app_lifecycle_log": READ_ONLY,
+}
+
 ToolEntry = tuple[Callable[..., Any], ToolAnnotations]
 ALL_TOOLS: list[ToolEntry] = [
     (tools.cortex_recall, RECALL),
@@ -85,7 +96,7 @@ def exposed(settings: Settings, entries: list[ToolEntry]) -> list[ToolEntry]:
     """The tools `settings.tools` (CORTEX_TOOLS) allows; all of them when it names none."""
     if not settings.tools:
         return entries
-    known = {fn.__name__ for fn, _ in entries}
+    known = {fn.__name__ for fn, _ in entries} | {"cortex_browse"}
     unknown = sorted(set(settings.tools) - known)
     if unknown:
         raise InvalidInput(
@@ -94,7 +105,7 @@ def exposed(settings: Settings, entries: list[ToolEntry]) -> list[ToolEntry]:
     return [(fn, notes) for fn, notes in entries if fn.__name__ in settings.tools]
 
 
-class CortexServer(MCPServer[Engine]):
+class CortexServer(browser.AppAwareServer):
     """The SDK's server with the configured length limits in the tool schemas and every
     argument error as `field: rule` (the SDK's own text names a generated model, links to
     pydantic's site and echoes the input)."""
@@ -158,6 +169,9 @@ def build_server(
             annotations=annotations,
             structured_output=False,
         )
+    if not settings.tools or "cortex_browse" in settings.tools:
+        browser.add_memory_browser(mcp, BROWSER_ANNOTATIONS)
+        chosen = chosen + [(tool, WRITES) for tool in [browser.cortex_browse, *browser.APP_TOOLS]]
     agent_tools = frozenset(
         fn.__name__ for fn, _ in chosen if "agent_id" in signature(fn).parameters
     )

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from subprocess import DEVNULL
+from subprocess import DEVNULL, PIPE
 from typing import Any
 
 import anyio
@@ -157,3 +157,25 @@ def query_one(database: Path, sql: str) -> Any:
         return conn.execute(sql).fetchone()[0]
     finally:
         conn.close()
+
+
+@asynccontextmanager
+async def browse_server(home: Path, *args: str) -> AsyncIterator[str]:
+    """`cortex-mcp browse --no-open` on `home`: yields the page URL it prints (with its token)."""
+    process = await anyio.open_process(
+        [sys.executable, "-m", "cortex_mcp", "browse", "--no-open", *args],
+        env=server_env(home),
+        stdin=DEVNULL,
+        stdout=DEVNULL,
+        stderr=PIPE,
+    )
+    try:
+        assert process.stderr is not None
+        seen = b""
+        with anyio.fail_after(STARTUP_TIMEOUT_S):
+            while b"?token=" not in seen or not seen.endswith(b"\n"):
+                seen += await process.stderr.receive()
+        line = next(x for x in seen.decode().splitlines() if "memory browser at" in x)
+        yield line.split("memory browser at ", 1)[1].strip()
+    finally:
+        await stop(process)

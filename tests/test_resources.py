@@ -105,6 +105,7 @@ async def test_resources_are_listed(client: Client) -> None:
         "cortex://profile",
         "cortex://stats",
         "cortex://lifecycle/log",
+        "ui://cortex/memory-browser",  # the memory browser (#16)
     }
     assert templates == {
         "cortex://memory/{memory_id}",

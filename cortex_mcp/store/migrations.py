@@ -226,6 +226,18 @@ async def mark_as_cortex_mcp(conn: aiosqlite.Connection) -> None:
     )
 
 
+@migration
+async def index_browse_order(conn: aiosqlite.Connection) -> None:
+    """The memory browser pages by creation time and by importance (keyset on seq)."""
+    await execute_statements(
+        conn,
+        """
+        create index memories_by_created on memories(created_at, seq);
+        create index memories_by_importance on memories(importance, seq)
+        """,
+    )
+
+
 async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
     """Run `;`-separated statements one by one, inside the caller's transaction.
 

@@ -1,0 +1,280 @@
+"""The memory browser's use cases: pages, one memory in full, edits, rankings side by side,
+the relation graph and the numbers for its charts. Every read is scoped to one agent."""
+
+import base64
+import binascii
+import json
+import re
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from cortex_mcp.clock import to_text
+from cortex_mcp.engine.lifecycle import lifecycle_status
+from cortex_mcp.engine.lifecycle.profile import manual_part
+from cortex_mcp.engine.stats import database_size
+from cortex_mcp.errors import InvalidInput, MemoryNotFound
+from cortex_mcp.models import Category, Layer, Memory, SearchHit, is_memory_id
+from cortex_mcp.store import browse as pages
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store import relations as graph_rows
+from cortex_mcp.store.logs import log_action
+
+if TYPE_CHECKING:
+    from cortex_mcp.engine import Engine
+
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2})?)?$")
+GRAPH_EDGES = 300
+CHART_DAYS = 30
+
+
+def encode_cursor(cursor: pages.Cursor | None) -> str | None:
+    """A page cursor as an opaque URL-safe string."""
+    if cursor is None:
+        return None
+    raw = json.dumps([cursor.key, cursor.seq]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(text: str | None) -> pages.Cursor | None:
+    """The cursor a page returned, or InvalidInput("cursor", …) for anything else."""
+    if not text:
+        return None
+    try:
+        key, seq = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+    except (ValueError, TypeError, binascii.Error) as err:
+        raise InvalidInput("cursor", "must be the next_cursor a page returned") from err
+    if not isinstance(key, str | float | int) or not isinstance(seq, int):
+        raise InvalidInput("cursor", "must be the next_cursor a page returned")
+    return pages.Cursor(key, seq)
+
+
+def check_date(field: str, value: str | None) -> str | None:
+    """An ISO date (YYYY-MM-DD) or date-time, as given; InvalidInput otherwise."""
+    if value is not None and not DATE.match(value):
+        raise InvalidInput(field, "must be an ISO date such as 2026-03-01")
+    return value
+
+
+def row_of(memory: Memory) -> dict[str, Any]:
+    """A memory as one table row of the browser."""
+    return {
+        "id": memory.id,
+        "layer": memory.layer.value,
+        "category": memory.category.value,
+        "content": memory.content,
+        "importance": memory.importance,
+        "agent_id": memory.agent_id,
+        "tags": memory.metadata.get("tags", []),
+        "created_at": to_text(memory.created_at),
+        "updated_at": to_text(memory.updated_at),
+        "access_count": memory.access_count,
+        "state": state_of(memory),
+    }
+
+
+def state_of(memory: Memory) -> str:
+    """live, forgotten or superseded."""
+    if memory.deleted_at is not None:
+        return "forgotten"
+    return "superseded" if memory.superseded_by else "live"
+
+
+async def memory_page(
+    engine: "Engine",
+    where: pages.PageFilter,
+    *,
+    sort: str,
+    cursor: str | None,
+    limit: int,
+) -> dict[str, Any]:
+    """One page of memories and the cursor of the next."""
+    check_date("since", where.since)
+    check_date("until", where.until)
+    after = decode_cursor(cursor)
+    async with engine.db.read() as conn:
+        found, following = await pages.page_of_memories(conn, where, sort, after, limit)
+    return {"memories": [row_of(m) for m in found], "next_cursor": encode_cursor(following)}
+
+
+async def visible(engine: "Engine", conn: Any, memory_id: str, agent_id: str) -> Memory:
+    """The memory if the agent may see it; InvalidInput or MemoryNotFound otherwise."""
+    if not is_memory_id(memory_id):
+        raise InvalidInput("memory_id", "must be a memory id (a UUID such as those recall returns)")
+    memory = await rows.get_visible_memory(conn, memory_id, agent_id)
+    if memory is None:
+        raise MemoryNotFound(memory_id)
+    return memory
+
+
+async def memory_detail(engine: "Engine", memory_id: str, agent_id: str) -> dict[str, Any]:
+    """A memory with its metadata, its supersede chain and the relations drawn from it."""
+    await engine.access.flush()
+    async with engine.db.read() as conn:
+        memory = await visible(engine, conn, memory_id, agent_id)
+        chain = await rows.supersede_chain(conn, memory.id)
+        related = await graph_rows.relations_of(conn, agent_id)
+    return {
+        "memory": {**row_of(memory), **memory.model_dump(mode="json"), "state": state_of(memory)},
+        "chain": [
+            {
+                **row_of(m),
+                "is_this": m.id == memory.id,
+                "superseded_because": m.metadata.get("superseded_because"),
+            }
+            for m in chain
+        ],
+        "relations": [r.to_json() for r in related if r.source_memory_id == memory.id],
+    }
+
+
+async def edit_memory(
+    engine: "Engine",
+    memory_id: str,
+    agent_id: str,
+    *,
+    content: str | None,
+    category: Category | None,
+    importance: float | None,
+    layer: Layer | None,
+) -> dict[str, Any]:
+    """Correct a memory by hand: content, category, importance, layer. Everything is checked
+    before anything is written; the old values are kept in metadata.edits."""
+    if content is not None:
+        content = content.strip()
+        limit = engine.settings.memory.max_content_chars
+        if not content:
+            raise InvalidInput("content", "must not be empty; cortex_forget removes a memory")
+        if len(content) > limit:
+            raise InvalidInput("content", f"{len(content):,} characters; the limit is {limit:,}")
+    if category == Category.PROFILE:
+        raise InvalidInput("category", "profile is kept by the lifecycle; choose another")
+    now = engine.clock()
+    async with engine.db.write() as conn:
+        memory = await visible(engine, conn, memory_id, agent_id)
+        if state_of(memory) != "live":
+            raise InvalidInput("memory_id", f"is {state_of(memory)}; restore it before editing")
+        if memory.category == Category.PROFILE:
+            raise InvalidInput("memory_id", "is the profile; cortex_profile edits the user's words")
+        before = {
+            "content": memory.content,
+            "category": memory.category.value,
+            "importance": memory.importance,
+            "layer": memory.layer.value,
+        }
+        edit = {"at": to_text(now), "before": before}
+        await pages.update_fields(
+            conn,
+            memory,
+            category=category or memory.category,
+            importance=memory.importance if importance is None else importance,
+            layer=layer or memory.layer,
+            now=now,
+            edit=edit,
+        )
+        if content is not None and content != memory.content:
+            await pages.replace_content(conn, memory, content, now)
+        await log_action(conn, "edit", [memory.id], {"before": before}, now)
+    engine.mirror.mark_dirty()
+    engine.embed_soon([memory.id])
+    return await memory_detail(engine, memory.id, agent_id)
+
+
+def rankings(candidates: list[SearchHit]) -> dict[str, list[dict[str, Any]]]:
+    """The same candidates ranked three ways: full text alone, vectors alone, and fused."""
+
+    def entry(hit: SearchHit, score: float) -> dict[str, Any]:
+        return {"id": hit.memory.id, "content": hit.memory.content, "score": round(score, 4)}
+
+    bm25 = sorted(
+        (h for h in candidates if h.score.bm25 is not None), key=lambda h: -h.score.text_score
+    )
+    vector = sorted(
+        (h for h in candidates if h.score.vector_distance is not None),
+        key=lambda h: -h.score.vector_score,
+    )
+    return {
+        "bm25": [entry(h, h.score.text_score) for h in bm25],
+        "vector": [entry(h, h.score.vector_score) for h in vector],
+        "hybrid": [entry(h, h.score.final_score) for h in candidates],
+    }
+
+
+async def compare_search(
+    engine: "Engine", query: str, agent_id: str, layers: list[Layer] | None
+) -> dict[str, Any]:
+    """cortex_search_debug's breakdown plus the BM25, vector and hybrid rankings side by side."""
+    if not query.strip():
+        raise InvalidInput("query", "must not be empty")
+    debug = await engine.search_debug(query, agent_id=agent_id, layers=layers)
+    document = debug.model_dump(mode="json")
+    document["rankings"] = rankings(debug.candidates)
+    return document
+
+
+async def relation_graph(
+    engine: "Engine", agent_id: str, entity: str | None, limit: int = GRAPH_EDGES
+) -> dict[str, Any]:
+    """Entities and relations an agent sees (those touching `entity` when given), with the
+    memories each relation came from."""
+    async with engine.db.read() as conn:
+        edges = await graph_rows.relations_of(conn, agent_id)
+        if entity is not None:
+            edges = [e for e in edges if entity in (e.subject, e.object)]
+        edges = edges[:limit]
+        sources = [e.source_memory_id for e in edges if e.source_memory_id]
+        found = await rows.memories_by_id(conn, sources)
+    memories = {
+        memory_id: row_of(m) for memory_id, m in found.items() if m.agent_id in (agent_id, None)
+    }
+    nodes = sorted({e.subject for e in edges} | {e.object for e in edges})
+    return {
+        "nodes": nodes,
+        "edges": [e.to_json() for e in edges],
+        "memories": memories,
+    }
+
+
+def percentile(ordered: list[float], share: float) -> float | None:
+    """The value at `share` (0..1) of sorted samples, by nearest rank."""
+    if not ordered:
+        return None
+    return round(ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))], 3)
+
+
+async def browser_stats(engine: "Engine", agent_id: str) -> dict[str, Any]:
+    """What the statistics view charts: counts per layer and category, states, memories made
+    per day, recall latency percentiles, provider use and cost, storage."""
+    await engine.access.flush()
+    since = to_text(engine.clock() - timedelta(days=CHART_DAYS))[:10]
+    async with engine.db.read() as conn:
+        counts = await pages.count_for_agent(conn, agent_id)
+        states = await pages.states_for_agent(conn, agent_id)
+        per_day = await pages.created_per_day(conn, agent_id, since)
+        found = await rows.live_memories(conn, agent_id, [Layer.CORE], [Category.PROFILE], 1)
+    profile = found[0] if found else None
+    layers: dict[str, dict[str, int]] = {}
+    for layer, category, count in counts:
+        layers.setdefault(layer, {})[category] = count
+    latencies = sorted(engine.recall_latencies_ms)
+    return {
+        "agent_id": agent_id,
+        "states": states,
+        "layers": {name: {"total": sum(c.values()), "categories": c} for name, c in layers.items()},
+        "created_per_day": [{"day": day, "count": n} for day, n in per_day],
+        "recall_latency_ms": {
+            "count": len(latencies),
+            "p50": percentile(latencies, 0.5),
+            "p95": percentile(latencies, 0.95),
+            "p99": percentile(latencies, 0.99),
+        },
+        "providers": {
+            "llm": engine.llm.snapshot(),
+            "embedding": engine.vectors.embedder.snapshot(),
+        },
+        "storage": {"size_bytes": database_size(engine.db), "driver": engine.db.driver.name},
+        "lifecycle": await lifecycle_status(engine),
+        "profile": {
+            "content": profile.content if profile else None,
+            "own_words": manual_part(profile),
+        },
+    }

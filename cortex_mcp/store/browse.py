@@ -1,0 +1,201 @@
+"""What the memory browser reads and writes: keyset pages of memories, edits, agent counts."""
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import aiosqlite
+
+from cortex_mcp.clock import to_text
+from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.search.tokenize import normalised_content
+from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.memories import index_memory, to_memory
+from cortex_mcp.store.vectors import vector_table_exists
+
+
+@dataclass(frozen=True)
+class PageFilter:
+    """Which memories a page shows; None leaves a dimension open."""
+
+    agent_id: str
+    layer: Layer | None = None
+    category: Category | None = None
+    scope: str = "all"  # all | agent | shared
+    tag: str | None = None
+    since: str | None = None  # ISO date or time, inclusive
+    until: str | None = None  # ISO date or time, exclusive
+    state: str = "live"  # live | forgotten | superseded | all
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where a page ends: the sort key and the row of its last memory."""
+
+    key: str | float
+    seq: int
+
+
+# One statement per sort order, each walking its own index, written out in full (nothing is
+# built from strings). Every filter is a parameter that is null (or "all") when open.
+_PAGE_QUERIES = {
+    "newest": """
+    select *, created_at as sort_key from memories indexed by memories_by_created
+    where (:after_key is null or (created_at, seq) < (:after_key, :after_seq))
+      and (agent_id = :agent_id or agent_id is null)
+      and (:scope = 'all' or (:scope = 'agent' and agent_id = :agent_id)
+           or (:scope = 'shared' and agent_id is null))
+      and (:layer is null or layer = :layer) and (:category is null or category = :category)
+      and (:since is null or created_at >= :since) and (:until is null or created_at < :until)
+      and (:tag is null or exists (select 1 from json_each(metadata, '$.tags') where value = :tag))
+      and (:state = 'all'
+           or (:state = 'live' and deleted_at is null and superseded_by is null)
+           or (:state = 'forgotten' and deleted_at is not null)
+           or (:state = 'superseded' and superseded_by is not null))
+    order by created_at desc, seq desc limit :limit
+    """,
+    "oldest": """
+    select *, created_at as sort_key from memories indexed by memories_by_created
+    where (:after_key is null or (created_at, seq) > (:after_key, :after_seq))
+      and (agent_id = :agent_id or agent_id is null)
+      and (:scope = 'all' or (:scope = 'agent' and agent_id = :agent_id)
+           or (:scope = 'shared' and agent_id is null))
+      and (:layer is null or layer = :layer) and (:category is null or category = :category)
+      and (:since is null or created_at >= :since) and (:until is null or created_at < :until)
+      and (:tag is null or exists (select 1 from json_each(metadata, '$.tags') where value = :tag))
+      and (:state = 'all'
+           or (:state = 'live' and deleted_at is null and superseded_by is null)
+           or (:state = 'forgotten' and deleted_at is not null)
+           or (:state = 'superseded' and superseded_by is not null))
+    order by created_at, seq limit :limit
+    """,
+    "importance": """
+    select *, importance as sort_key from memories indexed by memories_by_importance
+    where (:after_key is null or (importance, seq) < (:after_key, :after_seq))
+      and (agent_id = :agent_id or agent_id is null)
+      and (:scope = 'all' or (:scope = 'agent' and agent_id = :agent_id)
+           or (:scope = 'shared' and agent_id is null))
+      and (:layer is null or layer = :layer) and (:category is null or category = :category)
+      and (:since is null or created_at >= :since) and (:until is null or created_at < :until)
+      and (:tag is null or exists (select 1 from json_each(metadata, '$.tags') where value = :tag))
+      and (:state = 'all'
+           or (:state = 'live' and deleted_at is null and superseded_by is null)
+           or (:state = 'forgotten' and deleted_at is not null)
+           or (:state = 'superseded' and superseded_by is not null))
+    order by importance desc, seq desc limit :limit
+    """,
+}
+SORTS = tuple(_PAGE_QUERIES)
+
+
+async def page_of_memories(
+    conn: aiosqlite.Connection, where: PageFilter, sort: str, after: Cursor | None, limit: int
+) -> tuple[list[Memory], Cursor | None]:
+    """Up to `limit` memories after `after` in `sort` order, and the cursor of the next page
+    (None on the last page). Keyset pagination: page 500 costs what page 1 does."""
+    rows = await fetch_all(
+        conn,
+        _PAGE_QUERIES[sort],
+        {
+            "agent_id": where.agent_id,
+            "scope": where.scope,
+            "layer": where.layer.value if where.layer else None,
+            "category": where.category.value if where.category else None,
+            "since": where.since,
+            "until": where.until,
+            "tag": where.tag,
+            "state": where.state,
+            "after_key": after.key if after else None,
+            "after_seq": after.seq if after else None,
+            "limit": limit + 1,
+        },
+    )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    cursor = Cursor(rows[-1]["sort_key"], rows[-1]["seq"]) if more and rows else None
+    return [to_memory(row) for row in rows], cursor
+
+
+async def count_for_agent(conn: aiosqlite.Connection, agent_id: str) -> list[tuple[str, str, int]]:
+    """(layer, category, count) of the live memories an agent sees."""
+    rows = await fetch_all(
+        conn,
+        "select layer, category, count(*) from memories where deleted_at is null"
+        " and superseded_by is null and (agent_id = ? or agent_id is null)"
+        " group by layer, category order by layer, category",
+        (agent_id,),
+    )
+    return [(row[0], row[1], int(row[2])) for row in rows]
+
+
+async def states_for_agent(conn: aiosqlite.Connection, agent_id: str) -> dict[str, int]:
+    """How many memories an agent sees are live, forgotten and superseded."""
+    row = await fetch_one(
+        conn,
+        "select count(*) filter (where deleted_at is null and superseded_by is null),"
+        " count(*) filter (where deleted_at is not null),"
+        " count(*) filter (where superseded_by is not null)"
+        " from memories where agent_id = ? or agent_id is null",
+        (agent_id,),
+    )
+    assert row is not None
+    return {"live": int(row[0]), "forgotten": int(row[1]), "superseded": int(row[2])}
+
+
+async def created_per_day(
+    conn: aiosqlite.Connection, agent_id: str, since: str
+) -> list[tuple[str, int]]:
+    """(YYYY-MM-DD, count) of memories an agent sees, created since `since`."""
+    rows = await fetch_all(
+        conn,
+        "select substr(created_at, 1, 10) as day, count(*) from memories"
+        " where created_at >= ? and (agent_id = ? or agent_id is null)"
+        " group by day order by day",
+        (since, agent_id),
+    )
+    return [(row[0], int(row[1])) for row in rows]
+
+
+async def update_fields(
+    conn: aiosqlite.Connection,
+    memory: Memory,
+    *,
+    category: Category,
+    importance: float,
+    layer: Layer,
+    now: datetime,
+    edit: dict[str, Any],
+) -> None:
+    """Change a memory's category, importance and layer; note the edit in its metadata."""
+    await conn.execute(
+        "update memories set category = ?, importance = ?, layer = ?, updated_at = ?,"
+        " metadata = json_set(metadata, '$.edits', json(?)) where id = ?",
+        (
+            category.value,
+            importance,
+            layer.value,
+            to_text(now),
+            json.dumps([*memory.metadata.get("edits", []), edit], ensure_ascii=False),
+            memory.id,
+        ),
+    )
+
+
+async def replace_content(
+    conn: aiosqlite.Connection, memory: Memory, content: str, now: datetime
+) -> None:
+    """Give a memory new content: its full-text row is rewritten and its vector dropped, so
+    the background loop embeds the new text."""
+    row = await fetch_one(
+        conn,
+        "update memories set content = ?, content_key = ?, updated_at = ? where id = ?"
+        " returning seq, metadata",
+        (content, normalised_content(content), to_text(now), memory.id),
+    )
+    assert row is not None
+    seq, metadata = int(row[0]), json.loads(row[1])
+    await conn.execute("delete from memories_fts where rowid = ?", (seq,))
+    await index_memory(conn, seq, content, metadata)
+    if await vector_table_exists(conn):
+        await conn.execute("delete from memory_vectors where rowid = ?", (seq,))
