@@ -124,6 +124,11 @@ class SieveSettings(Section):
         default=6 * 3600.0, gt=0, description="Longest wait between retries of one extraction."
     )
     llm_max_tokens: int = Field(default=1200, gt=0, description="Answer budget of an extraction.")
+    conversation_retention_days: int = Field(
+        default=0,
+        ge=0,
+        description="Days the conversation log keeps each message; 0 keeps them for ever.",
+    )
 
 
 LLMProviderName = Literal["anthropic", "openai", "sampling"]

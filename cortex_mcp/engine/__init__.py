@@ -5,6 +5,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import anyio
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings, provider_environment
-from cortex_mcp.engine import flush, gate, lifecycle, render, sieve, transfer
+from cortex_mcp.engine import conversation, flush, gate, lifecycle, render, sieve, transfer
 from cortex_mcp.engine.access import AccessRecorder
 from cortex_mcp.engine.background import PassCounter
 from cortex_mcp.engine.embedding import VectorIndex
@@ -29,6 +30,7 @@ from cortex_mcp.models import (
     ForgetResult,
     IngestResult,
     Layer,
+    LogHit,
     Memory,
     RecallResult,
     RememberResult,
@@ -38,6 +40,7 @@ from cortex_mcp.models import (
 )
 from cortex_mcp.providers.build import build_embedder_cascade
 from cortex_mcp.search.tokenize import query_terms
+from cortex_mcp.store import conversation as conversation_log
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Database, open_database
 from cortex_mcp.store.logs import log_action
@@ -109,7 +112,7 @@ class Engine:
             tool_calls=tool_calls,
             agent_id=self.agent(agent_id),
         )
-        stored = [*result.fast, *result.deep, *([result.fallback] if result.fallback else [])]
+        stored = [*result.fast, *result.deep]
         self.mirror.mark_dirty()
         self.embed_soon([m.id for m in stored])
         await self._follow_supersedes(
@@ -142,8 +145,12 @@ class Engine:
         return result
 
     async def retry_queued(self) -> int:
-        """Retry due queued extractions; how many succeeded."""
-        return await sieve.retry_queued(self)
+        """Extract due exchanges the LLM owes, from the conversation log; how many succeeded."""
+        return await sieve.extract_backlog(self)
+
+    async def prune_conversation(self) -> int:
+        """Erase logged messages older than the retention setting; how many went."""
+        return await conversation.prune(self)
 
     def embed_soon(self, memory_ids: list[str]) -> None:
         """Have the background loop embed new memories now, off the caller's path."""
@@ -220,9 +227,14 @@ class Engine:
     ) -> RecallResult:
         now = self.clock()
         ranking, hits = await self._rank(query, agent, layers, categories, keep=max_results)
-        block, fitted = gate.context_block(
-            [h.memory for h in hits], max_tokens, gate.CONTEXT_HEADER
-        )
+        memories = [h.memory for h in hits]
+        said: list[LogHit] = []
+        if len(hits) < max_results:  # the log is a last resort: only the places left over
+            async with self.db.read() as conn:
+                said = await conversation.log_hits(
+                    conn, query, agent_id=agent, shown=memories, limit=max_results - len(hits)
+                )
+        block, fitted, fitted_said = conversation.recall_block(memories, said, query, max_tokens)
         hits = hits[:fitted]
         self.access.record([h.memory.id for h in hits], query, now)
         return RecallResult(
@@ -230,6 +242,7 @@ class Engine:
             memories=[gate.to_item(h.memory, h.score.final_score) for h in hits],
             total_candidates=len(ranking.scored),
             tokens_used=gate.tokens_of(block),
+            conversation=said[:fitted_said],
         )
 
     async def _rank(
@@ -303,6 +316,7 @@ class Engine:
                 raise InvalidInput("memory_id", "is already forgotten; cortex_restore undoes that")
             now = self.clock()
             await rows.set_deleted(conn, memory.id, now, reason)
+            await self._hide_said(conn, memory, now)
             await log_action(conn, "forget", [memory.id], {"reason": reason}, now)
         self.mirror.mark_dirty()
         return ForgetResult(memory_id=memory.id, deleted=True, reason=reason)
@@ -315,6 +329,7 @@ class Engine:
             now = self.clock()
             if memory.deleted_at is not None:
                 await rows.set_deleted(conn, memory.id, None, None)
+                await self._unhide_said(conn, memory, memory.deleted_at)
                 await log_action(conn, "restore", [memory.id], {}, now)
                 reason = None
             elif memory.superseded_by is not None:
@@ -329,6 +344,24 @@ class Engine:
         self.mirror.mark_dirty()
         await self._follow_supersedes(self.agent(agent_id), [memory.category])
         return ForgetResult(memory_id=memory.id, deleted=False, reason=reason)
+
+    async def _hide_said(self, conn: Any, memory: Memory, now: datetime) -> None:
+        """A forgotten memory's words leave recall from the log too: the messages it was
+        extracted from, and its whole exchange when that was one ingest."""
+        await conversation_log.hide_messages_of(conn, memory.id, now)
+        exchange = memory.metadata.get("exchange_id")
+        if (
+            isinstance(exchange, str)
+            and await conversation_log.exchange_origin(conn, exchange) == "ingest"
+        ):
+            await conversation_log.hide_exchange(conn, exchange, now)
+
+    async def _unhide_said(self, conn: Any, memory: Memory, hidden_at: datetime) -> None:
+        """Undo `_hide_said` for a restored memory: what that forget hid is shown again."""
+        await conversation_log.unhide_messages_of(conn, memory.id, hidden_at)
+        exchange = memory.metadata.get("exchange_id")
+        if isinstance(exchange, str):
+            await conversation_log.unhide_exchange(conn, exchange, hidden_at)
 
     async def _follow_supersedes(self, agent: str, categories: list[Category]) -> None:
         """A supersede (or its undoing) shows in the profile at once, not at the next run."""

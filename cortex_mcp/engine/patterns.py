@@ -73,10 +73,19 @@ SIGNALS: tuple[Signal, ...] = (
             r"\bI (really |much |strongly |usually |always )?(prefer|like|love|hate|dislike|"
             r"enjoy|can'?t stand|don'?t (like|want)|do not (like|want))\b",
             r"\bmy favou?rite\b",
+            r"\b(keep|make) (your |the )?(answers|replies|responses) "
+            r"(short|brief|concise|detailed)",
+            r"\b(answer|reply|respond) (briefly|concisely|in detail|in bullet points|with code)\b",
+            r"\b(no|don'?t use|without) emojis?\b",
             flags=re.IGNORECASE,
         )
         + _any(
-            r"(が|は)(大)?(好き|嫌い|苦手)(です|だ|なんです)?(?!か)|の方が(いい|好き)|を好みます"
+            r"(回答|回复)(请|要|都)?(简洁|简短|详细)|(请|以后|今后)(都)?(简洁|简短|详细)(一点|些)?地?(回答|回复)",
+            r"不要(用|加)?表情|用要点(回答|列出)",
+        )
+        + _any(
+            r"(が|は)(大)?(好き|嫌い|苦手)(です|だ|なんです)?(?!か)|の方が(いい|好き)|を好みます",
+            r"(簡潔|短く|詳しく)(に)?(答えて|回答して|説明して)|箇条書きで(答えて|お願い)",
         ),
     ),
     Signal(
@@ -92,10 +101,22 @@ SIGNALS: tuple[Signal, ...] = (
         + _any(r"(に|と)決めました|に決定|にします|を選びました|で行きます|で決まり"),
     ),
     Signal(
+        "remember",
+        Category.FACT,
+        0.85,
+        _any(r"^(请|麻烦)?(你)?(帮我)?(记住|记一下|记下)|(请|你要)记住")
+        + _any(
+            r"^\W*(please )?(remember|note)(,| that\b|:)|^\W*remember my\b",
+            r"\b(don'?t|do not|never) forget (that|about my)\b|\bplease remember\b(?! to\b)",
+            flags=re.IGNORECASE,
+        )
+        + _any(r"(ことを|と)?覚えて(おいて|おいてください|ください)|覚えといて|忘れないでね?[。、]"),
+    ),
+    Signal(
         "todo",
         Category.TODO,
         0.7,
-        _any(r"记得|别忘了|提醒我|待办|(我|我们)(还)?(需要|得|要)去?做")
+        _any(r"(?<!我)记得(要|去)|提醒我|待办|(我|我们)(还)?(需要|得|要)去?做")
         + _any(
             r"\b(remind me|don'?t forget|remember to|to-?do:?|I need to|I have to|I must)\b",
             flags=re.IGNORECASE,
@@ -114,6 +135,31 @@ SIGNALS: tuple[Signal, ...] = (
         + _any(r"重要なのは|ポイントは|大事なのは|本質的に"),
     ),
 )
+
+DECISION = next(s for s in SIGNALS if s.name == "decision")
+
+_AGREES = re.compile(
+    r"(?i)^\W*(yes|yeah|yep|sure|ok(ay)?|sounds good|agreed|deal|let'?s do (it|that)|"
+    r"go (for it|ahead)|perfect|great|that works|makes sense|do it)\b"
+    r"|^\W*(好的?|行|可以|同意|没问题|就这么(办|定了?)|就这样|对|嗯)"
+    r"|^\W*(はい|ええ|いいね|いいですね|それで(お願いします|いきましょう|行きましょう)|了解|賛成|オッケー)"
+)
+_REPORTS_DECISION = re.compile(
+    r"(?i)\b(we|you|I)('ve| have)? (decided|agreed|settled on|chose|picked|went with)\b"
+    r"|\bwe'?re going with\b|\bthe decision (is|was)\b"
+    r"|决定了|已经决定|定下来了|商定|最终(选择|决定)了|決めました|決定しました|決まりました"
+)
+
+
+def agrees(user: str) -> bool:
+    """True when the user's message opens by agreeing ("sounds good", 好的, いいですね)."""
+    return bool(_AGREES.search(user))
+
+
+def reports_decision(sentence: str) -> bool:
+    """True when a sentence reports a decision already made ("We decided to use Redis")."""
+    return bool(_REPORTS_DECISION.search(sentence))
+
 
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|(?<![\w])'[^']*'(?![\w])|`[^`]*`")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+|\n+")
