@@ -24,7 +24,8 @@ cortex-mcp is your long-term memory of this user, kept across sessions and agent
 - When the user states a lasting fact, preference or decision, or asks you to remember
   something, call cortex_remember. When they correct a memory, pass its id as `supersedes`.
 - After each exchange worth keeping, call cortex_ingest with the user's message and your reply;
-  cortex extracts what matters from both sides and ignores small talk.
+  cortex extracts what matters from both sides and ignores small talk. When its result says
+  there is no LLM here, you are the extractor: save the lasting facts with cortex_remember.
 - Before your context is compacted or trimmed, call cortex_flush with the messages about to go.
 - When a memory is wrong or unwanted, call cortex_forget with its id.
 Memories are stored in the language they were written in; do not translate them."""

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 LOG_WEIGHT = 0.3
 """A log hit's score is its normalised BM25 times this: always below the memories shown."""
 LOG_LINE_CHARS = 400
-MIN_REPEAT_CHARS = 8
+MIN_REPEAT_CHARS = 4
+"""Shorter text ("OK") is not counted as a repeat inside a longer one."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def repeats(text: str, shown: Sequence[str]) -> bool:
     for other in shown:
         other_key = text_key(other)
         short, long = sorted((key, other_key), key=len)
-        if len(short) >= min(MIN_REPEAT_CHARS, len(long)) and short in long:
+        if (len(short) >= MIN_REPEAT_CHARS or short == long) and short in long:
             return True
     return False
 

@@ -68,7 +68,7 @@ SIGNALS: tuple[Signal, ...] = (
         "preference",
         Category.PREFERENCE,
         0.8,
-        _any(r"我(很|最|比较|更|一直|不太)?(喜欢|偏好|不要|不想|讨厌|倾向|习惯|prefer)")
+        _any(r"我(很|最|比较|更|一直|不太|不)?(喜欢|偏好|不要|不想|讨厌|倾向|习惯|prefer)")
         + _any(
             r"\bI (really |much |strongly |usually |always )?(prefer|like|love|hate|dislike|"
             r"enjoy|can'?t stand|don'?t (like|want)|do not (like|want))\b",
@@ -104,7 +104,7 @@ SIGNALS: tuple[Signal, ...] = (
         "remember",
         Category.FACT,
         0.85,
-        _any(r"^(请|麻烦)?(你)?(帮我)?(记住|记一下|记下)|(请|你要)记住")
+        _any(r"^(请|麻烦)?(你)?(帮我)?(记住|记一下|记下)|(请|你要)记住|请记得(?!要|去)")
         + _any(
             r"^\W*(please )?(remember|note)(,| that\b|:)|^\W*remember my\b",
             r"\b(don'?t|do not|never) forget (that|about my)\b|\bplease remember\b(?! to\b)",
@@ -172,6 +172,20 @@ _QUESTION_START = re.compile(
 _QUESTION_ASK = re.compile(r"你(是否|有没有)|是不是|(请|可以)?问(一下)?")
 
 
+_HEARSAY = re.compile(
+    r"(?i)\b(he|she|they|my (friend|colleague|boss|manager)|someone|people|everyone)"
+    r"\s+(said|says|told|thinks|claims)\b|\btold me\b"
+    r"|^\s*(if|suppose|supposing|imagine|maybe|perhaps)\b"
+    r"|(他|她|他们|朋友|同事|老板|老师|别人)(说|告诉我|觉得)|^(如果|假如|要是|假设|也许)"
+    r"|と(言って|言った|言いました|話して)|だそうです|^もし|かもしれ"
+)
+
+
+def is_hearsay(sentence: str) -> bool:
+    """True for reported speech and hypotheticals: what someone else said, what might be."""
+    return bool(_HEARSAY.search(sentence))
+
+
 def is_question(sentence: str) -> bool:
     """True for a question in any of the three languages, with or without a question mark."""
     return bool(
@@ -182,14 +196,15 @@ def is_question(sentence: str) -> bool:
 
 
 def signal_sentences(text: str) -> list[str]:
-    """The statements of a message that patterns may fire on: no quotes, no questions."""
+    """The statements of a message that patterns may fire on: no quotes, no questions, no
+    reported speech or hypotheticals."""
     kept: list[str] = []
     for line in text.splitlines():
         if line.lstrip().startswith(">"):
             continue  # a quoted reply
         for sentence in _SENTENCE_END.split(line):
             stripped = sentence.strip()
-            if stripped and not is_question(stripped):
+            if stripped and not is_question(stripped) and not is_hearsay(stripped):
                 unquoted = _QUOTED.sub(" ", stripped).strip()
                 if unquoted:
                     kept.append(stripped if unquoted == stripped else unquoted)
