@@ -363,3 +363,14 @@ async def test_no_context_block_ever_shows_the_same_text_twice(
 
     assert_nothing_shown_twice(found.context)
     assert len({text_key(hit.content) for hit in found.conversation}) == len(found.conversation)
+
+
+async def test_whats_my_name_is_answered_by_the_name_not_the_cat_on_keywords_only(
+    plain_client: Client,
+) -> None:
+    await ingest(plain_client, "I'm Dave.", "Hi Dave!")
+    await ingest(plain_client, "My cat's name is Mimi.", "Cute!")
+
+    for question in ("What's my name?", "我叫什么名字？", "私の名前は何ですか"):
+        found = await recall(plain_client, question)
+        assert found["memories"][0]["content"] == "I'm Dave.", question

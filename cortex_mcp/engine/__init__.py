@@ -20,6 +20,7 @@ from cortex_mcp.engine.embedding import VectorIndex
 from cortex_mcp.engine.lifecycle import LifecycleReport, MirrorWriter
 from cortex_mcp.engine.llm import LanguageModel
 from cortex_mcp.engine.remember import remember as remember_memory
+from cortex_mcp.engine.slots import asked_predicates
 from cortex_mcp.engine.stats import engine_stats
 from cortex_mcp.engine.transfer import ImportReport
 from cortex_mcp.engine.update import Decide
@@ -47,6 +48,7 @@ from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.migrations import migrate
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
+SLOT_ANSWERS = 3
 LATENCY_WINDOW = 1000
 DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
 
@@ -227,23 +229,60 @@ class Engine:
     ) -> RecallResult:
         now = self.clock()
         ranking, hits = await self._rank(query, agent, layers, categories, keep=max_results)
-        memories = [h.memory for h in hits]
+        found = [(h.memory, h.score.final_score) for h in hits]
+        matched = {h.memory.id for h in hits if h.score.bm25 is not None}
         said: list[LogHit] = []
-        if len(hits) < max_results:  # the log is a last resort: only the places left over
-            async with self.db.read() as conn:
+        async with self.db.read() as conn:
+            answers = await self._slot_answers(conn, query, agent, layers, categories)
+            top = max((score for _, score in found), default=1.0)
+            answered = {m.id for m in answers}
+            matched |= answered
+            found = [(m, top) for m in answers] + [(m, s) for m, s in found if m.id not in answered]
+            found = found[:max_results]
+            # The log is a last resort: it takes the places no memory matching the query's
+            # words holds, before memories only a vector found (nearest is not relevant).
+            strong = [(m, score) for m, score in found if m.id in matched]
+            if len(strong) < max_results:
                 said = await conversation.log_hits(
-                    conn, query, agent_id=agent, shown=memories, limit=max_results - len(hits)
+                    conn,
+                    query,
+                    agent_id=agent,
+                    shown=[m for m, _ in found],
+                    limit=max_results - len(strong),
                 )
-        block, fitted, fitted_said = conversation.recall_block(memories, said, query, max_tokens)
-        hits = hits[:fitted]
-        self.access.record([h.memory.id for h in hits], query, now)
+            weak = [(m, score) for m, score in found if m.id not in matched]
+            found = strong + weak[: max(0, max_results - len(strong) - len(said))]
+        block, fitted, fitted_said = conversation.recall_block(
+            [m for m, _ in found], said, query, max_tokens
+        )
+        found = found[:fitted]
+        self.access.record([m.id for m, _ in found], query, now)
         return RecallResult(
             context=block,
-            memories=[gate.to_item(h.memory, h.score.final_score) for h in hits],
+            memories=[gate.to_item(m, score) for m, score in found],
             total_candidates=len(ranking.scored),
             tokens_used=gate.tokens_of(block),
             conversation=said[:fitted_said],
         )
+
+    async def _slot_answers(
+        self,
+        conn: Any,
+        query: str,
+        agent: str,
+        layers: list[Layer],
+        categories: list[Category] | None,
+    ) -> list[Memory]:
+        """A question about a slot ("what's my name?", 我住在哪) is answered by the slot's
+        live memories first, however it is worded."""
+        predicates = asked_predicates(query)
+        if not predicates:
+            return []
+        return [
+            m
+            for m in await rows.live_slot_memories(conn, agent, predicates, SLOT_ANSWERS)
+            if m.layer in layers and (categories is None or m.category in categories)
+        ]
 
     async def _rank(
         self,

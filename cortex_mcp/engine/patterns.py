@@ -110,7 +110,7 @@ SIGNALS: tuple[Signal, ...] = (
             r"\b(don'?t|do not|never) forget (that|about my)\b|\bplease remember\b(?! to\b)",
             flags=re.IGNORECASE,
         )
-        + _any(r"(ことを|と)?覚えて(おいて|おいてください|ください)|覚えといて|忘れないでね?[。、]"),
+        + _any(r"覚えて(おいて|おいてください|ください)|覚えといて|忘れないでね?[。、]"),
     ),
     Signal(
         "todo",

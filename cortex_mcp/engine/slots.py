@@ -372,6 +372,10 @@ _REPORTED = re.compile(
 )
 
 
+_NOT_A_NAME = re.compile(
+    r"エンジニア|開発者|デザイナー|学生|教師|医者|会社員|研究者|マネージャー|弁護士|投資家"
+    r"|アレルギー|担当|出身|好き|嫌い|苦手|初心者|社員"
+)
 _WHEN = re.compile(r"^(?:先月|今月|去年|今年|最近|先週|昨日|今日|現在|今は?|上个月|去年|最近|刚刚)")
 
 
@@ -401,6 +405,8 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str]) -> Slot | None:
     predicate = slot_pattern.predicate
     if not value or (predicate.startswith(NAMED) and value.casefold() in NOT_NAMES):
         return None
+    if predicate == "name" and _NOT_A_NAME.search(value):
+        return None  # 私はデザイナーです, 私は猫アレルギーです: a role or a condition
     rel = match.groupdict().get("rel")
     if "{rel}" in predicate:
         table = PETS if predicate.startswith("pet") else RELATIONS
@@ -424,3 +430,54 @@ def tool_kind(name: str) -> str:
         if any(folded == n.casefold() for n in names):
             return kind
     return "other"
+
+
+_ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
+    (
+        ("name",),
+        re.compile(r"(?i)\bmy name\b|\bwho am i\b|我(的名字|叫什么|是谁)|(私|僕|俺)の名前|私は誰"),
+    ),
+    (
+        ("home",),
+        re.compile(
+            r"(?i)\bwhere (do|did) i live\b|\bmy (home|city|hometown)\b"
+            r"|\bwhere am i (based|from)\b|\bwhich city\b|我住(在)?哪|哪个城市|我在哪(里|儿)?生活"
+            r"|どこ(に住|で暮らし)|住んでいる場所"
+        ),
+    ),
+    (
+        ("workplace", "role"),
+        re.compile(
+            r"(?i)\bmy (job|work|role|occupation|profession|employer)\b|\bwhere do i work\b"
+            r"|\bwhat do i do\b|我的(工作|职业)|我在哪(里|儿)?(工作|上班)|我是做什么|職業|仕事|勤め"
+        ),
+    ),
+    (("pet:",), re.compile(r"(?i)\bmy (pet|cat|dog)\b|宠物|我的(猫|狗)|ペット|うちの(猫|犬)")),
+    (
+        ("person:", "birthday:"),
+        re.compile(
+            r"(?i)\bmy (kid|child|children|daughter|son|wife|husband|partner|mother|father|"
+            r"brother|sister)\b|孩子|女儿|儿子|老婆|老公|子供|娘|息子|妻|夫"
+        ),
+    ),
+    (("birthday:",), re.compile(r"(?i)\bbirthday\b|\bborn\b|生日|誕生日|生まれ")),
+    (
+        ("answer_language",),
+        re.compile(r"(?i)\bwhich language\b|\bwhat language\b|什么语言|哪种语言|何語|言語"),
+    ),
+    (
+        ("tool:editor",),
+        re.compile(r"(?i)\b(text )?editor\b|\bIDE\b|编辑器|エディタ"),
+    ),
+    (("tool:database",), re.compile(r"(?i)\bdatabase\b|\bdb\b|数据库|データベース")),
+]
+
+
+def asked_predicates(question: str) -> list[str]:
+    """The slot predicates a question asks about ("what's my name?" → name), as prefixes; a
+    recall puts the live memories of those slots first."""
+    found: list[str] = []
+    for predicates, pattern in _ASKED:
+        if pattern.search(question):
+            found += [p for p in predicates if p not in found]
+    return found
