@@ -1,5 +1,6 @@
 """What memory does, free of MCP: the use cases the edge calls, on one `Engine`."""
 
+import logging
 import time
 from collections import deque
 from collections.abc import AsyncIterator
@@ -46,6 +47,8 @@ from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Database, open_database
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.migrations import migrate
+
+logger = logging.getLogger(__name__)
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
 SLOT_ANSWERS = 3
@@ -501,6 +504,8 @@ async def open_engine(
     db = await open_database(settings.database_path, settings.store.busy_timeout_ms)
     llm = LanguageModel.from_settings(settings.llm, environ, settings.sieve.llm_max_tokens)
     embedder = build_embedder_cascade(settings.embedding, environ)
+    if settings.embedding.provider == "auto" and embedder.embedder is None:
+        logger.warning("semantic search is off (%s); recall uses BM25 alone", embedder.note)
     try:
         await migrate(db)
         index = VectorIndex(

@@ -38,6 +38,11 @@ async def engine_stats(engine: "Engine") -> dict[str, Any]:
             "sqlite_vec": "loaded" if engine.db.has_vectors else "unavailable",
             "sqlite_vec_note": engine.db.driver.note,
             "mode": "hybrid (bm25 + vectors)" if searchable else "bm25 only",
+            "why": None
+            if searchable
+            else engine.vectors.embedder.note
+            if engine.vectors.embedder.embedder is None
+            else "vectors are not searchable yet (being embedded, or sqlite-vec is missing)",
             "fusion": engine.settings.search.fusion,
         },
         "vectors": {
