@@ -234,27 +234,29 @@ class Engine:
         ranking, hits = await self._rank(query, agent, layers, categories, keep=max_results)
         found = [(h.memory, h.score.final_score) for h in hits]
         matched = {h.memory.id for h in hits if h.score.bm25 is not None}
+        predicates = asked_predicates(query)
         said: list[LogHit] = []
-        async with self.db.read() as conn:
-            answers = await self._slot_answers(conn, query, agent, layers, categories)
-            top = max((score for _, score in found), default=1.0)
-            answered = {m.id for m in answers}
-            matched |= answered
-            found = [(m, top) for m in answers] + [(m, s) for m, s in found if m.id not in answered]
-            found = found[:max_results]
-            # The log is a last resort: it takes the places no memory matching the query's
-            # words holds, before memories only a vector found (nearest is not relevant).
-            strong = [(m, score) for m, score in found if m.id in matched]
-            if len(strong) < max_results:
-                said = await conversation.log_hits(
-                    conn,
-                    query,
-                    agent_id=agent,
-                    shown=[m for m, _ in found],
-                    limit=max_results - len(strong),
-                )
-            weak = [(m, score) for m, score in found if m.id not in matched]
-            found = strong + weak[: max(0, max_results - len(strong) - len(said))]
+        if predicates or len(matched) < max_results:  # else: one read, as before the log
+            async with self.db.read() as conn:
+                answers = await self._slot_answers(conn, predicates, agent, layers, categories)
+                top = max((score for _, score in found), default=1.0)
+                answered = {m.id for m in answers}
+                matched |= answered
+                found = [(m, top) for m in answers] + [x for x in found if x[0].id not in answered]
+                found = found[:max_results]
+                # The log is a last resort: it takes the places no memory matching the query's
+                # words holds, before memories only a vector found (nearest is not relevant).
+                strong = [(m, score) for m, score in found if m.id in matched]
+                if len(strong) < max_results:
+                    said = await conversation.log_hits(
+                        conn,
+                        query,
+                        agent_id=agent,
+                        shown=[m for m, _ in found],
+                        limit=max_results - len(strong),
+                    )
+                weak = [(m, score) for m, score in found if m.id not in matched]
+                found = strong + weak[: max(0, max_results - len(strong) - len(said))]
         block, fitted, fitted_said = conversation.recall_block(
             [m for m, _ in found], said, query, max_tokens
         )
@@ -271,14 +273,13 @@ class Engine:
     async def _slot_answers(
         self,
         conn: Any,
-        query: str,
+        predicates: list[str],
         agent: str,
         layers: list[Layer],
         categories: list[Category] | None,
     ) -> list[Memory]:
         """A question about a slot ("what's my name?", 我住在哪) is answered by the slot's
         live memories first, however it is worded."""
-        predicates = asked_predicates(query)
         if not predicates:
             return []
         return [

