@@ -195,13 +195,26 @@ def is_question(sentence: str) -> bool:
     )
 
 
+_RECALLED_LINE = re.compile(
+    r"^\s*-\s*\[\d{4}-\d{2}-\d{2} · [^\]]*\]"
+    r"|^\s*(Relevant memories|Core memory digest|Said in earlier conversations) \("
+)
+"""A line of a context block recall gave out (`- [2026-01-01 · core · decision] …`), quoted
+back in a reply: what was recalled, not something said now."""
+
+
+def without_recalled(text: str) -> str:
+    """The text without the lines of context blocks it quotes."""
+    return "\n".join(line for line in text.splitlines() if not _RECALLED_LINE.search(line))
+
+
 def signal_sentences(text: str) -> list[str]:
     """The statements of a message that patterns may fire on: no quotes, no questions, no
     reported speech or hypotheticals."""
     kept: list[str] = []
     for line in text.splitlines():
-        if line.lstrip().startswith(">"):
-            continue  # a quoted reply
+        if line.lstrip().startswith(">") or _RECALLED_LINE.search(line):
+            continue  # a quoted reply, or a memory recall gave out
         for sentence in _SENTENCE_END.split(line):
             stripped = sentence.strip()
             if stripped and not is_question(stripped) and not is_hearsay(stripped):

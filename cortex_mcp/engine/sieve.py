@@ -21,7 +21,7 @@ import anyio
 
 from cortex_mcp.engine import conversation, extraction
 from cortex_mcp.engine.fast import assistant_decisions, fast_statements
-from cortex_mcp.engine.patterns import is_small_talk, signal_sentences
+from cortex_mcp.engine.patterns import is_small_talk, signal_sentences, without_recalled
 from cortex_mcp.engine.redaction import redact
 from cortex_mcp.engine.update import Proposal, apply_verdict, ask_llm
 from cortex_mcp.errors import InvalidInput
@@ -152,8 +152,11 @@ async def deep_channel(
         result.skipped = "no LLM"
         return
     profile = await engine.profile_text(agent)
-    prompt = extraction.user_prompt(
-        user, assistant + tools, profile, engine.settings.sieve.additional_instructions
+    prompt = extraction.user_prompt(  # memories the reply quotes were extracted already
+        user,
+        without_recalled(assistant) + tools,
+        profile,
+        engine.settings.sieve.additional_instructions,
     )
     answer = await engine.complete(extraction.SYSTEM_PROMPT, prompt)
     if answer is None or not extraction.is_parseable(answer):
