@@ -239,24 +239,9 @@ class Engine:
         if predicates or len(matched) < max_results:  # else: one read, as before the log
             async with self.db.read() as conn:
                 answers = await self._slot_answers(conn, predicates, agent, layers, categories)
-                top = max((score for _, score in found), default=1.0)
-                answered = {m.id for m in answers}
-                matched |= answered
-                found = [(m, top) for m in answers] + [x for x in found if x[0].id not in answered]
-                found = found[:max_results]
-                # The log is a last resort: it takes the places no memory matching the query's
-                # words holds, before memories only a vector found (nearest is not relevant).
-                strong = [(m, score) for m, score in found if m.id in matched]
-                if len(strong) < max_results:
-                    said = await conversation.log_hits(
-                        conn,
-                        query,
-                        agent_id=agent,
-                        shown=[m for m, _ in found],
-                        limit=max_results - len(strong),
-                    )
-                weak = [(m, score) for m, score in found if m.id not in matched]
-                found = strong + weak[: max(0, max_results - len(strong) - len(said))]
+                found, said = await conversation.with_log_hits(
+                    conn, query, agent, found, matched, answers, max_results
+                )
         block, fitted, fitted_said = conversation.recall_block(
             [m for m, _ in found], said, query, max_tokens
         )

@@ -174,6 +174,34 @@ async def log_hits(
     return hits
 
 
+async def with_log_hits(
+    conn: aiosqlite.Connection,
+    query: str,
+    agent_id: str,
+    found: list[tuple[Memory, float]],
+    matched: set[str],
+    answers: list[Memory],
+    max_results: int,
+) -> tuple[list[tuple[Memory, float]], list[LogHit]]:
+    """The memories to show, with a slot's `answers` first, and the log hits for the places
+    left: the log takes the places no memory matching the query's words (`matched`) holds,
+    before memories only a vector found (nearest is not relevant)."""
+    top = max((score for _, score in found), default=1.0)
+    answered = {m.id for m in answers}
+    matched = matched | answered
+    ranked = [(m, top) for m in answers] + [x for x in found if x[0].id not in answered]
+    ranked = ranked[:max_results]
+    strong = [(m, score) for m, score in ranked if m.id in matched]
+    said: list[LogHit] = []
+    if len(strong) < max_results:
+        shown = [m for m, _ in ranked]
+        said = await log_hits(
+            conn, query, agent_id=agent_id, shown=shown, limit=max_results - len(strong)
+        )
+    weak = [(m, score) for m, score in ranked if m.id not in matched]
+    return strong + weak[: max(0, max_results - len(strong) - len(said))], said
+
+
 def snippet(text: str, query: str) -> str:
     """The message on one line; a long one cut to a window around the first query term."""
     flat = " ".join(text.split())
