@@ -23,6 +23,7 @@ from cortex_mcp.engine.sieve import AGENT_NOTE
 from cortex_mcp.search.budget import estimate_tokens
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, inspect_database, read_json, recall, remember
+from tests.fakes import FakeOpenAI
 
 
 @pytest.fixture
@@ -376,3 +377,24 @@ async def test_whats_my_name_is_answered_by_the_name_not_the_cat_on_keywords_onl
     for question in ("What's my name?", "我叫什么名字？", "私の名前は何ですか"):
         found = await recall(plain_client, question)
         assert found["memories"][0]["content"] == "I'm Dave.", question
+
+
+async def test_owed_extractions_drain_from_the_log_a_bounded_batch_a_pass(
+    llm_settings: Settings, clock: FrozenClock, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.status = 500
+    async with open_engine(llm_settings, clock, environ={}) as engine:
+        for i in range(25):
+            owed = await engine.ingest(f"The zq{i} service moved to the new cluster.", "OK.")
+            assert owed.queued and owed.note is None  # a provider will retry: nothing asked
+        fake_openai.status = 200
+        fake_openai.default_reply = '{"memories": []}'
+        try:
+            first = await engine.retry_queued()
+            waiting = (await engine.stats())["extraction_queue"]["pending"]
+            second = await engine.retry_queued()
+            after = (await engine.stats())["extraction_queue"]["pending"]
+        finally:
+            fake_openai.default_reply = "ok"
+
+    assert (first, waiting, second, after) == (20, 5, 5, 0)
