@@ -271,7 +271,7 @@ async def test_without_an_llm_the_agent_is_asked_once_to_save_what_patterns_did_
 
     assert untaken["note"] == AGENT_NOTE and untaken["skipped"] == "no LLM"
     assert taken["note"] is None and small_talk["note"] is None
-    # What it adds to a call's result, counted as recall counts tokens: about 15.
+    # What it adds to a call's result, counted as recall counts tokens: 19 (docs/benchmarks.md).
     assert estimate_tokens(json.dumps({"note": AGENT_NOTE})) <= 24
 
 

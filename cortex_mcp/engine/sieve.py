@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 
 CONTEXT_CHARS = 1500
 AGENT_NOTE = "No LLM here: save the lasting facts of this exchange with cortex_remember."
-"""The one line asking the calling agent to extract (about 15 tokens)."""
+"""The one line asking the calling agent to extract (19 tokens by `estimate_tokens`)."""
 
 
 @dataclass(frozen=True)
