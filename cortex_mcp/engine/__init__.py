@@ -20,8 +20,8 @@ from cortex_mcp.engine.background import PassCounter
 from cortex_mcp.engine.embedding import VectorIndex
 from cortex_mcp.engine.lifecycle import LifecycleReport, MirrorWriter
 from cortex_mcp.engine.llm import LanguageModel
+from cortex_mcp.engine.questions import asked_predicates, slot_answers
 from cortex_mcp.engine.remember import remember as remember_memory
-from cortex_mcp.engine.slots import asked_predicates
 from cortex_mcp.engine.stats import engine_stats
 from cortex_mcp.engine.transfer import ImportReport
 from cortex_mcp.engine.update import Decide
@@ -42,7 +42,6 @@ from cortex_mcp.models import (
 )
 from cortex_mcp.providers.build import build_embedder_cascade
 from cortex_mcp.search.tokenize import query_terms
-from cortex_mcp.store import conversation as conversation_log
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Database, open_database
 from cortex_mcp.store.logs import log_action
@@ -51,7 +50,6 @@ from cortex_mcp.store.migrations import migrate
 logger = logging.getLogger(__name__)
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
-SLOT_ANSWERS = 3
 LATENCY_WINDOW = 1000
 DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
 
@@ -238,7 +236,7 @@ class Engine:
         said: list[LogHit] = []
         if predicates or len(matched) < max_results:  # else: one read, as before the log
             async with self.db.read() as conn:
-                answers = await self._slot_answers(conn, predicates, agent, layers, categories)
+                answers = await slot_answers(conn, query, agent, layers, categories)
                 found, said = await conversation.with_log_hits(
                     conn, query, agent, found, matched, answers, max_results
                 )
@@ -254,24 +252,6 @@ class Engine:
             tokens_used=gate.tokens_of(block),
             conversation=said[:fitted_said],
         )
-
-    async def _slot_answers(
-        self,
-        conn: Any,
-        predicates: list[str],
-        agent: str,
-        layers: list[Layer],
-        categories: list[Category] | None,
-    ) -> list[Memory]:
-        """A question about a slot ("what's my name?", 我住在哪) is answered by the slot's
-        live memories first, however it is worded."""
-        if not predicates:
-            return []
-        return [
-            m
-            for m in await rows.live_slot_memories(conn, agent, predicates, SLOT_ANSWERS)
-            if m.layer in layers and (categories is None or m.category in categories)
-        ]
 
     async def _rank(
         self,
@@ -374,22 +354,12 @@ class Engine:
         return ForgetResult(memory_id=memory.id, deleted=False, reason=reason)
 
     async def _hide_said(self, conn: Any, memory: Memory, now: datetime) -> None:
-        """A forgotten memory's words leave recall from the log too: the messages it was
-        extracted from, and its whole exchange when that was one ingest."""
-        await conversation_log.hide_messages_of(conn, memory.id, now)
-        exchange = memory.metadata.get("exchange_id")
-        if (
-            isinstance(exchange, str)
-            and await conversation_log.exchange_origin(conn, exchange) == "ingest"
-        ):
-            await conversation_log.hide_exchange(conn, exchange, now)
+        """A forgotten memory's words leave recall from the conversation log too."""
+        await conversation.hide_said(conn, memory, now)
 
     async def _unhide_said(self, conn: Any, memory: Memory, hidden_at: datetime) -> None:
-        """Undo `_hide_said` for a restored memory: what that forget hid is shown again."""
-        await conversation_log.unhide_messages_of(conn, memory.id, hidden_at)
-        exchange = memory.metadata.get("exchange_id")
-        if isinstance(exchange, str):
-            await conversation_log.unhide_exchange(conn, exchange, hidden_at)
+        """What forgetting this memory hid in the conversation log is shown again."""
+        await conversation.unhide_said(conn, memory, hidden_at)
 
     async def _follow_supersedes(self, agent: str, categories: list[Category]) -> None:
         """A supersede (or its undoing) shows in the profile at once, not at the next run."""

@@ -133,6 +133,23 @@ def repeats(text: str, shown: Sequence[str]) -> bool:
     return False
 
 
+async def hide_said(conn: aiosqlite.Connection, memory: Memory, now: datetime) -> None:
+    """Hide the messages a memory was extracted from, and its whole exchange when that was
+    one ingest (a forget)."""
+    await log.hide_messages_of(conn, memory.id, now)
+    exchange = memory.metadata.get("exchange_id")
+    if isinstance(exchange, str) and await log.exchange_origin(conn, exchange) == "ingest":
+        await log.hide_exchange(conn, exchange, now)
+
+
+async def unhide_said(conn: aiosqlite.Connection, memory: Memory, hidden_at: datetime) -> None:
+    """Show again what `hide_said` hid for this memory at `hidden_at` (a restore)."""
+    await log.unhide_messages_of(conn, memory.id, hidden_at)
+    exchange = memory.metadata.get("exchange_id")
+    if isinstance(exchange, str):
+        await log.unhide_exchange(conn, exchange, hidden_at)
+
+
 async def log_hits(
     conn: aiosqlite.Connection,
     query: str,
