@@ -8,6 +8,10 @@ round trips, and the resident memory of the server process from /proc.
     python -m bench.latency                       # 1,000, 10,000 and 100,000
     python -m bench.latency --sizes 1000,10000    # a subset
     python -m bench.latency --quick               # fewer calls; writes latency-quick.json only
+    python -m bench.latency --sizes 10000 --log-messages 100000 --quick --out log-100k
+                                                  # beside a conversation log of 100,000 messages
+    python -m bench.latency --sizes 10000 --embedding local --quick --out local
+                                                  # the local embedder of a plain install
 
 Writes bench/results/latency.json and the "Latency" section of docs/benchmarks.md.
 """
@@ -98,8 +102,9 @@ def synthetic_memory(rng: random.Random, content: str) -> Memory:
     )
 
 
-async def seed(home: Path, n: int, corpus: Corpus) -> dict[str, Any]:
-    """N memories in a fresh database, in transactions of BATCH rows; time and file size."""
+async def seed(home: Path, n: int, corpus: Corpus, log_messages: int = 0) -> dict[str, Any]:
+    """N memories (and `log_messages` messages of the conversation log) in a fresh database,
+    in transactions of BATCH rows; time and file size."""
     rng = random.Random(SEED + n)
     contents = corpus.memories()
     languages: dict[str, int] = {}
@@ -110,6 +115,7 @@ async def seed(home: Path, n: int, corpus: Corpus) -> dict[str, Any]:
                 for language, content in itertools.islice(contents, min(BATCH, n - start)):
                     languages[language] = languages.get(language, 0) + 1
                     await insert_memory(conn, synthetic_memory(rng, content))
+        await seed_log(engine, log_messages, corpus)
         seconds = time.perf_counter() - started
         await engine.db.conn.execute("pragma wal_checkpoint(truncate)")
         path = engine.db.path
@@ -120,6 +126,28 @@ async def seed(home: Path, n: int, corpus: Corpus) -> dict[str, Any]:
         "languages": languages,
         "database_bytes": size,
     }
+
+
+async def seed_log(engine: Any, messages: int, corpus: Corpus) -> None:
+    """`messages` logged messages of the default agent, in exchanges of two (user, assistant)."""
+    if not messages:
+        return
+    from cortex_mcp.store.conversation import append_message  # absent before #18
+
+    contents = corpus.memories()
+    for start in range(0, messages, BATCH):
+        async with engine.db.write() as conn:
+            for i in range(start, min(start + BATCH, messages)):
+                await append_message(
+                    conn,
+                    agent_id="default",
+                    session_id=None,
+                    exchange_id=f"bench-{i // 2}",
+                    origin="ingest",
+                    role="user" if i % 2 == 0 else "assistant",
+                    content=next(contents)[1],
+                    created_at="2026-01-01T00:00:00.000000Z",
+                )
 
 
 def summary(samples_ms: list[float]) -> dict[str, Any]:
@@ -146,6 +174,7 @@ def server_params(home: Path) -> StdioServerParameters:
         command=sys.executable,
         args=["-m", "cortex_mcp"],
         env={"CORTEX_HOME": str(home), **SERVER_ENV},
+        cwd=Path.cwd(),  # the code under test is the one this bench runs from
     )
 
 
@@ -216,17 +245,30 @@ async def timed_calls(
     return durations, results
 
 
-async def session(home: Path, corpus: Corpus, recalls: int, remembers: int) -> dict[str, Any]:
-    """One long session: warm up, time recalls, then remembers, reading RSS along the way."""
+async def session(
+    home: Path, corpus: Corpus, recalls: int, remembers: int, ingests: int = 0
+) -> dict[str, Any]:
+    """One long session: warm up, time recalls, then remembers, then ingests (exchanges with
+    no LLM), reading RSS along the way."""
     queries = [corpus.query() for _ in range(recalls)]
     rng = random.Random(SEED)
     new = [
         {"content": content, "importance": round(rng.uniform(0.3, 0.95), 2)}
         for _, content in itertools.islice(corpus.memories(), remembers)
     ]
+    exchanges = [
+        {"user_message": user, "assistant_message": reply}
+        for (_, user), (_, reply) in itertools.islice(
+            zip(corpus.memories(), corpus.memories(), strict=False), ingests
+        )
+    ]
     async with Client(server_params(home), mode="legacy") as client:
         pid = server_pid()
         rss = {"after_initialize": memory_mb(pid)}
+        first = time.perf_counter()
+        structured(await client.call_tool("cortex_recall", {"query": corpus.query()[1]}))
+        first_recall_ms = (time.perf_counter() - first) * 1000
+        rss["after_first_recall"] = memory_mb(pid)
         await timed_calls(
             client, "cortex_recall", [{"query": corpus.query()[1]} for _ in range(10)]
         )
@@ -236,6 +278,7 @@ async def session(home: Path, corpus: Corpus, recalls: int, remembers: int) -> d
         rss["after_recalls"] = memory_mb(pid)
         remember_ms, stored = await timed_calls(client, "cortex_remember", new)
         rss["after_remembers"] = memory_mb(pid)
+        ingest_ms, _ = await timed_calls(client, "cortex_ingest", exchanges)
         stats = await client.read_resource("cortex://stats")
     block = stats.contents[0]
     assert isinstance(block, TextResourceContents)
@@ -257,6 +300,8 @@ async def session(home: Path, corpus: Corpus, recalls: int, remembers: int) -> d
         },
         "remember": summary(remember_ms),
         "remember_actions": actions,
+        "ingest": summary(ingest_ms) if ingest_ms else None,
+        "first_recall_in_session_ms": round(first_recall_ms, 3),
         "rss_mb": rss,
     }
 
@@ -267,11 +312,11 @@ async def measure(n: int, workdir: Path, args: argparse.Namespace) -> dict[str, 
     load_before = os.getloadavg()[0]
     corpus = Corpus(SEED)
     log(f"N={n:,}: seeding")
-    seeded = await seed(home, n, corpus)
+    seeded = await seed(home, n, corpus, args.log_messages)
     log(f"N={n:,}: seeded in {seeded['seconds']} s, {seeded['database_bytes'] / 1e6:.1f} MB")
     cold = await cold_starts(home, args.cold_starts, corpus)
     log(f"N={n:,}: cold start p50 {cold['initialize']['p50']:.0f} ms")
-    measured = await session(home, corpus, args.recalls, args.remembers)
+    measured = await session(home, corpus, args.recalls, args.remembers, args.ingests)
     log(f"N={n:,}: recall p50 {measured['recall']['p50']:.1f} ms")
     load = {"before": load_before, "after": os.getloadavg()[0]}  # other work on the machine
     return {"n": n, "seed": seeded, "cold_start_ms": cold, **measured, "load_avg_1m": load}
@@ -324,11 +369,17 @@ def parse_args() -> argparse.Namespace:
     cli.add_argument("--remembers", type=int, help="timed remember calls per N (default 200)")
     cli.add_argument("--cold-starts", type=int, help="server spawns per N (default 7)")
     cli.add_argument("--workdir", type=Path, help="where the CORTEX_HOMEs go (default: temp)")
+    cli.add_argument("--ingests", type=int, help="timed ingest calls per N (default 200)")
+    cli.add_argument("--log-messages", type=int, default=0, help="conversation log size")
+    cli.add_argument("--embedding", default="none", help="embedding.provider of the server")
+    cli.add_argument("--out", help="results name (bench/results/latency-<out>.json); no docs")
     args = cli.parse_args()
     args.sizes = [int(size.replace("_", "")) for size in args.sizes.split(",")]
     args.recalls = args.recalls or (60 if args.quick else 300)
     args.remembers = args.remembers or (40 if args.quick else 200)
     args.cold_starts = args.cold_starts or (3 if args.quick else 7)
+    args.ingests = args.ingests if args.ingests is not None else (40 if args.quick else 200)
+    SERVER_ENV["CORTEX_EMBEDDING__PROVIDER"] = args.embedding
     return args
 
 
@@ -349,15 +400,18 @@ async def main() -> None:
             "cold_starts": args.cold_starts,
             "quick": args.quick,
             "server_env": SERVER_ENV,
+            "log_messages": args.log_messages,
+            "ingests": args.ingests,
         },
         "runs": runs,
     }
     report["targets"] = targets(runs)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / ("latency-quick.json" if args.quick else "latency.json")
+    name = f"latency-{args.out}" if args.out else "latency-quick" if args.quick else "latency"
+    out = RESULTS / f"{name}.json"
     out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     log(f"wrote {out.relative_to(ROOT)}")
-    if not args.quick:
+    if not args.quick and not args.out:
         write_docs(markdown(report))
         log(f"wrote {DOCS.relative_to(ROOT)}")
     for t in report["targets"]:

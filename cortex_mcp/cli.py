@@ -189,9 +189,7 @@ def run_server(settings: Settings, transport: str) -> int:
     host = EngineHost(settings)
     mcp = build_server(settings, host=host)
     if transport == "stdio":
-        if sys.stdin.isatty():
-            sys.stderr.write(TTY_NOTICE + "\n")
-        return anyio.run(serve_stdio, mcp)
+        return anyio.run(serve_stdio, mcp, TTY_NOTICE if sys.stdin.isatty() else None)
     anyio.run(serve_http, mcp, host, settings, "sse" if transport == "sse" else "streamable-http")
     return 0
 

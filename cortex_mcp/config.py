@@ -150,6 +150,11 @@ class SieveSettings(Section):
         default=6 * 3600.0, gt=0, description="Longest wait between retries of one extraction."
     )
     llm_max_tokens: int = Field(default=1200, gt=0, description="Answer budget of an extraction.")
+    conversation_retention_days: int = Field(
+        default=0,
+        ge=0,
+        description="Days the conversation log keeps each message; 0 keeps them for ever.",
+    )
 
 
 PersonalKind = Literal["phone", "email", "address", "id_number"]

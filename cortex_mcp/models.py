@@ -169,13 +169,26 @@ class RecallItem(BaseModel):
     created_at: datetime
 
 
+class LogHit(BaseModel):
+    """A message of the conversation log that recall fell back on: verbatim, not a memory."""
+
+    exchange_id: str
+    role: str
+    content: str
+    session_id: str | None
+    created_at: datetime
+    score: float
+
+
 class RecallResult(BaseModel):
-    """What cortex_recall returns: a context block ready to inject, and the memories in it."""
+    """What cortex_recall returns: a context block ready to inject, the memories in it, and
+    (as a last resort) messages of the conversation log that add to them."""
 
     context: str
     memories: list[RecallItem]
     total_candidates: int
     tokens_used: int
+    conversation: list[LogHit] = Field(default_factory=list)
 
 
 class RememberResult(BaseModel):
@@ -243,7 +256,7 @@ class StoredMemory(BaseModel):
     content: str
     importance: float
     source: str = Field(description="user | assistant | both")
-    channel: str = Field(description="fast | deep | fallback | flush | summary | retry")
+    channel: str = Field(description="fast | deep | flush | summary | retry")
     superseded_id: str | None = None
 
 
@@ -252,10 +265,11 @@ class IngestResult(BaseModel):
 
     fast: list[StoredMemory]
     deep: list[StoredMemory]
-    fallback: StoredMemory | None = None
-    queued: bool = False
+    logged: int = Field(default=0, description="Messages kept verbatim in the conversation log.")
+    queued: bool = Field(default=False, description="LLM extraction owed; retried from the log.")
     skipped: str | None = Field(default=None, description="Why the deep channel did not run.")
     redacted: list[str] = Field(default_factory=list, description="Kinds of secrets removed.")
+    note: str | None = Field(default=None, description="A request to the calling agent.")
 
 
 class FlushResult(BaseModel):
@@ -265,6 +279,7 @@ class FlushResult(BaseModel):
     batches: int
     extracted_messages: int
     queued_messages: int
+    logged_messages: int = 0
     memories: list[StoredMemory]
     summary: StoredMemory | None
     redacted: list[str] = Field(default_factory=list)

@@ -36,7 +36,8 @@ INSTRUCTION_STEPS = {  # tool: the bullet that tells the model when to call it
   something, call cortex_remember. When they correct a memory, pass its id as `supersedes`.""",
     "cortex_ingest": """\
 - After each exchange worth keeping, call cortex_ingest with the user's message and your reply;
-  cortex extracts what matters from both sides and ignores small talk.""",
+  cortex extracts what matters from both sides and ignores small talk. When its result says
+  there is no LLM here, you are the extractor: save the lasting facts with cortex_remember.""",
     "cortex_flush": """\
 - Before your context is compacted or trimmed, call cortex_flush with the messages about to go.""",
     "cortex_forget": "- When a memory is wrong or unwanted, call cortex_forget with its id.",

@@ -26,6 +26,8 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 import mcp_types as types
+from anyio import TASK_STATUS_IGNORED
+from anyio.abc import TaskStatus
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
@@ -145,22 +147,28 @@ async def stdin_lines(fd: int = 0) -> AsyncIterator[bytes]:
             yield line
 
 
-async def serve_stdio(mcp: MCPServer[Any]) -> int:
-    """Serve `mcp` on stdin/stdout until EOF (exit code 0), SIGINT (130) or SIGTERM (143)."""
+async def serve_stdio(mcp: MCPServer[Any], notice: str | None = None) -> int:
+    """Serve `mcp` on stdin/stdout until EOF (exit code 0), SIGINT (130) or SIGTERM (143).
+    `notice` (for a terminal) goes to stderr once the signals are watched, so a Ctrl-C typed
+    after it always stops the server the same way."""
     lines = CheckedLines(stdin_lines())
     exit_code = 0
     async with anyio.create_task_group() as tasks:
 
-        async def watch_signals() -> None:
+        async def watch_signals(*, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:
             nonlocal exit_code
             with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+                task_status.started()
                 async for signum in received:
                     exit_code = 128 + signum
                     tasks.cancel_scope.cancel()
                     return
 
         if sys.platform != "win32":  # asyncio has no signal handlers there: Ctrl-C raises
-            tasks.start_soon(watch_signals)
+            await tasks.start(watch_signals)
+        if notice:
+            sys.stderr.write(notice + "\n")
+            sys.stderr.flush()
         async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (reads, writes):
             lines.answer_through(writes.send)
             # MCPServer.run_stdio_async does exactly this with the SDK's own stdin reader.

@@ -334,7 +334,7 @@ async def cortex_flush(
     agent_id: AgentId = None,
 ) -> FlushResult:
     """Call before your context is compacted or trimmed, with the messages about to go. Every
-    message is extracted into memory or queued for extraction; nothing is lost."""
+    message is kept in the conversation log, and what matters is extracted."""
     with lend_sampler(sampler_of(ctx)):
         return await ctx.request_context.lifespan_context.flush(
             [(m.role, m.content) for m in messages],

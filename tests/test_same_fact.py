@@ -268,6 +268,8 @@ async def test_eight_identical_ingests_at_once_across_two_processes_store_one_me
             "select json_extract(metadata, '$.channel'), count(*) from memories"
             " where deleted_at is null and superseded_by is null group by 1"
         ).fetchall()
+        logged = conn.execute("select count(*) from conversation_log").fetchone()[0]
     finally:
         conn.close()
-    assert dict(rows) == {"fast": 1, "fallback": 1}
+    assert dict(rows) == {"fast": 1}  # and no raw copy beside it (#18)
+    assert logged == 16  # every exchange is in the conversation log: each message and reply

@@ -179,7 +179,7 @@ async def test_a_fast_channel_memory_is_found_by_the_rest_of_the_message_it_came
     assert message in contexts
 
 
-async def test_llm_down_stores_a_fallback_and_queues_then_the_retry_replaces_it(
+async def test_llm_down_logs_the_exchange_owes_it_and_the_retry_extracts_it_from_the_log(
     llm_settings: Settings, clock: FrozenClock, fake_openai: FakeOpenAI
 ) -> None:
     user, assistant, expected = EXAMPLE_2
@@ -187,16 +187,15 @@ async def test_llm_down_stores_a_fallback_and_queues_then_the_retry_replaces_it(
     async with Client(build_server(llm_settings, clock)) as client:
         down = await ingest(client, user, assistant, session_id="s-2")
         stats = await read_json(client, "cortex://stats")
+        found = await recall(client, "Security List 端口")
 
-    assert down["queued"] is True and down["deep"] == []
-    fallback = down["fallback"]
-    assert (fallback["category"], fallback["layer"], fallback["importance"]) == (
-        "context",
-        "working",
-        0.3,
-    )
-    assert user in fallback["content"]
+    assert down["queued"] is True and down["deep"] == [] and down["logged"] == 2
+    assert "fallback" not in down and down["note"] is None  # the provider will retry: no ask
+    assert live_rows(llm_settings) == []  # no raw copy among the memories
     assert stats["extraction_queue"]["pending"] == 1
+    assert stats["conversation_log"]["messages"] == 2
+    assert found["memories"] == [] and found["conversation"][0]["content"] == assistant
+    assert "Security List" in found["context"]
 
     fake_openai.status = 200  # the provider is back; the server restarted in between
     fake_openai.replies.append(extraction_reply(expected))
@@ -205,12 +204,19 @@ async def test_llm_down_stores_a_fallback_and_queues_then_the_retry_replaces_it(
         with anyio.fail_after(10):
             await host.engine.passes.wait_beyond(0)
         after = await read_json(client, "cortex://stats")
-        old = await read_json(client, f"cortex://memory/{fallback['id']}")
+        again = await recall(client, "Security List 端口")
 
     assert after["extraction_queue"]["pending"] == 0
-    contents = {row["content"] for row in live_rows(llm_settings)}
-    assert contents == {content for content, _, _, _ in expected}
-    assert old["superseded_by"] is not None
+    rows = live_rows(llm_settings)
+    assert {row["content"] for row in rows} == {content for content, _, _, _ in expected}
+    exchange = {json.loads(row["metadata"])["exchange_id"] for row in rows}
+    with inspect_database(llm_settings.database_path) as conn:
+        logged = conn.execute(
+            "select exchange_id, extraction, memory_ids from conversation_log order by seq"
+        ).fetchall()
+    assert {row[0] for row in logged} == exchange and {row[1] for row in logged} == {"done"}
+    assert set(json.loads(logged[0][2])) == {row["id"] for row in rows}
+    assert again["memories"] and again["conversation"] == []  # its memories now stand for it
 
 
 async def test_a_correction_supersedes_the_old_value_and_keeps_the_chain(
@@ -244,7 +250,7 @@ async def test_without_an_llm_a_correction_still_supersedes_its_closest_neighbou
     result = await ingest(client, "Actually, I have not confirmed a budget.", "OK.")
 
     assert result["fast"][0]["superseded_id"] == old["id"]
-    assert result["queued"] is True  # the deep channel had no LLM: fallback + queue
+    assert result["queued"] is False and result["skipped"] == "no LLM"  # nothing piles up
     top = (await recall(client, "budget"))["memories"][0]
     assert top["content"] == "Actually, I have not confirmed a budget."
 
@@ -344,7 +350,7 @@ async def test_flush_of_200_messages_with_the_llm_up_extracts_every_message(
     assert result["summary"]["category"] == "summary"
 
 
-async def test_flush_of_200_messages_with_the_llm_down_queues_every_message(
+async def test_flush_of_200_messages_with_the_llm_down_logs_and_owes_every_message(
     llm_client: Client, llm_settings: Settings, fake_openai: FakeOpenAI
 ) -> None:
     fake_openai.status = 500
@@ -352,9 +358,12 @@ async def test_flush_of_200_messages_with_the_llm_down_queues_every_message(
     result = data_of(await llm_client.call_tool("cortex_flush", {"messages": conversation(200)}))
 
     assert result["extracted_messages"] == 0 and result["queued_messages"] == 200
+    assert result["logged_messages"] == 200
     with inspect_database(llm_settings.database_path) as conn:
-        payloads = " ".join(row[0] for row in conn.execute("select payload from extraction_queue"))
-    assert all(f"marker-{i:03d}" in payloads for i in range(200))
+        logged = conn.execute("select content, extraction from conversation_log").fetchall()
+    assert len(logged) == 200 and {row[1] for row in logged} == {"pending"}
+    text = " ".join(row[0] for row in logged)
+    assert all(f"marker-{i:03d}" in text for i in range(200))
     assert result["summary"]["content"].startswith("Session (200 messages)")
 
 

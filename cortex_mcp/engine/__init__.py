@@ -6,6 +6,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,17 @@ import anyio
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings, provider_environment
-from cortex_mcp.engine import flush, forgetting, gate, lifecycle, privacy, render, sieve, transfer
+from cortex_mcp.engine import (
+    conversation,
+    flush,
+    forgetting,
+    gate,
+    lifecycle,
+    privacy,
+    render,
+    sieve,
+    transfer,
+)
 from cortex_mcp.engine.access import AccessRecorder
 from cortex_mcp.engine.background import PassCounter
 from cortex_mcp.engine.embedding import VectorIndex
@@ -21,6 +32,7 @@ from cortex_mcp.engine.lifecycle import LifecycleReport, MirrorWriter
 from cortex_mcp.engine.llm import LanguageModel
 from cortex_mcp.engine.nearby import nearby_memories
 from cortex_mcp.engine.patterns import is_correction
+from cortex_mcp.engine.questions import asked_predicates, slot_answers
 from cortex_mcp.engine.remember import remember as remember_memory
 from cortex_mcp.engine.stats import engine_stats
 from cortex_mcp.engine.transfer import ImportReport
@@ -33,6 +45,7 @@ from cortex_mcp.models import (
     ForgetResult,
     IngestResult,
     Layer,
+    LogHit,
     Memory,
     RecallResult,
     RememberResult,
@@ -115,13 +128,12 @@ class Engine:
             tool_calls=tool_calls,
             agent_id=self.agent(agent_id),
         )
-        stored = [*result.fast, *result.deep, *([result.fallback] if result.fallback else [])]
+        stored = [*result.fast, *result.deep]
         await forgetting.link_stored(self, stored)
         logger.debug(
-            "ingest: %d to core, %d to working, fallback %s, skipped %s, redacted %s",
+            "ingest: %d to core, %d to working, skipped %s, redacted %s",
             len(result.fast),
             len(result.deep),
-            result.fallback.id if result.fallback else None,
             result.skipped,
             result.redacted,
         )
@@ -168,8 +180,12 @@ class Engine:
         return result
 
     async def retry_queued(self) -> int:
-        """Retry due queued extractions; how many succeeded."""
-        return await sieve.retry_queued(self)
+        """Extract due exchanges the LLM owes, from the conversation log; how many succeeded."""
+        return await sieve.extract_backlog(self)
+
+    async def prune_conversation(self) -> int:
+        """Erase logged messages older than the retention setting; how many went."""
+        return await conversation.prune(self)
 
     def embed_soon(self, memory_ids: list[str]) -> None:
         """Have the background loop embed new memories now, off the caller's path."""
@@ -254,16 +270,27 @@ class Engine:
     ) -> RecallResult:
         now = self.clock()
         ranking, hits = await self._rank(query, agent, layers, categories, keep=max_results)
-        block, fitted = gate.context_block(
-            [h.memory for h in hits], max_tokens, gate.CONTEXT_HEADER
+        found = [(h.memory, h.score.final_score) for h in hits]
+        matched = {h.memory.id for h in hits if h.score.bm25 is not None}
+        predicates = asked_predicates(query)
+        said: list[LogHit] = []
+        if predicates or len(matched) < max_results:  # else: one read, as before the log
+            async with self.db.read() as conn:
+                answers = await slot_answers(conn, query, agent, layers, categories)
+                found, said = await conversation.with_log_hits(
+                    conn, query, agent, found, matched, answers, max_results
+                )
+        block, fitted, fitted_said = conversation.recall_block(
+            [m for m, _ in found], said, query, max_tokens
         )
-        hits = hits[:fitted]
-        self.access.record([h.memory.id for h in hits], query, now)
+        found = found[:fitted]
+        self.access.record([m.id for m, _ in found], query, now)
         return RecallResult(
             context=block,
-            memories=[gate.to_item(h.memory, h.score.final_score) for h in hits],
+            memories=[gate.to_item(m, score) for m, score in found],
             total_candidates=len(ranking.scored),
             tokens_used=gate.tokens_of(block),
+            conversation=said[:fitted_said],
         )
 
     async def _rank(
@@ -338,6 +365,7 @@ class Engine:
             now = self.clock()
             await rows.set_deleted(conn, memory.id, now, reason)
             derived = await forgetting.forget_derived(conn, memory, now, reason)
+            await self._hide_said(conn, memory, now)
             details = {"reason": reason} | ({"derived": derived} if derived else {})
             await log_action(conn, "forget", [memory.id, *derived], details, now)
         logger.debug("forget: %s with %d copies of its exchange", memory.id, len(derived))
@@ -362,6 +390,7 @@ class Engine:
             if memory.deleted_at is not None:
                 await rows.set_deleted(conn, memory.id, None, None)
                 derived = await forgetting.restore_derived(conn, memory)
+                await self._unhide_said(conn, memory, memory.deleted_at)
                 await log_action(conn, "restore", [memory.id, *derived], {}, now)
                 reason = None
             elif memory.superseded_by is not None:
@@ -376,6 +405,14 @@ class Engine:
         self.mirror.mark_dirty()
         await self._follow_supersedes(self.agent(agent_id), [memory.category])
         return ForgetResult(memory_id=memory.id, deleted=False, reason=reason, derived=derived)
+
+    async def _hide_said(self, conn: Any, memory: Memory, now: datetime) -> None:
+        """A forgotten memory's words leave recall from the conversation log too."""
+        await conversation.hide_said(conn, memory, now)
+
+    async def _unhide_said(self, conn: Any, memory: Memory, hidden_at: datetime) -> None:
+        """What forgetting this memory hid in the conversation log is shown again."""
+        await conversation.unhide_said(conn, memory, hidden_at)
 
     async def _follow_supersedes(self, agent: str, categories: list[Category]) -> None:
         """A supersede (or its undoing) shows in the profile at once, not at the next run."""
@@ -503,6 +540,8 @@ async def open_engine(
     llm = LanguageModel.from_settings(settings.llm, environ, settings.sieve.llm_max_tokens)
     llm.guard = privacy.ProviderGuard(settings.sieve.redact_secrets, settings.redaction.kinds)
     embedder = build_embedder_cascade(settings.embedding, environ)
+    if settings.embedding.provider == "auto" and embedder.embedder is None:
+        logger.warning("semantic search is off (%s); recall uses BM25 alone", embedder.note)
     try:
         await migrate(db)
         index = VectorIndex(

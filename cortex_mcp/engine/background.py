@@ -1,4 +1,5 @@
-"""Work the server does beside the requests: back-fill vectors, retry queued extractions."""
+"""Work the server does beside the requests: back-fill vectors, extract what the LLM owes from
+the conversation log, apply the log's retention."""
 
 import logging
 from typing import TYPE_CHECKING
@@ -33,12 +34,13 @@ class PassCounter:
 
 
 async def background_pass(engine: "Engine") -> None:
-    """One round: write pending recall counts, embed memories still without a vector, then
-    retry due extractions."""
+    """One round: write pending recall counts, embed memories still without a vector, extract
+    due exchanges from the log, erase log messages past their retention."""
     await engine.access.flush()
     while await engine.vectors.backfill() > 0:
         await anyio.lowlevel.checkpoint()
     await engine.retry_queued()
+    await engine.prune_conversation()
 
 
 async def run_background(engine: "Engine", interval_s: float = BACKGROUND_INTERVAL_S) -> None:

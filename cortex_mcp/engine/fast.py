@@ -7,7 +7,17 @@ becomes one memory per slot, each a sentence of its own with the original kept a
 so a later change of one value replaces only that one.
 """
 
-from cortex_mcp.engine.patterns import SIGNALS, is_correction, signal_sentences
+import re
+from dataclasses import replace
+
+from cortex_mcp.engine.patterns import (
+    DECISION,
+    SIGNALS,
+    agrees,
+    is_correction,
+    reports_decision,
+    signal_sentences,
+)
 from cortex_mcp.engine.slots import Slot, find_slots
 from cortex_mcp.engine.update import Proposal
 from cortex_mcp.models import Category, Layer
@@ -35,6 +45,31 @@ def fast_statements(message: str) -> list[Proposal]:
                 _proposal(sentence, signal.importance, signal.name, correction, signal.category)
             )
     return proposals
+
+
+def assistant_decisions(user: str, assistant: str) -> list[Proposal]:
+    """Decisions the assistant's reply states, kept only when the user's message agrees to
+    them or the sentence reports a decision already made ("We decided to use Redis…"); the
+    assistant's other words are left to the LLM, or to the agent."""
+    if not assistant.strip():
+        return []
+    agreed = agrees(user)
+    return [
+        replace(
+            _proposal(sentence, DECISION.importance, "decision", False, DECISION.category),
+            source="assistant",
+        )
+        for sentence in signal_sentences(assistant)
+        if any(p.search(sentence) for p in DECISION.patterns)
+        and (agreed or reports_decision(sentence))
+        and not _HEDGED.search(sentence)
+    ]
+
+
+_HEDGED = re.compile(
+    r"(?i)(if|whether|might|maybe|perhaps|could|should we|suggest|recommend|consider)"
+    r"|如果|要不要|建议|或许|可能|もし|かもしれ|おすすめ|検討"
+)
 
 
 def _proposal(

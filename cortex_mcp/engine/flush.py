@@ -1,21 +1,22 @@
 """cortex_flush: everything worth keeping from messages about to leave the context window.
 
-Messages are extracted in token-capped batches (the fast channel on the user's messages, the
-LLM on each batch); a batch the LLM cannot take is stored as a raw fallback and queued, so every
-message ends up extracted or queued. A session summary is written as an episode memory.
+Every message is first kept verbatim in the conversation log, one row each (none is cut), as
+one exchange. Then messages are extracted in token-capped batches (the fast channel on the
+user's messages and on the assistant's agreed decisions, the LLM on each batch); a batch the LLM
+cannot take is owed an extraction from the log when a configured provider can retry it. A
+session summary is written as an episode memory.
 """
 
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from cortex_mcp.engine import extraction
+from cortex_mcp.engine import conversation, extraction
 from cortex_mcp.engine.sieve import (
     Message,
+    around,
     deep_proposals,
-    fallback_side,
     fast_channel,
-    store_fallback,
     store_proposal,
 )
 from cortex_mcp.engine.update import Proposal, build_memory, stored
@@ -85,29 +86,49 @@ async def flush(
             )
     clean = await engine.cleaner(agent_id)
     cleaned = [Message(m.role, clean(m.content)) for m in messages]
+    logged = await conversation.append_exchange(
+        engine,
+        [(m.role, m.content) for m in cleaned],
+        agent_id=agent_id,
+        session_id=session_id,
+        origin="flush",
+    )
+    exchange = logged.exchange_id
     profile = await engine.profile_text(agent_id)
     memories: list[StoredMemory] = []
     extracted = queued = 0
     batches = batches_of(cleaned, settings.flush_batch_tokens)
     for indexes in batches:
+        links: dict[int, list[str]] = {}
         for i in indexes:
             if cleaned[i].role == "user":
-                memories += await fast_channel(engine, cleaned[i].content, agent_id, session_id)
-        transcript = transcript_of(cleaned, indexes, settings.flush_batch_tokens)
-        prompt = extraction.transcript_prompt(transcript, profile, settings.additional_instructions)
-        answer = await engine.complete(extraction.SYSTEM_PROMPT, prompt)
-        if answer is None or not extraction.is_parseable(answer):
-            text = f"[unextracted conversation, {reason}]\n{transcript}"
-            text = truncate_to_tokens(text, engine.settings.memory.max_content_chars // 4)
-            error = "no LLM available" if answer is None else "unreadable LLM answer"
-            payload = {"transcript": transcript}
-            memories.append(
-                await store_fallback(engine, agent_id, session_id, payload, text, error)
+                reply = next_reply(cleaned, i)
+                found = await fast_channel(
+                    engine, cleaned[i].content, agent_id, session_id, exchange, reply
+                )
+                links[logged.seqs[i]] = [m.id for m in found]
+                memories += found
+        seqs = [logged.seqs[i] for i in indexes]
+        answer = None
+        if engine.has_llm:
+            transcript = transcript_of(cleaned, indexes, settings.flush_batch_tokens)
+            prompt = extraction.transcript_prompt(
+                transcript, profile, settings.additional_instructions
             )
-            queued += len(indexes)
+            answer = await engine.complete(extraction.SYSTEM_PROMPT, prompt)
+        if answer is None or not extraction.is_parseable(answer):
+            state = conversation.owed_state(engine) if engine.has_llm else "none"
+            queued += len(indexes) if state == "pending" else 0
+            await conversation.settle_extraction(engine, seqs, links, state)
             continue
-        for proposal in deep_proposals(engine, answer, session_id, "flush"):
-            memories.append(await store_proposal(engine, proposal, agent_id))
+        found = [
+            await store_proposal(engine, proposal, agent_id)
+            for proposal in deep_proposals(engine, answer, session_id, "flush", exchange)
+        ]
+        memories += found
+        for seq in seqs:
+            links[seq] = links.get(seq, []) + [m.id for m in found]
+        await conversation.settle_extraction(engine, seqs, links, "done")
         extracted += len(indexes)
     summary = await session_summary(engine, cleaned, agent_id, session_id, reason)
     async with engine.db.write() as conn:
@@ -115,7 +136,13 @@ async def flush(
             conn,
             "flush",
             [m.id for m in memories] + ([summary.id] if summary else []),
-            {"messages": len(messages), "extracted": extracted, "queued": queued, "reason": reason},
+            {
+                "messages": len(messages),
+                "extracted": extracted,
+                "queued": queued,
+                "reason": reason,
+                "exchange_id": exchange,
+            },
             engine.clock(),
         )
     return FlushResult(
@@ -123,10 +150,19 @@ async def flush(
         batches=len(batches),
         extracted_messages=extracted,
         queued_messages=queued,
+        logged_messages=sum(1 for seq in logged.seqs if seq >= 0),
         memories=memories,
         summary=summary,
         redacted=clean.kinds,
     )
+
+
+def next_reply(messages: Sequence[Message], index: int) -> str:
+    """The assistant's message right after the user's message at `index`, if any."""
+    after = index + 1
+    if after < len(messages) and messages[after].role == "assistant":
+        return messages[after].content
+    return ""
 
 
 async def session_summary(
@@ -146,9 +182,7 @@ async def session_summary(
         if not users:
             return None
         picked = users[:1] + (users[-1:] if len(users) > 1 else [])
-        text = f"Session ({len(messages)} messages): " + " … ".join(
-            fallback_side(u) for u in picked
-        )
+        text = f"Session ({len(messages)} messages): " + " … ".join(around(u) for u in picked)
         how = "extractive"
     proposal = Proposal(
         content=truncate_to_tokens(text, engine.settings.memory.max_content_chars // 4),

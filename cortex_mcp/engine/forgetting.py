@@ -20,6 +20,7 @@ from cortex_mcp.engine.lifecycle import LifecycleBusy, write_mirror
 from cortex_mcp.engine.lifecycle.lease import Lease, new_owner
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import Memory, StoredMemory, is_memory_id
+from cortex_mcp.store import conversation as log
 from cortex_mcp.store import exchanges
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store import purge as erase
@@ -173,6 +174,19 @@ async def _erase(engine: "Engine", memory_ids: list[str], needle: str | None) ->
         await lease.release()
 
 
+async def erase_conversation(
+    conn: aiosqlite.Connection, memory_ids: list[str], needle: str | None
+) -> int:
+    """The conversation log's part of a purge: the exchanges these memories came from, the
+    messages they were extracted from, and every message holding `needle`."""
+    erased = 0
+    for memory in (await rows.memories_by_id(conn, memory_ids)).values():
+        exchange = memory.metadata.get("exchange_id")
+        if isinstance(exchange, str):
+            erased += await log.erase_exchange(conn, exchange)
+    return erased + await log.erase_said(conn, memory_ids, needle or "")
+
+
 async def _take_lease(engine: "Engine") -> Lease:
     """The lifecycle lease, waiting up to LEASE_WAIT_S for a run in progress to finish."""
     lease = Lease(engine, f"purge:{new_owner()}")
@@ -201,6 +215,7 @@ async def _erase_holding(
                 m for m in await exchanges.siblings(conn, memory_ids) if "context" in m.metadata
             ]
             targets = list(dict.fromkeys(memory_ids + copies))
+            said = await erase_conversation(conn, targets, needle)
             for holder in context_holders:
                 if holder.id not in targets:
                     metadata = {k: v for k, v in holder.metadata.items() if k != "context"}
@@ -211,15 +226,18 @@ async def _erase_holding(
                     await erase.scrub_text(conn, text, done)
             await erase.tombstone(conn, targets, now)
             await erase.rebuild_text_index(conn)
+            await log.optimize_log_index(conn)
         truncated = await erase.rewrite_file(engine.db)
     finally:
         await erase.secure_delete(engine.db, False)
     logger.info(
-        "purge: %d memories erased, %d rewritten, %d queue entries, %d log snapshots",
+        "purge: %d memories erased, %d rewritten, %d queue entries, %d log snapshots,"
+        " %d logged messages",
         len(done.memories),
         len(done.rewritten),
         done.queue_entries,
         done.log_entries,
+        said,
     )
     if engine.settings.mirror.enabled:
         await write_mirror(engine)

@@ -66,6 +66,12 @@ class LanguageModel:
             for provider in self.cascade.providers
         )
 
+    @property
+    def answers_in_background(self) -> bool:
+        """True when a configured provider (not a client's sampling, which lives only during
+        that client's tool call) could answer outside any request: queued work can drain."""
+        return any(provider.name != "sampling" for provider in self.cascade.providers)
+
     async def complete(self, system: str, prompt: str, *, json_mode: bool = True) -> str | None:
         """The first provider's answer, or None when there is none or all failed."""
         if not self.available:

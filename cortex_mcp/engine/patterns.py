@@ -68,15 +68,24 @@ SIGNALS: tuple[Signal, ...] = (
         "preference",
         Category.PREFERENCE,
         0.8,
-        _any(r"我(很|最|比较|更|一直|不太)?(喜欢|偏好|不要|不想|讨厌|倾向|习惯|prefer)")
+        _any(r"我(很|最|比较|更|一直|不太|不)?(喜欢|偏好|不要|不想|讨厌|倾向|习惯|prefer)")
         + _any(
             r"\bI (really |much |strongly |usually |always )?(prefer|like|love|hate|dislike|"
             r"enjoy|can'?t stand|don'?t (like|want)|do not (like|want))\b",
             r"\bmy favou?rite\b",
+            r"\b(keep|make) (your |the )?(answers|replies|responses) "
+            r"(short|brief|concise|detailed)",
+            r"\b(answer|reply|respond) (briefly|concisely|in detail|in bullet points|with code)\b",
+            r"\b(no|don'?t use|without) emojis?\b",
             flags=re.IGNORECASE,
         )
         + _any(
-            r"(が|は)(大)?(好き|嫌い|苦手)(です|だ|なんです)?(?!か)|の方が(いい|好き)|を好みます"
+            r"(回答|回复)(请|要|都)?(简洁|简短|详细)|(请|以后|今后)(都)?(简洁|简短|详细)(一点|些)?地?(回答|回复)",
+            r"不要(用|加)?表情|用要点(回答|列出)",
+        )
+        + _any(
+            r"(が|は)(大)?(好き|嫌い|苦手)(です|だ|なんです)?(?!か)|の方が(いい|好き)|を好みます",
+            r"(簡潔|短く|詳しく)(に)?(答えて|回答して|説明して)|箇条書きで(答えて|お願い)",
         ),
     ),
     Signal(
@@ -92,10 +101,22 @@ SIGNALS: tuple[Signal, ...] = (
         + _any(r"(に|と)決めました|に決定|にします|を選びました|で行きます|で決まり"),
     ),
     Signal(
+        "remember",
+        Category.FACT,
+        0.85,
+        _any(r"^(请|麻烦)?(你)?(帮我)?(记住|记一下|记下)|(请|你要)记住|请记得(?!要|去)")
+        + _any(
+            r"^\W*(please )?(remember|note)(,| that\b|:)|^\W*remember my\b",
+            r"\b(don'?t|do not|never) forget (that|about my)\b|\bplease remember\b(?! to\b)",
+            flags=re.IGNORECASE,
+        )
+        + _any(r"覚えて(おいて|おいてください|ください)|覚えといて|忘れないでね?[。、]"),
+    ),
+    Signal(
         "todo",
         Category.TODO,
         0.7,
-        _any(r"记得|别忘了|提醒我|待办|(我|我们)(还)?(需要|得|要)去?做")
+        _any(r"(?<!我)记得(要|去)|提醒我|待办|(我|我们)(还)?(需要|得|要)去?做")
         + _any(
             r"\b(remind me|don'?t forget|remember to|to-?do:?|I need to|I have to|I must)\b",
             flags=re.IGNORECASE,
@@ -115,6 +136,31 @@ SIGNALS: tuple[Signal, ...] = (
     ),
 )
 
+DECISION = next(s for s in SIGNALS if s.name == "decision")
+
+_AGREES = re.compile(
+    r"(?i)^\W*(yes|yeah|yep|sure|ok(ay)?|sounds good|agreed|deal|let'?s do (it|that)|"
+    r"go (for it|ahead)|perfect|great|that works|makes sense|do it)\b"
+    r"|^\W*(好的?|行|可以|同意|没问题|就这么(办|定了?)|就这样|对|嗯)"
+    r"|^\W*(はい|ええ|いいね|いいですね|それで(お願いします|いきましょう|行きましょう)|了解|賛成|オッケー)"
+)
+_REPORTS_DECISION = re.compile(
+    r"(?i)\b(we|you|I)('ve| have)? (decided|agreed|settled on|chose|picked|went with)\b"
+    r"|\bwe'?re going with\b|\bthe decision (is|was)\b"
+    r"|决定了|已经决定|定下来了|商定|最终(选择|决定)了|決めました|決定しました|決まりました"
+)
+
+
+def agrees(user: str) -> bool:
+    """True when the user's message opens by agreeing ("sounds good", 好的, いいですね)."""
+    return bool(_AGREES.search(user))
+
+
+def reports_decision(sentence: str) -> bool:
+    """True when a sentence reports a decision already made ("We decided to use Redis")."""
+    return bool(_REPORTS_DECISION.search(sentence))
+
+
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|(?<![\w])'[^']*'(?![\w])|`[^`]*`")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+|\n+")
 _QUESTION_END = re.compile(r"[?？]\s*$|(吗|嗎|呢|么|麼|ですか|ますか|でしょうか|か)\s*[。.]?\s*$")
@@ -126,6 +172,20 @@ _QUESTION_START = re.compile(
 _QUESTION_ASK = re.compile(r"你(是否|有没有)|是不是|(请|可以)?问(一下)?")
 
 
+_HEARSAY = re.compile(
+    r"(?i)\b(he|she|they|my (friend|colleague|boss|manager)|someone|people|everyone)"
+    r"\s+(said|says|told|thinks|claims)\b|\btold me\b"
+    r"|^\s*(if|suppose|supposing|imagine|maybe|perhaps)\b"
+    r"|(他|她|他们|朋友|同事|老板|老师|别人)(说|告诉我|觉得)|^(如果|假如|要是|假设|也许)"
+    r"|と(言って|言った|言いました|話して)|だそうです|^もし|かもしれ"
+)
+
+
+def is_hearsay(sentence: str) -> bool:
+    """True for reported speech and hypotheticals: what someone else said, what might be."""
+    return bool(_HEARSAY.search(sentence))
+
+
 def is_question(sentence: str) -> bool:
     """True for a question in any of the three languages, with or without a question mark."""
     return bool(
@@ -135,15 +195,29 @@ def is_question(sentence: str) -> bool:
     )
 
 
+_RECALLED_LINE = re.compile(
+    r"^\s*-\s*\[\d{4}-\d{2}-\d{2} · [^\]]*\]"
+    r"|^\s*(Relevant memories|Core memory digest|Said in earlier conversations) \("
+)
+"""A line of a context block recall gave out (`- [2026-01-01 · core · decision] …`), quoted
+back in a reply: what was recalled, not something said now."""
+
+
+def without_recalled(text: str) -> str:
+    """The text without the lines of context blocks it quotes."""
+    return "\n".join(line for line in text.splitlines() if not _RECALLED_LINE.search(line))
+
+
 def signal_sentences(text: str) -> list[str]:
-    """The statements of a message that patterns may fire on: no quotes, no questions."""
+    """The statements of a message that patterns may fire on: no quotes, no questions, no
+    reported speech or hypotheticals."""
     kept: list[str] = []
     for line in text.splitlines():
-        if line.lstrip().startswith(">"):
-            continue  # a quoted reply
+        if line.lstrip().startswith(">") or _RECALLED_LINE.search(line):
+            continue  # a quoted reply, or a memory recall gave out
         for sentence in _SENTENCE_END.split(line):
             stripped = sentence.strip()
-            if stripped and not is_question(stripped):
+            if stripped and not is_question(stripped) and not is_hearsay(stripped):
                 unquoted = _QUOTED.sub(" ", stripped).strip()
                 if unquoted:
                     kept.append(stripped if unquoted == stripped else unquoted)

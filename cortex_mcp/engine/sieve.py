@@ -1,10 +1,12 @@
 """The Memory Sieve: cortex_ingest and cortex_flush.
 
-Two channels run side by side. The fast channel finds high-signal statements in the user's
-words with patterns and writes them to core at once. The deep channel asks the LLM to extract
-what a skilled assistant would keep from both sides of the exchange, into working memory. When
-no LLM answers, a raw fallback memory stands in and the exchange waits in a retry queue in the
-database, so nothing is lost across failures or restarts.
+Every exchange is first kept verbatim (after redaction) in the conversation log, so nothing said
+is lost. Then two channels run side by side. The fast channel finds high-signal statements with
+patterns (the user's words; the assistant's only for decisions) and writes them to core at once.
+The deep channel asks the LLM to extract what a skilled assistant would keep from both sides,
+into working memory. When the LLM fails and a configured provider can retry, the exchange is
+owed an extraction, retried from the log in the background; with no LLM at all nothing is
+queued, and the result asks the calling agent to save what the patterns did not take.
 """
 
 from __future__ import annotations
@@ -12,22 +14,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from cortex_mcp.engine import extraction
-from cortex_mcp.engine.fast import fast_statements
+from cortex_mcp.engine import conversation, extraction
+from cortex_mcp.engine.fast import assistant_decisions, fast_statements
 from cortex_mcp.engine.nearby import nearby_memories
-from cortex_mcp.engine.patterns import is_small_talk
+from cortex_mcp.engine.patterns import is_small_talk, signal_sentences, without_recalled
 from cortex_mcp.engine.redaction import redact
-from cortex_mcp.engine.update import Proposal, apply_verdict, ask_llm, build_memory, stored
+from cortex_mcp.engine.update import Proposal, apply_verdict, ask_llm
 from cortex_mcp.errors import InvalidInput
-from cortex_mcp.models import Category, IngestResult, Layer, StoredMemory
+from cortex_mcp.models import IngestResult, Layer, StoredMemory
 from cortex_mcp.search.budget import truncate_to_tokens
-from cortex_mcp.store import exchanges, queue
-from cortex_mcp.store import memories as rows
+from cortex_mcp.store import conversation as log
 from cortex_mcp.store.logs import log_action
 
 if TYPE_CHECKING:
@@ -35,7 +36,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-FALLBACK_SIDE_CHARS = 1500
+CONTEXT_CHARS = 1500
+AGENT_NOTE = "No LLM here: save the lasting facts of this exchange with cortex_remember."
+"""The one line asking the calling agent to extract (19 tokens by `estimate_tokens`)."""
 
 
 @dataclass(frozen=True)
@@ -64,9 +67,9 @@ class Cleaner:
         return clean
 
 
-def fallback_side(text: str) -> str:
-    """One side of an exchange, cut to the length a fallback memory keeps."""
-    return text if len(text) <= FALLBACK_SIDE_CHARS else text[:FALLBACK_SIDE_CHARS] + "…"
+def around(text: str) -> str:
+    """A message cut to the length kept as a memory's search context."""
+    return text if len(text) <= CONTEXT_CHARS else text[:CONTEXT_CHARS] + "…"
 
 
 def tool_calls_text(tool_calls: Sequence[dict[str, Any]] | None) -> str:
@@ -90,22 +93,33 @@ async def store_proposal(engine: Engine, proposal: Proposal, agent: str) -> Stor
 
 
 async def fast_channel(
-    engine: Engine, user: str, agent: str, session: str | None
+    engine: Engine,
+    user: str,
+    agent: str,
+    session: str | None,
+    exchange: str,
+    assistant: str = "",
 ) -> list[StoredMemory]:
-    """High-signal statements of the user, straight to core; the rest of the user's message is
-    kept as each statement's search context."""
+    """High-signal statements straight to core: the user's, and the decisions of the
+    assistant's reply that the user agreed to or that report a decision made; the rest of the
+    message is kept as each statement's search context."""
     results = []
-    for statement in fast_statements(user):
-        statement = replace(statement, session_id=session)
-        around = fallback_side(user) if user.strip() != statement.content else None
-        if around:
-            statement = replace(statement, extra=statement.extra | {"context": around})
+    said = [(user, p) for p in fast_statements(user)]
+    said += [(assistant, p) for p in assistant_decisions(user, assistant)]
+    for message, statement in said:
+        extra = statement.extra | {"exchange_id": exchange}
+        context = [around(message)] if message.strip() != statement.content else []
+        if statement.slot is not None and statement.slot.statement() != statement.content:
+            context.append(statement.slot.statement())  # found by the plain wording too
+        if context:
+            extra |= {"context": "\n".join(context)}
+        statement = replace(statement, session_id=session, extra=extra)
         results.append(await store_proposal(engine, statement, agent))
     return results
 
 
 def deep_proposals(
-    engine: Engine, answer: str, session: str | None, channel: str
+    engine: Engine, answer: str, session: str | None, channel: str, exchange: str
 ) -> list[Proposal]:
     """Working-memory proposals from an LLM extraction answer."""
     expires = engine.clock() + timedelta(hours=engine.settings.sieve.working_ttl_hours)
@@ -119,44 +133,10 @@ def deep_proposals(
             channel=channel,
             session_id=session,
             expires_at=expires,
+            extra={"exchange_id": exchange},
         )
         for item in extraction.parse_extraction(answer)
     ]
-
-
-async def store_fallback(
-    engine: Engine, agent: str, session: str | None, payload: dict[str, Any], text: str, error: str
-) -> StoredMemory:
-    """A raw working memory standing in for unextracted conversation, and its queue entry."""
-    now = engine.clock()
-    proposal = Proposal(
-        content=text,
-        category=Category.CONTEXT,
-        importance=0.3,
-        layer=Layer.WORKING,
-        source="both",
-        channel="fallback",
-        session_id=session,
-        expires_at=now + timedelta(hours=engine.settings.sieve.working_ttl_hours),
-        confidence=0.5,
-        extra={"unextracted": True},
-    )
-    async with engine.db.write() as conn:
-        same = await rows.find_live_by_content(conn, text, agent)
-        if same is not None and same.metadata.get("channel") == "fallback":
-            return stored("duplicate", same, "fallback")  # its queue entry covers this one
-        memory = build_memory(proposal, agent, now, Layer.WORKING)
-        await rows.insert_memory(conn, memory)
-        await queue.enqueue(
-            conn,
-            agent_id=agent,
-            session_id=session,
-            payload=payload,
-            fallback_ids=[memory.id],
-            error=error,
-            now=now,
-        )
-    return stored("created", memory, "fallback")
 
 
 async def deep_channel(
@@ -166,29 +146,40 @@ async def deep_channel(
     tools: str,
     agent: str,
     session: str | None,
+    exchange: str,
     result: IngestResult,
 ) -> None:
-    """LLM extraction of both sides into working memory; fallback and queue on failure."""
+    """LLM extraction of both sides into working memory; `result.queued` when it failed and
+    a configured provider will retry it from the log."""
     if is_small_talk(user, assistant) and not tools:
         result.skipped = "small talk"
         return
+    if not engine.has_llm:
+        result.skipped = "no LLM"
+        return
     profile = await engine.profile_text(agent)
-    prompt = extraction.user_prompt(
-        user, assistant + tools, profile, engine.settings.sieve.additional_instructions
+    prompt = extraction.user_prompt(  # memories the reply quotes were extracted already
+        user,
+        without_recalled(assistant) + tools,
+        profile,
+        engine.settings.sieve.additional_instructions,
     )
     answer = await engine.complete(extraction.SYSTEM_PROMPT, prompt)
     if answer is None or not extraction.is_parseable(answer):
-        error = "no LLM available" if answer is None else "unreadable LLM answer"
-        payload = {"user": user, "assistant": assistant, "tools": tools}
-        text = (
-            f"[unextracted exchange] user: {fallback_side(user)}\n"
-            f"assistant: {fallback_side(assistant)}"
-        )
-        result.fallback = await store_fallback(engine, agent, session, payload, text, error)
-        result.queued = True
+        result.skipped = "no LLM answered" if answer is None else "unreadable LLM answer"
+        result.queued = conversation.owed_state(engine) == "pending"
         return
-    for proposal in deep_proposals(engine, answer, session, "deep"):
+    for proposal in deep_proposals(engine, answer, session, "deep", exchange):
         result.deep.append(await store_proposal(engine, proposal, agent))
+
+
+def untaken(user: str, assistant: str, taken: list[StoredMemory]) -> bool:
+    """True when the exchange holds statements the fast channel did not take: the user's, or
+    a substantial reply."""
+    kept = " ".join(m.content for m in taken)
+    users = [s for s in signal_sentences(user) if s not in kept and len(s) >= 6]
+    replies = [s for s in signal_sentences(assistant) if s not in kept and len(s) >= 40]
+    return bool(users or replies)
 
 
 async def ingest(
@@ -200,7 +191,8 @@ async def ingest(
     tool_calls: Sequence[dict[str, Any]] | None,
     agent_id: str,
 ) -> IngestResult:
-    """Extract memories from one exchange: fast channel to core, deep channel to working."""
+    """Log one exchange verbatim, then extract memories from it: fast channel to core, deep
+    channel to working."""
     limit = engine.settings.sieve.max_message_chars
     for field, text in (("user_message", user_message), ("assistant_message", assistant_message)):
         if len(text) > limit:
@@ -210,77 +202,92 @@ async def ingest(
     clean = await engine.cleaner(agent_id)
     user, assistant = clean(user_message), clean(assistant_message)
     tools = clean(tool_calls_text(tool_calls))
+    logged = await conversation.append_exchange(
+        engine,
+        [("user", user), ("assistant", assistant), ("tool", tools.strip())],
+        agent_id=agent_id,
+        session_id=session_id,
+        origin="ingest",
+    )
+    exchange = logged.exchange_id
     result = IngestResult(fast=[], deep=[], redacted=[])
     async with anyio.create_task_group() as channels:
 
         async def run_fast() -> None:
-            result.fast.extend(await fast_channel(engine, user, agent_id, session_id))
+            result.fast.extend(
+                await fast_channel(engine, user, agent_id, session_id, exchange, assistant)
+            )
 
         channels.start_soon(run_fast)
         channels.start_soon(
-            deep_channel, engine, user, assistant, tools, agent_id, session_id, result
+            deep_channel, engine, user, assistant, tools, agent_id, session_id, exchange, result
         )
+    deep_ids = [m.id for m in result.deep]
+    user_seq, assistant_seq, tool_seq = logged.seqs
+    links = {
+        user_seq: [m.id for m in result.fast if m.source == "user"] + deep_ids,
+        assistant_seq: [m.id for m in result.fast if m.source == "assistant"] + deep_ids,
+        tool_seq: deep_ids,
+    }
+    state = "pending" if result.queued else "done" if result.deep else "none"
+    await conversation.settle_extraction(engine, logged.seqs, links, state)
+    result.logged = sum(1 for seq in logged.seqs if seq >= 0)
     result.redacted = clean.kinds
+    unanswered = result.skipped in ("no LLM", "no LLM answered") and not result.queued
+    if unanswered and untaken(user, assistant, result.fast):
+        result.note = AGENT_NOTE
     return result
 
 
-async def retry_queued(engine: Engine, limit: int = 20) -> int:
-    """Extract queued conversation now that an LLM may answer; returns how many succeeded."""
-    if not engine.has_llm:
+async def extract_backlog(engine: Engine, limit: int = 20) -> int:
+    """Extract exchanges the LLM owes from the log, now that one may answer; at most `limit`
+    exchanges a pass; returns how many succeeded."""
+    if not engine.llm.answers_in_background:
         return 0
     async with engine.db.read() as conn:
-        items = await queue.due(conn, engine.clock(), limit)
+        exchanges = await log.due_exchanges(conn, engine.clock(), limit)
     done = 0
-    for item in items:
-        payload = item.payload
-        profile = await engine.profile_text(item.agent_id)
-        extra = engine.settings.sieve.additional_instructions
-        if "transcript" in payload:
-            prompt = extraction.transcript_prompt(payload["transcript"], profile, extra)
-        else:
-            prompt = extraction.user_prompt(
-                payload.get("user", ""),
-                payload.get("assistant", "") + payload.get("tools", ""),
-                profile,
-                extra,
-            )
-        answer = await engine.complete(extraction.SYSTEM_PROMPT, prompt)
-        now = engine.clock()
-        if answer is None or not extraction.is_parseable(answer):
-            backoff = min(
-                engine.settings.sieve.retry_interval_s * 2 ** (item.attempts + 1),
-                engine.settings.sieve.retry_max_backoff_s,
-            )
-            async with engine.db.write() as conn:
-                await queue.reschedule(
-                    conn, item.id, now + timedelta(seconds=backoff), "retry failed"
-                )
-            continue
-        results = [
-            await store_proposal(engine, p, item.agent_id)
-            for p in deep_proposals(engine, answer, item.session_id, "retry")
-        ]
-        await replace_fallbacks(engine, item, results, now)
-        done += 1
+    for exchange in exchanges:
+        async with engine.db.read() as conn:
+            messages = await log.pending_messages(conn, exchange)
+        if messages and await extract_logged(engine, exchange, messages):
+            done += 1
     return done
 
 
-async def replace_fallbacks(
-    engine: Engine, item: queue.QueuedExtraction, results: list[StoredMemory], now: datetime
-) -> None:
-    """The extracted memories take the place of the raw fallback memories."""
-    async with engine.db.write() as conn:
-        for fallback_id in item.fallback_ids:
-            if results:
-                await rows.mark_superseded(conn, fallback_id, results[0].id, now)
-            else:
-                await rows.set_deleted(conn, fallback_id, now, "extracted: nothing worth keeping")
-        await queue.mark_done(conn, item.id, now)
-        await exchanges.copy_links(conn, item.fallback_ids, [r.id for r in results])
-        await log_action(
-            conn,
-            "retry_extraction",
-            item.fallback_ids + [r.id for r in results],
-            {"queue_id": item.id, "attempts": item.attempts + 1},
-            now,
+async def extract_logged(engine: Engine, exchange: str, messages: list[log.LoggedMessage]) -> bool:
+    """One owed exchange through the LLM: memories linked to its messages, or a later try."""
+    first = messages[0]
+    profile = await engine.profile_text(first.agent_id)
+    extra = engine.settings.sieve.additional_instructions
+    roles = [m.role for m in messages]
+    if first.origin == "ingest" and roles and roles[0] == "user":
+        user = first.content
+        rest = "\n".join(m.content for m in messages[1:])
+        prompt = extraction.user_prompt(user, rest, profile, extra)
+    else:
+        transcript = "\n".join(f"{m.role}: {m.content}" for m in messages)
+        budget = engine.settings.sieve.flush_batch_tokens
+        prompt = extraction.transcript_prompt(
+            truncate_to_tokens(transcript, budget * 2), profile, extra
         )
+    answer = await engine.complete(extraction.SYSTEM_PROMPT, prompt)
+    seqs = [m.seq for m in messages]
+    if answer is None or not extraction.is_parseable(answer):
+        wait = conversation.backoff_s(engine, first.attempts)
+        async with engine.db.write() as conn:
+            await log.set_extraction(
+                conn, seqs, "pending", engine.clock() + timedelta(seconds=wait)
+            )
+        return False
+    results = [
+        await store_proposal(engine, p, first.agent_id)
+        for p in deep_proposals(engine, answer, first.session_id, "retry", exchange)
+    ]
+    ids = [r.id for r in results]
+    await conversation.settle_extraction(engine, seqs, dict.fromkeys(seqs, ids), "done")
+    async with engine.db.write() as conn:
+        details = {"exchange_id": exchange, "attempts": first.attempts + 1}
+        await log_action(conn, "retry_extraction", ids, details, engine.clock())
+    engine.embed_soon(ids)
+    return True

@@ -372,6 +372,10 @@ _REPORTED = re.compile(
 )
 
 
+_NOT_A_NAME = re.compile(
+    r"エンジニア|開発者|デザイナー|学生|教師|医者|会社員|研究者|マネージャー|弁護士|投資家"
+    r"|アレルギー|担当|出身|好き|嫌い|苦手|初心者|社員"
+)
 _WHEN = re.compile(r"^(?:先月|今月|去年|今年|最近|先週|昨日|今日|現在|今は?|上个月|去年|最近|刚刚)")
 
 
@@ -401,6 +405,8 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str]) -> Slot | None:
     predicate = slot_pattern.predicate
     if not value or (predicate.startswith(NAMED) and value.casefold() in NOT_NAMES):
         return None
+    if predicate == "name" and _NOT_A_NAME.search(value):
+        return None  # 私はデザイナーです, 私は猫アレルギーです: a role or a condition
     rel = match.groupdict().get("rel")
     if "{rel}" in predicate:
         table = PETS if predicate.startswith("pet") else RELATIONS

@@ -3,8 +3,8 @@
 import statistics
 from typing import TYPE_CHECKING, Any
 
+from cortex_mcp.store import conversation, vectors
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store import queue, vectors
 from cortex_mcp.store.db import Database
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ async def engine_stats(engine: "Engine") -> dict[str, Any]:
         states = await rows.count_states(conn)
         coverage = await vectors.coverage(conn)
         model, dimension = await vectors.recorded_model(conn)
-        pending = await queue.pending_count(conn)
+        said = await conversation.log_counts(conn)
     searchable = await engine.vectors.searchable()
     layers: dict[str, dict[str, int]] = {}
     for layer, category, count in per_layer:
@@ -38,6 +38,11 @@ async def engine_stats(engine: "Engine") -> dict[str, Any]:
             "sqlite_vec": "loaded" if engine.db.has_vectors else "unavailable",
             "sqlite_vec_note": engine.db.driver.note,
             "mode": "hybrid (bm25 + vectors)" if searchable else "bm25 only",
+            "why": None
+            if searchable
+            else engine.vectors.embedder.note
+            if engine.vectors.embedder.embedder is None
+            else "vectors are not searchable yet (being embedded, or sqlite-vec is missing)",
             "fusion": engine.settings.search.fusion,
         },
         "vectors": {
@@ -51,7 +56,18 @@ async def engine_stats(engine: "Engine") -> dict[str, Any]:
             "llm": engine.llm.snapshot(),
             "embedding": engine.vectors.embedder.snapshot(),
         },
-        "extraction_queue": {"pending": pending},
+        "conversation_log": {
+            "messages": said["messages"],
+            "exchanges": said["exchanges"],
+            "hidden_messages": said["hidden_messages"],
+            "retention_days": engine.settings.sieve.conversation_retention_days or "keep",
+        },
+        "extraction_queue": {
+            "pending": said["pending_exchanges"],
+            "drained_by": "configured LLM provider"
+            if engine.llm.answers_in_background
+            else "nothing: no LLM provider, so nothing is queued",
+        },
         "recall_latency_ms": latency_summary(list(engine.recall_latencies_ms)),
     }
 

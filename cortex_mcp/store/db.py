@@ -17,6 +17,7 @@ from typing import Any
 
 import aiosqlite
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 
 from cortex_mcp.errors import StoreUnavailable
@@ -215,9 +216,17 @@ async def open_database(path: Path, busy_timeout_ms: int, synchronous: str = "FU
     except driver.errors as err:
         raise store_error(err) from err
     conn = aiosqlite.Connection(partial(_connect, driver, path, busy_timeout_ms, synchronous), 64)
-    await conn
+    with anyio.CancelScope(shield=True):  # a connect cancelled half-way leaves its thread behind
+        await conn
     conn.row_factory = driver.module.Row
-    return Database(conn=conn, driver=driver, path=path)
+    db = Database(conn=conn, driver=driver, path=path)
+    try:
+        await anyio.lowlevel.checkpoint()  # a cancellation that came meanwhile: close, then go
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await db.close()
+        raise
+    return db
 
 
 async def fetch_all(conn: aiosqlite.Connection, sql: str, params: Any = ()) -> list[Any]:

@@ -310,3 +310,22 @@ async def count_states(conn: aiosqlite.Connection) -> dict[str, int]:
     )
     assert row is not None
     return {"total": row[0], "live": row[1], "forgotten": row[2], "superseded": row[3]}
+
+
+async def live_slot_memories(
+    conn: aiosqlite.Connection, agent_id: str, predicates: list[str], limit: int
+) -> list[Memory]:
+    """Live memories an agent may see whose slot predicate is one of `predicates` (a prefix
+    ending in ':' matches every detail, "pet:" → pet:cat, pet:dog), newest first."""
+    rows = await fetch_all(
+        conn,
+        "select m.* from memories m where json_extract(m.metadata, '$.predicate') is not null"
+        " and exists (select 1 from json_each(:predicates) p where"
+        " json_extract(m.metadata, '$.predicate') = p.value or (p.value like '%:'"
+        " and substr(json_extract(m.metadata, '$.predicate'), 1, length(p.value)) = p.value))"
+        " and (m.agent_id = :agent_id or m.agent_id is null)"
+        " and m.deleted_at is null and m.superseded_by is null"
+        " order by m.updated_at desc limit :limit",
+        {"predicates": json.dumps(predicates), "agent_id": agent_id, "limit": limit},
+    )
+    return [to_memory(row) for row in rows]

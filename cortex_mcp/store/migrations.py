@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 
 import aiosqlite
 
+from cortex_mcp.store.conversation import append_message
 from cortex_mcp.store.db import Database, fetch_one
 from cortex_mcp.store.memories import index_memory
 
@@ -236,6 +237,82 @@ async def index_browse_order(conn: aiosqlite.Connection) -> None:
         create index memories_by_importance on memories(importance, seq)
         """,
     )
+
+
+@migration
+async def create_conversation_log(conn: aiosqlite.Connection) -> None:
+    """The conversation log: every ingested or flushed message, verbatim after redaction, kept
+    apart from memory with its own full-text index; the queue's waiting work moves into it
+    and the raw fallback memories that stood in for it are retired."""
+    await execute_statements(
+        conn,
+        """
+        create table conversation_log (
+            seq integer primary key,
+            agent_id text not null,
+            session_id text,
+            exchange_id text not null,
+            origin text not null check (origin in ('ingest', 'flush')),
+            role text not null,
+            content text not null,
+            created_at text not null,
+            memory_ids text not null default '[]' check (json_valid(memory_ids)),
+            extraction text not null default 'none'
+                check (extraction in ('none', 'pending', 'done')),
+            attempts integer not null default 0,
+            next_attempt_at text,
+            deleted_at text
+        );
+        create index conversation_log_by_exchange on conversation_log(exchange_id);
+        create index conversation_log_by_time on conversation_log(created_at);
+        create index conversation_log_pending on conversation_log(extraction, next_attempt_at)
+            where extraction = 'pending';
+        create virtual table conversation_fts using fts5(
+            terms, tokenize = 'porter unicode61 remove_diacritics 2'
+        )
+        """,
+    )
+    await move_queue_to_log(conn)
+
+
+async def move_queue_to_log(conn: aiosqlite.Connection) -> None:
+    """Waiting queue entries become pending exchanges of the log; their raw fallback memories
+    are retired (soft-deleted, so restorable)."""
+    async with conn.execute(
+        "select id, agent_id, session_id, payload, fallback_ids, created_at"
+        " from extraction_queue where done_at is null"
+    ) as cursor:
+        waiting = list(await cursor.fetchall())
+    for queue_id, agent_id, session_id, payload, fallback_ids, created_at in waiting:
+        body = json.loads(payload)
+        if "transcript" in body:
+            messages = [("transcript", body["transcript"])]
+        else:
+            tools = [("tool", body["tools"])] if body.get("tools") else []
+            messages = [("user", body.get("user", "")), ("assistant", body.get("assistant", ""))]
+            messages = [m for m in messages + tools if m[1]]
+        origin = "flush" if "transcript" in body else "ingest"
+        for role, content in messages:
+            await append_message(
+                conn,
+                agent_id=agent_id,
+                session_id=session_id,
+                exchange_id=f"queue-{queue_id}",
+                origin=origin,
+                role=role,
+                content=content,
+                created_at=created_at,
+                extraction="pending",
+            )
+        await conn.execute(
+            "update memories set deleted_at = ?, metadata = json_set(metadata,"
+            " '$.forget_reason', 'moved to the conversation log')"
+            " where id in (select value from json_each(?)) and deleted_at is null",
+            (created_at, fallback_ids),
+        )
+        await conn.execute(
+            "update extraction_queue set done_at = ? where id = ?", (created_at, queue_id)
+        )
 
 
 async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:

@@ -96,3 +96,48 @@ async def test_memories_of_an_older_file_are_indexed_again_with_their_context(
         ).fetchall()
         rows = conn.execute("select count(*) from memories_fts").fetchone()[0]
     assert by_content == [(1,)] and by_context == [(1,)] and rows == 1
+
+
+async def test_waiting_queue_entries_move_to_the_log_and_their_raw_memories_retire(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = [step.__name__ for step in MIGRATIONS].index("create_conversation_log")
+    db = await open_database(tmp_path / "c.db", 1000)
+    try:
+        monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS[:before])
+        await migrations.migrate(db)
+        async with db.write() as conn:  # what the raw fallback of #17 and earlier wrote
+            await conn.execute(
+                "insert into memories (id, layer, category, content, content_key, created_at,"
+                " updated_at, metadata) values ('raw1', 'working', 'context',"
+                " '[unextracted exchange] user: 我的猫叫咪咪 assistant: 好', 'k',"
+                " '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z',"
+                ' \'{"channel": "fallback"}\')'
+            )
+            await conn.execute(
+                "insert into extraction_queue (agent_id, payload, fallback_ids, next_attempt_at,"
+                " created_at) values ('default', json_object('user', '我的猫叫咪咪',"
+                " 'assistant', '好', 'tools', ''), '[\"raw1\"]', '2026-01-01T00:00:00.000000Z',"
+                " '2026-01-01T00:00:00.000000Z')"
+            )
+        monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS)
+        await migrations.migrate(db)
+    finally:
+        await db.close()
+
+    with inspect_database(tmp_path / "c.db") as conn:
+        logged = conn.execute(
+            "select role, content, extraction, origin from conversation_log order by seq"
+        ).fetchall()
+        found = conn.execute(
+            "select rowid from conversation_fts where conversation_fts match '咪咪'"
+        ).fetchall()
+        raw = conn.execute("select deleted_at from memories where id = 'raw1'").fetchone()
+        waiting = conn.execute(
+            "select count(*) from extraction_queue where done_at is null"
+        ).fetchone()
+    assert logged == [
+        ("user", "我的猫叫咪咪", "pending", "ingest"),
+        ("assistant", "好", "pending", "ingest"),
+    ]
+    assert found == [(1,)] and raw[0] is not None and waiting == (0,)

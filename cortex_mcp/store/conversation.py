@@ -1,0 +1,290 @@
+"""The conversation log: every ingested or flushed message, verbatim after redaction.
+
+It is not memory: it never decays into core, is not in MEMORY.md or an export, and recall reads
+it only as a last resort. Each row is one message; the messages of one cortex_ingest (or one
+cortex_flush) share an exchange id. A row lists the memories extracted from it, and says
+whether an LLM extraction of its exchange is still owed (`pending`, retried with backoff).
+"""
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import aiosqlite
+
+from cortex_mcp.clock import from_text, to_text
+from cortex_mcp.search.tokenize import index_text
+from cortex_mcp.store.db import fetch_all, fetch_one
+
+
+@dataclass(frozen=True)
+class LoggedMessage:
+    """One message of the log."""
+
+    seq: int
+    agent_id: str
+    session_id: str | None
+    exchange_id: str
+    origin: str
+    role: str
+    content: str
+    created_at: datetime
+    memory_ids: list[str]
+    attempts: int
+
+
+def to_message(row: Any) -> LoggedMessage:
+    """A database row as a logged message."""
+    return LoggedMessage(
+        seq=row["seq"],
+        agent_id=row["agent_id"],
+        session_id=row["session_id"],
+        exchange_id=row["exchange_id"],
+        origin=row["origin"],
+        role=row["role"],
+        content=row["content"],
+        created_at=from_text(row["created_at"]),
+        memory_ids=json.loads(row["memory_ids"]),
+        attempts=row["attempts"],
+    )
+
+
+async def append_message(
+    conn: aiosqlite.Connection,
+    *,
+    agent_id: str,
+    session_id: str | None,
+    exchange_id: str,
+    origin: str,
+    role: str,
+    content: str,
+    created_at: str,
+    extraction: str = "none",
+    memory_ids: list[str] | None = None,
+) -> int:
+    """Append one message and its full-text row; returns its sequence number."""
+    async with conn.execute(
+        "insert into conversation_log (agent_id, session_id, exchange_id, origin, role, content,"
+        " created_at, memory_ids, extraction, next_attempt_at)"
+        " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning seq",
+        (
+            agent_id,
+            session_id,
+            exchange_id,
+            origin,
+            role,
+            content,
+            created_at,
+            json.dumps(memory_ids or []),
+            extraction,
+            created_at if extraction == "pending" else None,
+        ),
+    ) as cursor:
+        row = await cursor.fetchone()
+    assert row is not None
+    seq = int(row[0])
+    await conn.execute(
+        "insert into conversation_fts (rowid, terms) values (?, ?)", (seq, index_text(content))
+    )
+    return seq
+
+
+async def link_memories(conn: aiosqlite.Connection, seqs: list[int], memory_ids: list[str]) -> None:
+    """Record that these memories were extracted from these messages."""
+    if not memory_ids:
+        return
+    await conn.execute(
+        "update conversation_log set memory_ids = (select json_group_array(value) from"
+        " (select value from json_each(memory_ids) union select value from json_each(:ids)))"
+        " where seq in (select value from json_each(:seqs))",
+        {"ids": json.dumps(memory_ids), "seqs": json.dumps(seqs)},
+    )
+
+
+async def set_extraction(
+    conn: aiosqlite.Connection,
+    seqs: list[int],
+    state: str,
+    next_attempt_at: datetime | None = None,
+) -> None:
+    """Mark messages' extraction `pending` (due at `next_attempt_at`), `done` or `none`; a
+    pending message marked pending again counts one more attempt."""
+    await conn.execute(
+        "update conversation_log set extraction = :state, next_attempt_at = :due,"
+        " attempts = attempts + (extraction = 'pending' and :state = 'pending')"
+        " where seq in (select value from json_each(:seqs))",
+        {
+            "state": state,
+            "due": to_text(next_attempt_at) if next_attempt_at else None,
+            "seqs": json.dumps(seqs),
+        },
+    )
+
+
+async def due_exchanges(conn: aiosqlite.Connection, now: datetime, limit: int) -> list[str]:
+    """Exchanges whose extraction is owed and due, oldest first."""
+    rows = await fetch_all(
+        conn,
+        "select exchange_id, min(seq) as first from conversation_log"
+        " where extraction = 'pending' and next_attempt_at <= ? and deleted_at is null"
+        " group by exchange_id order by first limit ?",
+        (to_text(now), limit),
+    )
+    return [row["exchange_id"] for row in rows]
+
+
+async def pending_messages(conn: aiosqlite.Connection, exchange_id: str) -> list[LoggedMessage]:
+    """The visible messages of one exchange whose extraction is owed, in order."""
+    rows = await fetch_all(
+        conn,
+        "select * from conversation_log where exchange_id = ? and deleted_at is null"
+        " and extraction = 'pending' order by seq",
+        (exchange_id,),
+    )
+    return [to_message(row) for row in rows]
+
+
+# The best `pool` matches are taken inside FTS5 first (ORDER BY rank LIMIT lets it keep only
+# those), then filtered: half the time of sorting every match after the join (100,000 messages:
+# 4.3 against 7.7 ms p50).
+_SEARCH = (
+    "select f.bm25, c.* from (select rowid, rank as bm25 from conversation_fts"
+    " where conversation_fts match :match order by rank limit :pool) f"
+    " cross join conversation_log c on c.seq = f.rowid"
+    " where c.agent_id = :agent_id and c.deleted_at is null"
+    " and not exists (select 1 from json_each(c.memory_ids) j join memories m on m.id = j.value"
+    " where m.superseded_by is not null or m.deleted_at is not null)"
+    " order by f.bm25 limit :limit"
+)
+SEARCH_POOL = 200
+
+
+async def search_log(
+    conn: aiosqlite.Connection, match: str, agent_id: str, limit: int
+) -> list[tuple[float, LoggedMessage]]:
+    """(bm25, message) pairs for a MATCH expression over the agent's visible messages, among
+    the log's best matches; a message a superseded or forgotten memory came from is left out
+    (it says the old value)."""
+    params = {
+        "match": match,
+        "agent_id": agent_id,
+        "limit": limit,
+        "pool": max(SEARCH_POOL, limit * 4),
+    }
+    rows = await fetch_all(conn, _SEARCH, params)
+    return [(row["bm25"], to_message(row)) for row in rows]
+
+
+async def exchange_origin(conn: aiosqlite.Connection, exchange_id: str) -> str | None:
+    """`ingest` or `flush`: where an exchange came from; None when it is not in the log."""
+    row = await fetch_one(
+        conn, "select origin from conversation_log where exchange_id = ? limit 1", (exchange_id,)
+    )
+    return str(row[0]) if row else None
+
+
+async def hide_exchange(conn: aiosqlite.Connection, exchange_id: str, when: datetime) -> None:
+    """Hide every message of an exchange from recall (a forget); `unhide_exchange` undoes it."""
+    await conn.execute(
+        "update conversation_log set deleted_at = ? where exchange_id = ? and deleted_at is null",
+        (to_text(when), exchange_id),
+    )
+
+
+async def hide_messages_of(conn: aiosqlite.Connection, memory_id: str, when: datetime) -> None:
+    """Hide the messages a memory was extracted from."""
+    await conn.execute(
+        "update conversation_log set deleted_at = ? where deleted_at is null and exists"
+        " (select 1 from json_each(memory_ids) where value = ?)",
+        (to_text(when), memory_id),
+    )
+
+
+async def unhide_exchange(
+    conn: aiosqlite.Connection, exchange_id: str, hidden_at: datetime
+) -> None:
+    """Show again the messages of an exchange that one forget (at `hidden_at`) hid."""
+    await conn.execute(
+        "update conversation_log set deleted_at = null where exchange_id = ? and deleted_at = ?",
+        (exchange_id, to_text(hidden_at)),
+    )
+
+
+async def unhide_messages_of(
+    conn: aiosqlite.Connection, memory_id: str, hidden_at: datetime
+) -> None:
+    """Show again the messages of a memory that one forget (at `hidden_at`) hid."""
+    await conn.execute(
+        "update conversation_log set deleted_at = null where deleted_at = ? and exists"
+        " (select 1 from json_each(memory_ids) where value = ?)",
+        (to_text(hidden_at), memory_id),
+    )
+
+
+async def erase_exchange(conn: aiosqlite.Connection, exchange_id: str) -> int:
+    """Remove an exchange's messages and their full-text rows for good; how many went."""
+    await conn.execute(
+        "delete from conversation_fts where rowid in"
+        " (select seq from conversation_log where exchange_id = ?)",
+        (exchange_id,),
+    )
+    async with conn.execute(
+        "delete from conversation_log where exchange_id = ?", (exchange_id,)
+    ) as cursor:
+        return cursor.rowcount
+
+
+async def erase_older_than(conn: aiosqlite.Connection, cutoff: datetime) -> int:
+    """Remove every message logged before `cutoff` (the retention setting); how many went."""
+    await conn.execute(
+        "delete from conversation_fts where rowid in"
+        " (select seq from conversation_log where created_at < ?)",
+        (to_text(cutoff),),
+    )
+    async with conn.execute(
+        "delete from conversation_log where created_at < ?", (to_text(cutoff),)
+    ) as cursor:
+        return cursor.rowcount
+
+
+async def log_counts(conn: aiosqlite.Connection) -> dict[str, int]:
+    """Messages, exchanges, hidden messages and exchanges whose extraction is owed."""
+    row = await fetch_one(
+        conn,
+        "select count(*), count(distinct exchange_id), count(deleted_at),"
+        " count(distinct case when extraction = 'pending' and deleted_at is null"
+        " then exchange_id end) from conversation_log",
+    )
+    assert row is not None
+    return {
+        "messages": int(row[0]),
+        "exchanges": int(row[1]),
+        "hidden_messages": int(row[2]),
+        "pending_exchanges": int(row[3]),
+    }
+
+
+async def erase_said(conn: aiosqlite.Connection, memory_ids: list[str], needle: str) -> int:
+    """Remove for good the messages these memories were extracted from, and (when `needle`
+    is not empty) every message containing it, with their full-text rows; how many went."""
+    found = await fetch_all(
+        conn,
+        "select seq from conversation_log where exists (select 1 from json_each(memory_ids)"
+        " where value in (select value from json_each(:ids)))"
+        " or (:needle != '' and instr(content, :needle) > 0)",
+        {"ids": json.dumps(memory_ids), "needle": needle},
+    )
+    seqs = json.dumps([row[0] for row in found])
+    await conn.execute(
+        "delete from conversation_fts where rowid in (select value from json_each(?))", (seqs,)
+    )
+    await conn.execute(
+        "delete from conversation_log where seq in (select value from json_each(?))", (seqs,)
+    )
+    return len(found)
+
+
+async def optimize_log_index(conn: aiosqlite.Connection) -> None:
+    """Merge the log's full-text segments, dropping every deleted message's terms."""
+    await conn.execute("insert into conversation_fts (conversation_fts) values ('optimize')")

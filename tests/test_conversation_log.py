@@ -1,0 +1,400 @@
+"""Without an LLM nothing said is lost or shown twice (#18): the conversation log, recall's last
+resort over it, the fast channel through cortex_ingest, the agent asked to extract.
+
+Real MCP sessions (in-process) on real SQLite files, with no LLM and keyword search only unless
+a test says so."""
+
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+from mcp import Client
+
+from cortex_mcp.config import Settings
+from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.conversation import text_key
+from cortex_mcp.engine.sieve import AGENT_NOTE
+from cortex_mcp.search.budget import estimate_tokens
+from cortex_mcp.server import build_server
+from tests.conftest import FrozenClock, data_of, inspect_database, read_json, recall, remember
+from tests.fakes import FakeOpenAI
+
+
+@pytest.fixture
+def plain(cortex_home: Path) -> Settings:
+    """A plain install without an LLM, searching by keywords only."""
+    return Settings.model_validate({"home": cortex_home, "embedding": {"provider": "none"}})
+
+
+@pytest.fixture
+async def plain_client(plain: Settings, clock: FrozenClock) -> AsyncIterator[Client]:
+    async with Client(build_server(plain, clock)) as connected:
+        yield connected
+
+
+async def ingest(client: Client, user: str, assistant: str = "OK.", **extra: Any) -> dict[str, Any]:
+    arguments = {"user_message": user, "assistant_message": assistant, **extra}
+    return data_of(await client.call_tool("cortex_ingest", arguments))
+
+
+def live(settings: Settings) -> list[tuple[str, dict[str, Any]]]:
+    with inspect_database(settings.database_path) as conn:
+        rows = conn.execute(
+            "select content, metadata from memories"
+            " where deleted_at is null and superseded_by is null order by seq"
+        ).fetchall()
+    return [(content, json.loads(metadata)) for content, metadata in rows]
+
+
+def logged(settings: Settings) -> list[tuple[str, str, str]]:
+    with inspect_database(settings.database_path) as conn:
+        return conn.execute(
+            "select exchange_id, role, content from conversation_log order by seq"
+        ).fetchall()
+
+
+def block_lines(context: str) -> list[str]:
+    """The text of each line of a context block, without its date/layer prefix and id."""
+    texts = []
+    for line in context.splitlines():
+        if line.startswith("- ["):
+            text = line.split("] ", 1)[1]
+            texts.append(re.sub(r" \(id [0-9a-f-]+\)$", "", text))
+    return texts
+
+
+def assert_nothing_shown_twice(context: str) -> None:
+    keys = [text_key(text) for text in block_lines(context)]
+    for i, key in enumerate(keys):
+        for other in keys[i + 1 :]:
+            short, long = sorted((key, other), key=len)
+            assert short not in long, context
+
+
+# Each miss of issue #18 (commit ff54bbd, no key, no extra) through cortex_ingest:
+# (user, assistant, a memory that must exist afterwards, its category, its source)
+MISSES = [
+    ("I'm Dave.", "Nice to meet you, Dave!", "I'm Dave.", "identity", "user"),
+    (
+        "Hi, I'm Wang Wei. Can you help me plan a trip to Kyoto?",
+        "Of course! When are you going?",
+        "Hi, I'm Wang Wei.",
+        "identity",
+        "user",
+    ),
+    ("私は田中です", "よろしくお願いします。", "私は田中です", "identity", "user"),
+    (
+        "Remember that my daughter's birthday is on March 3rd.",
+        "Got it.",
+        "Remember that my daughter's birthday is on March 3rd.",
+        "fact",
+        "user",
+    ),
+    ("我的猫叫咪咪。", "好可爱的名字！", "我的猫叫咪咪。", "relationship", "user"),
+    ("以后回答请用中文。", "好的，以后用中文回答。", "以后回答请用中文。", "preference", "user"),
+    (
+        "I switched from Vim to Helix last week.",
+        "Helix is nice.",
+        "I switched from Vim to Helix last week.",
+        "preference",
+        "user",
+    ),
+    (
+        "Can you recap the caching plan?",
+        "We decided to use Redis for caching, with a 5 minute TTL.",
+        "We decided to use Redis for caching, with a 5 minute TTL.",
+        "decision",
+        "assistant",
+    ),
+]
+
+
+@pytest.mark.parametrize(("user", "assistant", "content", "category", "source"), MISSES)
+async def test_each_everyday_statement_the_fast_channel_missed_is_now_kept(
+    plain_client: Client,
+    plain: Settings,
+    user: str,
+    assistant: str,
+    content: str,
+    category: str,
+    source: str,
+) -> None:
+    result = await ingest(plain_client, user, assistant)
+
+    stored = [(m["content"], m["category"], m["source"]) for m in result["fast"]]
+    assert (content, category, source) in stored
+    assert [c for c, _ in live(plain)] == [m["content"] for m in result["fast"]]  # no raw copy
+    assert result["logged"] == 2 and result["queued"] is False
+
+
+async def test_a_name_is_recalled_once_and_above_everything_else(plain_client: Client) -> None:
+    await ingest(plain_client, "I'm Dave.", "Nice to meet you, Dave!")
+    await ingest(plain_client, "I'm Dave. I work on the billing service.", "Noted, Dave.")
+
+    found = await recall(plain_client, "Dave")
+
+    assert found["memories"][0]["content"].startswith("I'm Dave.")
+    assert_nothing_shown_twice(found["context"])
+
+
+async def test_switching_tools_supersedes_the_old_preference(plain_client: Client) -> None:
+    old = (await ingest(plain_client, "I use Vim.", "Classic."))["fast"][0]
+
+    new = (await ingest(plain_client, "I switched from Vim to Helix last week.", "Nice."))["fast"]
+
+    assert new[0]["superseded_id"] == old["id"]
+    found = await recall(plain_client, "editor Vim Helix")
+    assert [m["content"] for m in found["memories"]] == ["I switched from Vim to Helix last week."]
+
+
+async def test_fifty_ingests_without_a_provider_leave_no_queue_and_a_complete_log(
+    plain_client: Client, plain: Settings
+) -> None:
+    for i in range(50):
+        await ingest(plain_client, f"Step {i}: the parser now handles case-{i}.", f"Done {i}.")
+
+    stats = await read_json(plain_client, "cortex://stats")
+
+    assert stats["extraction_queue"]["pending"] == 0
+    assert stats["conversation_log"]["messages"] == 100
+    assert stats["conversation_log"]["exchanges"] == 50
+    rows = logged(plain)
+    assert [content for _, role, content in rows if role == "user"] == [
+        f"Step {i}: the parser now handles case-{i}." for i in range(50)
+    ]
+    assert live(plain) == []  # nothing raw among the memories
+
+
+async def test_a_600_message_flush_without_an_llm_finds_every_user_message_afterwards(
+    plain_client: Client, plain: Settings
+) -> None:
+    messages = []
+    for i in range(300):
+        messages.append(
+            {"role": "user", "content": f"Turn {i}: the zq{i:03d}marker check fails. " + "x" * 60}
+        )
+        messages.append({"role": "assistant", "content": f"Looking at turn {i}. " + "y" * 300})
+    result = data_of(await plain_client.call_tool("cortex_flush", {"messages": messages}))
+
+    assert result["logged_messages"] == 600 and result["queued_messages"] == 0
+    assert len(logged(plain)) == 600  # one row each: no message is cut
+    for i in range(300):
+        found = await recall(plain_client, f"zq{i:03d}marker")
+        # Shown once: from the log, or in the session summary (first and last message).
+        assert messages[2 * i]["content"] in found["context"], (i, found["context"])
+        said = [hit["content"] for hit in found["conversation"]]
+        assert said[:1] == [messages[2 * i]["content"]] or i in (0, 299)
+
+
+async def test_an_assistant_quoting_recalled_memories_stores_no_second_copy(
+    plain_client: Client, plain: Settings
+) -> None:
+    await remember(plain_client, "The user's name is Dave and he lives in Leeds")
+    await remember(plain_client, "Dave prefers short answers without emojis")
+    await ingest(plain_client, "We decided to use Redis for caching, with a 5 minute TTL.")
+    block = (await recall(plain_client, "Dave Leeds answers Redis"))["context"]
+    before = live(plain)
+
+    await ingest(plain_client, "Sounds good.", f"Here is what I remember:\n{block}")
+
+    assert len(before) == 3 and live(plain) == before
+    again = await recall(plain_client, "Dave Leeds answers Redis")
+    assert again["conversation"] == []
+    assert_nothing_shown_twice(again["context"])
+    for content, _ in before:
+        assert again["context"].count(content) == 1
+
+
+async def test_a_log_hit_never_shows_beside_a_memory_of_its_exchange(
+    plain_client: Client,
+) -> None:
+    await ingest(
+        plain_client,
+        "I'm Dave. The quarterly numbers for Northwind look weak.",
+        "Noted, Dave. Northwind revenue dropped 12% quarter on quarter.",
+    )
+
+    by_memory = await recall(plain_client, "Dave Northwind")
+    by_log = await recall(plain_client, "revenue dropped")
+
+    assert by_memory["memories"] and by_memory["conversation"] == []
+    assert_nothing_shown_twice(by_memory["context"])
+    assert [hit["role"] for hit in by_log["conversation"]] == ["assistant"]
+    assert "Said in earlier conversations" in by_log["context"]
+
+
+async def test_forget_hides_the_words_a_memory_came_from_and_restore_brings_them_back(
+    plain_client: Client, plain: Settings
+) -> None:
+    stored = (await ingest(plain_client, "I'm Dave.", "Welcome, Dave from the Leeds office."))[
+        "fast"
+    ][0]
+    assert (await recall(plain_client, "Leeds office"))["conversation"]
+
+    data_of(await plain_client.call_tool("cortex_forget", {"memory_id": stored["id"]}))
+    hidden = await recall(plain_client, "Leeds office")
+    data_of(await plain_client.call_tool("cortex_restore", {"memory_id": stored["id"]}))
+    shown = await recall(plain_client, "Leeds office")
+
+    assert hidden["conversation"] == [] and "Leeds" not in hidden["context"]
+    with inspect_database(plain.database_path) as conn:
+        rows = conn.execute("select role, deleted_at, memory_ids from conversation_log").fetchall()
+        mems = conn.execute("select content, deleted_at, superseded_by from memories").fetchall()
+    assert [hit["role"] for hit in shown["conversation"]] == ["assistant"], (rows, mems, shown)
+
+
+async def test_a_superseded_value_never_comes_back_through_the_log(plain_client: Client) -> None:
+    await ingest(plain_client, "I live in Shanghai. I love the food there.", "Nice.")
+    await ingest(plain_client, "Actually I moved to Hangzhou, I no longer live in Shanghai.", "OK")
+
+    found = await recall(plain_client, "love the food")
+
+    assert "I live in Shanghai" not in found["context"]
+
+
+async def test_without_an_llm_the_agent_is_asked_once_to_save_what_patterns_did_not_take(
+    plain_client: Client,
+) -> None:
+    untaken = await ingest(
+        plain_client,
+        "The Q3 report goes to the board on the 14th and Lisa owns the appendix.",
+        "Understood.",
+    )
+    taken = await ingest(plain_client, "I'm Dave.", "Hi Dave.")
+    small_talk = await ingest(plain_client, "Thanks!", "You're welcome.")
+
+    assert untaken["note"] == AGENT_NOTE and untaken["skipped"] == "no LLM"
+    assert taken["note"] is None and small_talk["note"] is None
+    # What it adds to a call's result, counted as recall counts tokens: 19 (docs/benchmarks.md).
+    assert estimate_tokens(json.dumps({"note": AGENT_NOTE})) <= 24
+
+
+async def test_the_server_instructions_ask_the_agent_to_extract_when_no_llm_does(
+    plain: Settings,
+) -> None:
+    async with Client(build_server(plain)) as client:
+        instructions = client.instructions or ""
+    assert "cortex_remember" in instructions and "no LLM" in instructions
+
+
+async def test_the_log_is_not_memory_md_and_an_export_round_trip_makes_no_memory_of_it(
+    plain_client: Client, plain: Settings, tmp_path: Path, clock: FrozenClock
+) -> None:
+    await ingest(plain_client, "I'm Dave.", "Welcome! The zebra-crossing sensor is on pin 7.")
+    markdown = data_of(await plain_client.call_tool("cortex_lifecycle", {"action": "run"}))
+    assert markdown is not None
+    memory_md = (plain.home / "MEMORY.md").read_text(encoding="utf-8")
+    async with open_engine(plain, clock) as engine:
+        exported = await engine.export_memory("markdown")
+    path = tmp_path / "export.md"
+    path.write_text(exported, encoding="utf-8")
+    other = Settings.model_validate({"home": tmp_path / "other", "embedding": {"provider": "none"}})
+    async with open_engine(other, clock) as engine:
+        await engine.import_memory(path)
+
+    assert "zebra-crossing" not in memory_md and "zebra-crossing" not in exported
+    assert [content for content, _ in live(other)] == ["I'm Dave."]
+
+
+async def test_retention_erases_old_messages_and_keeping_is_the_default(
+    cortex_home: Path, clock: FrozenClock
+) -> None:
+    keep = Settings.model_validate({"home": cortex_home, "embedding": {"provider": "none"}})
+    async with open_engine(keep, clock) as engine:
+        await engine.ingest("The zq-old note.", "OK.")
+        clock.advance(days=400)
+        assert await engine.prune_conversation() == 0
+    week = keep.model_copy(
+        update={"sieve": keep.sieve.model_copy(update={"conversation_retention_days": 7})}
+    )
+    async with open_engine(week, clock) as engine:
+        await engine.ingest("The zq-new note.", "OK.")
+        erased = await engine.prune_conversation()
+        found = await engine.recall("zq-old zq-new")
+
+    assert erased == 2
+    assert [hit.content for hit in found.conversation] == ["The zq-new note."]
+
+
+@hypothesis_settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    exchanges=st.lists(
+        st.tuples(
+            st.sampled_from(
+                [
+                    "I'm Dave.",
+                    "I live in Leeds.",
+                    "My cat is called Mimi.",
+                    "The Leeds office opens at nine.",
+                    "我叫王伟，住在上海。",
+                    "私は田中です。",
+                    "Thanks!",
+                    "What's my name?",
+                    "We decided to use Redis for caching.",
+                ]
+            ),
+            st.sampled_from(["OK.", "quote", "Noted: Mimi the cat and the Leeds office."]),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    query=st.sampled_from(["Dave", "Leeds", "Mimi cat", "王伟 上海", "田中", "Redis caching"]),
+)
+async def test_no_context_block_ever_shows_the_same_text_twice(
+    tmp_path_factory: pytest.TempPathFactory,
+    exchanges: list[tuple[str, str]],
+    query: str,
+) -> None:
+    home = tmp_path_factory.mktemp("property")
+    settings = Settings.model_validate({"home": home, "embedding": {"provider": "none"}})
+    async with open_engine(settings, FrozenClock()) as engine:
+        for user, reply in exchanges:
+            if reply == "quote":
+                reply = "From memory:\n" + (await engine.recall(query)).context
+            await engine.ingest(user, reply)
+        found = await engine.recall(query)
+
+    assert_nothing_shown_twice(found.context)
+    assert len({text_key(hit.content) for hit in found.conversation}) == len(found.conversation)
+
+
+async def test_whats_my_name_is_answered_by_the_name_not_the_cat_on_keywords_only(
+    plain_client: Client,
+) -> None:
+    await ingest(plain_client, "I'm Dave.", "Hi Dave!")
+    await ingest(plain_client, "My cat's name is Mimi.", "Cute!")
+
+    for question in ("What's my name?", "我叫什么名字？", "私の名前は何ですか"):
+        found = await recall(plain_client, question)
+        assert found["memories"][0]["content"] == "I'm Dave.", question
+
+
+async def test_owed_extractions_drain_from_the_log_a_bounded_batch_a_pass(
+    llm_settings: Settings, clock: FrozenClock, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.status = 500
+    async with open_engine(llm_settings, clock, environ={}) as engine:
+        for i in range(25):
+            owed = await engine.ingest(f"The zq{i} service moved to the new cluster.", "OK.")
+            assert owed.queued and owed.note is None  # a provider will retry: nothing asked
+        fake_openai.status = 200
+        fake_openai.default_reply = '{"memories": []}'
+        try:
+            first = await engine.retry_queued()
+            waiting = (await engine.stats())["extraction_queue"]["pending"]
+            second = await engine.retry_queued()
+            after = (await engine.stats())["extraction_queue"]["pending"]
+        finally:
+            fake_openai.default_reply = "ok"
+
+    assert (first, waiting, second, after) == (20, 5, 5, 0)
