@@ -79,6 +79,7 @@ class Engine:
     recall_latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCY_WINDOW))
     passes: PassCounter = field(default_factory=PassCounter)
     wake: anyio.Event = field(default_factory=anyio.Event)
+    mirror_lock: anyio.Lock = field(default_factory=anyio.Lock)
     access: AccessRecorder = field(init=False)
     mirror: MirrorWriter = field(init=False)
 

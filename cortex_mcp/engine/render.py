@@ -23,6 +23,9 @@ CATEGORY_HEADINGS: dict[Category, str] = {
 }
 """Section order and titles of core memory, as in MEMORY.md."""
 
+NO_CORE_MEMORIES = "No core memories yet. Store one with cortex_remember."
+"""What an empty MEMORY.md says (never imported back as a memory)."""
+
 NO_PROFILE = (
     "# User profile\n\nNo profile exists yet. cortex-mcp synthesizes one from identity, "
     "preference, skill and project memories as they accumulate; until then, recall with an "
@@ -37,7 +40,7 @@ def render_core_markdown(memories: Iterable[Memory]) -> str:
         by_category.setdefault(memory.category, []).append(memory)
     parts = ["# Core memory", ""]
     if not by_category:
-        parts.append("No core memories yet. Store one with cortex_remember.")
+        parts.append(NO_CORE_MEMORIES)
     for category, heading in CATEGORY_HEADINGS.items():
         entries = sorted(
             by_category.get(category, []), key=lambda m: (-m.importance, -m.updated_at.timestamp())

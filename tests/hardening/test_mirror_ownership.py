@@ -10,10 +10,11 @@ from mcp import Client
 from cortex_mcp.engine import Engine, open_engine
 from cortex_mcp.engine.lifecycle import MirrorWriter, run_lifecycle, write_mirror
 from cortex_mcp.engine.lifecycle.mirror import catch_up
-from cortex_mcp.engine.lifecycle.ownership import BEGIN, END
+from cortex_mcp.engine.lifecycle.ownership import BEGIN, END, HASH_PREFIX, digest, hash_key
 from cortex_mcp.engine.transfer import import_text
 from cortex_mcp.models import Category, Layer
 from cortex_mcp.server import build_server
+from cortex_mcp.store.meta import meta_with_prefix, set_meta
 from tests.conftest import FrozenClock, inspect_database
 from tests.lifecycle.conftest import live, quiet_settings
 
@@ -207,3 +208,40 @@ async def test_markdown_reimport_does_not_duplicate_a_shared_memory(engine: Engi
     report = await import_text(engine, text, "MEMORY.md")
 
     assert (report.memories_added, report.memories_skipped) == (0, 1)
+
+
+async def test_a_session_ending_during_the_start_up_catch_up_sees_no_edit(
+    cortex_home: Path, clock: FrozenClock
+):
+    """Seen when a short session ended while the start-up catch-up was still writing: its page
+    was on disk but its hash was not, so the shutdown write called it a user edit and imported
+    "No core memories yet…" as a memory."""
+    settings = quiet_settings(cortex_home)
+    async with Client(build_server(settings, clock)) as client:
+        await client.call_tool("cortex_remember", {"content": "Harry lives in Tokyo"})
+        await client.call_tool("cortex_recall", {"query": "Tokyo"})
+
+    assert edit_events(cortex_home) == [] and backups(cortex_home) == []
+    async with open_engine(settings, clock, {}) as engine:
+        assert [m.content for m in await live(engine, Layer.CORE)] == ["Harry lives in Tokyo"]
+
+
+async def test_a_write_cut_short_after_the_new_page_leaves_it_cortexs_own(engine: Engine):
+    """Killed between renaming the new page into place and recording its hash: the hash of
+    the page being written was recorded first, so the next start does not see an edit."""
+    await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+    await write_mirror(engine)
+    memory_md = engine.settings.home / "MEMORY.md"
+    async with engine.db.read() as conn:
+        before = await meta_with_prefix(conn, HASH_PREFIX)
+    await engine.remember("Answer briefly", category=Category.PREFERENCE)
+    await write_mirror(engine)
+    after = memory_md.read_text(encoding="utf-8")
+    async with engine.db.write() as conn:  # as if the run had stopped before the last step
+        key = hash_key(memory_md)
+        await set_meta(conn, key, f"{digest(after)} {before[key]}")
+    await engine.remember("Harry has a dog", category=Category.IDENTITY)
+
+    await write_mirror(engine)
+
+    assert edit_events(engine.settings.home) == [] and backups(engine.settings.home) == []

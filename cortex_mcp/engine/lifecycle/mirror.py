@@ -34,6 +34,7 @@ from cortex_mcp.engine.lifecycle.ownership import (
     block_of,
     digest,
     hash_key,
+    is_ours,
     judge_block,
     judge_page,
     read_text,
@@ -168,7 +169,13 @@ def shown(path: Path, home: Path) -> str:
 async def write_mirror(engine: "Engine", archive: bool = True) -> list[str]:
     """Regenerate the mirror now (without `archive`, all but the archive months, which change
     only in lifecycle runs); the pages, relative to the data directory. A page the user edited
-    is kept (imported and backed up) first; a file of the user's own is never written over."""
+    is kept (imported and backed up) first; a file of the user's own is never written over.
+    One write at a time in a process: two interleaved would take each other's pages for edits."""
+    async with engine.mirror_lock:
+        return await _write_mirror(engine, archive)
+
+
+async def _write_mirror(engine: "Engine", archive: bool) -> list[str]:
     home = engine.settings.home
     pages = await mirror_pages(engine, archive)
     async with engine.db.read() as conn:
@@ -184,6 +191,11 @@ async def write_mirror(engine: "Engine", archive: bool = True) -> list[str]:
     _, working_dir, archive_dir = page_paths(home)
     generated = [working_dir, archive_dir] if archive else [working_dir]
     extra = engine.settings.mirror.extra_memory_md
+    async with engine.db.write() as conn:  # a write cut short leaves the page still ours
+        for path, page in own.items():
+            upcoming = digest(block_of(page) if path == extra else page)
+            previous = hashes.get(hash_key(path), "").split()[:1]
+            await set_meta(conn, hash_key(path), " ".join([upcoming, *previous]))
     written, stale = await anyio.to_thread.run_sync(_write_owned, own, generated, extra, hashes)
     async with engine.db.write() as conn:
         for path, value in written.items():
@@ -221,7 +233,7 @@ def _write_owned(
             if page_path in pages or not is_generated(page_path):
                 continue
             stored, on_disk = hashes.get(hash_key(page_path)), read_text(page_path)
-            if on_disk is not None and (stored is None or digest(on_disk) == stored):
+            if on_disk is not None and (stored is None or is_ours(on_disk, stored)):
                 page_path.unlink(missing_ok=True)
                 stale.append(page_path)
     return written, stale

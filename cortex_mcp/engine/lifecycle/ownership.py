@@ -109,11 +109,17 @@ def splice(existing: str | None, block: str) -> str:
     return existing + separator + "\n" + block
 
 
+def is_ours(text: str, stored: str | None) -> bool:
+    """True when `text` is what cortex last wrote, or was about to write when it stopped: the
+    stored value holds the digests of both while a write is under way."""
+    return stored is not None and digest(text) in stored.split()
+
+
 def judge_page(path: Path, new_text: str, stored: str | None, core: bool) -> OnDisk:
     """The verdict on a whole page cortex is about to write. `core`: MEMORY.md, whose edits
     (even to a copy without the marker) are imported; other pages without it are the user's."""
     text = read_text(path)
-    if text is None or text == new_text or (stored is not None and digest(text) == stored):
+    if text is None or text == new_text or is_ours(text, stored):
         return OnDisk(Verdict.WRITE)
     if not has_marker(text) and not core:
         return OnDisk(Verdict.USERS)
@@ -127,7 +133,7 @@ def judge_block(path: Path, stored: str | None) -> OnDisk:
     if text is None or found is None:
         return OnDisk(Verdict.WRITE)
     block = text[found[0] : found[1]]
-    if stored is None or digest(block) == stored:
+    if stored is None or is_ours(block, stored):
         return OnDisk(Verdict.WRITE)
     return OnDisk(Verdict.EDITED, block)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from cortex_mcp.engine.render import CATEGORY_HEADINGS
+from cortex_mcp.engine.render import CATEGORY_HEADINGS, NO_CORE_MEMORIES
 from cortex_mcp.engine.transfer.validate import Problems
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category
@@ -40,7 +40,7 @@ DATED = re.compile(r"^\[(\d{4}-\d{2}(?:-\d{2})?)(?:[ T]\d{2}:\d{2})?\]\s*(?:\((\
 CLOCK = re.compile(r"^\[\d{2}:\d{2}\]\s*(?:\((\w+)\)\s*)?")
 LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
 DAILY_LOG = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
-SKIPPED_LINES = ("No core memories yet.", "No relations yet.")
+SKIPPED_LINES = (NO_CORE_MEMORIES, "No core memories yet.", "No relations yet.")
 
 
 @dataclass
