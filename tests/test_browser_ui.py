@@ -31,7 +31,7 @@ missing = [
     for reason, absent in [
         ("node is not installed", shutil.which("node") is None),
         (f"no Chromium at {CHROMIUM} (apt-get install chromium)", not Path(CHROMIUM).exists()),
-        ("ui/node_modules is missing (npm ci in ui/)", not (UI / "node_modules").exists()),
+        ("ui/node_modules is missing (npm install in ui/)", not (UI / "node_modules").exists()),
     ]
     if absent
 ]
