@@ -204,6 +204,18 @@ async def cortex_app_lifecycle_log(
     return as_result({"runs": runs})
 
 
+@reports_errors
+async def cortex_app_exchanges(
+    ctx: Context[Engine],
+    limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    agent_id: AgentId = None,
+) -> CallToolResult:
+    """Memory browser: the latest exchanges, what was said and what each channel stored."""
+    engine = engine_of(ctx)
+    entries = await browse.extraction_log(engine, engine.agent(agent_id), limit)
+    return as_result({"exchanges": entries})
+
+
 APP_TOOLS: list[Callable[..., Any]] = [
     cortex_app_memories,
     cortex_app_memory,
@@ -212,6 +224,7 @@ APP_TOOLS: list[Callable[..., Any]] = [
     cortex_app_graph,
     cortex_app_stats,
     cortex_app_lifecycle_log,
+    cortex_app_exchanges,
 ]
 
 
@@ -224,6 +237,7 @@ TITLES = {
     "cortex_app_graph": "Memory browser: relation graph",
     "cortex_app_stats": "Memory browser: statistics",
     "cortex_app_lifecycle_log": "Memory browser: lifecycle runs",
+    "cortex_app_exchanges": "Memory browser: extraction log",
 }
 
 

@@ -275,6 +275,8 @@ BAD_APP_INPUT: list[tuple[str, dict[str, Any], str]] = [
     ("cortex_app_graph", {"entity": ""}, "entity"),
     ("cortex_app_stats", {"agent_id": "a b"}, "agent_id"),
     ("cortex_app_lifecycle_log", {"limit": 0}, "limit"),
+    ("cortex_app_exchanges", {"limit": 0}, "limit"),
+    ("cortex_app_exchanges", {"agent_id": "bad agent!"}, "agent_id"),
     ("cortex_browse", {"memory_id": "nope"}, "memory_id: must be a memory id"),
     ("cortex_browse", {"memory_id": UNKNOWN_ID}, "memory_id: no memory"),
 ]
@@ -345,3 +347,27 @@ async def test_the_profile_is_edited_through_cortex_profile_not_by_hand(client: 
     assert text_of(result).endswith(
         "memory_id: is the profile; cortex_profile edits the user's words"
     )
+
+
+async def test_the_extraction_log_shows_what_was_said_and_what_each_channel_stored(
+    client: Client,
+) -> None:
+    await client.call_tool(
+        "cortex_ingest",
+        {"user_message": "I live in Lisbon. What's the weather?", "assistant_message": "Sunny."},
+    )
+    await client.call_tool(
+        "cortex_ingest", {"user_message": "Actually I moved to Porto.", "assistant_message": "OK."}
+    )
+
+    log = await call(client, "cortex_app_exchanges", limit=5)
+    other = await call(client, "cortex_app_exchanges", agent_id="beta")
+
+    newest, older = log["exchanges"]
+    assert [m["role"] for m in older["messages"]] == ["user", "assistant"]
+    assert older["messages"][0]["content"] == "I live in Lisbon. What's the weather?"
+    (moved,) = newest["memories"]
+    assert (moved["channel"], moved["state"]) == ("fast", "live")
+    assert moved["supersedes"]["rule"] == "slot home: new value"
+    assert [m["state"] for m in older["memories"]] == ["superseded"]
+    assert other["exchanges"] == []

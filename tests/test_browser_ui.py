@@ -50,7 +50,11 @@ async def seed(settings: Settings, clock: FrozenClock) -> dict[str, str]:
                 )
             clock.advance(hours=9)
         await remember(client, "The user plays the cello in an orchestra")
-        await remember(client, "The user's orchestra rehearses on Tuesdays")
+        rehearsals = await remember(client, "The user's orchestra rehearses on Tuesdays")
+        await client.call_tool(
+            "cortex_ingest",
+            {"user_message": "My cat is called Mimi.", "assistant_message": "Lovely name."},
+        )
         old = await remember(client, "The user's dentist is Dr. Alvarez")
         clock.advance(days=1)
         new = await remember(client, "The user's dentist is Dr. Chen", supersedes=old["id"])
@@ -67,7 +71,7 @@ async def seed(settings: Settings, clock: FrozenClock) -> dict[str, str]:
                 ("r3", "Bob", "uses", "Postgres", None),
             ],
         )
-    return {"old": old["id"], "new": new["id"]}
+    return {"old": old["id"], "new": new["id"], "rehearsals": rehearsals["id"]}
 
 
 async def run_browse(home: Path, shots: Path) -> dict[str, Any]:
@@ -99,14 +103,13 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
     steps = report["steps"]
     assert report["outside_requests"] == []
     assert report.get("page_errors") is None
-    assert (steps["first_page_rows"], steps["second_page_rows"]) == (25, 5)
+    assert (steps["first_page_rows"], steps["second_page_rows"]) == (25, 6)  # with the cat
     assert steps["working_rows"] == 6
     assert steps["timeline_days"] >= 10
     assert [link.count("Dr.") for link in steps["chain"]] == [1, 1]
     assert "Alvarez" in steps["chain"][0] and "Chen" in steps["chain"][1]
     assert steps["edited"] == "The user's dentist is Dr. Chen on Elm Street"
     assert (steps["after_forget"], steps["after_restore"]) == ("forgotten", "live")
-    assert steps["purge_disabled"] is True
     assert steps["bm25_first"].endswith("The user plays the cello in an orchestra")
     assert steps["hybrid_first"].endswith("The user plays the cello in an orchestra")
     assert steps["breakdown_rows"] >= 2
@@ -117,6 +120,9 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
     assert "promoted" in steps["preview"]
     assert "core" in steps["stats"] and "p99" in steps["stats"]
     assert steps["own_words"] == "I am a cellist who lives in Lisbon."
+    assert "My cat is called Mimi." in steps["log"] and "fast" in steps["log"]
+    assert "erase for good" in steps["purge_armed"]
+    assert "rehearses on Tuesdays" not in steps["after_purge"]
     assert steps["app_theme"] == "dark"
     assert steps["narrow_overflow"] is False
     assert "No memories match." in steps["other_agent"]
@@ -127,9 +133,13 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
             "select content, importance, deleted_at from memories where id = ?", (ids["new"],)
         ).fetchone()
         actions = [row[0] for row in db.execute("select action from lifecycle_log")]
+        purged = db.execute(
+            "select count(*) from memories where id = ?", (ids["rehearsals"],)
+        ).fetchone()[0]
     assert (content, importance, deleted) == (
         "The user's dentist is Dr. Chen on Elm Street",
         0.95,
         None,
     )
-    assert {"edit", "forget", "restore"} <= set(actions)
+    assert {"edit", "forget", "restore", "purge"} <= set(actions)
+    assert purged == 0

@@ -15,6 +15,7 @@ from cortex_mcp.engine.stats import database_size
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import Category, Layer, Memory, SearchHit, is_memory_id
 from cortex_mcp.store import browse as pages
+from cortex_mcp.store import conversation as said
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store import relations as graph_rows
 from cortex_mcp.store.logs import log_action
@@ -278,3 +279,37 @@ async def browser_stats(engine: "Engine", agent_id: str) -> dict[str, Any]:
             "own_words": manual_part(profile),
         },
     }
+
+
+async def extraction_log(engine: "Engine", agent_id: str, limit: int) -> list[dict[str, Any]]:
+    """The latest exchanges, newest first: what was said (from the conversation log) and what
+    each channel stored from it, with what it superseded (the extraction log view)."""
+    async with engine.db.read() as conn:
+        messages = await said.recent_exchanges(conn, agent_id, limit)
+        ids = list(dict.fromkeys(i for m in messages for i in m.memory_ids))
+        found = await rows.memories_by_id(conn, ids)
+    exchanges: dict[str, dict[str, Any]] = {}
+    for message in messages:
+        exchange = exchanges.setdefault(
+            message.exchange_id,
+            {
+                "exchange_id": message.exchange_id,
+                "origin": message.origin,
+                "session_id": message.session_id,
+                "created_at": to_text(message.created_at),
+                "messages": [],
+                "memories": {},
+            },
+        )
+        exchange["messages"].append({"role": message.role, "content": message.content})
+        for memory_id in message.memory_ids:
+            memory = found.get(memory_id)
+            if memory is not None and memory.agent_id in (agent_id, None):
+                exchange["memories"][memory_id] = row_of(memory) | {
+                    "channel": memory.metadata.get("channel"),
+                    "supersedes": memory.metadata.get("supersedes"),
+                }
+    return [
+        entry | {"memories": list(entry["memories"].values())}
+        for entry in reversed(exchanges.values())
+    ]

@@ -288,3 +288,18 @@ async def erase_said(conn: aiosqlite.Connection, memory_ids: list[str], needle: 
 async def optimize_log_index(conn: aiosqlite.Connection) -> None:
     """Merge the log's full-text segments, dropping every deleted message's terms."""
     await conn.execute("insert into conversation_fts (conversation_fts) values ('optimize')")
+
+
+async def recent_exchanges(
+    conn: aiosqlite.Connection, agent_id: str, limit: int
+) -> list[LoggedMessage]:
+    """The visible messages of the agent's latest `limit` exchanges, oldest message first."""
+    rows = await fetch_all(
+        conn,
+        "select * from conversation_log where agent_id = :agent_id and deleted_at is null"
+        " and exchange_id in (select exchange_id from conversation_log"
+        " where agent_id = :agent_id and deleted_at is null"
+        " group by exchange_id order by max(seq) desc limit :limit) order by seq",
+        {"agent_id": agent_id, "limit": limit},
+    )
+    return [to_message(row) for row in rows]

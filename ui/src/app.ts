@@ -208,7 +208,17 @@ async function renderDetail(id: string): Promise<void> {
     await renderDetail(id);
     say("Restored.");
   }));
-  const purge = h("button", { class: "danger", disabled: "", title: "Purge is not available in this version", "data-action": "purge" }, "Purge");
+  const purge = h("button", { class: "danger", "data-action": "purge", title: "Erase for good, with every copy of its text" }, "Purge") as HTMLButtonElement;
+  purge.addEventListener("click", () => void guarded(async () => {
+    if (purge.dataset.armed !== "yes") {  // two clicks: a purge cannot be undone
+      purge.dataset.armed = "yes";
+      purge.textContent = "Click again to erase for good";
+      return;
+    }
+    await call("cortex_forget", { memory_id: id, purge: true });
+    show("memories");
+    say("Purged: erased for good, with every copy of its text.");
+  }));
   const actions = h("div", { class: "actions" }, save, live ? forget : restore, purge);
   main.append(back, h("section", { class: "detail card" },
     h("div", { class: "meta" }, h("span", { class: `badge layer-${m.layer}` }, m.layer),
@@ -216,7 +226,7 @@ async function renderDetail(id: string): Promise<void> {
     field("Content", content),
     h("div", { class: "row" }, category, layer, field("Importance", importance)),
     actions,
-    h("p", { class: "hint" }, "Purge (erase for good) is not available in this version."),
+    h("p", { class: "hint" }, "Forget hides it (Restore brings it back); Purge erases it and every copy of its text for good."),
   ));
   main.append(h("section", { class: "card" }, h("h2", {}, "Correction chain"), chain(detail.chain as Json[])));
   if ((detail.relations as Json[]).length) {
@@ -407,10 +417,33 @@ async function renderProfile(): Promise<void> {
 }
 
 async function renderLog(): Promise<void> {
-  turn();
+  const current = turn();
+  const found = await call("cortex_app_exchanges", { limit: 20 });
+  if (!current()) return;
   clear(main);
-  main.append(h("section", { class: "card" }, h("h2", {}, "Extraction log"),
-    h("p", { class: "empty" }, "The extraction log is not available in this version.")));
+  const exchanges = found.exchanges as Json[];
+  if (!exchanges.length) {
+    main.append(h("p", { class: "empty" }, "Nothing logged yet: cortex_ingest and cortex_flush keep what was said here."));
+    return;
+  }
+  for (const exchange of exchanges) {
+    const said = h("ul", { class: "said" }, ...(exchange.messages as Json[]).map((m) =>
+      h("li", {}, h("span", { class: "badge" }, m.role), " ", m.content)));
+    const memories = exchange.memories as Json[];
+    const stored = memories.length
+      ? h("ul", { class: "stored" }, ...memories.map((m) => {
+          const why = m.supersedes ? ` (replaced ${String(m.supersedes.id).slice(-8)}: ${m.supersedes.rule})` : "";
+          const item = h("li", { "data-id": m.id },
+            h("span", { class: "badge" }, m.channel ?? "?"), " ",
+            h("span", { class: `badge state-${m.state}` }, m.state), " ", m.content, why);
+          item.addEventListener("click", () => void guarded(() => renderDetail(m.id)));
+          return item;
+        }))
+      : h("p", { class: "hint" }, "No memory was extracted from this exchange.");
+    main.append(h("section", { class: "card exchange", "data-exchange": exchange.exchange_id },
+      h("h2", {}, `${when(exchange.created_at)} · ${exchange.origin}${exchange.session_id ? ` · ${exchange.session_id}` : ""}`),
+      said, h("h3", {}, "Stored"), stored));
+  }
 }
 
 const RENDER: Record<View, () => Promise<void>> = {

@@ -99,7 +99,6 @@ try {
   await app.locator("[data-action='restore']").click();
   await status(app).filter({ hasText: "Restored." }).waitFor();
   report.steps.after_restore = await app.locator(".detail .meta .badge").nth(1).innerText();
-  report.steps.purge_disabled = await app.locator("[data-action='purge']").isDisabled();
 
   // Search: three rankings side by side and the score breakdown.
   await app.locator("button[data-view='search']").click();
@@ -138,6 +137,22 @@ try {
   await app.locator("[data-action='save-profile']").click();
   await status(app).filter({ hasText: "Profile saved." }).waitFor();
   report.steps.own_words = await app.locator("textarea[name='own_words']").inputValue();
+
+  // The extraction log: what was said, and what each channel stored from it.
+  await app.locator("button[data-view='log']").click();
+  await app.locator(".exchange").first().waitFor();
+  report.steps.log = await app.locator(".exchange").first().innerText();
+  await shot(page, "log");
+
+  // Purge: two clicks erase a memory for good.
+  await app.locator("button[data-view='memories']").click();
+  await app.locator("table.memories tbody tr").filter({ hasText: "rehearses on Tuesdays" }).first().click();
+  await app.locator("[data-action='purge']").click();
+  report.steps.purge_armed = await app.locator("[data-action='purge']").innerText();
+  await app.locator("[data-action='purge']").click();
+  await status(app).filter({ hasText: "Purged" }).waitFor();
+  await app.locator("table.memories tbody tr").first().waitFor();
+  report.steps.after_purge = await app.locator("table.memories").innerText();
 
   // The host's theme: dark, followed by the app.
   await page.locator("#theme").click();
