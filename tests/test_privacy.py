@@ -377,3 +377,20 @@ async def test_purge_matching_removes_relations_that_name_the_text(
         assert [r[0] for r in check.execute("select id from relations")] == ["rel-2"]
     finally:
         check.close()
+
+
+async def test_a_secret_in_a_recall_query_never_reaches_the_access_log(
+    client: Client, settings: Settings
+) -> None:
+    await remember(client, "The deploy key lives in the team vault")
+    key = "sk-proj-4fGh7Jk9Lm2Np5Qr8St1Uv3Wx6Yz0AbCdEf"
+
+    await recall(client, f"deploy key {key}")
+    await client.read_resource("cortex://stats")  # flushes the buffered access counts
+
+    conn = inspect_database(settings.database_path)
+    try:
+        queries = [row[0] for row in conn.execute("select query from access_log")]
+    finally:
+        conn.close()
+    assert queries and all(key not in q and "deploy key" in q for q in queries)

@@ -33,6 +33,7 @@ from cortex_mcp.engine.llm import LanguageModel
 from cortex_mcp.engine.nearby import nearby_memories
 from cortex_mcp.engine.patterns import is_correction
 from cortex_mcp.engine.questions import asked_predicates, slot_answers
+from cortex_mcp.engine.redaction import redact
 from cortex_mcp.engine.remember import remember as remember_memory
 from cortex_mcp.engine.stats import engine_stats
 from cortex_mcp.engine.transfer import ImportReport
@@ -285,7 +286,8 @@ class Engine:
             [m for m, _ in found], said, query, max_tokens
         )
         found = found[:fitted]
-        self.access.record([m.id for m, _ in found], query, now)
+        logged = redact(query)[0] if self.settings.sieve.redact_secrets else query
+        self.access.record([m.id for m, _ in found], logged, now)  # the access log keeps it
         return RecallResult(
             context=block,
             memories=[gate.to_item(m, score) for m, score in found],
