@@ -398,3 +398,28 @@ async def test_owed_extractions_drain_from_the_log_a_bounded_batch_a_pass(
             fake_openai.default_reply = "ok"
 
     assert (first, waiting, second, after) == (20, 5, 5, 0)
+
+
+async def test_exchanges_logged_without_an_llm_are_extracted_once_a_provider_is_configured(
+    plain: Settings, fake_openai: FakeOpenAI, clock: FrozenClock, sdks_imported: None
+) -> None:
+    async with open_engine(plain, clock, {}) as engine:
+        for i in range(3):
+            await engine.ingest(f"We benchmarked parser {i} on the zq{i}corpus.", "Noted.")
+        assert (await engine.stats())["extraction_queue"]["waiting_for_an_llm"] == 3
+        assert await engine.retry_queued() == 0  # nothing can drain it: nothing is asked
+    llm = {"provider": "openai", "base_url": fake_openai.url, "api_key": "test", "timeout_s": 5}
+    later = Settings.model_validate(
+        {"home": plain.home, "embedding": {"provider": "none"}, "llm": llm}
+    )
+    facts = ["Ada benchmarked the lexer", "Bob profiled the cache", "Cy rewrote the planner"]
+    for fact in facts:  # unlike each other: no update judgement asks the LLM in between
+        reply = {"memories": [{"content": fact, "category": "fact"}]}
+        fake_openai.replies.append(json.dumps(reply))
+    async with open_engine(later, clock, {}) as engine:
+        assert await engine.retry_queued() == 3
+        stats = await engine.stats()
+
+    assert stats["extraction_queue"]["waiting_for_an_llm"] == 0
+    stored = {content for content, _ in live(plain)}
+    assert set(facts) <= stored

@@ -117,7 +117,7 @@ async def flush(
             )
             answer = await engine.complete(extraction.SYSTEM_PROMPT, prompt)
         if answer is None or not extraction.is_parseable(answer):
-            state = conversation.owed_state(engine) if engine.has_llm else "none"
+            state = conversation.owed_state(engine) if engine.has_llm else "waiting"
             queued += len(indexes) if state == "pending" else 0
             await conversation.settle_extraction(engine, seqs, links, state)
             continue

@@ -230,6 +230,8 @@ async def ingest(
         tool_seq: deep_ids,
     }
     state = "pending" if result.queued else "done" if result.deep else "none"
+    if result.skipped == "no LLM":
+        state = "waiting"  # extracted from the log if a provider is configured later
     await conversation.settle_extraction(engine, logged.seqs, links, state)
     result.logged = sum(1 for seq in logged.seqs if seq >= 0)
     result.redacted = clean.kinds

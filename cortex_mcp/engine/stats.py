@@ -64,6 +64,7 @@ async def engine_stats(engine: "Engine") -> dict[str, Any]:
         },
         "extraction_queue": {
             "pending": said["pending_exchanges"],
+            "waiting_for_an_llm": said["waiting_exchanges"],
             "drained_by": "configured LLM provider"
             if engine.llm.answers_in_background
             else "nothing: no LLM provider, so nothing is queued",

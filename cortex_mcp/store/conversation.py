@@ -3,7 +3,8 @@
 It is not memory: it never decays into core, is not in MEMORY.md or an export, and recall reads
 it only as a last resort. Each row is one message; the messages of one cortex_ingest (or one
 cortex_flush) share an exchange id. A row lists the memories extracted from it, and says
-whether an LLM extraction of its exchange is still owed (`pending`, retried with backoff).
+whether an LLM extraction of its exchange is still owed (`pending`, retried with backoff; or
+`waiting`, logged while no LLM could answer, taken when a provider is configured later).
 """
 
 import json
@@ -123,12 +124,13 @@ async def set_extraction(
 
 
 async def due_exchanges(conn: aiosqlite.Connection, now: datetime, limit: int) -> list[str]:
-    """Exchanges whose extraction is owed and due, oldest first."""
+    """Exchanges whose extraction is owed and due (retries first), oldest first."""
     rows = await fetch_all(
         conn,
-        "select exchange_id, min(seq) as first from conversation_log"
-        " where extraction = 'pending' and next_attempt_at <= ? and deleted_at is null"
-        " group by exchange_id order by first limit ?",
+        "select exchange_id, min(seq) as first, min(extraction) as state from conversation_log"
+        " where deleted_at is null and (extraction = 'waiting'"
+        " or (extraction = 'pending' and next_attempt_at <= ?))"
+        " group by exchange_id order by state, first limit ?",
         (to_text(now), limit),
     )
     return [row["exchange_id"] for row in rows]
@@ -139,7 +141,7 @@ async def pending_messages(conn: aiosqlite.Connection, exchange_id: str) -> list
     rows = await fetch_all(
         conn,
         "select * from conversation_log where exchange_id = ? and deleted_at is null"
-        " and extraction = 'pending' order by seq",
+        " and extraction in ('pending', 'waiting') order by seq",
         (exchange_id,),
     )
     return [to_message(row) for row in rows]
@@ -249,11 +251,14 @@ async def erase_older_than(conn: aiosqlite.Connection, cutoff: datetime) -> int:
 
 
 async def log_counts(conn: aiosqlite.Connection) -> dict[str, int]:
-    """Messages, exchanges, hidden messages and exchanges whose extraction is owed."""
+    """Messages, exchanges, hidden messages, exchanges whose extraction is owed (a retry) and
+    exchanges logged while no LLM could answer."""
     row = await fetch_one(
         conn,
         "select count(*), count(distinct exchange_id), count(deleted_at),"
         " count(distinct case when extraction = 'pending' and deleted_at is null"
+        " then exchange_id end),"
+        " count(distinct case when extraction = 'waiting' and deleted_at is null"
         " then exchange_id end) from conversation_log",
     )
     assert row is not None
@@ -262,6 +267,7 @@ async def log_counts(conn: aiosqlite.Connection) -> dict[str, int]:
         "exchanges": int(row[1]),
         "hidden_messages": int(row[2]),
         "pending_exchanges": int(row[3]),
+        "waiting_exchanges": int(row[4]),
     }
 
 

@@ -258,7 +258,7 @@ async def create_conversation_log(conn: aiosqlite.Connection) -> None:
             created_at text not null,
             memory_ids text not null default '[]' check (json_valid(memory_ids)),
             extraction text not null default 'none'
-                check (extraction in ('none', 'pending', 'done')),
+                check (extraction in ('none', 'waiting', 'pending', 'done')),
             attempts integer not null default 0,
             next_attempt_at text,
             deleted_at text
@@ -266,7 +266,7 @@ async def create_conversation_log(conn: aiosqlite.Connection) -> None:
         create index conversation_log_by_exchange on conversation_log(exchange_id);
         create index conversation_log_by_time on conversation_log(created_at);
         create index conversation_log_pending on conversation_log(extraction, next_attempt_at)
-            where extraction = 'pending';
+            where extraction in ('pending', 'waiting');
         create virtual table conversation_fts using fts5(
             terms, tokenize = 'porter unicode61 remove_diacritics 2'
         )
