@@ -205,6 +205,19 @@ async def cortex_app_lifecycle_log(
 
 
 @reports_errors
+async def cortex_app_lifecycle_changes(
+    ctx: Context[Engine],
+    run_id: Annotated[int, Field(ge=1)],
+    limit: Annotated[int, Field(ge=1, le=500)] = 100,
+    agent_id: AgentId = None,
+) -> CallToolResult:
+    """Memory browser: what one lifecycle run changed, each memory before and after."""
+    engine = engine_of(ctx)
+    changes = await browse.lifecycle_changes(engine, run_id, engine.agent(agent_id), limit)
+    return as_result({"run_id": run_id, "changes": changes})
+
+
+@reports_errors
 async def cortex_app_exchanges(
     ctx: Context[Engine],
     limit: Annotated[int, Field(ge=1, le=100)] = 20,
@@ -224,6 +237,7 @@ APP_TOOLS: list[Callable[..., Any]] = [
     cortex_app_graph,
     cortex_app_stats,
     cortex_app_lifecycle_log,
+    cortex_app_lifecycle_changes,
     cortex_app_exchanges,
 ]
 
@@ -238,6 +252,7 @@ TITLES = {
     "cortex_app_stats": "Memory browser: statistics",
     "cortex_app_lifecycle_log": "Memory browser: lifecycle runs",
     "cortex_app_exchanges": "Memory browser: extraction log",
+    "cortex_app_lifecycle_changes": "Memory browser: a run's changes",
 }
 
 

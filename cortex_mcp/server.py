@@ -78,6 +78,7 @@ BROWSER_ANNOTATIONS = {
     "cortex_app_stats": READ_ONLY,
     "cortex_app_lifecycle_log": READ_ONLY,
     "cortex_app_exchanges": READ_ONLY,
+    "cortex_app_lifecycle_changes": READ_ONLY,
 }
 
 ToolEntry = tuple[Callable[..., Any], ToolAnnotations]

@@ -276,6 +276,8 @@ BAD_APP_INPUT: list[tuple[str, dict[str, Any], str]] = [
     ("cortex_app_stats", {"agent_id": "a b"}, "agent_id"),
     ("cortex_app_lifecycle_log", {"limit": 0}, "limit"),
     ("cortex_app_exchanges", {"limit": 0}, "limit"),
+    ("cortex_app_lifecycle_changes", {"run_id": 0}, "run_id"),
+    ("cortex_app_lifecycle_changes", {"run_id": 1, "limit": 501}, "limit"),
     ("cortex_app_exchanges", {"agent_id": "bad agent!"}, "agent_id"),
     ("cortex_browse", {"memory_id": "nope"}, "memory_id: must be a memory id"),
     ("cortex_browse", {"memory_id": UNKNOWN_ID}, "memory_id: no memory"),
@@ -371,3 +373,28 @@ async def test_the_extraction_log_shows_what_was_said_and_what_each_channel_stor
     assert moved["supersedes"]["rule"] == "slot home: new value"
     assert [m["state"] for m in older["memories"]] == ["superseded"]
     assert other["exchanges"] == []
+
+
+async def test_a_lifecycle_run_shows_each_memory_before_and_after(
+    client: Client, settings: Settings
+) -> None:
+    kept = await remember(client, "The user keeps bees on the roof")
+    await call(client, "cortex_app_edit", memory_id=kept["id"], layer="working")
+    async with open_engine(settings, environ={}) as engine, engine.db.write() as conn:
+        await conn.execute(  # a month-old working memory: the run archives or promotes it
+            "update memories set created_at = '2025-11-01T09:00:00.000000Z',"
+            " expires_at = '2025-11-03T09:00:00.000000Z' where id = ?",
+            (kept["id"],),
+        )
+    await call(client, "cortex_lifecycle", action="run")
+    (run,) = (await call(client, "cortex_app_lifecycle_log", limit=1))["runs"]
+
+    mine = await call(client, "cortex_app_lifecycle_changes", run_id=run["id"])
+    theirs = await call(client, "cortex_app_lifecycle_changes", run_id=run["id"], agent_id="beta")
+    bad = await client.call_tool("cortex_app_lifecycle_changes", {"run_id": 0})
+
+    (change,) = [c for c in mine["changes"] if c["before"] and c["before"][0]["id"] == kept["id"]]
+    assert change["before"][0]["layer"] == "working"
+    assert change["after"][0]["layer"] in ("core", "archive")
+    assert theirs["changes"] == []
+    assert bad.is_error and text_of(bad).startswith("run_id:")

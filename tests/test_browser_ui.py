@@ -118,6 +118,7 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
     assert "Alice —manages→ Atlas" in steps["entity"]
     assert "Alice manages the Atlas project" in steps["entity"]
     assert "promoted" in steps["preview"]
+    assert "Before" in steps["changes"] and "After" in steps["changes"]
     assert "core" in steps["stats"] and "p99" in steps["stats"]
     assert steps["own_words"] == "I am a cellist who lives in Lisbon."
     assert "My cat is called Mimi." in steps["log"] and "fast" in steps["log"]

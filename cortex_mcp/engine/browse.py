@@ -16,6 +16,7 @@ from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import Category, Layer, Memory, SearchHit, is_memory_id
 from cortex_mcp.store import browse as pages
 from cortex_mcp.store import conversation as said
+from cortex_mcp.store import lifecycle as cycles
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store import relations as graph_rows
 from cortex_mcp.store.logs import log_action
@@ -313,3 +314,38 @@ async def extraction_log(engine: "Engine", agent_id: str, limit: int) -> list[di
         entry | {"memories": list(entry["memories"].values())}
         for entry in reversed(exchanges.values())
     ]
+
+
+def _snapshots(value: Any, agent_id: str) -> list[dict[str, Any]]:
+    """The memory snapshots in a logged change's before/after that the agent may see."""
+    items = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+    return [
+        {key: item.get(key) for key in ("id", "layer", "category", "content")}
+        for item in items
+        if isinstance(item, dict) and "content" in item and item.get("agent_id") in (agent_id, None)
+    ]
+
+
+async def lifecycle_changes(
+    engine: "Engine", run_id: int, agent_id: str, limit: int
+) -> list[dict[str, Any]]:
+    """What one lifecycle run changed, change by change, with each memory before and after
+    (only the memories the agent may see)."""
+    async with engine.db.read() as conn:
+        changes = await cycles.run_changes(conn, run_id, limit)
+    shown = []
+    for change in changes:
+        details = change["details"]
+        before = _snapshots(details.get("before"), agent_id)
+        after = _snapshots(details.get("after"), agent_id)
+        if before or after:
+            shown.append(
+                {
+                    "action": change["action"],
+                    "executed_at": change["executed_at"],
+                    "by": details.get("by"),
+                    "before": before,
+                    "after": after,
+                }
+            )
+    return shown

@@ -345,3 +345,17 @@ async def archive_months(conn: aiosqlite.Connection, agent_id: str) -> list[str]
         {"agent_id": agent_id},
     )
     return [row[0] for row in rows]
+
+
+async def run_changes(conn: aiosqlite.Connection, run_id: int, limit: int) -> list[dict[str, Any]]:
+    """The logged changes of one run, in order: action, when, and the details with their
+    before/after snapshots."""
+    rows = await fetch_all(
+        conn,
+        "select action, executed_at, details from lifecycle_log"
+        " where json_extract(details, '$.run_id') = ? order by id limit ?",
+        (run_id, limit),
+    )
+    return [
+        {"action": row[0], "executed_at": row[1], "details": json.loads(row[2])} for row in rows
+    ]

@@ -345,8 +345,30 @@ async function renderLifecycle(): Promise<void> {
     past.append(h("h2", {}, "Recent runs"));
     const runs = log.runs as Json[];
     if (!runs.length) past.append(h("p", { class: "empty" }, "No run yet."));
-    for (const r of runs) past.append(h("details", {}, h("summary", {}, `${when(r.started_at)} · ${r.status}`),
-      r.report ? lifecycleReport("", r.report) : h("p", {}, r.error ?? "")));
+    for (const r of runs) {
+      const changes = h("div", { class: "changes" });
+      const open = h("button", { class: "ghost", "data-action": "changes" }, "Before and after");
+      open.addEventListener("click", () => void guarded(async () => {
+        const found = await call("cortex_app_lifecycle_changes", { run_id: r.id });
+        clear(changes);
+        const list = found.changes as Json[];
+        if (!list.length) changes.append(h("p", { class: "hint" }, "This run changed no memory you can see."));
+        for (const c of list) {
+          const side = (items: Json[]) => h("ul", {}, ...items.map((m) => {
+            const li = h("li", { "data-id": m.id }, h("span", { class: `badge layer-${m.layer}` }, m.layer), " ", m.content);
+            li.addEventListener("click", () => void guarded(() => renderDetail(m.id)));
+            return li;
+          }));
+          changes.append(h("div", { class: "change card" },
+            h("h3", {}, `${c.action}${c.by ? ` (${c.by})` : ""}`),
+            h("div", { class: "columns" },
+              h("section", {}, h("h4", {}, "Before"), side(c.before as Json[])),
+              h("section", {}, h("h4", {}, "After"), side(c.after as Json[])))));
+        }
+      }));
+      past.append(h("details", {}, h("summary", {}, `${when(r.started_at)} · ${r.status}`),
+        r.report ? lifecycleReport("", r.report) : h("p", {}, r.error ?? ""), open, changes));
+    }
   };
   main.append(h("div", { class: "actions" }, preview, run), outcome, past);
   await history();

@@ -126,6 +126,12 @@ try {
   await status(app).filter({ hasText: "Nothing was changed." }).waitFor();
   report.steps.preview = await app.locator(".report").first().innerText();
   await shot(page, "lifecycle");
+  await app.locator("[data-action='run']").click();
+  await status(app).filter({ hasText: "Done." }).waitFor();
+  await app.locator("details summary").first().click();
+  await app.locator("[data-action='changes']").first().click();
+  await app.locator(".changes .change, .changes .hint").first().waitFor();
+  report.steps.changes = await app.locator(".changes").first().innerText();
 
   // Statistics and the profile.
   await app.locator("button[data-view='stats']").click();
