@@ -12,6 +12,7 @@ from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store.db import fetch_all, fetch_one
 from cortex_mcp.store.memories import index_memory, to_memory
+from cortex_mcp.store.scope import sees_shared
 from cortex_mcp.store.vectors import vector_table_exists
 
 
@@ -43,7 +44,7 @@ _PAGE_QUERIES = {
     "newest": """
     select *, created_at as sort_key from memories indexed by memories_by_created
     where (:after_key is null or (created_at, seq) < (:after_key, :after_seq))
-      and (agent_id = :agent_id or agent_id is null)
+      and (agent_id = :agent_id or (agent_id is null and :shared))
       and (:scope = 'all' or (:scope = 'agent' and agent_id = :agent_id)
            or (:scope = 'shared' and agent_id is null))
       and (:layer is null or layer = :layer) and (:category is null or category = :category)
@@ -58,7 +59,7 @@ _PAGE_QUERIES = {
     "oldest": """
     select *, created_at as sort_key from memories indexed by memories_by_created
     where (:after_key is null or (created_at, seq) > (:after_key, :after_seq))
-      and (agent_id = :agent_id or agent_id is null)
+      and (agent_id = :agent_id or (agent_id is null and :shared))
       and (:scope = 'all' or (:scope = 'agent' and agent_id = :agent_id)
            or (:scope = 'shared' and agent_id is null))
       and (:layer is null or layer = :layer) and (:category is null or category = :category)
@@ -73,7 +74,7 @@ _PAGE_QUERIES = {
     "importance": """
     select *, importance as sort_key from memories indexed by memories_by_importance
     where (:after_key is null or (importance, seq) < (:after_key, :after_seq))
-      and (agent_id = :agent_id or agent_id is null)
+      and (agent_id = :agent_id or (agent_id is null and :shared))
       and (:scope = 'all' or (:scope = 'agent' and agent_id = :agent_id)
            or (:scope = 'shared' and agent_id is null))
       and (:layer is null or layer = :layer) and (:category is null or category = :category)
@@ -109,6 +110,7 @@ async def page_of_memories(
             "after_key": after.key if after else None,
             "after_seq": after.seq if after else None,
             "limit": limit + 1,
+            "shared": sees_shared(),
         },
     )
     more = len(rows) > limit
@@ -122,9 +124,9 @@ async def count_for_agent(conn: aiosqlite.Connection, agent_id: str) -> list[tup
     rows = await fetch_all(
         conn,
         "select layer, category, count(*) from memories where deleted_at is null"
-        " and superseded_by is null and (agent_id = ? or agent_id is null)"
+        " and superseded_by is null and (agent_id = ? or (agent_id is null and ?))"
         " group by layer, category order by layer, category",
-        (agent_id,),
+        (agent_id, sees_shared()),
     )
     return [(row[0], row[1], int(row[2])) for row in rows]
 
@@ -136,8 +138,8 @@ async def states_for_agent(conn: aiosqlite.Connection, agent_id: str) -> dict[st
         "select count(*) filter (where deleted_at is null and superseded_by is null),"
         " count(*) filter (where deleted_at is not null),"
         " count(*) filter (where superseded_by is not null)"
-        " from memories where agent_id = ? or agent_id is null",
-        (agent_id,),
+        " from memories where agent_id = ? or (agent_id is null and ?)",
+        (agent_id, sees_shared()),
     )
     assert row is not None
     return {"live": int(row[0]), "forgotten": int(row[1]), "superseded": int(row[2])}
@@ -150,9 +152,9 @@ async def created_per_day(
     rows = await fetch_all(
         conn,
         "select substr(created_at, 1, 10) as day, count(*) from memories"
-        " where created_at >= ? and (agent_id = ? or agent_id is null)"
+        " where created_at >= ? and (agent_id = ? or (agent_id is null and ?))"
         " group by day order by day",
-        (since, agent_id),
+        (since, agent_id, sees_shared()),
     )
     return [(row[0], int(row[1])) for row in rows]
 

@@ -8,6 +8,7 @@ import aiosqlite
 from cortex_mcp.models import Candidate, Category, Layer
 from cortex_mcp.store.db import fetch_all
 from cortex_mcp.store.memories import to_candidate
+from cortex_mcp.store.scope import sees_shared
 
 _CANDIDATES = (
     "select bm25(memories_fts, 1.0, :context_weight) as bm25,"
@@ -15,7 +16,7 @@ _CANDIDATES = (
     " from memories_fts"
     " join memories m on m.seq = memories_fts.rowid"
     " where memories_fts match :match"
-    " and (m.agent_id = :agent_id or m.agent_id is null)"
+    " and (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
     " and m.deleted_at is null and m.superseded_by is null"
     " and m.layer in (select value from json_each(:layers))"
     " and (:categories is null or m.category in (select value from json_each(:categories)))"
@@ -41,6 +42,7 @@ async def text_candidates(
         "categories": json.dumps([c.value for c in categories]) if categories else None,
         "limit": limit,
         "context_weight": context_weight,
+        "shared": sees_shared(),
     }
     rows = await fetch_all(conn, _CANDIDATES, params)
     return [(row["bm25"], to_candidate(row)) for row in rows]

@@ -17,6 +17,7 @@ from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store.db import fetch_all, fetch_one
 from cortex_mcp.store.memories import to_memory
+from cortex_mcp.store.scope import sees_shared
 
 LEASE = "lifecycle"
 
@@ -293,9 +294,9 @@ async def live_created_in(
     rows = await fetch_all(
         conn,
         "select * from memories where layer = :layer and deleted_at is null"
-        " and superseded_by is null and (agent_id = :agent_id or agent_id is null)"
+        " and superseded_by is null and (agent_id = :agent_id or (agent_id is null and :shared))"
         " and created_at >= :prefix and created_at < :prefix || '~' order by created_at, seq",
-        {"layer": layer.value, "agent_id": agent_id, "prefix": prefix},
+        {"layer": layer.value, "agent_id": agent_id, "prefix": prefix, "shared": sees_shared()},
     )
     return [to_memory(row) for row in rows]
 
@@ -324,12 +325,13 @@ async def count_live(
     row = await fetch_one(
         conn,
         "select count(*) from memories where layer = :layer and deleted_at is null"
-        " and superseded_by is null and (agent_id = :agent_id or agent_id is null)"
+        " and superseded_by is null and (agent_id = :agent_id or (agent_id is null and :shared))"
         " and category in (select value from json_each(:categories))",
         {
             "layer": layer.value,
             "agent_id": agent_id,
             "categories": json.dumps([c.value for c in categories]),
+            "shared": sees_shared(),
         },
     )
     return int(row[0]) if row else 0
@@ -341,8 +343,8 @@ async def archive_months(conn: aiosqlite.Connection, agent_id: str) -> list[str]
         conn,
         "select distinct substr(created_at, 1, 7) from memories where layer = 'archive'"
         " and deleted_at is null and superseded_by is null"
-        " and (agent_id = :agent_id or agent_id is null) order by 1",
-        {"agent_id": agent_id},
+        " and (agent_id = :agent_id or (agent_id is null and :shared)) order by 1",
+        {"agent_id": agent_id, "shared": sees_shared()},
     )
     return [row[0] for row in rows]
 

@@ -10,6 +10,7 @@ from cortex_mcp.clock import from_text, to_text
 from cortex_mcp.models import Candidate, Category, Layer, Memory
 from cortex_mcp.search.tokenize import context_of, index_text, normalised_content
 from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.scope import sees_shared
 
 
 def _time(value: str | None) -> datetime | None:
@@ -121,8 +122,9 @@ async def get_visible_memory(
     """The memory with this id if `agent_id` may see it (deleted or not), else None."""
     row = await fetch_one(
         conn,
-        "select * from memories where id = :id and (agent_id = :agent_id or agent_id is null)",
-        {"id": memory_id, "agent_id": agent_id},
+        "select * from memories where id = :id"
+        " and (agent_id = :agent_id or (agent_id is null and :shared))",
+        {"id": memory_id, "agent_id": agent_id, "shared": sees_shared()},
     )
     return to_memory(row) if row else None
 
@@ -273,7 +275,7 @@ async def live_memories(
     """Live memories visible to the agent in these layers, most important and recent first."""
     rows = await fetch_all(
         conn,
-        "select * from memories where (agent_id = :agent_id or agent_id is null)"
+        "select * from memories where (agent_id = :agent_id or (agent_id is null and :shared))"
         " and deleted_at is null and superseded_by is null"
         " and layer in (select value from json_each(:layers))"
         " and (:categories is null or category in (select value from json_each(:categories)))"
@@ -283,6 +285,7 @@ async def live_memories(
             "layers": json.dumps([layer.value for layer in layers]),
             "categories": json.dumps([c.value for c in categories]) if categories else None,
             "limit": limit,
+            "shared": sees_shared(),
         },
     )
     return [to_memory(row) for row in rows]
@@ -323,9 +326,14 @@ async def live_slot_memories(
         " and exists (select 1 from json_each(:predicates) p where"
         " json_extract(m.metadata, '$.predicate') = p.value or (p.value like '%:'"
         " and substr(json_extract(m.metadata, '$.predicate'), 1, length(p.value)) = p.value))"
-        " and (m.agent_id = :agent_id or m.agent_id is null)"
+        " and (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
         " and m.deleted_at is null and m.superseded_by is null"
         " order by m.updated_at desc limit :limit",
-        {"predicates": json.dumps(predicates), "agent_id": agent_id, "limit": limit},
+        {
+            "predicates": json.dumps(predicates),
+            "agent_id": agent_id,
+            "limit": limit,
+            "shared": sees_shared(),
+        },
     )
     return [to_memory(row) for row in rows]

@@ -9,6 +9,7 @@ import aiosqlite
 
 from cortex_mcp.clock import from_text, to_text
 from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.scope import sees_shared
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,8 @@ async def relations_of(conn: aiosqlite.Connection, agent_id: str | None) -> list
     rows = await fetch_all(
         conn,
         "select * from relations where :agent_id is null or agent_id = :agent_id"
-        " or agent_id is null order by subject, predicate, object",
-        {"agent_id": agent_id},
+        " or (agent_id is null and :shared) order by subject, predicate, object",
+        {"agent_id": agent_id, "shared": sees_shared()},
     )
     return [_to_relation(row) for row in rows]
 

@@ -18,6 +18,7 @@ from cortex_mcp.models import Candidate, Category, Layer
 from cortex_mcp.store.db import fetch_all, fetch_one
 from cortex_mcp.store.memories import to_candidate
 from cortex_mcp.store.meta import get_meta, set_meta
+from cortex_mcp.store.scope import sees_shared
 
 MODEL_KEY = "embedding.model"
 DIMENSION_KEY = "embedding.dimension"
@@ -146,6 +147,7 @@ async def vector_candidates(
         "layers": json.dumps([layer.value for layer in layers]),
         "categories": json.dumps([c.value for c in categories]) if categories else None,
         "limit": limit,
+        "shared": sees_shared(),
     }
     rows = await fetch_all(
         conn,
@@ -154,7 +156,7 @@ async def vector_candidates(
         " select knn.distance as distance,"
         " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
         " join memories m on m.seq = knn.rowid"
-        " where (m.agent_id = :agent_id or m.agent_id is null)"
+        " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
         " and m.deleted_at is null and m.superseded_by is null"
         " and m.layer in (select value from json_each(:layers))"
         " and (:categories is null or m.category in (select value from json_each(:categories)))"
