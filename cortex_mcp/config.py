@@ -372,8 +372,10 @@ class TokenGrant(Section):
     agents: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:@-]{1,64}$")]] = Field(
         min_length=1, description="Agent ids this token may act for; the first is its default."
     )
-    shared: Literal["read", "write"] = Field(
-        default="read", description="Whether it may also write shared memory (scope=shared)."
+    shared: Literal["none", "read", "write"] = Field(
+        default="read",
+        description="Shared memory (scope=shared): `none` neither sees nor writes it, `read` "
+        "sees it, `write` also writes it.",
     )
 
 

@@ -4,7 +4,8 @@ The HTTP edge (`remote.BearerTokenGate`) matches the token and stores its `Grant
 request's ASGI state; the transports hand that request to the server with each message, and
 `GrantCheck`, an MCP server middleware, checks the message against it before any handler runs:
 a tool's `agent_id` must be one of the token's agents (omitted, it is the first), shared memory
-is written only with `shared = "write"`, and the resources that read the default agent's memory
+is written only with `shared = "write"` and not even seen with `shared = "none"` (every query of
+the call leaves it out: `store.scope`), and the resources that read the default agent's memory
 need a token allowed to act for it. The single `auth_token` (and stdio) carry no grant: every
 agent id is accepted, as before.
 """
@@ -19,6 +20,7 @@ from mcp_types import INVALID_PARAMS
 
 from cortex_mcp.config import Settings
 from cortex_mcp.errors import InvalidInput
+from cortex_mcp.store.scope import without_shared
 
 GRANT_KEY = "cortex_grant"
 MEMORY_URIS = (
@@ -35,10 +37,11 @@ SHARED_WRITES = frozenset({"cortex_forget", "cortex_restore"})
 
 @dataclass(frozen=True)
 class Grant:
-    """What one token may do: act for these agents, and perhaps write shared memory."""
+    """What one token may do: act for these agents, and perhaps see and write shared memory."""
 
     agents: tuple[str, ...]
     shared_write: bool
+    shared_read: bool = True
 
     def agent(self, asked: object) -> str:
         """The agent a call acts for: the one asked, if allowed; the token's first when none."""
@@ -55,7 +58,7 @@ def token_grants(settings: Settings) -> dict[bytes, Grant | None]:
     if settings.auth_token is not None:
         tokens[settings.auth_token.get_secret_value().strip().encode()] = None
     for entry in settings.auth_tokens:
-        grant = Grant(tuple(entry.agents), entry.shared == "write")
+        grant = Grant(tuple(entry.agents), entry.shared == "write", entry.shared != "none")
         tokens[entry.token.get_secret_value().strip().encode()] = grant
     return tokens
 
@@ -89,7 +92,10 @@ class GrantCheck:
             params = await self.scoped(ctx, grant)
         except InvalidInput as error:
             raise MCPError(code=INVALID_PARAMS, message=str(error)) from error
-        return await call_next(replace(ctx, params=params))
+        if grant.shared_read:
+            return await call_next(replace(ctx, params=params))
+        with without_shared():  # every query of this call leaves shared memory out
+            return await call_next(replace(ctx, params=params))
 
     async def scoped(self, ctx: ServerRequestContext[Any, Any], grant: Grant) -> Any:
         """The message's params with the agent filled in, or InvalidInput."""

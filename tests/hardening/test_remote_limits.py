@@ -30,10 +30,12 @@ from tests.servers import STARTUP_TIMEOUT_S, HttpServer, http_server, round_trip
 ALICE = "alice-token-" + "a" * 32
 BOB = "bob-token-" + "b" * 32
 ADMIN = "admin-token-" + "c" * 32
+CAROL = "carol-token-" + "d" * 32
 TOKENS = json.dumps(
     [
         {"token": ALICE, "agents": ["alice"]},
         {"token": BOB, "agents": ["bob", "bob-work"], "shared": "write"},
+        {"token": CAROL, "agents": ["carol"], "shared": "none"},
     ]
 )
 WAIT_S = 20
@@ -280,3 +282,35 @@ def test_per_token_agents_can_live_in_config_toml_and_are_never_printed(cortex_h
         (["bob"], "write"),
     ]
     assert ALICE not in settings.model_dump_json() and BOB not in settings.model_dump_json()
+
+
+async def test_a_token_without_shared_read_never_sees_shared_memory(cortex_home: Path) -> None:
+    async with http_server(cortex_home, "streamable-http", env={"CORTEX_AUTH_TOKENS": TOKENS}) as s:
+        with anyio.fail_after(STARTUP_TIMEOUT_S):
+            async with (
+                create_mcp_http_client(headers=bearer(BOB)) as bob_http,
+                create_mcp_http_client(headers=bearer(CAROL)) as carol_http,
+                create_mcp_http_client(headers=bearer(ALICE)) as alice_http,
+                Client(streamable_http_client(f"{s.base_url}/mcp", http_client=bob_http)) as bob,
+                Client(
+                    streamable_http_client(f"{s.base_url}/mcp", http_client=carol_http)
+                ) as carol,
+                Client(
+                    streamable_http_client(f"{s.base_url}/mcp", http_client=alice_http)
+                ) as alice,
+            ):
+                shared = await call(
+                    bob, "cortex_remember", {"content": "The team room is 4B", "scope": "shared"}
+                )
+                await call(carol, "cortex_remember", {"content": "Carol parks in bay 12"})
+
+                searched = await call(carol, "cortex_recall", {"query": "team room 4B"})
+                digest = await call(carol, "cortex_recall", {"query": ""})
+                own = await call(carol, "cortex_recall", {"query": "parks bay"})
+                by_id = await carol.call_tool("cortex_app_memory", {"memory_id": shared["id"]})
+                readable = await call(alice, "cortex_recall", {"query": "team room 4B"})
+
+    assert "4B" not in json.dumps(searched) and "4B" not in json.dumps(digest)
+    assert [m["content"] for m in own["memories"]] == ["Carol parks in bay 12"]
+    assert by_id.is_error  # not found: shared memory is not this token's to see
+    assert "4B" in json.dumps(readable)  # a token with shared read still sees it
