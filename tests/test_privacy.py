@@ -194,8 +194,9 @@ async def test_cli_purge_matching_shows_a_preview_then_erases_with_yes(
     assert set(report["purged"]) == {one["id"], two["id"]} and aside["id"] in report["rewritten"]
     assert report["wal_truncated"]
     assert files_holding(cortex_home, "X1234-PZQ") == []
-    assert await found_ids(client, "flight") == {other["id"]}
-    assert await found_ids(client, "renewed") == {aside["id"]}  # the text cut out of its context
+    flight = await found_ids(client, "flight")  # vectors may add a near neighbour
+    assert other["id"] in flight and not flight & {one["id"], two["id"]}
+    assert aside["id"] in await found_ids(client, "renewed")  # the text cut out of its context
 
 
 async def test_cli_purge_by_id_previews_without_yes(

@@ -196,8 +196,9 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     ),
     SecretPattern(
         "card_number",
-        re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"),
-        "13–19 digits (spaces or dashes allowed) that pass the Luhn checksum",
+        re.compile(r"(?<![A-Za-z0-9_-])(?:\d[ -]?){12,18}\d(?![A-Za-z0-9_-])"),
+        "13–19 digits (spaces or dashes allowed), not inside a longer word such as a UUID, "
+        "that pass the Luhn checksum",
         accept=_card,
     ),
 )

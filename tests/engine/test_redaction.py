@@ -1,8 +1,11 @@
 """Secrets are replaced with a marker before anything is stored or sent to an LLM."""
 
+import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cortex_mcp.engine.redaction import kinds_markdown, passes_luhn, redact
 from tests.secret_samples import SAMPLES as SECRET_SAMPLES
@@ -123,3 +126,16 @@ def test_the_table_of_kinds_in_the_docs_matches_the_code() -> None:
     doc = (Path(__file__).parents[2] / "docs" / "privacy.md").read_text(encoding="utf-8")
 
     assert kinds_markdown() in doc, "paste cortex_mcp.engine.redaction.kinds_markdown() into it"
+
+
+def test_a_memory_id_is_never_taken_for_a_card_number() -> None:
+    """Seen in CI: an imported memory's `compressed_into` id lost its middle, whose digits
+    (8076 5689 7631 0142) happen to pass the Luhn check."""
+    text = "compressed_into 019b78c9-0a80-7656-8976-310142e560cc"
+
+    assert redact(text) == (text, [])
+
+
+@given(st.uuids())
+def test_no_uuid_is_ever_redacted(value: uuid.UUID) -> None:
+    assert redact(str(value)) == (str(value), [])
