@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Literal
 
+import anyio
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -148,6 +149,7 @@ class BearerTokenGate:
         authorization = dict(scope.get("headers", [])).get(b"authorization", b"")
         accepted, grant = self.match(authorization)
         if scope["type"] == "http" and not accepted:
+            await discard_some_body(receive)
             response = JSONResponse(
                 {"error": "unauthorized", "detail": "send Authorization: Bearer <token>"},
                 status_code=401,
@@ -158,6 +160,25 @@ class BearerTokenGate:
         if grant is not None:
             scope.setdefault("state", {})[GRANT_KEY] = grant
         await self.app(scope, receive, send)
+
+
+REFUSED_BODY_BYTES = 64 * 1024
+REFUSED_BODY_WAIT_S = 0.5
+
+
+async def discard_some_body(receive: Receive) -> None:
+    """Read and drop what a refused request has already sent of its body (a bounded amount,
+    briefly): closing on unread bytes resets the connection, and the client would see a reset
+    instead of the 401. The decision was made from the headers alone."""
+    seen = 0
+    with anyio.move_on_after(REFUSED_BODY_WAIT_S):
+        while seen <= REFUSED_BODY_BYTES:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            seen += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                return
 
 
 def http_app(
