@@ -22,6 +22,20 @@ STARTUP_TIMEOUT_S = 30
 
 STOP_TIMEOUT_S = 10
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+"""An MCP `initialize` request, as raw JSON-RPC, for tests that speak the wire themselves."""
+MCP_ACCEPT = {"Accept": "application/json, text/event-stream"}
+"""What a streamable HTTP client must accept."""
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""

@@ -14,19 +14,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from cortex_mcp.browser import APP_URI
 from tests.conftest import read_text
-from tests.servers import STARTUP_TIMEOUT_S, browse_server
-
-MCP_ACCEPT = {"Accept": "application/json, text/event-stream"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "0"},
-    },
-}
+from tests.servers import INITIALIZE, MCP_ACCEPT, STARTUP_TIMEOUT_S, browse_server
 
 
 def other_address() -> str | None:

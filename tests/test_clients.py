@@ -35,7 +35,7 @@ from tests.launch import (  # noqa: F401 - built_dist, installed_npm_package, wa
     tool_names,
     warm_uvx,
 )
-from tests.servers import STOP_TIMEOUT_S, http_server, stop
+from tests.servers import INITIALIZE, STOP_TIMEOUT_S, http_server, stop
 
 STDIO_CONFIGS = {
     "claude-desktop/claude_desktop_config.json": "mcpServers",
@@ -50,16 +50,6 @@ REMOTE_CONFIGS = {  # file: (servers key, URL field)
 }
 TOKEN = "token-for-the-client-config-tests"
 TOKEN_PLACEHOLDERS = ("${env:CORTEX_AUTH_TOKEN}", "${input:cortex-token}")
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
 
 
 def read_json(relative: str) -> Any:

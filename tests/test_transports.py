@@ -12,6 +12,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.servers import (
+    INITIALIZE,
+    MCP_ACCEPT,
     STARTUP_TIMEOUT_S,
     free_port,
     http_server,
@@ -23,17 +25,6 @@ from tests.servers import (
 
 TOKEN = "s3cret-token-for-tests-at-least-32-chars"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
-MCP_ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
 async def test_python_dash_m_cortex_mcp_serves_remember_and_recall_over_stdio(
