@@ -26,7 +26,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from importlib.metadata import version
 from pathlib import Path
@@ -452,7 +452,26 @@ def parse_args() -> argparse.Namespace:
         help="results JSON of a run on the code before the retrieval changes, to show beside",
     )
     cli.add_argument("--only", help="comma-separated configuration names to run")
+    cli.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a search setting (JSON value) applied on top of every configuration; repeatable",
+    )
     return cli.parse_args()
+
+
+def overrides(pairs: list[str]) -> dict[str, Any]:
+    """`--set graph_weight=0.3` pairs as search settings (values parsed as JSON, else text)."""
+    found: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, raw = pair.partition("=")
+        try:
+            found[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            found[key.strip()] = raw
+    return found
 
 
 async def main() -> None:
@@ -465,6 +484,9 @@ async def main() -> None:
     if args.only:
         names = set(args.only.split(","))
         configs = [c for c in configs if c.name in names]
+    if args.set:
+        extra = overrides(args.set)
+        configs = [replace(c, search={**c.search, **extra}) for c in configs]
     with tempfile.TemporaryDirectory(prefix="cortex-locomo-") as temp:
         args.workdir = args.workdir or Path(temp)
         measured = await run(args, samples, configs)
