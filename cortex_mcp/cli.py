@@ -38,9 +38,9 @@ from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnava
 from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
 from cortex_mcp.stdio import serve_stdio
-from cortex_mcp.store.db import open_database
 from cortex_mcp.store.home import check_database_file, move_legacy_home, prepare_home
 from cortex_mcp.store.migrations import migrate
+from cortex_mcp.store.select import open_store
 
 TTY_NOTICE = (
     "cortex-mcp: this is an MCP server; it waits for a client's JSON-RPC messages on stdin."
@@ -208,7 +208,7 @@ def prepare_store(settings: Settings) -> None:
 
 async def open_and_migrate(settings: Settings) -> None:
     """Open the database and bring its schema up to date, then close it."""
-    db = await open_database(settings.database_path, settings.store.busy_timeout_ms)
+    db = await open_store(settings)
     try:
         await migrate(db)
     finally:

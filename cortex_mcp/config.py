@@ -70,6 +70,50 @@ class StoreSettings(Section):
     )
 
 
+class DatabaseSettings(Section):
+    """Where the store lives: the SQLite file in the home (default), or a PostgreSQL server."""
+
+    url: SecretStr | None = Field(
+        default=None,
+        description="postgresql://user:password@host:5432/db puts the whole store on PostgreSQL"
+        " with pgvector (for teams: many cortex-mcp processes, one memory); also read from"
+        " CORTEX_DATABASE_URL. Unset: the SQLite file in the home.",
+    )
+    pool_size: int = Field(
+        default=10, ge=1, le=200, description="PostgreSQL connections per process, at most."
+    )
+    connect_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long a call waits for a PostgreSQL connection before it reports"
+        " the database unreachable.",
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_only(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(
+            ("postgresql://", "postgres://")
+        ):
+            raise ValueError("must start with postgresql:// (unset it to use the SQLite file)")
+        return value
+
+
+class DatabaseUrlSource(PydanticBaseSettingsSource):
+    """CORTEX_DATABASE_URL, the name people expect, as `database.url` (CORTEX_DATABASE__URL
+    works as well, as every nested setting does)."""
+
+    VARIABLE = "CORTEX_DATABASE_URL"
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        """Unused: `__call__` answers for the whole source."""
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        url = os.environ.get(self.VARIABLE)
+        return {"database": {"url": url}} if url else {}
+
+
 class MemorySettings(Section):
     """Limits on what a memory and a query may be."""
 
@@ -444,6 +488,7 @@ class Settings(BaseSettings):
         description="Expose only these tools (comma-separated names); empty = all.",
     )
     store: StoreSettings = StoreSettings()
+    database: DatabaseSettings = DatabaseSettings()
     memory: MemorySettings = MemorySettings()
     search: SearchSettings = SearchSettings()
     sieve: SieveSettings = SieveSettings()
@@ -488,7 +533,12 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Arguments, then the environment, then <home>/config.toml, then defaults."""
         toml = home_from_environment() / "config.toml"
-        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=toml)
+        return (
+            init_settings,
+            env_settings,
+            DatabaseUrlSource(settings_cls),
+            TomlConfigSettingsSource(settings_cls, toml_file=toml),
+        )
 
 
 PROVIDER_VARIABLES = (

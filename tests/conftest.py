@@ -14,6 +14,13 @@ from mcp_types import CallToolResult, TextContent, TextResourceContents
 
 from cortex_mcp.config import Settings
 from cortex_mcp.server import build_server
+from tests.postgres import (
+    ENGINES,
+    URL_VARIABLE,
+    LocalPostgres,
+    PostgresInspector,
+    start_local_postgres,
+)
 from tests.fakes import (  # noqa: F401 - fixtures for every test module
     FakeOpenAI,
     fake_anthropic,
@@ -28,9 +35,45 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Tests marked `engines` run once on SQLite and once on PostgreSQL (unless marked
+    `sqlite_only`: the SQLite file itself is their subject)."""
+    definition = metafunc.definition
+    if (
+        definition.get_closest_marker("engines")
+        and not definition.get_closest_marker("sqlite_only")
+        and "database_engine" in metafunc.fixturenames
+    ):
+        metafunc.parametrize("database_engine", ENGINES, indirect=True)
+
+
+@pytest.fixture
+def database_engine(request: pytest.FixtureRequest) -> str:
+    """The engine under test: "sqlite" unless the test is marked `engines`."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+_POSTGRES: dict[str, Any] = {}
+
+
+@pytest.fixture(scope="session")
+def local_postgres() -> Iterator[LocalPostgres]:
+    """One PostgreSQL server for the session (skips its tests where it cannot start)."""
+    try:
+        server = start_local_postgres()
+    except Exception as err:  # noqa: BLE001 - any failure to start means: skip, with why
+        pytest.skip(f"PostgreSQL (pgserver) cannot start here: {type(err).__name__}: {err}")
+    yield server
+    server.stop()
+
+
 @pytest.fixture(autouse=True)
-def cortex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """No test sees a developer's ~/.cortex or their CORTEX_* variables."""
+def cortex_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[Path]:
+    """No test sees a developer's ~/.cortex or their CORTEX_* variables; a test on PostgreSQL
+    gets a fresh database through CORTEX_DATABASE_URL (every Settings and child process
+    built in the test reads it)."""
     import os
 
     for key in list(os.environ):
@@ -38,6 +81,10 @@ def cortex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
             monkeypatch.delenv(key)
     home = tmp_path / "cortex-home"
     monkeypatch.setenv("CORTEX_HOME", str(home))
+    if "database_engine" in request.fixturenames:
+        if request.getfixturevalue("database_engine") == "postgresql":
+            server: LocalPostgres = request.getfixturevalue("local_postgres")
+            monkeypatch.setenv(URL_VARIABLE, server.fresh_database())
     yield home
 
 
@@ -70,8 +117,13 @@ async def client(settings: Settings, clock: FrozenClock) -> AsyncIterator[Client
         yield connected
 
 
-def inspect_database(path: Path) -> sqlite3.Connection:
-    """A plain stdlib connection to check the file independently of the server's own code."""
+def inspect_database(path: Path) -> Any:
+    """A plain connection to check the store independently of the server's own code: the
+    stdlib on the SQLite file, psycopg on the test's PostgreSQL database."""
+    import os
+
+    if url := os.environ.get(URL_VARIABLE):
+        return PostgresInspector(url)
     return sqlite3.connect(path)  # noqa: TID251 - tests inspect the file from outside
 
 

@@ -2,10 +2,13 @@
 
 from pathlib import Path
 
+import pytest
 from mcp import Client
 
 from cortex_mcp.config import Settings
 from tests.conftest import FrozenClock, inspect_database, recall, remember, text_of
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
 UNKNOWN_ID = "01900000-0000-7000-8000-000000000000"
 
@@ -306,6 +309,7 @@ async def test_tool_list_stays_small_for_the_context_window(client: Client) -> N
     assert size < 11_400  # titles (#13), `purge` (#12) and cortex_browse, the one tool #16 adds
 
 
+@pytest.mark.sqlite_only
 async def test_database_file_lives_under_cortex_home(client: Client, cortex_home: Path) -> None:
     await remember(client, "anything")
 

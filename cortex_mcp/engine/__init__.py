@@ -57,9 +57,10 @@ from cortex_mcp.models import (
 from cortex_mcp.providers.build import build_embedder_cascade
 from cortex_mcp.search.tokenize import query_terms
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store.db import Database, open_database
+from cortex_mcp.store.db import Database
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.migrations import migrate
+from cortex_mcp.store.select import open_store
 
 logger = logging.getLogger(__name__)
 
@@ -537,9 +538,7 @@ async def open_engine(
     read from the process environment. Nothing here touches the network or loads a model.
     """
     environ = provider_environment() if environ is None else environ
-    db = await open_database(
-        settings.database_path, settings.store.busy_timeout_ms, settings.store.synchronous
-    )
+    db = await open_store(settings)
     llm = LanguageModel.from_settings(settings.llm, environ, settings.sieve.llm_max_tokens)
     llm.guard = privacy.ProviderGuard(settings.sieve.redact_secrets, settings.redaction.kinds)
     embedder = build_embedder_cascade(settings.embedding, environ)

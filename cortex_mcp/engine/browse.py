@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine.lifecycle import lifecycle_status
 from cortex_mcp.engine.lifecycle.profile import manual_part
-from cortex_mcp.engine.stats import database_size
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import Category, Layer, Memory, SearchHit, is_memory_id
 from cortex_mcp.store import browse as pages
@@ -273,7 +272,7 @@ async def browser_stats(engine: "Engine", agent_id: str) -> dict[str, Any]:
             "llm": engine.llm.snapshot(),
             "embedding": engine.vectors.embedder.snapshot(),
         },
-        "storage": {"size_bytes": database_size(engine.db), "driver": engine.db.driver.name},
+        "storage": {"size_bytes": engine.db.size_bytes(), "driver": engine.db.driver_name},
         "lifecycle": await lifecycle_status(engine),
         "profile": {
             "content": profile.content if profile else None,

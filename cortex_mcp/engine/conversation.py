@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-import aiosqlite
-
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine import gate
 from cortex_mcp.models import LogHit, Memory, new_memory_id
@@ -24,6 +22,7 @@ from cortex_mcp.search.budget import estimate_tokens, fit_lines
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.tokenize import query_terms
 from cortex_mcp.store import conversation as log
+from cortex_mcp.store.db import Connection
 
 if TYPE_CHECKING:
     from cortex_mcp.engine import Engine
@@ -133,7 +132,7 @@ def repeats(text: str, shown: Sequence[str]) -> bool:
     return False
 
 
-async def hide_said(conn: aiosqlite.Connection, memory: Memory, now: datetime) -> None:
+async def hide_said(conn: Connection, memory: Memory, now: datetime) -> None:
     """Hide the messages a memory was extracted from, and its whole exchange when that was
     one ingest (a forget)."""
     await log.hide_messages_of(conn, memory.id, now)
@@ -142,7 +141,7 @@ async def hide_said(conn: aiosqlite.Connection, memory: Memory, now: datetime) -
         await log.hide_exchange(conn, exchange, now)
 
 
-async def unhide_said(conn: aiosqlite.Connection, memory: Memory, hidden_at: datetime) -> None:
+async def unhide_said(conn: Connection, memory: Memory, hidden_at: datetime) -> None:
     """Show again what `hide_said` hid for this memory at `hidden_at` (a restore)."""
     await log.unhide_messages_of(conn, memory.id, hidden_at)
     exchange = memory.metadata.get("exchange_id")
@@ -151,7 +150,7 @@ async def unhide_said(conn: aiosqlite.Connection, memory: Memory, hidden_at: dat
 
 
 async def log_hits(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     query: str,
     *,
     agent_id: str,
@@ -192,7 +191,7 @@ async def log_hits(
 
 
 async def with_log_hits(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     query: str,
     agent_id: str,
     found: list[tuple[Memory, float]],

@@ -5,8 +5,6 @@ the same order and the same numbers, whatever the case, punctuation, inflection,
 or "I" / "the user". A changed name, place, item or number is never a duplicate.
 """
 
-import aiosqlite
-
 from cortex_mcp.config import MemorySettings
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Memory
@@ -14,6 +12,7 @@ from cortex_mcp.search.facts import content_tokens, same_statement
 from cortex_mcp.search.query import quote_term
 from cortex_mcp.search.tokenize import is_cjk, query_terms
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
 from cortex_mcp.store.matches import document_counts, live_containing
 
 NEAR_DUPLICATE_SCAN = 2000
@@ -34,9 +33,7 @@ def check_content(content: str, settings: MemorySettings, field: str = "content"
     return stripped
 
 
-async def find_duplicate(
-    conn: aiosqlite.Connection, content: str, agent_id: str | None
-) -> Memory | None:
+async def find_duplicate(conn: Connection, content: str, agent_id: str | None) -> Memory | None:
     """A live memory of the same scope that makes the same statement, or None.
 
     A same statement holds every content word of `content`, so searching its rarest words,

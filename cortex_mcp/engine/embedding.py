@@ -10,13 +10,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import aiosqlite
-
 from cortex_mcp.clock import Clock
 from cortex_mcp.providers.cascade import EmbedderCascade
 from cortex_mcp.search.query import embedding_query
 from cortex_mcp.store import vectors
-from cortex_mcp.store.db import Database
+from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.meta import get_meta, set_meta
 
 logger = logging.getLogger(__name__)
@@ -48,7 +46,7 @@ class VectorIndex:
         """The configured embedding model."""
         return self.embedder.embedder.model if self.embedder.embedder else None
 
-    async def searchable(self, conn: aiosqlite.Connection | None = None) -> bool:
+    async def searchable(self, conn: Connection | None = None) -> bool:
         """True when every memory has a vector of the configured model (read in `conn`'s
         transaction when one is given)."""
         if not self.configured:

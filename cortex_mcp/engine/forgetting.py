@@ -12,7 +12,6 @@ import logging
 import uuid
 from typing import TYPE_CHECKING, Any
 
-import aiosqlite
 import anyio
 from pydantic import BaseModel, Field
 
@@ -24,6 +23,7 @@ from cortex_mcp.store import conversation as log
 from cortex_mcp.store import exchanges
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store import purge as erase
+from cortex_mcp.store.db import Connection
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -75,7 +75,7 @@ async def link_stored(engine: "Engine", stored: list[StoredMemory]) -> None:
 
 
 async def forget_derived(
-    conn: aiosqlite.Connection, memory: Memory, now: "datetime", reason: str | None
+    conn: Connection, memory: Memory, now: "datetime", reason: str | None
 ) -> list[str]:
     """Forget the stored copies of `memory`'s exchange (unless it is one itself) and hide the
     context (the exchange's words) other memories of it carry; the ids of the copies forgotten."""
@@ -98,7 +98,7 @@ async def forget_derived(
     return forgotten
 
 
-async def restore_derived(conn: aiosqlite.Connection, memory: Memory) -> list[str]:
+async def restore_derived(conn: Connection, memory: Memory) -> list[str]:
     """Undo `forget_derived`: the copies forgotten with `memory` come back, and so does the
     context it hid; the ids of the copies restored."""
     restored = []
@@ -174,9 +174,7 @@ async def _erase(engine: "Engine", memory_ids: list[str], needle: str | None) ->
         await lease.release()
 
 
-async def erase_conversation(
-    conn: aiosqlite.Connection, memory_ids: list[str], needle: str | None
-) -> int:
+async def erase_conversation(conn: Connection, memory_ids: list[str], needle: str | None) -> int:
     """The conversation log's part of a purge: the exchanges these memories came from, the
     messages they were extracted from, and every message holding `needle`."""
     erased = 0

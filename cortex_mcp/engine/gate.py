@@ -5,7 +5,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import aiosqlite
 import anyio
 
 from cortex_mcp.clock import Clock
@@ -26,7 +25,7 @@ from cortex_mcp.search.query import match_expression, query_dates
 from cortex_mcp.search.scoring import date_boost, fuse, score_candidate
 from cortex_mcp.store import fts
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store.db import Database
+from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.vectors import vector_candidates
 
 CONTEXT_HEADER = "Relevant memories (cortex-mcp; most relevant first):"
@@ -61,7 +60,7 @@ class TextCandidates:
 
 
 async def text_candidates(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     query: str,
     *,
     agent_id: str,
@@ -94,7 +93,7 @@ async def text_candidates(
 
 
 async def rank(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     query: str,
     text: TextCandidates,
     *,
@@ -171,7 +170,7 @@ async def find(
     embedded: list[tuple[list[float] | None, BackendTiming]] = []
 
     async def embed() -> None:
-        embedded.append(await _query_vector(index, query))
+        embedded.append(await _query_vector(index, query, vector_backend(db)))
 
     async with anyio.create_task_group() as group, db.read() as conn:
         searchable = await index.searchable(conn)
@@ -208,20 +207,29 @@ def _chosen(ranking: Ranking, keep: int | None) -> list[Scored]:
 def _vectors_off(db: Database, index: VectorIndex) -> BackendTiming:
     """The vector backend's report when it cannot take part in this search, and why."""
     if not db.has_vectors:
-        note = f"sqlite-vec unavailable: {db.driver.note}"
+        note = f"sqlite-vec unavailable: {db.note}"
     elif not index.configured:
         note = index.embedder.note or "no embedding provider"
     else:
         note = "vectors are being (re-)embedded; BM25 only until done"
-    return BackendTiming(name="sqlite-vec", available=False, candidates=0, elapsed_ms=0, note=note)
+    return BackendTiming(
+        name=vector_backend(db), available=False, candidates=0, elapsed_ms=0, note=note
+    )
 
 
-async def _query_vector(index: VectorIndex, query: str) -> tuple[list[float] | None, BackendTiming]:
+def vector_backend(db: Database) -> str:
+    """The vector search's name in reports: sqlite-vec, or pgvector on PostgreSQL."""
+    return "pgvector" if db.dialect == "postgresql" else "sqlite-vec"
+
+
+async def _query_vector(
+    index: VectorIndex, query: str, backend: str
+) -> tuple[list[float] | None, BackendTiming]:
     """The query's vector (None when the embedder did not answer) and the backend's report."""
     started = time.perf_counter()
     vector = await index.query_vector(query)
     return vector, BackendTiming(
-        name="sqlite-vec",
+        name=backend,
         available=vector is not None,
         candidates=0,
         elapsed_ms=(time.perf_counter() - started) * 1000,
@@ -242,7 +250,7 @@ def distinct(scored: list[Scored], limit: int) -> list[Scored]:
     return kept
 
 
-async def search_hits(conn: aiosqlite.Connection, scored: list[Scored]) -> list[SearchHit]:
+async def search_hits(conn: Connection, scored: list[Scored]) -> list[SearchHit]:
     """The chosen candidates as hits with their full memories, in ranking order."""
     memories = await rows.memories_by_id(conn, [entry.candidate.id for entry in scored])
     return [

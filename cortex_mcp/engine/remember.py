@@ -8,8 +8,6 @@ about the same subject; `supersedes` names the memory to replace outright.
 from collections.abc import Sequence
 from datetime import datetime
 
-import aiosqlite
-
 from cortex_mcp.config import MemorySettings
 from cortex_mcp.engine.duplicates import check_content
 from cortex_mcp.engine.patterns import is_correction
@@ -18,10 +16,11 @@ from cortex_mcp.engine.update import Proposal, build_memory, supersede, write_pr
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import SHARED_SCOPE, Category, Layer, Memory, RememberResult
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
 
 
 async def remember(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     *,
     content: str,
     category: Category,
@@ -63,7 +62,7 @@ async def remember(
     return RememberResult.of("superseded", memory, old.id)
 
 
-async def _replaced(conn: aiosqlite.Connection, memory_id: str, agent_id: str) -> Memory:
+async def _replaced(conn: Connection, memory_id: str, agent_id: str) -> Memory:
     old = await rows.get_visible_memory(conn, memory_id, agent_id)
     if old is None or old.deleted_at is not None:
         raise MemoryNotFound(memory_id, field="supersedes")

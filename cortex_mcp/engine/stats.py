@@ -5,7 +5,6 @@ from typing import TYPE_CHECKING, Any
 
 from cortex_mcp.store import conversation, vectors
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store.db import Database
 
 if TYPE_CHECKING:
     from cortex_mcp.engine import Engine
@@ -29,14 +28,15 @@ async def engine_stats(engine: "Engine") -> dict[str, Any]:
             layer: {"total": sum(c.values()), "categories": c} for layer, c in layers.items()
         },
         "database": {
-            "path": str(engine.db.path),
-            "size_bytes": database_size(engine.db),
-            "driver": engine.db.driver.name,
+            "engine": engine.db.dialect,
+            "path": engine.db.location,
+            "size_bytes": engine.db.size_bytes(),
+            "driver": engine.db.driver_name,
         },
         "search": {
-            "fulltext": "fts5 bm25 (CJK bigrams, porter unicode61)",
+            "fulltext": FULLTEXT[engine.db.dialect],
             "sqlite_vec": "loaded" if engine.db.has_vectors else "unavailable",
-            "sqlite_vec_note": engine.db.driver.note,
+            "sqlite_vec_note": engine.db.note,
             "mode": "hybrid (bm25 + vectors)" if searchable else "bm25 only",
             "why": None
             if searchable
@@ -73,14 +73,10 @@ async def engine_stats(engine: "Engine") -> dict[str, Any]:
     }
 
 
-def database_size(db: Database) -> int:
-    """Bytes on disk of the database file with its WAL and shared-memory files."""
-    total = 0
-    for suffix in ("", "-wal", "-shm"):
-        path = db.path.with_name(db.path.name + suffix)
-        if path.exists():
-            total += path.stat().st_size
-    return total
+FULLTEXT = {
+    "sqlite": "fts5 bm25 (CJK bigrams, porter unicode61)",
+    "postgresql": "bm25 over term tables (CJK bigrams, porter unicode61, as fts5)",
+}
 
 
 def latency_summary(samples_ms: list[float]) -> dict[str, float | int | None]:

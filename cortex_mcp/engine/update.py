@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-import aiosqlite
-
 from cortex_mcp.engine.duplicates import find_duplicate
 from cortex_mcp.engine.patterns import without_correction_markers
 from cortex_mcp.engine.slots import Slot, described, value_key
@@ -30,6 +28,7 @@ from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS, jaccard, term_set
 from cortex_mcp.store import fts
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
 from cortex_mcp.store.logs import log_action
 
 logger = logging.getLogger(__name__)
@@ -100,7 +99,7 @@ def overlap(a: str, b: str) -> float:
 
 
 async def close_candidates(
-    conn: aiosqlite.Connection, text: str, agent_id: str | None, minimum: float
+    conn: Connection, text: str, agent_id: str | None, minimum: float
 ) -> list[tuple[float, Memory]]:
     """The few live memories of the scope that share most terms with `text`, closest first."""
     match = match_expression(text)
@@ -163,7 +162,7 @@ def guarded(proposal: Proposal, verdict: Verdict) -> Verdict:
 
 
 async def ask_llm(
-    conn: aiosqlite.Connection, proposal: Proposal, agent_id: str | None, decide: Decide | None
+    conn: Connection, proposal: Proposal, agent_id: str | None, decide: Decide | None
 ) -> Verdict | None:
     """Read-only, before the write: the LLM's guarded verdict on the closest memories, or None
     when the rules decide alone (a slot, an exact or same-statement duplicate, no LLM)."""
@@ -181,16 +180,14 @@ async def ask_llm(
     return guarded(proposal, verdict) if verdict is not None else None
 
 
-async def slot_holder(
-    conn: aiosqlite.Connection, agent_id: str | None, slot: Slot
-) -> Memory | None:
+async def slot_holder(conn: Connection, agent_id: str | None, slot: Slot) -> Memory | None:
     """The live memory of the scope that holds this subject's predicate, newest first."""
     found = await rows.live_with_slot(conn, agent_id, slot.subject, slot.predicate)
     return found[0] if found else None
 
 
 async def closest_for_correction(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     proposal: Proposal,
     agent_id: str | None,
     nearby: Sequence[tuple[float, Memory]] = (),
@@ -213,7 +210,7 @@ async def closest_for_correction(
 
 
 async def settle(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     proposal: Proposal,
     agent_id: str | None,
     asked: Verdict | None,
@@ -240,7 +237,7 @@ async def settle(
     return Verdict("new")
 
 
-async def _still_live(conn: aiosqlite.Connection, memory: Memory) -> bool:
+async def _still_live(conn: Connection, memory: Memory) -> bool:
     current = await rows.get_memory(conn, memory.id)
     return current is not None and not current.deleted_at and not current.superseded_by
 
@@ -298,7 +295,7 @@ class Outcome:
 
 
 async def write_proposal(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     proposal: Proposal,
     agent_id: str | None,
     now: datetime,
@@ -329,7 +326,7 @@ async def write_proposal(
 
 
 async def supersede(
-    conn: aiosqlite.Connection, old: Memory, new: Memory, rule: str, channel: str, now: datetime
+    conn: Connection, old: Memory, new: Memory, rule: str, channel: str, now: datetime
 ) -> Memory:
     """Store `new` in place of `old`: the chain is kept, the higher importance too, and both
     the memory and the log say which rule decided it."""
@@ -352,7 +349,7 @@ async def supersede(
 
 
 async def apply_verdict(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     proposal: Proposal,
     asked: Verdict | None,
     agent_id: str,

@@ -5,15 +5,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import aiosqlite
-
 from cortex_mcp.clock import to_text
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.tokenize import normalised_content
-from cortex_mcp.store.db import fetch_all, fetch_one
-from cortex_mcp.store.memories import index_memory, to_memory
+from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
+from cortex_mcp.store.memories import index_memory, to_memory, unindex_memories
 from cortex_mcp.store.scope import sees_shared
-from cortex_mcp.store.vectors import vector_table_exists
+from cortex_mcp.store.vectors import delete_vectors
 
 
 @dataclass(frozen=True)
@@ -89,15 +87,50 @@ _PAGE_QUERIES = {
 }
 SORTS = tuple(_PAGE_QUERIES)
 
+# PostgreSQL: the same filters, with the type of each nullable parameter stated (PostgreSQL
+# cannot infer it from `is null`) and the tags looked up in the metadata's JSON.
+_PG_FILTERS = """
+      and (agent_id = :agent_id or (agent_id is null and :shared))
+      and (:scope = 'all' or (:scope = 'agent' and agent_id = :agent_id)
+           or (:scope = 'shared' and agent_id is null))
+      and (cast(:layer as text) is null or layer = :layer)
+      and (cast(:category as text) is null or category = :category)
+      and (cast(:since as text) is null or created_at >= :since)
+      and (cast(:until as text) is null or created_at < :until)
+      and (cast(:tag as text) is null
+           or jsonb_exists(coalesce(metadata::jsonb -> 'tags', '[]'), :tag))
+      and (:state = 'all'
+           or (:state = 'live' and deleted_at is null and superseded_by is null)
+           or (:state = 'forgotten' and deleted_at is not null)
+           or (:state = 'superseded' and superseded_by is not null))
+"""
+_PG_PAGE_QUERIES = {
+    "newest": "select *, created_at as sort_key from memories"
+    " where (cast(:after_seq as bigint) is null"
+    " or (created_at, seq) < (cast(:after_key as text), :after_seq))"
+    + _PG_FILTERS
+    + " order by created_at desc, seq desc limit :limit",
+    "oldest": "select *, created_at as sort_key from memories"
+    " where (cast(:after_seq as bigint) is null"
+    " or (created_at, seq) > (cast(:after_key as text), :after_seq))"
+    + _PG_FILTERS
+    + " order by created_at, seq limit :limit",
+    "importance": "select *, importance as sort_key from memories"
+    " where (cast(:after_seq as bigint) is null"
+    " or (importance, seq) < (cast(:after_key as float8), :after_seq))"
+    + _PG_FILTERS
+    + " order by importance desc, seq desc limit :limit",
+}
+
 
 async def page_of_memories(
-    conn: aiosqlite.Connection, where: PageFilter, sort: str, after: Cursor | None, limit: int
+    conn: Connection, where: PageFilter, sort: str, after: Cursor | None, limit: int
 ) -> tuple[list[Memory], Cursor | None]:
     """Up to `limit` memories after `after` in `sort` order, and the cursor of the next page
     (None on the last page). Keyset pagination: page 500 costs what page 1 does."""
     rows = await fetch_all(
         conn,
-        _PAGE_QUERIES[sort],
+        Sql(_PAGE_QUERIES[sort], _PG_PAGE_QUERIES[sort]),
         {
             "agent_id": where.agent_id,
             "scope": where.scope,
@@ -119,7 +152,7 @@ async def page_of_memories(
     return [to_memory(row) for row in rows], cursor
 
 
-async def count_for_agent(conn: aiosqlite.Connection, agent_id: str) -> list[tuple[str, str, int]]:
+async def count_for_agent(conn: Connection, agent_id: str) -> list[tuple[str, str, int]]:
     """(layer, category, count) of the live memories an agent sees."""
     rows = await fetch_all(
         conn,
@@ -131,7 +164,7 @@ async def count_for_agent(conn: aiosqlite.Connection, agent_id: str) -> list[tup
     return [(row[0], row[1], int(row[2])) for row in rows]
 
 
-async def states_for_agent(conn: aiosqlite.Connection, agent_id: str) -> dict[str, int]:
+async def states_for_agent(conn: Connection, agent_id: str) -> dict[str, int]:
     """How many memories an agent sees are live, forgotten and superseded."""
     row = await fetch_one(
         conn,
@@ -145,9 +178,7 @@ async def states_for_agent(conn: aiosqlite.Connection, agent_id: str) -> dict[st
     return {"live": int(row[0]), "forgotten": int(row[1]), "superseded": int(row[2])}
 
 
-async def created_per_day(
-    conn: aiosqlite.Connection, agent_id: str, since: str
-) -> list[tuple[str, int]]:
+async def created_per_day(conn: Connection, agent_id: str, since: str) -> list[tuple[str, int]]:
     """(YYYY-MM-DD, count) of memories an agent sees, created since `since`."""
     rows = await fetch_all(
         conn,
@@ -160,7 +191,7 @@ async def created_per_day(
 
 
 async def update_fields(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     memory: Memory,
     *,
     category: Category,
@@ -171,8 +202,13 @@ async def update_fields(
 ) -> None:
     """Change a memory's category, importance and layer; note the edit in its metadata."""
     await conn.execute(
-        "update memories set category = ?, importance = ?, layer = ?, updated_at = ?,"
-        " metadata = json_set(metadata, '$.edits', json(?)) where id = ?",
+        Sql(
+            "update memories set category = ?, importance = ?, layer = ?, updated_at = ?,"
+            " metadata = json_set(metadata, '$.edits', json(?)) where id = ?",
+            "update memories set category = ?, importance = ?, layer = ?, updated_at = ?,"
+            " metadata = jsonb_set(metadata::jsonb, '{edits}', cast(? as jsonb))::text"
+            " where id = ?",
+        ),
         (
             category.value,
             importance,
@@ -184,9 +220,7 @@ async def update_fields(
     )
 
 
-async def replace_content(
-    conn: aiosqlite.Connection, memory: Memory, content: str, now: datetime
-) -> None:
+async def replace_content(conn: Connection, memory: Memory, content: str, now: datetime) -> None:
     """Give a memory new content: its full-text row is rewritten and its vector dropped, so
     the background loop embeds the new text."""
     row = await fetch_one(
@@ -197,7 +231,6 @@ async def replace_content(
     )
     assert row is not None
     seq, metadata = int(row[0]), json.loads(row[1])
-    await conn.execute("delete from memories_fts where rowid = ?", (seq,))
+    await unindex_memories(conn, [seq])
     await index_memory(conn, seq, content, metadata)
-    if await vector_table_exists(conn):
-        await conn.execute("delete from memory_vectors where rowid = ?", (seq,))
+    await delete_vectors(conn, [seq])

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import aiosqlite
-
 from cortex_mcp.clock import from_text, to_text
+from cortex_mcp.search.stemming import match_terms
 from cortex_mcp.search.tokenize import index_text
-from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
+from cortex_mcp.store.terms import MESSAGE_BM25, index_message_terms, unindex_messages
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def to_message(row: Any) -> LoggedMessage:
 
 
 async def append_message(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     *,
     agent_id: str,
     session_id: str | None,
@@ -65,7 +65,8 @@ async def append_message(
     memory_ids: list[str] | None = None,
 ) -> int:
     """Append one message and its full-text row; returns its sequence number."""
-    async with conn.execute(
+    row = await fetch_one(
+        conn,
         "insert into conversation_log (agent_id, session_id, exchange_id, origin, role, content,"
         " created_at, memory_ids, extraction, next_attempt_at)"
         " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning seq",
@@ -81,30 +82,38 @@ async def append_message(
             extraction,
             created_at if extraction == "pending" else None,
         ),
-    ) as cursor:
-        row = await cursor.fetchone()
+    )
     assert row is not None
     seq = int(row[0])
+    if conn.dialect == "postgresql":
+        await index_message_terms(conn, seq, index_text(content))
+        return seq
     await conn.execute(
         "insert into conversation_fts (rowid, terms) values (?, ?)", (seq, index_text(content))
     )
     return seq
 
 
-async def link_memories(conn: aiosqlite.Connection, seqs: list[int], memory_ids: list[str]) -> None:
+async def link_memories(conn: Connection, seqs: list[int], memory_ids: list[str]) -> None:
     """Record that these memories were extracted from these messages."""
     if not memory_ids:
         return
     await conn.execute(
-        "update conversation_log set memory_ids = (select json_group_array(value) from"
-        " (select value from json_each(memory_ids) union select value from json_each(:ids)))"
-        " where seq in (select value from json_each(:seqs))",
+        Sql(
+            "update conversation_log set memory_ids = (select json_group_array(value) from"
+            " (select value from json_each(memory_ids) union select value from json_each(:ids)))"
+            " where seq in (select value from json_each(:seqs))",
+            "update conversation_log set memory_ids = (select coalesce(json_agg(v), '[]')::text"
+            " from (select json_array_elements_text(cast(memory_ids as json)) as v"
+            " union select json_array_elements_text(cast(:ids as json))) u)"
+            " where seq in (select cast(json_array_elements_text(cast(:seqs as json)) as bigint))",
+        ),
         {"ids": json.dumps(memory_ids), "seqs": json.dumps(seqs)},
     )
 
 
 async def set_extraction(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     seqs: list[int],
     state: str,
     next_attempt_at: datetime | None = None,
@@ -112,9 +121,15 @@ async def set_extraction(
     """Mark messages' extraction `pending` (due at `next_attempt_at`), `done` or `none`; a
     pending message marked pending again counts one more attempt."""
     await conn.execute(
-        "update conversation_log set extraction = :state, next_attempt_at = :due,"
-        " attempts = attempts + (extraction = 'pending' and :state = 'pending')"
-        " where seq in (select value from json_each(:seqs))",
+        Sql(
+            "update conversation_log set extraction = :state, next_attempt_at = :due,"
+            " attempts = attempts + (extraction = 'pending' and :state = 'pending')"
+            " where seq in (select value from json_each(:seqs))",
+            "update conversation_log set extraction = :state, next_attempt_at = :due,"
+            " attempts = attempts + case when extraction = 'pending'"
+            " and cast(:state as text) = 'pending' then 1 else 0 end"
+            " where seq in (select cast(json_array_elements_text(cast(:seqs as json)) as bigint))",
+        ),
         {
             "state": state,
             "due": to_text(next_attempt_at) if next_attempt_at else None,
@@ -123,7 +138,7 @@ async def set_extraction(
     )
 
 
-async def due_exchanges(conn: aiosqlite.Connection, now: datetime, limit: int) -> list[str]:
+async def due_exchanges(conn: Connection, now: datetime, limit: int) -> list[str]:
     """Exchanges whose extraction is owed and due (retries first), oldest first."""
     rows = await fetch_all(
         conn,
@@ -136,7 +151,7 @@ async def due_exchanges(conn: aiosqlite.Connection, now: datetime, limit: int) -
     return [row["exchange_id"] for row in rows]
 
 
-async def pending_messages(conn: aiosqlite.Connection, exchange_id: str) -> list[LoggedMessage]:
+async def pending_messages(conn: Connection, exchange_id: str) -> list[LoggedMessage]:
     """The visible messages of one exchange whose extraction is owed, in order."""
     rows = await fetch_all(
         conn,
@@ -159,26 +174,37 @@ _SEARCH = (
     " where m.superseded_by is not null or m.deleted_at is not null)"
     " order by f.bm25 limit :limit"
 )
+_SEARCH_PG = (
+    MESSAGE_BM25 + " select f.bm25, c.* from (select seq, bm25 from scored"
+    " order by bm25 limit :pool) f join conversation_log c on c.seq = f.seq"
+    " where c.agent_id = :agent_id and c.deleted_at is null"
+    " and not exists (select 1 from json_array_elements_text(cast(c.memory_ids as json)) j"
+    " join memories m on m.id = j where m.superseded_by is not null or m.deleted_at is not null)"
+    " order by f.bm25 limit :limit"
+)
 SEARCH_POOL = 200
 
 
 async def search_log(
-    conn: aiosqlite.Connection, match: str, agent_id: str, limit: int
+    conn: Connection, match: str, agent_id: str, limit: int
 ) -> list[tuple[float, LoggedMessage]]:
     """(bm25, message) pairs for a MATCH expression over the agent's visible messages, among
     the log's best matches; a message a superseded or forgotten memory came from is left out
     (it says the old value)."""
-    params = {
+    params: dict[str, Any] = {
         "match": match,
         "agent_id": agent_id,
         "limit": limit,
         "pool": max(SEARCH_POOL, limit * 4),
     }
-    rows = await fetch_all(conn, _SEARCH, params)
+    if conn.dialect == "postgresql":
+        rows = await fetch_all(conn, _SEARCH_PG, {**params, "terms": match_terms(match)})
+    else:
+        rows = await fetch_all(conn, _SEARCH, params)
     return [(row["bm25"], to_message(row)) for row in rows]
 
 
-async def exchange_origin(conn: aiosqlite.Connection, exchange_id: str) -> str | None:
+async def exchange_origin(conn: Connection, exchange_id: str) -> str | None:
     """`ingest` or `flush`: where an exchange came from; None when it is not in the log."""
     row = await fetch_one(
         conn, "select origin from conversation_log where exchange_id = ? limit 1", (exchange_id,)
@@ -186,7 +212,7 @@ async def exchange_origin(conn: aiosqlite.Connection, exchange_id: str) -> str |
     return str(row[0]) if row else None
 
 
-async def hide_exchange(conn: aiosqlite.Connection, exchange_id: str, when: datetime) -> None:
+async def hide_exchange(conn: Connection, exchange_id: str, when: datetime) -> None:
     """Hide every message of an exchange from recall (a forget); `unhide_exchange` undoes it."""
     await conn.execute(
         "update conversation_log set deleted_at = ? where exchange_id = ? and deleted_at is null",
@@ -194,18 +220,20 @@ async def hide_exchange(conn: aiosqlite.Connection, exchange_id: str, when: date
     )
 
 
-async def hide_messages_of(conn: aiosqlite.Connection, memory_id: str, when: datetime) -> None:
+async def hide_messages_of(conn: Connection, memory_id: str, when: datetime) -> None:
     """Hide the messages a memory was extracted from."""
     await conn.execute(
-        "update conversation_log set deleted_at = ? where deleted_at is null and exists"
-        " (select 1 from json_each(memory_ids) where value = ?)",
+        Sql(
+            "update conversation_log set deleted_at = ? where deleted_at is null and exists"
+            " (select 1 from json_each(memory_ids) where value = ?)",
+            "update conversation_log set deleted_at = ? where deleted_at is null"
+            " and jsonb_exists(cast(memory_ids as jsonb), ?)",
+        ),
         (to_text(when), memory_id),
     )
 
 
-async def unhide_exchange(
-    conn: aiosqlite.Connection, exchange_id: str, hidden_at: datetime
-) -> None:
+async def unhide_exchange(conn: Connection, exchange_id: str, hidden_at: datetime) -> None:
     """Show again the messages of an exchange that one forget (at `hidden_at`) hid."""
     await conn.execute(
         "update conversation_log set deleted_at = null where exchange_id = ? and deleted_at = ?",
@@ -213,44 +241,51 @@ async def unhide_exchange(
     )
 
 
-async def unhide_messages_of(
-    conn: aiosqlite.Connection, memory_id: str, hidden_at: datetime
-) -> None:
+async def unhide_messages_of(conn: Connection, memory_id: str, hidden_at: datetime) -> None:
     """Show again the messages of a memory that one forget (at `hidden_at`) hid."""
     await conn.execute(
-        "update conversation_log set deleted_at = null where deleted_at = ? and exists"
-        " (select 1 from json_each(memory_ids) where value = ?)",
+        Sql(
+            "update conversation_log set deleted_at = null where deleted_at = ? and exists"
+            " (select 1 from json_each(memory_ids) where value = ?)",
+            "update conversation_log set deleted_at = null where deleted_at = ?"
+            " and jsonb_exists(cast(memory_ids as jsonb), ?)",
+        ),
         (to_text(hidden_at), memory_id),
     )
 
 
-async def erase_exchange(conn: aiosqlite.Connection, exchange_id: str) -> int:
+async def erase_exchange(conn: Connection, exchange_id: str) -> int:
     """Remove an exchange's messages and their full-text rows for good; how many went."""
-    await conn.execute(
-        "delete from conversation_fts where rowid in"
-        " (select seq from conversation_log where exchange_id = ?)",
-        (exchange_id,),
+    found = await fetch_all(
+        conn, "select seq from conversation_log where exchange_id = ?", (exchange_id,)
     )
-    async with conn.execute(
-        "delete from conversation_log where exchange_id = ?", (exchange_id,)
-    ) as cursor:
-        return cursor.rowcount
+    await _unindex(conn, [int(row[0]) for row in found])
+    return await conn.execute("delete from conversation_log where exchange_id = ?", (exchange_id,))
 
 
-async def erase_older_than(conn: aiosqlite.Connection, cutoff: datetime) -> int:
+async def _unindex(conn: Connection, seqs: list[int]) -> None:
+    """Remove the full-text rows of these messages."""
+    if conn.dialect == "postgresql":
+        await unindex_messages(conn, seqs)
+        return
+    await conn.execute(
+        "delete from conversation_fts where rowid in (select value from json_each(?))",
+        (json.dumps(seqs),),
+    )
+
+
+async def erase_older_than(conn: Connection, cutoff: datetime) -> int:
     """Remove every message logged before `cutoff` (the retention setting); how many went."""
-    await conn.execute(
-        "delete from conversation_fts where rowid in"
-        " (select seq from conversation_log where created_at < ?)",
-        (to_text(cutoff),),
+    found = await fetch_all(
+        conn, "select seq from conversation_log where created_at < ?", (to_text(cutoff),)
     )
-    async with conn.execute(
+    await _unindex(conn, [int(row[0]) for row in found])
+    return await conn.execute(
         "delete from conversation_log where created_at < ?", (to_text(cutoff),)
-    ) as cursor:
-        return cursor.rowcount
+    )
 
 
-async def log_counts(conn: aiosqlite.Connection) -> dict[str, int]:
+async def log_counts(conn: Connection) -> dict[str, int]:
     """Messages, exchanges, hidden messages, exchanges whose extraction is owed (a retry) and
     exchanges logged while no LLM could answer."""
     row = await fetch_one(
@@ -271,34 +306,42 @@ async def log_counts(conn: aiosqlite.Connection) -> dict[str, int]:
     }
 
 
-async def erase_said(conn: aiosqlite.Connection, memory_ids: list[str], needle: str) -> int:
+async def erase_said(conn: Connection, memory_ids: list[str], needle: str) -> int:
     """Remove for good the messages these memories were extracted from, and (when `needle`
     is not empty) every message containing it, with their full-text rows; how many went."""
     found = await fetch_all(
         conn,
-        "select seq from conversation_log where exists (select 1 from json_each(memory_ids)"
-        " where value in (select value from json_each(:ids)))"
-        " or (:needle != '' and instr(content, :needle) > 0)",
+        Sql(
+            "select seq from conversation_log where exists (select 1 from json_each(memory_ids)"
+            " where value in (select value from json_each(:ids)))"
+            " or (:needle != '' and instr(content, :needle) > 0)",
+            "select seq from conversation_log where jsonb_exists_any(cast(memory_ids as jsonb),"
+            " array(select json_array_elements_text(cast(:ids as json))))"
+            " or (cast(:needle as text) != '' and strpos(content, :needle) > 0)",
+        ),
         {"ids": json.dumps(memory_ids), "needle": needle},
     )
-    seqs = json.dumps([row[0] for row in found])
+    seqs = [int(row[0]) for row in found]
+    await _unindex(conn, seqs)
     await conn.execute(
-        "delete from conversation_fts where rowid in (select value from json_each(?))", (seqs,)
-    )
-    await conn.execute(
-        "delete from conversation_log where seq in (select value from json_each(?))", (seqs,)
+        Sql(
+            "delete from conversation_log where seq in (select value from json_each(?))",
+            "delete from conversation_log where seq = any(cast(? as bigint[]))",
+        ),
+        (json.dumps(seqs) if conn.dialect == "sqlite" else seqs,),
     )
     return len(found)
 
 
-async def optimize_log_index(conn: aiosqlite.Connection) -> None:
-    """Merge the log's full-text segments, dropping every deleted message's terms."""
+async def optimize_log_index(conn: Connection) -> None:
+    """Merge the log's full-text segments, dropping every deleted message's terms (term
+    tables on PostgreSQL have no segments: nothing to do)."""
+    if conn.dialect == "postgresql":
+        return
     await conn.execute("insert into conversation_fts (conversation_fts) values ('optimize')")
 
 
-async def recent_exchanges(
-    conn: aiosqlite.Connection, agent_id: str, limit: int
-) -> list[LoggedMessage]:
+async def recent_exchanges(conn: Connection, agent_id: str, limit: int) -> list[LoggedMessage]:
     """The visible messages of the agent's latest `limit` exchanges, oldest message first."""
     rows = await fetch_all(
         conn,

@@ -7,7 +7,8 @@ can), else the stdlib without vectors: the server then runs BM25-only and says w
 import logging
 import sqlite3
 import threading
-from collections.abc import AsyncIterator
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -43,6 +44,97 @@ def store_error(err: Exception) -> StoreUnavailable:
         if needle in text:
             return StoreUnavailable(cause)
     return StoreUnavailable(f"SQLite error ({type(err).__name__}: {str(err)[:120]})")
+
+
+Params = Sequence[Any] | Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Sql:
+    """One statement written for each engine, side by side, with the same parameters: `?` and
+    `:name` placeholders in both texts."""
+
+    sqlite: str
+    postgresql: str
+
+
+class Connection(ABC):
+    """What the store modules use of a connection, the same on both engines: rows come back
+    addressable by index and by column name."""
+
+    dialect: str
+
+    def text(self, sql: "str | Sql") -> str:
+        """The statement's text for this engine."""
+        if isinstance(sql, Sql):
+            return sql.postgresql if self.dialect == "postgresql" else sql.sqlite
+        return sql
+
+    @abstractmethod
+    async def fetch_all(self, sql: "str | Sql", params: Params = ()) -> list[Any]:
+        """Run a statement and return every row."""
+
+    async def fetch_one(self, sql: "str | Sql", params: Params = ()) -> Any | None:
+        """Run a statement that selects at most a few rows and return the first, or None."""
+        return next(iter(await self.fetch_all(sql, params)), None)
+
+    @abstractmethod
+    async def execute(self, sql: "str | Sql", params: Params = ()) -> int:
+        """Run a statement; the number of rows it changed."""
+
+    @abstractmethod
+    async def executemany(self, sql: "str | Sql", rows: Iterable[Params]) -> None:
+        """Run a statement once per parameter set."""
+
+
+class Database(ABC):
+    """The store of this process, on one engine: transactions on a connection of it."""
+
+    dialect: str
+    has_vectors: bool
+    driver_name: str
+    note: str
+    location: str
+
+    @abstractmethod
+    def write(self) -> AbstractAsyncContextManager[Connection]:
+        """A transaction that will write: serialised against other writers up front."""
+
+    @abstractmethod
+    def read(self) -> AbstractAsyncContextManager[Connection]:
+        """A transaction that only reads: a consistent snapshot."""
+
+    @abstractmethod
+    def outside_transaction(self) -> AbstractAsyncContextManager[Connection]:
+        """A connection with no transaction open (maintenance statements)."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release the connections; call once, at shutdown."""
+
+    def size_bytes(self) -> int:
+        """Bytes the store takes on disk, when the engine can tell cheaply (else 0)."""
+        return 0
+
+
+class SqliteConnection(Connection):
+    """An aiosqlite connection behind the neutral API."""
+
+    dialect = "sqlite"
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self.raw = conn
+
+    async def fetch_all(self, sql: "str | Sql", params: Params = ()) -> list[Any]:
+        # one trip to the connection's thread (execute, fetch and close would take three)
+        return list(await self.raw.execute_fetchall(self.text(sql), params))
+
+    async def execute(self, sql: "str | Sql", params: Params = ()) -> int:
+        async with self.raw.execute(self.text(sql), params) as cursor:
+            return int(cursor.rowcount)
+
+    async def executemany(self, sql: "str | Sql", rows: Iterable[Params]) -> None:
+        await self.raw.executemany(self.text(sql), rows)
 
 
 @dataclass(frozen=True)
@@ -130,30 +222,42 @@ def _connect(driver: Driver, path: Path, busy_timeout_ms: int, synchronous: str)
     return conn
 
 
-@dataclass
-class Database:
+@dataclass(eq=False)
+class SqliteDatabase(Database):
     """The one connection of this process, and the lock that takes turns on it."""
 
     conn: aiosqlite.Connection
     driver: Driver
     path: Path
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
+    dialect = "sqlite"
 
-    @property
-    def has_vectors(self) -> bool:
-        """True when sqlite-vec is loaded on this connection."""
-        return self.driver.vectors
+    def __post_init__(self) -> None:
+        self.neutral = SqliteConnection(self.conn)
+        self.has_vectors = self.driver.vectors  # sqlite-vec is loaded on this connection
+        self.driver_name = self.driver.name
+        self.note = self.driver.note
+        self.location = str(self.path)
 
-    def write(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
+    def write(self) -> AbstractAsyncContextManager[Connection]:
         """BEGIN IMMEDIATE: take the write lock up front, so busy_timeout applies."""
         return self._turn("begin immediate")
 
-    def read(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
+    def read(self) -> AbstractAsyncContextManager[Connection]:
         """BEGIN (deferred): a consistent snapshot that never blocks other processes."""
         return self._turn("begin")
 
+    def size_bytes(self) -> int:
+        """Bytes on disk of the database file with its WAL and shared-memory files."""
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            path = self.path.with_name(self.path.name + suffix)
+            if path.exists():
+                total += path.stat().st_size
+        return total
+
     @asynccontextmanager
-    async def _turn(self, begin: str) -> AsyncIterator[aiosqlite.Connection]:
+    async def _turn(self, begin: str) -> AsyncIterator[Connection]:
         errors = self.driver.errors
         async with self._lock:  # one transaction at a time on this connection
             # Once sent, BEGIN runs in the driver's thread even if this task is cancelled: wait
@@ -164,7 +268,7 @@ class Database:
             except errors as err:
                 raise store_error(err) from err
             try:
-                yield self.conn
+                yield self.neutral
             except BaseException as err:
                 with anyio.CancelScope(shield=True):
                     await self._rollback()
@@ -187,11 +291,14 @@ class Database:
             logger.debug("rollback: %s", err)
 
     @asynccontextmanager
-    async def outside_transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+    async def outside_transaction(self) -> AsyncIterator[Connection]:
         """The connection with no transaction open, for statements that cannot run inside one
         (a WAL checkpoint, connection pragmas)."""
         async with self._lock:
-            yield self.conn
+            try:
+                yield self.neutral
+            except self.driver.errors as err:
+                raise store_error(err) from err
 
     async def close(self) -> None:
         """Close the connection; call once, at shutdown."""
@@ -199,7 +306,9 @@ class Database:
             await self.conn.close()
 
 
-async def open_database(path: Path, busy_timeout_ms: int, synchronous: str = "FULL") -> Database:
+async def open_database(
+    path: Path, busy_timeout_ms: int, synchronous: str = "FULL"
+) -> SqliteDatabase:
     """Open (creating if needed) the SQLite file at `path` with the best driver available;
     `synchronous` FULL syncs every commit to disk, NORMAL only at WAL checkpoints.
 
@@ -219,7 +328,7 @@ async def open_database(path: Path, busy_timeout_ms: int, synchronous: str = "FU
     with anyio.CancelScope(shield=True):  # a connect cancelled half-way leaves its thread behind
         await conn
     conn.row_factory = driver.module.Row
-    db = Database(conn=conn, driver=driver, path=path)
+    db = SqliteDatabase(conn=conn, driver=driver, path=path)
     try:
         await anyio.lowlevel.checkpoint()  # a cancellation that came meanwhile: close, then go
     except BaseException:
@@ -229,13 +338,11 @@ async def open_database(path: Path, busy_timeout_ms: int, synchronous: str = "FU
     return db
 
 
-async def fetch_all(conn: aiosqlite.Connection, sql: str, params: Any = ()) -> list[Any]:
-    """Run a query and return every row, in one trip to the connection's thread (a trip costs
-    about as much as a small query: execute, fetch and close would take three)."""
-    return list(await conn.execute_fetchall(sql, params))
+async def fetch_all(conn: Connection, sql: str | Sql, params: Params = ()) -> list[Any]:
+    """Run a query and return every row."""
+    return await conn.fetch_all(sql, params)
 
 
-async def fetch_one(conn: aiosqlite.Connection, sql: str, params: Any = ()) -> Any | None:
+async def fetch_one(conn: Connection, sql: str | Sql, params: Params = ()) -> Any | None:
     """Run a query that selects at most a few rows and return the first, or None."""
-    rows = await conn.execute_fetchall(sql, params)
-    return next(iter(rows), None)
+    return await conn.fetch_one(sql, params)

@@ -8,19 +8,15 @@ their place later and keep these links.
 import json
 from typing import Any
 
-import aiosqlite
-
 from cortex_mcp.models import Memory
 from cortex_mcp.search.tokenize import context_of
-from cortex_mcp.store.db import fetch_all
-from cortex_mcp.store.memories import index_memory, to_memory
+from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
+from cortex_mcp.store.memories import index_memory, to_memory, unindex_memories
 
 COPY_CHANNELS = ("fallback", "summary")
 
 
-async def link_exchange(
-    conn: aiosqlite.Connection, exchange_id: str, memory_ids: list[str]
-) -> None:
+async def link_exchange(conn: Connection, exchange_id: str, memory_ids: list[str]) -> None:
     """Record that these memories came from the exchange."""
     await conn.executemany(
         "insert into exchange_links (exchange_id, memory_id) values (?, ?) on conflict do nothing",
@@ -28,27 +24,40 @@ async def link_exchange(
     )
 
 
-async def copy_links(conn: aiosqlite.Connection, from_ids: list[str], to_ids: list[str]) -> None:
+async def copy_links(conn: Connection, from_ids: list[str], to_ids: list[str]) -> None:
     """The memories `to_ids` (extracted later from a queued exchange) join the exchanges the
     memories `from_ids` (its fallback copies) came from."""
     await conn.execute(
-        "insert into exchange_links (exchange_id, memory_id)"
-        " select distinct l.exchange_id, t.value from exchange_links l, json_each(:to) t"
-        " where l.memory_id in (select value from json_each(:from))"
-        " on conflict do nothing",
+        Sql(
+            "insert into exchange_links (exchange_id, memory_id)"
+            " select distinct l.exchange_id, t.value from exchange_links l, json_each(:to) t"
+            " where l.memory_id in (select value from json_each(:from))"
+            " on conflict do nothing",
+            "insert into exchange_links (exchange_id, memory_id)"
+            " select distinct l.exchange_id, t from exchange_links l,"
+            " json_array_elements_text(cast(:to as json)) t"
+            " where l.memory_id in (select json_array_elements_text(cast(:from as json)))"
+            " on conflict do nothing",
+        ),
         {"from": json.dumps(from_ids), "to": json.dumps(to_ids)},
     )
 
 
-async def siblings(conn: aiosqlite.Connection, memory_ids: list[str]) -> list[Memory]:
+async def siblings(conn: Connection, memory_ids: list[str]) -> list[Memory]:
     """Every other memory from the same exchanges as these, in any state."""
     rows = await fetch_all(
         conn,
-        "select distinct m.* from exchange_links mine"
-        " join exchange_links other on other.exchange_id = mine.exchange_id"
-        " join memories m on m.id = other.memory_id"
-        " where mine.memory_id in (select value from json_each(:ids))"
-        " and m.id not in (select value from json_each(:ids))",
+        Sql(
+            "select distinct m.* from exchange_links mine"
+            " join exchange_links other on other.exchange_id = mine.exchange_id"
+            " join memories m on m.id = other.memory_id"
+            " where mine.memory_id in (select value from json_each(:ids))"
+            " and m.id not in (select value from json_each(:ids))",
+            "select * from memories m where m.id in (select other.memory_id from exchange_links"
+            " mine join exchange_links other on other.exchange_id = mine.exchange_id"
+            " where mine.memory_id in (select json_array_elements_text(cast(:ids as json))))"
+            " and m.id not in (select json_array_elements_text(cast(:ids as json)))",
+        ),
         {"ids": json.dumps(memory_ids)},
     )
     return [to_memory(row) for row in rows]
@@ -59,18 +68,16 @@ def is_copy(memory: Memory) -> bool:
     return memory.metadata.get("channel") in COPY_CHANNELS
 
 
-async def set_metadata(
-    conn: aiosqlite.Connection, memory_id: str, metadata: dict[str, Any]
-) -> None:
+async def set_metadata(conn: Connection, memory_id: str, metadata: dict[str, Any]) -> None:
     """Replace a memory's metadata and write its full-text row again (the context column
     follows the metadata)."""
-    async with conn.execute(
+    row = await fetch_one(
+        conn,
         "update memories set metadata = ? where id = ? returning seq, content",
         (json.dumps(metadata, ensure_ascii=False), memory_id),
-    ) as cursor:
-        row = await cursor.fetchone()
+    )
     assert row is not None
-    await conn.execute("delete from memories_fts where rowid = ?", (row[0],))
+    await unindex_memories(conn, [row[0]])
     await index_memory(conn, row[0], row[1], metadata)
 
 

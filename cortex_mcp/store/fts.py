@@ -3,12 +3,12 @@
 import json
 from typing import Any
 
-import aiosqlite
-
 from cortex_mcp.models import Candidate, Category, Layer
-from cortex_mcp.store.db import fetch_all
+from cortex_mcp.search.stemming import match_terms
+from cortex_mcp.store.db import Connection, fetch_all
 from cortex_mcp.store.memories import to_candidate
 from cortex_mcp.store.scope import sees_shared
+from cortex_mcp.store.terms import MEMORY_BM25
 
 _CANDIDATES = (
     "select bm25(memories_fts, 1.0, :context_weight) as bm25,"
@@ -22,10 +22,21 @@ _CANDIDATES = (
     " and (:categories is null or m.category in (select value from json_each(:categories)))"
     " order by bm25 limit :limit"
 )
+_CANDIDATES_PG = (
+    MEMORY_BM25
+    + " select s.bm25, m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key"
+    " from scored s join memories m on m.seq = s.seq"
+    " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
+    " and m.deleted_at is null and m.superseded_by is null"
+    " and m.layer in (select json_array_elements_text(cast(:layers as json)))"
+    " and (cast(:categories as text) is null or m.category in"
+    " (select json_array_elements_text(cast(:categories as json))))"
+    " order by s.bm25 limit :limit"
+)
 
 
 async def text_candidates(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     match: str,
     agent_id: str,
     layers: list[Layer],
@@ -44,5 +55,9 @@ async def text_candidates(
         "context_weight": context_weight,
         "shared": sees_shared(),
     }
-    rows = await fetch_all(conn, _CANDIDATES, params)
+    if conn.dialect == "postgresql":  # the same bm25, over term tables (store/terms.py)
+        params["terms"] = match_terms(params.pop("match"))
+        rows = await fetch_all(conn, _CANDIDATES_PG, params)
+    else:
+        rows = await fetch_all(conn, _CANDIDATES, params)
     return [(row["bm25"], to_candidate(row)) for row in rows]

@@ -10,12 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-import aiosqlite
-
 from cortex_mcp.clock import from_text, to_text
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.tokenize import normalised_content
-from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.memories import to_memory
 from cortex_mcp.store.scope import sees_shared
 
@@ -40,13 +38,13 @@ def _lease_params(owner: str, now: datetime, ttl_s: float) -> dict[str, str]:
     }
 
 
-async def take_lease(conn: aiosqlite.Connection, owner: str, now: datetime, ttl_s: float) -> bool:
+async def take_lease(conn: Connection, owner: str, now: datetime, ttl_s: float) -> bool:
     """Take the lease if it is free, expired, or already ours; True when we hold it now."""
     return await fetch_one(conn, _TAKE, _lease_params(owner, now, ttl_s)) is not None
 
 
 async def take_over_lease(
-    conn: aiosqlite.Connection, dead_owner: str, owner: str, now: datetime, ttl_s: float
+    conn: Connection, dead_owner: str, owner: str, now: datetime, ttl_s: float
 ) -> bool:
     """Take the lease from `dead_owner` (a process known to be gone), expired or not; True when
     we hold it now (False when someone else took it first)."""
@@ -59,7 +57,7 @@ async def take_over_lease(
     return row is not None
 
 
-async def renew_lease(conn: aiosqlite.Connection, owner: str, now: datetime, ttl_s: float) -> bool:
+async def renew_lease(conn: Connection, owner: str, now: datetime, ttl_s: float) -> bool:
     """Extend our unexpired lease; False when it expired or another process holds it."""
     row = await fetch_one(
         conn,
@@ -70,12 +68,12 @@ async def renew_lease(conn: aiosqlite.Connection, owner: str, now: datetime, ttl
     return row is not None
 
 
-async def release_lease(conn: aiosqlite.Connection, owner: str) -> None:
+async def release_lease(conn: Connection, owner: str) -> None:
     """Give the lease up, if we hold it."""
     await conn.execute("delete from lifecycle_lease where name = ? and owner = ?", (LEASE, owner))
 
 
-async def lease_holder(conn: aiosqlite.Connection) -> tuple[str, datetime] | None:
+async def lease_holder(conn: Connection) -> tuple[str, datetime] | None:
     """(owner, expiry) of the lease as recorded, expired or not; None when nobody took it."""
     row = await fetch_one(
         conn, "select owner, expires_at from lifecycle_lease where name = ?", (LEASE,)
@@ -83,7 +81,7 @@ async def lease_holder(conn: aiosqlite.Connection) -> tuple[str, datetime] | Non
     return (row[0], from_text(row[1])) if row else None
 
 
-async def start_run(conn: aiosqlite.Connection, owner: str, now: datetime) -> int:
+async def start_run(conn: Connection, owner: str, now: datetime) -> int:
     """Record that a run started; its id. Call holding the lease: any run still marked as
     running was interrupted (its process died) and is marked so."""
     await conn.execute(
@@ -102,7 +100,7 @@ async def start_run(conn: aiosqlite.Connection, owner: str, now: datetime) -> in
 
 
 async def finish_run(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     run_id: int,
     status: str,
     now: datetime,
@@ -122,13 +120,13 @@ async def finish_run(
     )
 
 
-async def last_successful_start(conn: aiosqlite.Connection) -> datetime | None:
+async def last_successful_start(conn: Connection) -> datetime | None:
     """When the latest successful run started, or None if none ever did."""
     row = await fetch_one(conn, "select max(started_at) from lifecycle_runs where status = 'ok'")
     return from_text(row[0]) if row and row[0] else None
 
 
-async def recent_runs(conn: aiosqlite.Connection, limit: int) -> list[dict[str, Any]]:
+async def recent_runs(conn: Connection, limit: int) -> list[dict[str, Any]]:
     """The latest runs, newest first, with their reports."""
     rows = await fetch_all(
         conn,
@@ -150,24 +148,34 @@ async def recent_runs(conn: aiosqlite.Connection, limit: int) -> list[dict[str, 
     ]
 
 
-async def live_in_layers(conn: aiosqlite.Connection, layers: list[Layer]) -> list[Memory]:
+async def live_in_layers(conn: Connection, layers: list[Layer]) -> list[Memory]:
     """Every live (not superseded, not deleted) memory of every agent in these layers."""
     rows = await fetch_all(
         conn,
-        "select * from memories where deleted_at is null and superseded_by is null"
-        " and layer in (select value from json_each(?)) order by seq",
+        Sql(
+            "select * from memories where deleted_at is null and superseded_by is null"
+            " and layer in (select value from json_each(?)) order by seq",
+            "select * from memories where deleted_at is null and superseded_by is null"
+            " and layer in (select json_array_elements_text(cast(? as json))) order by seq",
+        ),
         (json.dumps([layer.value for layer in layers]),),
     )
     return [to_memory(row) for row in rows]
 
 
-async def expired_archive(conn: aiosqlite.Connection, cutoff: datetime) -> list[Memory]:
+async def expired_archive(conn: Connection, cutoff: datetime) -> list[Memory]:
     """Live archive entries not yet compressed that were archived at or before `cutoff`."""
     rows = await fetch_all(
         conn,
-        "select * from memories where layer = 'archive' and deleted_at is null"
-        " and superseded_by is null and json_extract(metadata, '$.compressed_into') is null"
-        " and coalesce(json_extract(metadata, '$.archived_at'), updated_at) <= ? order by seq",
+        Sql(
+            "select * from memories where layer = 'archive' and deleted_at is null"
+            " and superseded_by is null and json_extract(metadata, '$.compressed_into') is null"
+            " and coalesce(json_extract(metadata, '$.archived_at'), updated_at) <= ?"
+            " order by seq",
+            "select * from memories where layer = 'archive' and deleted_at is null"
+            " and superseded_by is null and (metadata::jsonb ->> 'compressed_into') is null"
+            " and coalesce(metadata::jsonb ->> 'archived_at', updated_at) <= ? order by seq",
+        ),
         (to_text(cutoff),),
     )
     return [to_memory(row) for row in rows]
@@ -182,18 +190,22 @@ class RowState:
     live: bool
 
 
-async def row_states(conn: aiosqlite.Connection, ids: list[str]) -> dict[str, RowState]:
+async def row_states(conn: Connection, ids: list[str]) -> dict[str, RowState]:
     """The current state of these memories; ids that do not exist are absent."""
     rows = await fetch_all(
         conn,
-        "select id, layer, updated_at, superseded_by is null and deleted_at is null as live"
-        " from memories where id in (select value from json_each(?))",
+        Sql(
+            "select id, layer, updated_at, superseded_by is null and deleted_at is null as live"
+            " from memories where id in (select value from json_each(?))",
+            "select id, layer, updated_at, superseded_by is null and deleted_at is null as live"
+            " from memories where id in (select json_array_elements_text(cast(? as json)))",
+        ),
         (json.dumps(ids),),
     )
     return {row[0]: RowState(Layer(row[1]), from_text(row[2]), bool(row[3])) for row in rows}
 
 
-async def update_memories(conn: aiosqlite.Connection, memories: list[Memory]) -> None:
+async def update_memories(conn: Connection, memories: list[Memory]) -> None:
     """Write the mutable fields of each memory (content and its index never change here)."""
     await conn.executemany(
         "update memories set layer = ?, importance = ?, confidence = ?, decay_score = ?,"
@@ -219,7 +231,7 @@ async def update_memories(conn: aiosqlite.Connection, memories: list[Memory]) ->
     )
 
 
-async def set_decay_scores(conn: aiosqlite.Connection, scores: list[tuple[str, float]]) -> None:
+async def set_decay_scores(conn: Connection, scores: list[tuple[str, float]]) -> None:
     """Record each memory's current decay score; not a change of the memory itself."""
     await conn.executemany(
         "update memories set decay_score = ? where id = ?",
@@ -228,7 +240,7 @@ async def set_decay_scores(conn: aiosqlite.Connection, scores: list[tuple[str, f
 
 
 async def log_actions(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     entries: list[tuple[str, list[str], dict[str, Any]]],
     now: datetime,
 ) -> None:
@@ -243,7 +255,7 @@ async def log_actions(
     )
 
 
-async def archive_periods(conn: aiosqlite.Connection) -> dict[tuple[str | None, str], int]:
+async def archive_periods(conn: Connection) -> dict[tuple[str | None, str], int]:
     """(agent, YYYY-MM) → live archive entries, and 0 for months only a live summary covers."""
     rows = await fetch_all(
         conn,
@@ -254,31 +266,39 @@ async def archive_periods(conn: aiosqlite.Connection) -> dict[tuple[str | None, 
     periods: dict[tuple[str | None, str], int] = {(r[0], r[1]): r[2] for r in rows}
     summaries = await fetch_all(
         conn,
-        "select distinct agent_id, json_extract(metadata, '$.period') from memories"
-        " where category = 'summary' and layer = 'core' and deleted_at is null"
-        " and superseded_by is null and json_extract(metadata, '$.period') is not null",
+        Sql(
+            "select distinct agent_id, json_extract(metadata, '$.period') from memories"
+            " where category = 'summary' and layer = 'core' and deleted_at is null"
+            " and superseded_by is null and json_extract(metadata, '$.period') is not null",
+            "select distinct agent_id, metadata::jsonb ->> 'period' from memories"
+            " where category = 'summary' and layer = 'core' and deleted_at is null"
+            " and superseded_by is null and (metadata::jsonb ->> 'period') is not null",
+        ),
     )
     for agent, period in summaries:
         periods.setdefault((agent, period), 0)
     return periods
 
 
-async def all_memories(conn: aiosqlite.Connection) -> list[Memory]:
+async def all_memories(conn: Connection) -> list[Memory]:
     """Every memory in every state, oldest first (for export)."""
     return [to_memory(row) for row in await fetch_all(conn, "select * from memories order by seq")]
 
 
-async def existing_ids(conn: aiosqlite.Connection, ids: list[str]) -> set[str]:
+async def existing_ids(conn: Connection, ids: list[str]) -> set[str]:
     """Which of these memory ids exist already, in any state."""
     rows = await fetch_all(
         conn,
-        "select id from memories where id in (select value from json_each(?))",
+        Sql(
+            "select id from memories where id in (select value from json_each(?))",
+            "select id from memories where id in (select json_array_elements_text(cast(? as json)))",
+        ),
         (json.dumps(ids),),
     )
     return {row[0] for row in rows}
 
 
-async def set_superseded_by(conn: aiosqlite.Connection, links: list[tuple[str, str]]) -> None:
+async def set_superseded_by(conn: Connection, links: list[tuple[str, str]]) -> None:
     """Restore (old id, new id) supersede links after both rows exist (import)."""
     await conn.executemany(
         "update memories set superseded_by = ? where id = ? and superseded_by is null",
@@ -287,7 +307,7 @@ async def set_superseded_by(conn: aiosqlite.Connection, links: list[tuple[str, s
 
 
 async def live_created_in(
-    conn: aiosqlite.Connection, agent_id: str, layer: Layer, prefix: str
+    conn: Connection, agent_id: str, layer: Layer, prefix: str
 ) -> list[Memory]:
     """Live memories of a layer visible to an agent, created on a day or in a month (the
     `YYYY-MM-DD` or `YYYY-MM` prefix of their timestamp), oldest first."""
@@ -295,38 +315,47 @@ async def live_created_in(
         conn,
         "select * from memories where layer = :layer and deleted_at is null"
         " and superseded_by is null and (agent_id = :agent_id or (agent_id is null and :shared))"
-        " and created_at >= :prefix and created_at < :prefix || '~' order by created_at, seq",
+        " and created_at >= :prefix and created_at < cast(:prefix as text) || '~'"
+        " order by created_at, seq",
         {"layer": layer.value, "agent_id": agent_id, "prefix": prefix, "shared": sees_shared()},
     )
     return [to_memory(row) for row in rows]
 
 
-async def contents_present(
-    conn: aiosqlite.Connection, agent_id: str | None, contents: list[str]
-) -> set[str]:
+async def contents_present(conn: Connection, agent_id: str | None, contents: list[str]) -> set[str]:
     """The normalised keys of these contents the agent has, or sees shared, in any state (live,
     superseded, archived or forgotten), so an import never brings back what was replaced or
     forgotten, nor copies a shared memory."""
     keys = sorted({normalised_content(c) for c in contents})
     rows = await fetch_all(
         conn,
-        "select distinct content_key from memories"
-        " where (agent_id is :agent_id or agent_id is null)"
-        " and content_key in (select value from json_each(:keys))",
+        Sql(
+            "select distinct content_key from memories"
+            " where (agent_id is :agent_id or agent_id is null)"
+            " and content_key in (select value from json_each(:keys))",
+            "select distinct content_key from memories"
+            " where (agent_id is not distinct from cast(:agent_id as text) or agent_id is null)"
+            " and content_key in (select json_array_elements_text(cast(:keys as json)))",
+        ),
         {"agent_id": agent_id, "keys": json.dumps(keys)},
     )
     return {row[0] for row in rows}
 
 
 async def count_live(
-    conn: aiosqlite.Connection, agent_id: str, layer: Layer, categories: list[Category]
+    conn: Connection, agent_id: str, layer: Layer, categories: list[Category]
 ) -> int:
     """How many live memories of these categories in a layer an agent sees."""
     row = await fetch_one(
         conn,
-        "select count(*) from memories where layer = :layer and deleted_at is null"
-        " and superseded_by is null and (agent_id = :agent_id or (agent_id is null and :shared))"
-        " and category in (select value from json_each(:categories))",
+        Sql(
+            "select count(*) from memories where layer = :layer and deleted_at is null"
+            " and superseded_by is null and (agent_id = :agent_id or (agent_id is null and :shared))"
+            " and category in (select value from json_each(:categories))",
+            "select count(*) from memories where layer = :layer and deleted_at is null"
+            " and superseded_by is null and (agent_id = :agent_id or (agent_id is null and :shared))"
+            " and category in (select json_array_elements_text(cast(:categories as json)))",
+        ),
         {
             "layer": layer.value,
             "agent_id": agent_id,
@@ -337,7 +366,7 @@ async def count_live(
     return int(row[0]) if row else 0
 
 
-async def archive_months(conn: aiosqlite.Connection, agent_id: str) -> list[str]:
+async def archive_months(conn: Connection, agent_id: str) -> list[str]:
     """The months (YYYY-MM) in which the live archive entries an agent sees were written."""
     rows = await fetch_all(
         conn,
@@ -349,13 +378,17 @@ async def archive_months(conn: aiosqlite.Connection, agent_id: str) -> list[str]
     return [row[0] for row in rows]
 
 
-async def run_changes(conn: aiosqlite.Connection, run_id: int, limit: int) -> list[dict[str, Any]]:
+async def run_changes(conn: Connection, run_id: int, limit: int) -> list[dict[str, Any]]:
     """The logged changes of one run, in order: action, when, and the details with their
     before/after snapshots."""
     rows = await fetch_all(
         conn,
-        "select action, executed_at, details from lifecycle_log"
-        " where json_extract(details, '$.run_id') = ? order by id limit ?",
+        Sql(
+            "select action, executed_at, details from lifecycle_log"
+            " where json_extract(details, '$.run_id') = ? order by id limit ?",
+            "select action, executed_at, details from lifecycle_log"
+            " where (details::jsonb -> 'run_id') = to_jsonb(cast(? as bigint)) order by id limit ?",
+        ),
         (run_id, limit),
     )
     return [

@@ -4,13 +4,12 @@ import json
 from datetime import datetime
 from typing import Any
 
-import aiosqlite
-
 from cortex_mcp.clock import to_text
+from cortex_mcp.store.db import Connection
 
 
 async def log_action(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     action: str,
     memory_ids: list[str],
     details: dict[str, Any],

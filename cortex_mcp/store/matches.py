@@ -2,18 +2,19 @@
 
 import json
 
-import aiosqlite
-
 from cortex_mcp.models import Memory
 from cortex_mcp.search.query import quote_term
-from cortex_mcp.store.db import fetch_all
+from cortex_mcp.search.stemming import match_terms
+from cortex_mcp.store.db import Connection, fetch_all
 from cortex_mcp.store.memories import to_memory
 
 
-async def document_counts(conn: aiosqlite.Connection, terms: list[str]) -> dict[str, int]:
+async def document_counts(conn: Connection, terms: list[str]) -> dict[str, int]:
     """How many memories contain each term in their content, counted through the full-text
     index so that a word is stemmed as it was indexed ("lives" counts the memories holding
     "live"; the fts5vocab table lists only stems, so looking words up there finds nothing)."""
+    if conn.dialect == "postgresql":
+        return await _document_counts_pg(conn, terms)
     quoted = {quote_term(term): term for term in terms}
     rows = await fetch_all(
         conn,
@@ -22,6 +23,21 @@ async def document_counts(conn: aiosqlite.Connection, terms: list[str]) -> dict[
         (json.dumps(list(quoted)),),
     )
     return {quoted[row[0]]: int(row[1]) for row in rows if row[1]}
+
+
+async def _document_counts_pg(conn: Connection, terms: list[str]) -> dict[str, int]:
+    """The same counts from the term table: each word stemmed as FTS5 would."""
+    stems = {term: match_terms(quote_term(term)) for term in terms}
+    wanted = sorted({s for found in stems.values() for s in found})
+    rows = await fetch_all(
+        conn,
+        "select term, count(*) from memory_terms where term = any(cast(? as text[]))"
+        " and terms_tf > 0 group by term",
+        (wanted,),
+    )
+    counts = {row[0]: int(row[1]) for row in rows}
+    found = {term: min((counts.get(s, 0) for s in stems[term]), default=0) for term in terms}
+    return {term: count for term, count in found.items() if count}
 
 
 # CROSS JOIN keeps the full-text match as the outer loop: left to itself, SQLite walks every
@@ -33,11 +49,26 @@ LIVE_CONTAINING = (
 )
 
 
+LIVE_CONTAINING_PG = (
+    "select m.* from memories m where m.seq in (select seq from memory_terms"
+    " where term = any(cast(:terms as text[])) and terms_tf > 0)"
+    " and m.agent_id is not distinct from cast(:agent_id as text)"
+    " and m.deleted_at is null and m.superseded_by is null limit :limit"
+)
+
+
 async def live_containing(
-    conn: aiosqlite.Connection, match: str, agent_id: str | None, limit: int
+    conn: Connection, match: str, agent_id: str | None, limit: int
 ) -> list[Memory]:
     """Live memories of exactly this scope whose content matches the expression, unranked
     (the context column says what a memory was about, not what it says)."""
+    if conn.dialect == "postgresql":
+        rows = await fetch_all(
+            conn,
+            LIVE_CONTAINING_PG,
+            {"terms": match_terms(match), "agent_id": agent_id, "limit": limit},
+        )
+        return [to_memory(row) for row in rows]
     rows = await fetch_all(
         conn, LIVE_CONTAINING, {"match": match, "agent_id": agent_id, "limit": limit}
     )

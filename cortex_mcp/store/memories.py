@@ -4,13 +4,12 @@ import json
 from datetime import datetime
 from typing import Any
 
-import aiosqlite
-
 from cortex_mcp.clock import from_text, to_text
 from cortex_mcp.models import Candidate, Category, Layer, Memory
 from cortex_mcp.search.tokenize import context_of, index_text, normalised_content
-from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.scope import sees_shared
+from cortex_mcp.store.terms import index_memory_terms, unindex_memory_terms
 
 
 def _time(value: str | None) -> datetime | None:
@@ -57,19 +56,22 @@ def to_candidate(row: Any) -> Candidate:
     )
 
 
-async def memories_by_id(conn: aiosqlite.Connection, memory_ids: list[str]) -> dict[str, Memory]:
+async def memories_by_id(conn: Connection, memory_ids: list[str]) -> dict[str, Memory]:
     """The memories with these ids, by id (unknown ids are absent)."""
-    rows = await fetch_all(
-        conn,
-        "select * from memories where id in (select value from json_each(?))",
-        (json.dumps(memory_ids),),
-    )
+    rows = await fetch_all(conn, BY_IDS, (json.dumps(memory_ids),))
     return {row["id"]: to_memory(row) for row in rows}
 
 
-async def insert_memory(conn: aiosqlite.Connection, memory: Memory) -> None:
+BY_IDS = Sql(
+    "select * from memories where id in (select value from json_each(?))",
+    "select * from memories where id in (select json_array_elements_text(cast(? as json)))",
+)
+
+
+async def insert_memory(conn: Connection, memory: Memory) -> None:
     """Write a new memory and its full-text row."""
-    async with conn.execute(
+    row = await fetch_one(
+        conn,
         "insert into memories (id, agent_id, layer, category, content, content_key, source, "
         "importance, confidence, decay_score, access_count, last_accessed, created_at, "
         "updated_at, expires_at, superseded_by, deleted_at, metadata) values "
@@ -94,31 +96,41 @@ async def insert_memory(conn: aiosqlite.Connection, memory: Memory) -> None:
             to_text(memory.deleted_at) if memory.deleted_at else None,
             json.dumps(memory.metadata, ensure_ascii=False),
         ),
-    ) as cursor:
-        row = await cursor.fetchone()
+    )
     assert row is not None
     await index_memory(conn, row[0], memory.content, memory.metadata)
 
 
-async def index_memory(
-    conn: aiosqlite.Connection, seq: int, content: str, metadata: dict[str, Any]
-) -> None:
+async def index_memory(conn: Connection, seq: int, content: str, metadata: dict[str, Any]) -> None:
     """Write the full-text row of a memory: its content, and the context its metadata carries."""
+    if conn.dialect == "postgresql":
+        terms, context = index_text(content), index_text(context_of(metadata))
+        await index_memory_terms(conn, seq, terms, context)
+        return
     await conn.execute(
         "insert into memories_fts (rowid, terms, context) values (?, ?, ?)",
         (seq, index_text(content), index_text(context_of(metadata))),
     )
 
 
-async def get_memory(conn: aiosqlite.Connection, memory_id: str) -> Memory | None:
+async def unindex_memories(conn: Connection, seqs: list[int]) -> None:
+    """Remove the full-text rows of these memories (before they are indexed again or erased)."""
+    if conn.dialect == "postgresql":
+        await unindex_memory_terms(conn, seqs)
+        return
+    await conn.execute(
+        "delete from memories_fts where rowid in (select value from json_each(?))",
+        (json.dumps(seqs),),
+    )
+
+
+async def get_memory(conn: Connection, memory_id: str) -> Memory | None:
     """The memory with this id, whatever its state, or None."""
     row = await fetch_one(conn, "select * from memories where id = ?", (memory_id,))
     return to_memory(row) if row else None
 
 
-async def get_visible_memory(
-    conn: aiosqlite.Connection, memory_id: str, agent_id: str
-) -> Memory | None:
+async def get_visible_memory(conn: Connection, memory_id: str, agent_id: str) -> Memory | None:
     """The memory with this id if `agent_id` may see it (deleted or not), else None."""
     row = await fetch_one(
         conn,
@@ -130,20 +142,25 @@ async def get_visible_memory(
 
 
 async def find_live_by_content(
-    conn: aiosqlite.Connection, content: str, agent_id: str | None
+    conn: Connection, content: str, agent_id: str | None
 ) -> Memory | None:
     """A live memory in the same scope with the same normalised content, or None."""
     row = await fetch_one(
         conn,
-        "select * from memories where content_key = :key and agent_id is :agent_id"
-        " and deleted_at is null and superseded_by is null order by updated_at desc limit 1",
+        Sql(
+            "select * from memories where content_key = :key and agent_id is :agent_id"
+            " and deleted_at is null and superseded_by is null order by updated_at desc limit 1",
+            "select * from memories where content_key = :key"
+            " and agent_id is not distinct from cast(:agent_id as text)"
+            " and deleted_at is null and superseded_by is null order by updated_at desc limit 1",
+        ),
         {"key": normalised_content(content), "agent_id": agent_id},
     )
     return to_memory(row) if row else None
 
 
 async def reinforce_memory(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     memory: Memory,
     importance: float,
     tags: list[str],
@@ -157,10 +174,16 @@ async def reinforce_memory(
     if tags:
         metadata["tags"] = sorted(set(metadata.get("tags", [])) | set(tags))
     await conn.execute(
-        "update memories set layer = case when :lift then 'core' else layer end,"
-        " expires_at = case when :lift then null else expires_at end,"
-        " importance = max(importance, :importance), updated_at = :now, metadata = :metadata"
-        " where id = :id",
+        Sql(
+            "update memories set layer = case when :lift then 'core' else layer end,"
+            " expires_at = case when :lift then null else expires_at end,"
+            " importance = max(importance, :importance), updated_at = :now, metadata = :metadata"
+            " where id = :id",
+            "update memories set layer = case when :lift then 'core' else layer end,"
+            " expires_at = case when :lift then null else expires_at end,"
+            " importance = greatest(importance, :importance), updated_at = :now,"
+            " metadata = :metadata where id = :id",
+        ),
         {
             "lift": lift,
             "importance": importance,
@@ -175,65 +198,88 @@ async def reinforce_memory(
 
 
 async def mark_superseded(
-    conn: aiosqlite.Connection, old_id: str, new_id: str, now: datetime, rule: str | None = None
+    conn: Connection, old_id: str, new_id: str, now: datetime, rule: str | None = None
 ) -> None:
     """Point an old memory at the one that replaces it; it leaves recall but stays readable.
     `rule` (what decided it) goes to its metadata as `superseded_because`."""
     await conn.execute(
-        "update memories set superseded_by = ?, updated_at = ?,"
-        " metadata = case when ? is null then metadata"
-        " else json_set(metadata, '$.superseded_because', ?) end where id = ?",
-        (new_id, to_text(now), rule, rule, old_id),
+        Sql(
+            "update memories set superseded_by = :new, updated_at = :now,"
+            " metadata = case when :rule is null then metadata"
+            " else json_set(metadata, '$.superseded_because', :rule) end where id = :old",
+            "update memories set superseded_by = :new, updated_at = :now,"
+            " metadata = case when cast(:rule as text) is null then metadata else jsonb_set("
+            "metadata::jsonb, '{superseded_because}', to_jsonb(cast(:rule as text)))::text end"
+            " where id = :old",
+        ),
+        {"new": new_id, "now": to_text(now), "rule": rule, "old": old_id},
     )
 
 
-async def clear_superseded(conn: aiosqlite.Connection, memory_id: str, now: datetime) -> None:
+async def clear_superseded(conn: Connection, memory_id: str, now: datetime) -> None:
     """Make a superseded memory live again (cortex_restore); the chain stays in the log."""
     await conn.execute(
-        "update memories set superseded_by = null, updated_at = ?,"
-        " metadata = json_remove(metadata, '$.superseded_because') where id = ?",
+        Sql(
+            "update memories set superseded_by = null, updated_at = ?,"
+            " metadata = json_remove(metadata, '$.superseded_because') where id = ?",
+            "update memories set superseded_by = null, updated_at = ?,"
+            " metadata = (metadata::jsonb - 'superseded_because')::text where id = ?",
+        ),
         (to_text(now), memory_id),
     )
 
 
 async def live_with_slot(
-    conn: aiosqlite.Connection, agent_id: str | None, subject: str, predicate: str
+    conn: Connection, agent_id: str | None, subject: str, predicate: str
 ) -> list[Memory]:
     """Live memories of exactly this scope that hold `predicate` of `subject`, newest first."""
     rows = await fetch_all(
         conn,
-        "select * from memories where json_extract(metadata, '$.predicate') = :predicate"
-        " and json_extract(metadata, '$.subject') = :subject and agent_id is :agent_id"
-        " and deleted_at is null and superseded_by is null order by created_at desc limit 5",
+        Sql(
+            "select * from memories where json_extract(metadata, '$.predicate') = :predicate"
+            " and json_extract(metadata, '$.subject') = :subject and agent_id is :agent_id"
+            " and deleted_at is null and superseded_by is null order by created_at desc limit 5",
+            "select * from memories where (metadata::jsonb ->> 'predicate') = :predicate"
+            " and (metadata::jsonb ->> 'subject') = :subject"
+            " and agent_id is not distinct from cast(:agent_id as text)"
+            " and deleted_at is null and superseded_by is null order by created_at desc limit 5",
+        ),
         {"predicate": predicate, "subject": subject, "agent_id": agent_id},
     )
     return [to_memory(row) for row in rows]
 
 
 async def set_deleted(
-    conn: aiosqlite.Connection, memory_id: str, deleted_at: datetime | None, reason: str | None
+    conn: Connection, memory_id: str, deleted_at: datetime | None, reason: str | None
 ) -> None:
     """Soft-delete (with a time) or restore (with None) a memory; the reason goes to metadata."""
     await conn.execute(
-        "update memories set deleted_at = ?, metadata = json_set(metadata, '$.forget_reason', ?) "
-        "where id = ?",
+        Sql(
+            "update memories set deleted_at = ?,"
+            " metadata = json_set(metadata, '$.forget_reason', ?) where id = ?",
+            "update memories set deleted_at = ?, metadata = jsonb_set(metadata::jsonb,"
+            " '{forget_reason}', coalesce(to_jsonb(cast(? as text)), 'null'))::text where id = ?",
+        ),
         (to_text(deleted_at) if deleted_at else None, reason, memory_id),
     )
 
 
-async def bump_access(
-    conn: aiosqlite.Connection, ranked_ids: list[str], query: str, now: datetime
-) -> None:
+async def bump_access(conn: Connection, ranked_ids: list[str], query: str, now: datetime) -> None:
     """Count a recall of each memory and log it, with its rank, for decay and promotion."""
     stamp = to_text(now)
     await conn.execute(
-        "update memories set access_count = access_count + 1, last_accessed = ? "
-        "where id in (select value from json_each(?))",
+        Sql(
+            "update memories set access_count = access_count + 1, last_accessed = ? "
+            "where id in (select value from json_each(?))",
+            "update memories set access_count = access_count + 1, last_accessed = ? "
+            "where id in (select json_array_elements_text(cast(? as json)))",
+        ),
         (stamp, json.dumps(ranked_ids)),
     )
     await conn.executemany(  # a memory purged by another process meanwhile is skipped
         "insert into access_log (memory_id, query, rank, accessed_at)"
-        " select :id, :query, :rank, :at where exists (select 1 from memories where id = :id)",
+        " select cast(:id as text), :query, :rank, :at"
+        " where exists (select 1 from memories where id = :id)",
         [
             {"id": memory_id, "query": query, "rank": rank, "at": stamp}
             for rank, memory_id in enumerate(ranked_ids, start=1)
@@ -241,7 +287,7 @@ async def bump_access(
     )
 
 
-async def supersede_chain(conn: aiosqlite.Connection, memory_id: str) -> list[Memory]:
+async def supersede_chain(conn: Connection, memory_id: str) -> list[Memory]:
     """The memories this one replaced (oldest first), then it, then those that replaced it."""
     older = await fetch_all(
         conn,
@@ -266,7 +312,7 @@ async def supersede_chain(conn: aiosqlite.Connection, memory_id: str) -> list[Me
 
 
 async def live_memories(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     agent_id: str,
     layers: list[Layer],
     categories: list[Category] | None = None,
@@ -275,11 +321,19 @@ async def live_memories(
     """Live memories visible to the agent in these layers, most important and recent first."""
     rows = await fetch_all(
         conn,
-        "select * from memories where (agent_id = :agent_id or (agent_id is null and :shared))"
-        " and deleted_at is null and superseded_by is null"
-        " and layer in (select value from json_each(:layers))"
-        " and (:categories is null or category in (select value from json_each(:categories)))"
-        " order by importance desc, updated_at desc limit :limit",
+        Sql(
+            "select * from memories where (agent_id = :agent_id or (agent_id is null and :shared))"
+            " and deleted_at is null and superseded_by is null"
+            " and layer in (select value from json_each(:layers))"
+            " and (:categories is null or category in (select value from json_each(:categories)))"
+            " order by importance desc, updated_at desc limit :limit",
+            "select * from memories where (agent_id = :agent_id or (agent_id is null and :shared))"
+            " and deleted_at is null and superseded_by is null"
+            " and layer in (select json_array_elements_text(cast(:layers as json)))"
+            " and (cast(:categories as text) is null or category in"
+            " (select json_array_elements_text(cast(:categories as json))))"
+            " order by importance desc, updated_at desc limit :limit",
+        ),
         {
             "agent_id": agent_id,
             "layers": json.dumps([layer.value for layer in layers]),
@@ -291,7 +345,7 @@ async def live_memories(
     return [to_memory(row) for row in rows]
 
 
-async def count_by_layer_and_category(conn: aiosqlite.Connection) -> list[tuple[str, str, int]]:
+async def count_by_layer_and_category(conn: Connection) -> list[tuple[str, str, int]]:
     """(layer, category, count) of live memories across every agent."""
     rows = await fetch_all(
         conn,
@@ -302,33 +356,42 @@ async def count_by_layer_and_category(conn: aiosqlite.Connection) -> list[tuple[
     return [(row[0], row[1], row[2]) for row in rows]
 
 
-async def count_states(conn: aiosqlite.Connection) -> dict[str, int]:
+async def count_states(conn: Connection) -> dict[str, int]:
     """How many memories are live, forgotten and superseded."""
     row = await fetch_one(
         conn,
-        "select count(*), "
-        "coalesce(sum(deleted_at is null and superseded_by is null), 0), "
-        "coalesce(sum(deleted_at is not null), 0), "
-        "coalesce(sum(superseded_by is not null and deleted_at is null), 0) from memories",
+        "select count(*),"
+        " count(*) filter (where deleted_at is null and superseded_by is null),"
+        " count(*) filter (where deleted_at is not null),"
+        " count(*) filter (where superseded_by is not null and deleted_at is null) from memories",
     )
     assert row is not None
     return {"total": row[0], "live": row[1], "forgotten": row[2], "superseded": row[3]}
 
 
 async def live_slot_memories(
-    conn: aiosqlite.Connection, agent_id: str, predicates: list[str], limit: int
+    conn: Connection, agent_id: str, predicates: list[str], limit: int
 ) -> list[Memory]:
     """Live memories an agent may see whose slot predicate is one of `predicates` (a prefix
     ending in ':' matches every detail, "pet:" → pet:cat, pet:dog), newest first."""
     rows = await fetch_all(
         conn,
-        "select m.* from memories m where json_extract(m.metadata, '$.predicate') is not null"
-        " and exists (select 1 from json_each(:predicates) p where"
-        " json_extract(m.metadata, '$.predicate') = p.value or (p.value like '%:'"
-        " and substr(json_extract(m.metadata, '$.predicate'), 1, length(p.value)) = p.value))"
-        " and (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
-        " and m.deleted_at is null and m.superseded_by is null"
-        " order by m.updated_at desc limit :limit",
+        Sql(
+            "select m.* from memories m where json_extract(m.metadata, '$.predicate') is not null"
+            " and exists (select 1 from json_each(:predicates) p where"
+            " json_extract(m.metadata, '$.predicate') = p.value or (p.value like '%:'"
+            " and substr(json_extract(m.metadata, '$.predicate'), 1, length(p.value)) = p.value))"
+            " and (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
+            " and m.deleted_at is null and m.superseded_by is null"
+            " order by m.updated_at desc limit :limit",
+            "select m.* from memories m where (m.metadata::jsonb ->> 'predicate') is not null"
+            " and exists (select 1 from json_array_elements_text(cast(:predicates as json)) p"
+            " where (m.metadata::jsonb ->> 'predicate') = p or (p like '%:' and"
+            " substr(m.metadata::jsonb ->> 'predicate', 1, length(p)) = p))"
+            " and (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
+            " and m.deleted_at is null and m.superseded_by is null"
+            " order by m.updated_at desc limit :limit",
+        ),
         {
             "predicates": json.dumps(predicates),
             "agent_id": agent_id,

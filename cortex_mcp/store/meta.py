@@ -1,17 +1,15 @@
 """Key/value facts about the store: schema, embedding model and dimension, leases."""
 
-import aiosqlite
-
-from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.db import Connection, fetch_all, fetch_one
 
 
-async def get_meta(conn: aiosqlite.Connection, key: str) -> str | None:
+async def get_meta(conn: Connection, key: str) -> str | None:
     """The value stored under `key`, or None."""
     row = await fetch_one(conn, "select value from meta where key = ?", (key,))
     return str(row[0]) if row else None
 
 
-async def set_meta(conn: aiosqlite.Connection, key: str, value: str) -> None:
+async def set_meta(conn: Connection, key: str, value: str) -> None:
     """Store `value` under `key`, replacing any previous value."""
     await conn.execute(
         "insert into meta (key, value) values (?, ?)"
@@ -20,14 +18,16 @@ async def set_meta(conn: aiosqlite.Connection, key: str, value: str) -> None:
     )
 
 
-async def meta_with_prefix(conn: aiosqlite.Connection, prefix: str) -> dict[str, str]:
+async def meta_with_prefix(conn: Connection, prefix: str) -> dict[str, str]:
     """Every key starting with `prefix` and its value."""
     rows = await fetch_all(
-        conn, "select key, value from meta where substr(key, 1, ?) = ?", (len(prefix), prefix)
+        conn,
+        "select key, value from meta where substr(key, 1, cast(? as integer)) = ?",
+        (len(prefix), prefix),
     )
     return {str(row[0]): str(row[1]) for row in rows}
 
 
-async def delete_meta(conn: aiosqlite.Connection, keys: list[str]) -> None:
+async def delete_meta(conn: Connection, keys: list[str]) -> None:
     """Forget these keys."""
     await conn.executemany("delete from meta where key = ?", [(key,) for key in keys])

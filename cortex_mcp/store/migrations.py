@@ -8,19 +8,18 @@ never edit a released one, add the next.
 import json
 from collections.abc import Awaitable, Callable
 
-import aiosqlite
-
 from cortex_mcp.store.conversation import append_message
-from cortex_mcp.store.db import Database, fetch_one
+from cortex_mcp.store.db import Connection, Database, fetch_one
 from cortex_mcp.store.memories import index_memory
+from cortex_mcp.store.migrations_pg import migrate_pg, pg_version
 
-Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
+Migration = Callable[[Connection], Awaitable[None]]
 MIGRATIONS: list[Migration] = []
 migration = MIGRATIONS.append  # the order of this file is the schema's history
 
 
 @migration
-async def create_memories(conn: aiosqlite.Connection) -> None:
+async def create_memories(conn: Connection) -> None:
     """Memories, their full-text index, relations, logs and key/value facts."""
     await execute_statements(
         conn,
@@ -95,7 +94,7 @@ async def create_memories(conn: aiosqlite.Connection) -> None:
 
 
 @migration
-async def create_extraction_queue(conn: aiosqlite.Connection) -> None:
+async def create_extraction_queue(conn: Connection) -> None:
     """Exchanges the LLM could not extract yet, retried with backoff; survives restarts."""
     await execute_statements(
         conn,
@@ -118,7 +117,7 @@ async def create_extraction_queue(conn: aiosqlite.Connection) -> None:
 
 
 @migration
-async def create_embedding_cache(conn: aiosqlite.Connection) -> None:
+async def create_embedding_cache(conn: Connection) -> None:
     """Vectors by content hash and model, so unchanged text is never embedded twice."""
     await execute_statements(
         conn,
@@ -136,7 +135,7 @@ async def create_embedding_cache(conn: aiosqlite.Connection) -> None:
 
 
 @migration
-async def create_lifecycle_tables(conn: aiosqlite.Connection) -> None:
+async def create_lifecycle_tables(conn: Connection) -> None:
     """The lifecycle's lease (one runner across processes) and its runs with their reports."""
     await execute_statements(
         conn,
@@ -164,7 +163,7 @@ async def create_lifecycle_tables(conn: aiosqlite.Connection) -> None:
 
 
 @migration
-async def create_fts_vocabulary(conn: aiosqlite.Connection) -> None:
+async def create_fts_vocabulary(conn: Connection) -> None:
     """Document counts per indexed term, so duplicate checks search only rare terms."""
     await conn.execute(
         "create virtual table memories_fts_vocabulary using fts5vocab(memories_fts, 'row')"
@@ -172,7 +171,7 @@ async def create_fts_vocabulary(conn: aiosqlite.Connection) -> None:
 
 
 @migration
-async def separate_context_column(conn: aiosqlite.Connection) -> None:
+async def separate_context_column(conn: Connection) -> None:
     """The full-text index gains a `context` column (the conversation around a memory, from
     its metadata), ranked below the content; every memory is indexed again."""
     await execute_statements(
@@ -186,13 +185,14 @@ async def separate_context_column(conn: aiosqlite.Connection) -> None:
         create virtual table memories_fts_vocabulary using fts5vocab(memories_fts, 'col')
         """,
     )
-    async with conn.execute("select seq, content, metadata from memories") as cursor:
-        async for seq, content, metadata in cursor:
-            await index_memory(conn, seq, content, json.loads(metadata))
+    for seq, content, metadata in await conn.fetch_all(
+        "select seq, content, metadata from memories"
+    ):
+        await index_memory(conn, seq, content, json.loads(metadata))
 
 
 @migration
-async def index_slots(conn: aiosqlite.Connection) -> None:
+async def index_slots(conn: Connection) -> None:
     """Memories about a stable attribute are found by their predicate (update, not append)."""
     await conn.execute(
         "create index memories_by_slot on memories(json_extract(metadata, '$.predicate'))"
@@ -201,7 +201,7 @@ async def index_slots(conn: aiosqlite.Connection) -> None:
 
 
 @migration
-async def create_exchange_links(conn: aiosqlite.Connection) -> None:
+async def create_exchange_links(conn: Connection) -> None:
     """Which memories came from which ingested exchange or flush: forgetting one hides the
     exchange's stored text, purging one erases it."""
     await execute_statements(
@@ -218,7 +218,7 @@ async def create_exchange_links(conn: aiosqlite.Connection) -> None:
 
 
 @migration
-async def mark_as_cortex_mcp(conn: aiosqlite.Connection) -> None:
+async def mark_as_cortex_mcp(conn: Connection) -> None:
     """A marker that says this file is a cortex-mcp database (`meta.application`), so a file
     found at an old default path is recognised as ours before anything moves it."""
     await conn.execute(
@@ -228,7 +228,7 @@ async def mark_as_cortex_mcp(conn: aiosqlite.Connection) -> None:
 
 
 @migration
-async def index_browse_order(conn: aiosqlite.Connection) -> None:
+async def index_browse_order(conn: Connection) -> None:
     """The memory browser pages by creation time and by importance (keyset on seq)."""
     await execute_statements(
         conn,
@@ -240,7 +240,7 @@ async def index_browse_order(conn: aiosqlite.Connection) -> None:
 
 
 @migration
-async def create_conversation_log(conn: aiosqlite.Connection) -> None:
+async def create_conversation_log(conn: Connection) -> None:
     """The conversation log: every ingested or flushed message, verbatim after redaction, kept
     apart from memory with its own full-text index; the queue's waiting work moves into it
     and the raw fallback memories that stood in for it are retired."""
@@ -275,14 +275,13 @@ async def create_conversation_log(conn: aiosqlite.Connection) -> None:
     await move_queue_to_log(conn)
 
 
-async def move_queue_to_log(conn: aiosqlite.Connection) -> None:
+async def move_queue_to_log(conn: Connection) -> None:
     """Waiting queue entries become pending exchanges of the log; their raw fallback memories
     are retired (soft-deleted, so restorable)."""
-    async with conn.execute(
+    waiting = await conn.fetch_all(
         "select id, agent_id, session_id, payload, fallback_ids, created_at"
         " from extraction_queue where done_at is null"
-    ) as cursor:
-        waiting = list(await cursor.fetchall())
+    )
     for queue_id, agent_id, session_id, payload, fallback_ids, created_at in waiting:
         body = json.loads(payload)
         if "transcript" in body:
@@ -315,7 +314,7 @@ async def move_queue_to_log(conn: aiosqlite.Connection) -> None:
         )
 
 
-async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
+async def execute_statements(conn: Connection, script: str) -> None:
     """Run `;`-separated statements one by one, inside the caller's transaction.
 
     (`executescript` would commit the open transaction first, breaking the step's atomicity.)
@@ -326,14 +325,18 @@ async def execute_statements(conn: aiosqlite.Connection, script: str) -> None:
 
 
 async def schema_version(db: Database) -> int:
-    """The version the file is at: the number of migration steps applied."""
+    """The version the store is at: the number of migration steps applied."""
     async with db.read() as conn:
+        if db.dialect == "postgresql":
+            return await pg_version(conn)
         row = await fetch_one(conn, "pragma user_version")
     return int(row[0]) if row else 0
 
 
 async def migrate(db: Database) -> int:
-    """Bring the file to the current schema; safe when several processes start at once."""
+    """Bring the store to the current schema; safe when several processes start at once."""
+    if db.dialect == "postgresql":
+        return await migrate_pg(db)
     async with db.write() as conn:
         row = await fetch_one(conn, "pragma user_version")
         version = int(row[0]) if row else 0

@@ -10,14 +10,25 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import aiosqlite
-
 from cortex_mcp.clock import to_text
 from cortex_mcp.search.tokenize import normalised_content
-from cortex_mcp.store.db import Database, fetch_all, fetch_one
-from cortex_mcp.store.memories import index_memory
+from cortex_mcp.store.db import Connection, Database, Sql, fetch_all, fetch_one
+from cortex_mcp.store.memories import index_memory, unindex_memories
+from cortex_mcp.store.vectors import delete_vectors
 
 PURGED = "[PURGED]"
+PURGED_TABLES = (
+    "memories",
+    "memory_terms",
+    "embedding_cache",
+    "access_log",
+    "lifecycle_log",
+    "lifecycle_runs",
+    "extraction_queue",
+    "relations",
+    "conversation_log",
+    "conversation_terms",
+)
 TOMBSTONE = json.dumps({"purged": True})
 
 
@@ -33,30 +44,44 @@ class Erased:
     access_entries: int = 0
 
 
+LISTED = {  # the elements of a JSON list parameter, as a subquery
+    "sqlite": "select value from json_each(?)",
+    "postgresql": "select json_array_elements_text(cast(? as json))",
+}
+
+
 def _ids(values: list[str]) -> str:
     return json.dumps(values)
 
 
-async def matching_memories(conn: aiosqlite.Connection, text: str) -> tuple[list[str], list[str]]:
+async def matching_memories(conn: Connection, text: str) -> tuple[list[str], list[str]]:
     """Ids of memories (any agent, any state) whose content contains `text`, ignoring case,
     and of those whose metadata only (a context, a snapshot) does."""
     rows = await fetch_all(
         conn,
-        "select id, instr(lower(content), lower(:t)) > 0 from memories"
-        " where instr(lower(content), lower(:t)) > 0 or instr(lower(metadata), :j) > 0"
-        " order by seq",
+        Sql(
+            "select id, instr(lower(content), lower(:t)) > 0 from memories"
+            " where instr(lower(content), lower(:t)) > 0 or instr(lower(metadata), :j) > 0"
+            " order by seq",
+            "select id, strpos(lower(content), lower(cast(:t as text))) > 0 from memories"
+            " where strpos(lower(content), lower(cast(:t as text))) > 0"
+            " or strpos(lower(metadata), :j) > 0 order by seq",
+        ),
         {"t": text, "j": _json_lower(text)},
     )
     return [row[0] for row in rows if row[1]], [row[0] for row in rows if not row[1]]
 
 
-async def places_with(conn: aiosqlite.Connection, text: str) -> dict[str, int]:
+async def places_with(conn: Connection, text: str) -> dict[str, int]:
     """How many queue entries, log entries and recall queries contain `text` (a preview)."""
     counts = {}
     for name, sql in (
-        ("queue_entries", "select count(*) from extraction_queue where instr(lower(payload), ?)"),
-        ("log_entries", "select count(*) from lifecycle_log where instr(lower(details), ?)"),
-        ("access_entries", "select count(*) from access_log where instr(lower(query), ?)"),
+        (
+            "queue_entries",
+            "select count(*) from extraction_queue where instr(lower(payload), ?) > 0",
+        ),
+        ("log_entries", "select count(*) from lifecycle_log where instr(lower(details), ?) > 0"),
+        ("access_entries", "select count(*) from access_log where instr(lower(query), ?) > 0"),
     ):
         needle = text.lower() if name == "access_entries" else _json_lower(text)
         row = await fetch_one(conn, sql, (needle,))
@@ -69,33 +94,48 @@ def _json_lower(text: str) -> str:
 
 
 async def erase_memories(
-    conn: aiosqlite.Connection, ids: list[str], now: datetime, erased: Erased
+    conn: Connection, ids: list[str], now: datetime, erased: Erased
 ) -> list[str]:
     """Delete these memories and every row that points at them; returns their contents."""
     rows = await fetch_all(
         conn,
-        "select seq, content from memories where id in (select value from json_each(?))",
+        f"select seq, content from memories where id in ({LISTED[conn.dialect]})",  # noqa: S608
         (_ids(ids),),
     )
     seqs, contents = [row[0] for row in rows], [row[1] for row in rows]
     params = (_ids(ids),)
     unlinked = await fetch_all(
         conn,
-        "update memories set superseded_by = null, deleted_at = coalesce(deleted_at, :now),"
-        " metadata = json_set(metadata, '$.forget_reason', 'superseded by a purged memory')"
-        " where superseded_by in (select value from json_each(:ids))"
-        " and id not in (select value from json_each(:ids)) returning id",
+        Sql(
+            "update memories set superseded_by = null, deleted_at = coalesce(deleted_at, :now),"
+            " metadata = json_set(metadata, '$.forget_reason', 'superseded by a purged memory')"
+            " where superseded_by in (select value from json_each(:ids))"
+            " and id not in (select value from json_each(:ids)) returning id",
+            "update memories set superseded_by = null, deleted_at = coalesce(deleted_at, :now),"
+            " metadata = jsonb_set(metadata::jsonb, '{forget_reason}',"
+            " '\"superseded by a purged memory\"')::text"
+            " where superseded_by in (select json_array_elements_text(cast(:ids as json)))"
+            " and id not in (select json_array_elements_text(cast(:ids as json))) returning id",
+        ),
         {"now": to_text(now), "ids": _ids(ids)},
     )
     erased.unlinked += [row[0] for row in unlinked]
     await conn.execute(
-        "update access_log set query = null where query in (select query from access_log"
-        " where memory_id in (select value from json_each(?)))",
+        Sql(
+            "update access_log set query = null where query in (select query from access_log"
+            " where memory_id in (select value from json_each(?)))",
+            "update access_log set query = null where query in (select query from access_log"
+            " where memory_id in (select json_array_elements_text(cast(? as json))))",
+        ),
         params,
     )
     row = await fetch_one(
         conn,
-        "select count(*) from access_log where memory_id in (select value from json_each(?))",
+        Sql(
+            "select count(*) from access_log where memory_id in (select value from json_each(?))",
+            "select count(*) from access_log where memory_id in"
+            " (select json_array_elements_text(cast(? as json)))",
+        ),
         params,
     )
     erased.access_entries += int(row[0]) if row else 0
@@ -104,26 +144,40 @@ async def erase_memories(
         ("relations", "source_memory_id"),
         ("exchange_links", "memory_id"),
     ):
+        listed = LISTED[conn.dialect]
         await conn.execute(
-            f"delete from {table} where {column} in (select value from json_each(?))",  # noqa: S608 - names are ours
+            f"delete from {table} where {column} in ({listed})",  # noqa: S608 - names are ours
             params,
         )
     await _erase_vectors(conn, seqs, contents)
+    await unindex_memories(conn, seqs)
     await conn.execute(
-        "delete from memories_fts where rowid in (select value from json_each(?))", (_ids(seqs),)
+        Sql(
+            "delete from memories where id in (select value from json_each(?))",
+            "delete from memories where id in (select json_array_elements_text(cast(? as json)))",
+        ),
+        params,
     )
-    await conn.execute("delete from memories where id in (select value from json_each(?))", params)
     queue = await fetch_all(
         conn,
-        "delete from extraction_queue where exists (select 1 from json_each(fallback_ids) f"
-        " where f.value in (select value from json_each(?))) returning id",
+        Sql(
+            "delete from extraction_queue where exists (select 1 from json_each(fallback_ids) f"
+            " where f.value in (select value from json_each(?))) returning id",
+            "delete from extraction_queue where jsonb_exists_any(cast(fallback_ids as jsonb),"
+            " array(select json_array_elements_text(cast(? as json)))) returning id",
+        ),
         params,
     )
     erased.queue_entries += len(queue)
     logs = await fetch_all(
         conn,
-        "update lifecycle_log set details = ? where exists (select 1 from json_each(memory_ids) m"
-        " where m.value in (select value from json_each(?))) returning id",
+        Sql(
+            "update lifecycle_log set details = ? where exists (select 1 from"
+            " json_each(memory_ids) m where m.value in (select value from json_each(?)))"
+            " returning id",
+            "update lifecycle_log set details = ? where jsonb_exists_any(cast(memory_ids as"
+            " jsonb), array(select json_array_elements_text(cast(? as json)))) returning id",
+        ),
         (TOMBSTONE, _ids(ids)),
     )
     erased.log_entries += len(logs)
@@ -131,24 +185,18 @@ async def erase_memories(
     return contents
 
 
-async def _erase_vectors(conn: aiosqlite.Connection, seqs: list[int], contents: list[str]) -> None:
+async def _erase_vectors(conn: Connection, seqs: list[int], contents: list[str]) -> None:
     import hashlib
 
     hashes = [hashlib.sha256(text.encode("utf-8")).hexdigest() for text in contents]
     await conn.execute(
-        "delete from embedding_cache where content_hash in (select value from json_each(?))",
+        f"delete from embedding_cache where content_hash in ({LISTED[conn.dialect]})",  # noqa: S608 - ours
         (_ids(hashes),),
     )
-    exists = await fetch_one(
-        conn, "select 1 from sqlite_master where type = 'table' and name = 'memory_vectors'"
-    )
-    if exists:
-        await conn.executemany(
-            "delete from memory_vectors where rowid = ?", [(seq,) for seq in seqs]
-        )
+    await delete_vectors(conn, seqs)
 
 
-async def scrub_text(conn: aiosqlite.Connection, text: str, erased: Erased) -> None:
+async def scrub_text(conn: Connection, text: str, erased: Erased) -> None:
     """Remove `text` (ignoring case) wherever it is still stored: other memories' content and
     metadata (rewritten with a marker, re-indexed, their vector dropped), queue entries, log
     details, recall queries and relations (removed or tombstoned)."""
@@ -171,7 +219,7 @@ async def scrub_text(conn: aiosqlite.Connection, text: str, erased: Erased) -> N
                 row["seq"],
             ),
         )
-        await conn.execute("delete from memories_fts where rowid = ?", (row["seq"],))
+        await unindex_memories(conn, [row["seq"]])
         await index_memory(conn, row["seq"], content, metadata)
         await _erase_vectors(conn, [row["seq"]], [row["content"]])
         erased.rewritten.append(row["id"])
@@ -211,12 +259,15 @@ def _replace(haystack: str, needle: str) -> str:
     return "".join(parts) + haystack[start:]
 
 
-async def rebuild_text_index(conn: aiosqlite.Connection) -> None:
-    """Merge the full-text segments into one, dropping every deleted entry's terms."""
+async def rebuild_text_index(conn: Connection) -> None:
+    """Merge the full-text segments into one, dropping every deleted entry's terms (term
+    tables keep no deleted entry: nothing to do on PostgreSQL)."""
+    if conn.dialect == "postgresql":
+        return
     await conn.execute("insert into memories_fts (memories_fts) values ('optimize')")
 
 
-async def tombstone(conn: aiosqlite.Connection, ids: list[str], now: datetime) -> None:
+async def tombstone(conn: Connection, ids: list[str], now: datetime) -> None:
     """The purge's own log entry: the ids and the time, nothing else."""
     await conn.execute(
         "insert into lifecycle_log (action, memory_ids, details, executed_at)"
@@ -226,7 +277,10 @@ async def tombstone(conn: aiosqlite.Connection, ids: list[str], now: datetime) -
 
 
 async def secure_delete(db: Database, on: bool) -> None:
-    """Zero freed pages from now on (on) or stop doing so (off)."""
+    """Zero freed pages from now on (on) or stop doing so (off); SQLite only (PostgreSQL's
+    VACUUM FULL below rewrites every table instead)."""
+    if db.dialect == "postgresql":
+        return
     async with db.outside_transaction() as conn:
         await conn.execute(f"pragma secure_delete = {1 if on else 0}")  # PRAGMA takes no params
 
@@ -234,7 +288,14 @@ async def secure_delete(db: Database, on: bool) -> None:
 async def rewrite_file(db: Database) -> bool:
     """Rebuild the database file (VACUUM: no free page or stale cell of an earlier update
     survives), copy the WAL into it and truncate the WAL; False when a reader kept the
-    checkpoint from finishing (the WAL then holds old pages until the next checkpoint)."""
+    checkpoint from finishing (the WAL then holds old pages until the next checkpoint).
+    On PostgreSQL: VACUUM FULL of the tables that held the text (dead row versions go; the
+    server's WAL and backups are the operator's to rotate)."""
+    if db.dialect == "postgresql":
+        async with db.outside_transaction() as conn:
+            for table in PURGED_TABLES:
+                await conn.execute(f"vacuum full {table}")
+        return True
     async with db.outside_transaction() as conn:
         await conn.execute("vacuum")
         row = await fetch_one(conn, "pragma wal_checkpoint(TRUNCATE)")

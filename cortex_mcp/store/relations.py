@@ -5,10 +5,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import aiosqlite
-
 from cortex_mcp.clock import from_text, to_text
-from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.scope import sees_shared
 
 
@@ -55,17 +53,26 @@ def _to_relation(row: Any) -> Relation:
     )
 
 
-async def insert_relation(conn: aiosqlite.Connection, relation: Relation) -> bool:
+async def insert_relation(conn: Connection, relation: Relation) -> bool:
     """Store a relation unless its id or the same (agent, subject, predicate, object) exists;
     True when a row was added."""
     row = await fetch_one(
         conn,
-        "insert into relations (id, agent_id, subject, predicate, object, confidence,"
-        " source_memory_id, created_at, updated_at)"
-        " select :id, :agent_id, :subject, :predicate, :object, :confidence, :source,"
-        " :created_at, :updated_at where not exists (select 1 from relations where id = :id"
-        " or (agent_id is :agent_id and subject = :subject and predicate = :predicate"
-        " and object = :object)) returning id",
+        Sql(
+            "insert into relations (id, agent_id, subject, predicate, object, confidence,"
+            " source_memory_id, created_at, updated_at)"
+            " select :id, :agent_id, :subject, :predicate, :object, :confidence, :source,"
+            " :created_at, :updated_at where not exists (select 1 from relations where id = :id"
+            " or (agent_id is :agent_id and subject = :subject and predicate = :predicate"
+            " and object = :object)) returning id",
+            "insert into relations (id, agent_id, subject, predicate, object, confidence,"
+            " source_memory_id, created_at, updated_at)"
+            " select cast(:id as text), cast(:agent_id as text), :subject, :predicate, :object,"
+            " :confidence, :source, :created_at, :updated_at where not exists (select 1"
+            " from relations where id = :id or (agent_id is not distinct from :agent_id"
+            " and subject = :subject and predicate = :predicate and object = :object))"
+            " returning id",
+        ),
         {
             "id": relation.id,
             "agent_id": relation.agent_id,
@@ -81,28 +88,32 @@ async def insert_relation(conn: aiosqlite.Connection, relation: Relation) -> boo
     return row is not None
 
 
-async def relations_of(conn: aiosqlite.Connection, agent_id: str | None) -> list[Relation]:
+async def relations_of(conn: Connection, agent_id: str | None) -> list[Relation]:
     """Relations visible to an agent (its own and shared ones); every relation for None."""
     rows = await fetch_all(
         conn,
-        "select * from relations where :agent_id is null or agent_id = :agent_id"
+        "select * from relations where cast(:agent_id as text) is null or agent_id = :agent_id"
         " or (agent_id is null and :shared) order by subject, predicate, object",
         {"agent_id": agent_id, "shared": sees_shared()},
     )
     return [_to_relation(row) for row in rows]
 
 
-async def count_relations(conn: aiosqlite.Connection) -> int:
+async def count_relations(conn: Connection) -> int:
     """How many relations are stored."""
     row = await fetch_one(conn, "select count(*) from relations")
     return int(row[0]) if row else 0
 
 
-async def relation_ids(conn: aiosqlite.Connection, ids: list[str]) -> set[str]:
+async def relation_ids(conn: Connection, ids: list[str]) -> set[str]:
     """Which of these relation ids exist."""
     rows = await fetch_all(
         conn,
-        "select id from relations where id in (select value from json_each(?))",
+        Sql(
+            "select id from relations where id in (select value from json_each(?))",
+            "select id from relations where id in"
+            " (select json_array_elements_text(cast(? as json)))",
+        ),
         (json.dumps(ids),),
     )
     return {row[0] for row in rows}

@@ -1,4 +1,5 @@
-"""Vectors in a sqlite-vec `vec0` table whose dimension follows the embedding model.
+"""Vectors in a sqlite-vec `vec0` table (SQLite) or a pgvector column with an HNSW index
+(PostgreSQL), whose dimension follows the embedding model.
 
 The table is created when the first vector of a model arrives; the model and dimension are
 recorded in `meta`. Another model (or dimension) drops the table, so every memory lacks a
@@ -11,11 +12,9 @@ import struct
 from datetime import datetime
 from typing import Any
 
-import aiosqlite
-
 from cortex_mcp.clock import to_text
 from cortex_mcp.models import Candidate, Category, Layer
-from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.memories import to_candidate
 from cortex_mcp.store.meta import get_meta, set_meta
 from cortex_mcp.store.scope import sees_shared
@@ -34,34 +33,48 @@ def from_blob(blob: bytes) -> list[float]:
     return list(struct.unpack(f"{len(blob) // 4}f", blob))
 
 
+def pg_vector(vector: list[float]) -> Any:
+    """A vector as pgvector's parameter (the package is only needed with PostgreSQL)."""
+    from pgvector import Vector
+
+    return Vector(vector)
+
+
 def content_hash(text: str) -> str:
     """The cache key of a text."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-async def vector_table_exists(conn: aiosqlite.Connection) -> bool:
-    """True once the vec0 table for the current model exists."""
-    row = await fetch_one(
-        conn, "select 1 from sqlite_master where type = 'table' and name = 'memory_vectors'"
-    )
-    return row is not None
+async def vector_table_exists(conn: Connection) -> bool:
+    """True once the vector table for the current model exists."""
+    row = await fetch_one(conn, _TABLE_EXISTS)
+    return row is not None and bool(row[0])
 
 
-async def recorded_model(conn: aiosqlite.Connection) -> tuple[str | None, int | None]:
+_TABLE_EXISTS = Sql(
+    "select 1 from sqlite_master where type = 'table' and name = 'memory_vectors'",
+    "select to_regclass('memory_vectors') is not null",
+)
+
+
+async def recorded_model(conn: Connection) -> tuple[str | None, int | None]:
     """The embedding model and dimension the stored vectors belong to."""
     model = await get_meta(conn, MODEL_KEY)
     dimension = await get_meta(conn, DIMENSION_KEY)
     return model, int(dimension) if dimension else None
 
 
-_SEARCH_STATE = (
+_SEARCH_STATE = Sql(
     "select (select value from meta where key = :model_key),"
     " (select value from meta where key = :complete_key),"
-    " exists (select 1 from sqlite_master where type = 'table' and name = 'memory_vectors')"
+    " exists (select 1 from sqlite_master where type = 'table' and name = 'memory_vectors')",
+    "select (select value from meta where key = :model_key),"
+    " (select value from meta where key = :complete_key),"
+    " to_regclass('memory_vectors') is not null",
 )
 
 
-async def search_state(conn: aiosqlite.Connection, complete_key: str) -> tuple[str | None, bool]:
+async def search_state(conn: Connection, complete_key: str) -> tuple[str | None, bool]:
     """The model the stored vectors belong to (None without a vector table) and whether the
     meta flag `complete_key` says every memory has one; one statement, read on every recall."""
     row = await fetch_one(
@@ -72,30 +85,45 @@ async def search_state(conn: aiosqlite.Connection, complete_key: str) -> tuple[s
     return row[0], row[1] == "1"
 
 
-async def ensure_vector_table(conn: aiosqlite.Connection, model: str, dimension: int) -> bool:
+async def ensure_vector_table(conn: Connection, model: str, dimension: int) -> bool:
     """Make the vec0 table fit `model`; True when it was (re)created empty."""
     if await recorded_model(conn) == (model, dimension) and await vector_table_exists(conn):
         return False
     await conn.execute("drop table if exists memory_vectors")
-    await conn.execute(
-        f"create virtual table memory_vectors using vec0("  # the dimension is an int we own
-        f"embedding float[{int(dimension)}] distance_metric=cosine)"
-    )
+    if conn.dialect == "postgresql":  # HNSW over cosine distance; the dimension is an int we own
+        await conn.execute(
+            f"create table memory_vectors (seq bigint primary key,"
+            f" embedding vector({int(dimension)}) not null)"
+        )
+        await conn.execute(
+            "create index memory_vectors_hnsw on memory_vectors"
+            " using hnsw (embedding vector_cosine_ops)"
+        )
+    else:
+        await conn.execute(
+            f"create virtual table memory_vectors using vec0("
+            f"embedding float[{int(dimension)}] distance_metric=cosine)"
+        )
     await set_meta(conn, MODEL_KEY, model)
     await set_meta(conn, DIMENSION_KEY, str(dimension))
     return True
 
 
-async def drop_vector_table(conn: aiosqlite.Connection) -> None:
+async def drop_vector_table(conn: Connection) -> None:
     """Forget every vector and the model they belonged to."""
     await conn.execute("drop table if exists memory_vectors")
     await conn.execute("delete from meta where key in (?, ?)", (MODEL_KEY, DIMENSION_KEY))
 
 
-async def upsert_vectors(
-    conn: aiosqlite.Connection, vectors: list[tuple[int, list[float]]]
-) -> None:
+async def upsert_vectors(conn: Connection, vectors: list[tuple[int, list[float]]]) -> None:
     """Store one vector per memory row (by `seq`), replacing any earlier one."""
+    if conn.dialect == "postgresql":
+        await conn.executemany(
+            "insert into memory_vectors (seq, embedding) values (?, ?)"
+            " on conflict (seq) do update set embedding = excluded.embedding",
+            [(seq, pg_vector(vector)) for seq, vector in vectors],
+        )
+        return
     await conn.executemany("delete from memory_vectors where rowid = ?", [(s,) for s, _ in vectors])
     await conn.executemany(
         "insert into memory_vectors (rowid, embedding) values (?, ?)",
@@ -103,7 +131,7 @@ async def upsert_vectors(
     )
 
 
-async def missing_vectors(conn: aiosqlite.Connection, limit: int) -> list[tuple[int, str]]:
+async def missing_vectors(conn: Connection, limit: int) -> list[tuple[int, str]]:
     """(seq, content) of memories that are not forgotten and have no vector yet, newest first."""
     if not await vector_table_exists(conn):
         rows = await fetch_all(
@@ -114,25 +142,33 @@ async def missing_vectors(conn: aiosqlite.Connection, limit: int) -> list[tuple[
     else:
         rows = await fetch_all(
             conn,
-            "select seq, content from memories where deleted_at is null"
-            " and seq not in (select rowid from memory_vectors) order by seq desc limit ?",
+            Sql(
+                "select seq, content from memories where deleted_at is null"
+                " and seq not in (select rowid from memory_vectors) order by seq desc limit ?",
+                "select seq, content from memories m where deleted_at is null and not exists"
+                " (select 1 from memory_vectors v where v.seq = m.seq) order by seq desc limit ?",
+            ),
             (limit,),
         )
     return [(row[0], row[1]) for row in rows]
 
 
-async def seqs_of(conn: aiosqlite.Connection, memory_ids: list[str]) -> list[tuple[int, str]]:
+async def seqs_of(conn: Connection, memory_ids: list[str]) -> list[tuple[int, str]]:
     """(seq, content) of the given memories."""
     rows = await fetch_all(
         conn,
-        "select seq, content from memories where id in (select value from json_each(?))",
+        Sql(
+            "select seq, content from memories where id in (select value from json_each(?))",
+            "select seq, content from memories where id in"
+            " (select json_array_elements_text(cast(? as json)))",
+        ),
         (json.dumps(memory_ids),),
     )
     return [(row[0], row[1]) for row in rows]
 
 
 async def vector_candidates(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     query: list[float],
     agent_id: str,
     layers: list[Layer],
@@ -141,7 +177,7 @@ async def vector_candidates(
 ) -> list[tuple[float, Candidate]]:
     """(cosine distance, candidate) of the nearest live memories the agent may see."""
     params: dict[str, Any] = {
-        "query": to_blob(query),
+        "query": pg_vector(query) if conn.dialect == "postgresql" else to_blob(query),
         "k": limit * 4,
         "agent_id": agent_id,
         "layers": json.dumps([layer.value for layer in layers]),
@@ -149,38 +185,68 @@ async def vector_candidates(
         "limit": limit,
         "shared": sees_shared(),
     }
-    rows = await fetch_all(
-        conn,
-        "with knn as (select rowid, distance from memory_vectors"
-        " where embedding match :query and k = :k)"
-        " select knn.distance as distance,"
-        " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
-        " join memories m on m.seq = knn.rowid"
-        " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
-        " and m.deleted_at is null and m.superseded_by is null"
-        " and m.layer in (select value from json_each(:layers))"
-        " and (:categories is null or m.category in (select value from json_each(:categories)))"
-        " order by knn.distance limit :limit",
-        params,
-    )
+    rows = await fetch_all(conn, _NEAREST, params)
     return [(row["distance"], to_candidate(row)) for row in rows]
 
 
-async def cached_vectors(
-    conn: aiosqlite.Connection, hashes: list[str], model: str
-) -> dict[str, list[float]]:
+# The k nearest first (the HNSW index answers that), then the agent, layer and category
+# filters, as sqlite-vec's KNN does: the same candidates on both engines.
+_NEAREST = Sql(
+    "with knn as (select rowid, distance from memory_vectors"
+    " where embedding match :query and k = :k)"
+    " select knn.distance as distance,"
+    " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
+    " join memories m on m.seq = knn.rowid"
+    " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
+    " and m.deleted_at is null and m.superseded_by is null"
+    " and m.layer in (select value from json_each(:layers))"
+    " and (:categories is null or m.category in (select value from json_each(:categories)))"
+    " order by knn.distance limit :limit",
+    "with knn as (select seq, embedding <=> :query as distance from memory_vectors"
+    " order by embedding <=> :query limit :k)"
+    " select knn.distance as distance,"
+    " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
+    " join memories m on m.seq = knn.seq"
+    " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
+    " and m.deleted_at is null and m.superseded_by is null"
+    " and m.layer in (select json_array_elements_text(cast(:layers as json)))"
+    " and (cast(:categories as text) is null or m.category in"
+    " (select json_array_elements_text(cast(:categories as json))))"
+    " order by knn.distance limit :limit",
+)
+
+
+async def delete_vectors(conn: Connection, seqs: list[int]) -> None:
+    """Drop the vectors of these memory rows (their text changed or went)."""
+    if not seqs or not await vector_table_exists(conn):
+        return
+    await conn.execute(
+        Sql(
+            "delete from memory_vectors where rowid in (select value from json_each(?))",
+            "delete from memory_vectors where seq in"
+            " (select cast(json_array_elements_text(cast(? as json)) as bigint))",
+        ),
+        (json.dumps(seqs),),
+    )
+
+
+async def cached_vectors(conn: Connection, hashes: list[str], model: str) -> dict[str, list[float]]:
     """Cached vectors of these content hashes for this model."""
     rows = await fetch_all(
         conn,
-        "select content_hash, vector from embedding_cache where model = ?"
-        " and content_hash in (select value from json_each(?))",
+        Sql(
+            "select content_hash, vector from embedding_cache where model = ?"
+            " and content_hash in (select value from json_each(?))",
+            "select content_hash, vector from embedding_cache where model = ?"
+            " and content_hash in (select json_array_elements_text(cast(? as json)))",
+        ),
         (model, json.dumps(hashes)),
     )
-    return {row[0]: from_blob(row[1]) for row in rows}
+    return {row[0]: from_blob(bytes(row[1])) for row in rows}
 
 
 async def cache_vectors(
-    conn: aiosqlite.Connection, model: str, vectors: dict[str, list[float]], now: datetime
+    conn: Connection, model: str, vectors: dict[str, list[float]], now: datetime
 ) -> None:
     """Remember vectors by content hash and model."""
     await conn.executemany(
@@ -190,7 +256,7 @@ async def cache_vectors(
     )
 
 
-async def coverage(conn: aiosqlite.Connection) -> dict[str, int]:
+async def coverage(conn: Connection) -> dict[str, int]:
     """Live memories with and without a vector."""
     live = await fetch_one(
         conn, "select count(*) from memories where deleted_at is null and superseded_by is null"
@@ -200,8 +266,12 @@ async def coverage(conn: aiosqlite.Connection) -> dict[str, int]:
         return {"with_vectors": 0, "without_vectors": total}
     row = await fetch_one(
         conn,
-        "select count(*) from memories where deleted_at is null and superseded_by is null"
-        " and seq in (select rowid from memory_vectors)",
+        Sql(
+            "select count(*) from memories where deleted_at is null and superseded_by is null"
+            " and seq in (select rowid from memory_vectors)",
+            "select count(*) from memories where deleted_at is null and superseded_by is null"
+            " and seq in (select seq from memory_vectors)",
+        ),
     )
     covered = int(row[0]) if row else 0
     return {"with_vectors": covered, "without_vectors": total - covered}

@@ -10,17 +10,15 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-import aiosqlite
-
 from cortex_mcp.engine.lifecycle.plan import Change, logged
 from cortex_mcp.models import Memory
 from cortex_mcp.store import lifecycle as store
-from cortex_mcp.store.db import Database
+from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.lifecycle import RowState
 from cortex_mcp.store.memories import insert_memory
 
 CHUNK = 500
-Fence = Callable[[aiosqlite.Connection], Awaitable[None]]
+Fence = Callable[[Connection], Awaitable[None]]
 
 
 def _state_after(memory: Memory) -> RowState:
@@ -37,7 +35,7 @@ def _still_as_planned(change: Change, states: dict[str, RowState]) -> bool:
 
 
 async def _apply_chunk(
-    conn: aiosqlite.Connection, changes: list[Change], now: datetime, run: dict[str, Any]
+    conn: Connection, changes: list[Change], now: datetime, run: dict[str, Any]
 ) -> list[Change]:
     states = await store.row_states(conn, list({i for c in changes for i in c.expect}))
     inserts: list[Memory] = []

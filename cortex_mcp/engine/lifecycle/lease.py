@@ -13,13 +13,13 @@ import socket
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-import aiosqlite
 import anyio
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine.lifecycle.plan import Ask
 from cortex_mcp.errors import CortexError, InvalidInput
 from cortex_mcp.store import lifecycle as store
+from cortex_mcp.store.db import Connection
 
 if TYPE_CHECKING:
     from cortex_mcp.engine import Engine
@@ -80,7 +80,7 @@ class Lease:
             raise LifecycleBusy(holder[0], to_text(holder[1]))
         self._renewed_at = now
 
-    async def fence(self, conn: aiosqlite.Connection) -> None:
+    async def fence(self, conn: Connection) -> None:
         """Inside a write transaction: renew the lease, or raise LeaseLost (rolling it back)."""
         now = self.engine.clock()
         if not await store.renew_lease(conn, self.owner, now, self.ttl_s):

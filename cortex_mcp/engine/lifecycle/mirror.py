@@ -19,7 +19,6 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import aiosqlite
 import anyio
 import anyio.to_thread
 
@@ -46,6 +45,7 @@ from cortex_mcp.errors import CortexError, InvalidInput
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.store import lifecycle as store
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.meta import delete_meta, meta_with_prefix, set_meta
 from cortex_mcp.store.relations import relations_of
@@ -115,7 +115,7 @@ async def mirror_pages(engine: "Engine", archive: bool = True) -> dict[Path, str
     return pages
 
 
-async def _memory_md(conn: aiosqlite.Connection, agent: str, mirror: MirrorSettings) -> str:
+async def _memory_md(conn: Connection, agent: str, mirror: MirrorSettings) -> str:
     """MEMORY.md of an agent, reading only the core memories that could fit in it."""
     limit = mirror.max_lines + 1  # every entry takes a line at least
     core = await rows.live_memories(conn, agent, [Layer.CORE], MEMORY_MD_CATEGORIES, limit=limit)
@@ -129,9 +129,7 @@ async def memory_md_page(engine: "Engine", agent_id: str | None = None) -> str:
         return await _memory_md(conn, engine.agent(agent_id), engine.settings.mirror)
 
 
-async def _archive_pages(
-    conn: aiosqlite.Connection, agent: str, archive_dir: Path
-) -> dict[Path, str]:
+async def _archive_pages(conn: Connection, agent: str, archive_dir: Path) -> dict[Path, str]:
     """One page per month with archive entries or a summary, read a month at a time."""
     summaries = _summaries_by_period(
         await rows.live_memories(conn, agent, [Layer.CORE], [Category.SUMMARY], limit=ALL)

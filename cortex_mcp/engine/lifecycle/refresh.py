@@ -7,19 +7,18 @@ else plainly, exactly as the lifecycle's profile phase would.
 
 from typing import TYPE_CHECKING
 
-import aiosqlite
-
 from cortex_mcp.engine.lifecycle.apply import apply_changes
 from cortex_mcp.engine.lifecycle.plan import State
 from cortex_mcp.engine.lifecycle.profile import SOURCES, plan_profiles
 from cortex_mcp.models import Category, Layer
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
 
 if TYPE_CHECKING:
     from cortex_mcp.engine import Engine
 
 
-async def _no_fence(conn: aiosqlite.Connection) -> None:
+async def _no_fence(conn: Connection) -> None:
     """A refresh holds no lease: each change still applies only if its rows are unchanged."""
 
 

@@ -13,7 +13,6 @@ from datetime import timedelta
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
-import aiosqlite
 import anyio
 import anyio.to_thread
 from pydantic import BaseModel, Field
@@ -53,6 +52,7 @@ from cortex_mcp.engine.transfer.validate import (
 )
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.store.db import Connection
 
 if TYPE_CHECKING:
     from cortex_mcp.engine import Engine
@@ -139,7 +139,7 @@ class FileImport:
         self.report.rows_invalid, self.report.problems = self.problems.count, self.problems.shown
         return self.report
 
-    async def _export(self, conn: aiosqlite.Connection, source: Source) -> None:
+    async def _export(self, conn: Connection, source: Source) -> None:
         seen: set[str] = set()
         links: list[tuple[str, str]] = []
         memories = batches(enumerate(items_of(source, "memories")))
@@ -153,7 +153,7 @@ class FileImport:
             documents = [clean_relation(document, self.clean) for document in documents]
             await insert_export_relations(conn, documents, seen, self.report)
 
-    async def _graph(self, conn: aiosqlite.Connection, source: Source) -> None:
+    async def _graph(self, conn: Connection, source: Source) -> None:
         lines = batches(enumerate(lines_of(source), start=1))
         while (numbered := await _next(lines)) is not None:
             graph = parse_knowledge_graph(numbered, self.problems)

@@ -3,8 +3,6 @@
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import aiosqlite
-
 from cortex_mcp.clock import from_text
 from cortex_mcp.engine.lifecycle.plan import derived_id
 from cortex_mcp.engine.transfer.parse import Draft
@@ -18,6 +16,7 @@ from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Layer, Memory, new_memory_id
 from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store import lifecycle as store
+from cortex_mcp.store.db import Connection
 from cortex_mcp.store.memories import insert_memory
 from cortex_mcp.store.relations import Relation, insert_relation, relation_ids
 
@@ -50,9 +49,7 @@ def draft_memory(
     )
 
 
-async def insert_drafts(
-    conn: aiosqlite.Connection, memories: list[Memory], report: "ImportReport"
-) -> None:
+async def insert_drafts(conn: Connection, memories: list[Memory], report: "ImportReport") -> None:
     """Insert memories whose content the agent does not have in any state yet."""
     by_agent: dict[str | None, list[Memory]] = {}
     for memory in memories:
@@ -111,7 +108,7 @@ def _date(text: str, field: str) -> datetime:
 
 
 async def insert_export_memories(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     memories: list[Memory],
     links: list[tuple[str, str]],
     report: "ImportReport",
@@ -127,15 +124,13 @@ async def insert_export_memories(
     report.memories_skipped += len(memories) - len(new)
 
 
-async def link_chains(
-    conn: aiosqlite.Connection, links: list[tuple[str, str]], known: set[str]
-) -> None:
+async def link_chains(conn: Connection, links: list[tuple[str, str]], known: set[str]) -> None:
     """Set the supersede links whose target is a memory of the file."""
     await store.set_superseded_by(conn, [(old, new) for old, new in links if new in known])
 
 
 async def insert_export_relations(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     documents: list[dict[str, Any]],
     known: set[str],
     report: "ImportReport",
@@ -168,7 +163,7 @@ def _relation(document: dict[str, Any], memory_ids: set[str]) -> Relation:
 
 
 async def insert_relations(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     triples: list[tuple[str, str, str]],
     agent: str,
     now: datetime,

@@ -1,0 +1,207 @@
+"""The store on PostgreSQL + pgvector: a psycopg 3 connection pool behind the neutral API.
+
+Statements use the same placeholders as on SQLite (`?` and `:name`); they become psycopg's
+`%s` and `%(name)s` here, once per text (a placeholder style, not a translation of SQL: where
+the SQL differs, the store module holds both texts, see `db.Sql`).
+
+Every write transaction first takes one transaction-level advisory lock, so writers from any
+number of processes take turns exactly as they do on one SQLite file (BEGIN IMMEDIATE): a
+check-then-write inside a transaction sees no interleaved writer. Reads never wait for it.
+When PostgreSQL is unreachable, a call fails with a one-line StoreUnavailable naming the cause;
+the pool keeps reconnecting in the background with backoff.
+"""
+
+import logging
+import re
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import lru_cache
+from typing import Any
+
+import psycopg
+import psycopg_pool
+from pgvector.psycopg import register_vector_async
+from psycopg.rows import RowMaker
+
+from cortex_mcp.errors import StoreUnavailable
+from cortex_mcp.store.db import Connection, Database, Params, Sql
+
+logger = logging.getLogger(__name__)
+
+WRITE_LOCK = 0x636F7274  # "cort": the advisory lock every write transaction takes
+MIGRATION_LOCK = 0x636F7275  # the same key as migrations_pg: extension and schema alike
+_TOKEN = re.compile(r"'(?:[^']|'')*'|::|%|\?|(?<![:\w]):([A-Za-z_]\w*)")
+
+
+@lru_cache(maxsize=1024)
+def placeholders(sql: str) -> str:
+    """`?` → `%s`, `:name` → `%(name)s`, `%` → `%%`; `?` and `:x` inside string literals and
+    `::` casts kept."""
+
+    def swap(found: re.Match[str]) -> str:
+        token = found[0]
+        if token.startswith("'"):
+            return token.replace("%", "%%")  # psycopg reads % inside literals too
+        if token == "?":
+            return "%s"
+        if token == "%":
+            return "%%"
+        if found[1]:
+            return f"%({found[1]})s"
+        return token
+
+    return _TOKEN.sub(swap, sql)
+
+
+class Row(tuple[Any, ...]):
+    """A row addressable by index and by column name (as sqlite3.Row is)."""
+
+    names: dict[str, int]
+
+    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+        if isinstance(key, str):
+            return super().__getitem__(self.names[key])
+        return super().__getitem__(key)
+
+    def keys(self) -> list[str]:
+        """The column names, in order."""
+        return list(self.names)
+
+
+def row_factory(cursor: Any) -> RowMaker[Row]:
+    """psycopg row factory making `Row`s named after the cursor's columns."""
+    names = {column.name: i for i, column in enumerate(cursor.description or ())}
+    kind = type("Row", (Row,), {"names": names})
+
+    def make(values: Sequence[Any]) -> Row:
+        return kind(values)  # type: ignore[no-any-return]
+
+    return make
+
+
+def unavailable(err: Exception) -> StoreUnavailable:
+    """A driver or pool error as a one-line cause (no SQL, no password)."""
+    if isinstance(err, psycopg_pool.PoolTimeout):
+        return StoreUnavailable("PostgreSQL is unreachable (no connection within the timeout)")
+    if isinstance(err, psycopg.OperationalError):
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        return StoreUnavailable(f"PostgreSQL is unreachable ({first[:160]})")
+    return StoreUnavailable(f"PostgreSQL error ({type(err).__name__}: {str(err)[:160]})")
+
+
+class PostgresConnection(Connection):
+    """A pooled psycopg connection inside one transaction."""
+
+    dialect = "postgresql"
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        self.raw = conn
+
+    def _statement(self, sql: str | Sql, params: Params) -> tuple[Any, Params | None]:
+        text = self.text(sql)  # without parameters psycopg reads no placeholders (nor %%)
+        return (placeholders(text), params) if params else (text, None)
+
+    async def fetch_all(self, sql: str | Sql, params: Params = ()) -> list[Any]:
+        cursor = self.raw.cursor(row_factory=row_factory)
+        await cursor.execute(*self._statement(sql, params))
+        return await cursor.fetchall() if cursor.description else []
+
+    async def execute(self, sql: str | Sql, params: Params = ()) -> int:
+        cursor = await self.raw.execute(*self._statement(sql, params))
+        return max(cursor.rowcount, 0)
+
+    async def executemany(self, sql: str | Sql, rows: Iterable[Params]) -> None:
+        batch = list(rows)
+        if batch:
+            async with self.raw.cursor() as cursor:
+                await cursor.executemany(placeholders(self.text(sql)), batch)
+
+
+class PostgresDatabase(Database):
+    """A pool of connections to one PostgreSQL database."""
+
+    dialect = "postgresql"
+    driver_name = "psycopg"
+
+    def __init__(self, pool: psycopg_pool.AsyncConnectionPool[Any], location: str) -> None:
+        self.pool = pool
+        self.location = location
+        self.has_vectors = True
+        self.note = "PostgreSQL with pgvector"
+
+    def write(self) -> AbstractAsyncContextManager[Connection]:
+        """A transaction that takes the store's write lock first."""
+        return self._transaction(write=True)
+
+    def read(self) -> AbstractAsyncContextManager[Connection]:
+        """A transaction that only reads (read committed: it never waits for a writer)."""
+        return self._transaction(write=False)
+
+    @asynccontextmanager
+    async def _transaction(self, write: bool) -> AsyncIterator[Connection]:
+        try:
+            async with self.pool.connection() as conn, conn.transaction():
+                neutral = PostgresConnection(conn)
+                if write:
+                    await conn.execute("select pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                yield neutral
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as err:
+            raise unavailable(err) from err
+
+    @asynccontextmanager
+    async def outside_transaction(self) -> AsyncIterator[Connection]:
+        """A pooled connection in autocommit mode (VACUUM and the like)."""
+        try:
+            async with self.pool.connection() as conn:
+                yield PostgresConnection(conn)
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as err:
+            raise unavailable(err) from err
+
+    async def close(self) -> None:
+        """Close every pooled connection."""
+        await self.pool.close()
+
+
+def display_url(url: str) -> str:
+    """The URL without its password, for stats and messages."""
+    return re.sub(r"(//[^:/@]+):[^@]*@", r"\1:***@", url)
+
+
+async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
+    await register_vector_async(conn)
+
+
+async def _create_extension(url: str, timeout_s: float) -> None:
+    """pgvector must exist before the pool registers its type on each connection."""
+    async with await psycopg.AsyncConnection.connect(
+        url, autocommit=True, connect_timeout=max(1, int(timeout_s))
+    ) as conn:
+        await conn.execute("select pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+        try:
+            await conn.execute("create extension if not exists vector")
+        finally:
+            await conn.execute("select pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
+
+
+async def open_postgres(url: str, pool_size: int, timeout_s: float) -> PostgresDatabase:
+    """Connect a pool to the database at `url` (creating the pgvector extension if needed).
+
+    Raises StoreUnavailable, naming the cause, when PostgreSQL cannot be reached.
+    """
+    try:
+        await _create_extension(url, timeout_s)
+        pool: psycopg_pool.AsyncConnectionPool[Any] = psycopg_pool.AsyncConnectionPool(
+            url,
+            min_size=1,
+            max_size=max(1, pool_size),
+            kwargs={"autocommit": True},
+            configure=_configure,
+            check=psycopg_pool.AsyncConnectionPool.check_connection,
+            timeout=timeout_s,
+            reconnect_timeout=300,  # retried with backoff; later calls try again
+            open=False,
+        )
+        await pool.open(wait=True, timeout=timeout_s)
+    except (psycopg.Error, psycopg_pool.PoolTimeout) as err:
+        raise unavailable(err) from err
+    return PostgresDatabase(pool, display_url(url))

@@ -1,0 +1,27 @@
+"""Which engine holds the store: PostgreSQL when `database.url` is set, else the SQLite file."""
+
+from cortex_mcp.config import Settings
+from cortex_mcp.errors import ConfigError
+from cortex_mcp.store.db import Database, open_database
+
+
+async def open_store(settings: Settings) -> Database:
+    """Open the configured store (not migrated yet). Raises StoreUnavailable when it cannot be
+    reached, ConfigError when PostgreSQL is asked for without its driver installed."""
+    if settings.database.url is None:
+        return await open_database(
+            settings.database_path, settings.store.busy_timeout_ms, settings.store.synchronous
+        )
+    try:
+        from cortex_mcp.store.postgres import open_postgres
+    except ImportError as err:
+        raise ConfigError(
+            "database.url",
+            f"PostgreSQL needs packages that are not installed ({err.name})",
+            'pip install "cortex-mcp-server[postgresql]"',
+        ) from err
+    return await open_postgres(
+        settings.database.url.get_secret_value(),
+        settings.database.pool_size,
+        settings.database.connect_timeout_s,
+    )
