@@ -14,19 +14,19 @@ from mcp_types import CallToolResult, TextContent, TextResourceContents
 
 from cortex_mcp.config import Settings
 from cortex_mcp.server import build_server
-from tests.postgres import (
-    ENGINES,
-    URL_VARIABLE,
-    LocalPostgres,
-    PostgresInspector,
-    start_local_postgres,
-)
 from tests.fakes import (  # noqa: F401 - fixtures for every test module
     FakeOpenAI,
     fake_anthropic,
     fake_anthropic_server,
     fake_openai,
     fake_openai_server,
+)
+from tests.postgres import (
+    ENGINES,
+    URL_VARIABLE,
+    LocalPostgres,
+    PostgresInspector,
+    start_local_postgres,
 )
 
 

@@ -79,18 +79,31 @@ async def _migrate(url: str) -> None:
         await db.close()
 
 
+def vector_backend() -> str:
+    """The vector search's name in reports for the engine this test runs on."""
+    return "pgvector" if os.environ.get(URL_VARIABLE) else "sqlite-vec"
+
+
 class PostgresInspector:
     """A plain psycopg connection with sqlite3's `execute(sql, params)` shape (`?`
     placeholders), so a test reads the store from outside on either engine."""
 
+    row_factory: Any = None  # rows are addressable by name already (sqlite3.Row's shape)
+
     def __init__(self, url: str) -> None:
         import psycopg
 
-        self.conn = psycopg.connect(url, autocommit=True)
+        from cortex_mcp.store.postgres import row_factory
+
+        self.conn = psycopg.connect(url, autocommit=True, row_factory=row_factory)
 
     def execute(self, sql: str, params: Any = ()) -> Any:
         """Run one statement; the cursor."""
         return self.conn.execute(re.sub(r"\?", "%s", sql), params or None)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
 
     def __enter__(self) -> "PostgresInspector":
         return self

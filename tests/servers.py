@@ -47,7 +47,13 @@ def free_port() -> int:
 def server_env(home: Path, **extra: str) -> dict[str, str]:
     """This process's environment minus any CORTEX_* setting, on `home`, plus `extra`."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("CORTEX_")}
-    return {**env, "CORTEX_HOME": str(home), **extra}
+    return {**env, "CORTEX_HOME": str(home), **test_database(), **extra}
+
+
+def test_database() -> dict[str, str]:
+    """The PostgreSQL database of a test running on PostgreSQL (none on SQLite)."""
+    url = os.environ.get("CORTEX_DATABASE_URL")
+    return {"CORTEX_DATABASE_URL": url} if url else {}
 
 
 def stdio_server(home: Path, *command: str, **extra_env: str) -> StdioServerParameters:
@@ -55,7 +61,7 @@ def stdio_server(home: Path, *command: str, **extra_env: str) -> StdioServerPara
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "cortex_mcp", *command],
-        env={"CORTEX_HOME": str(home), **extra_env},
+        env={"CORTEX_HOME": str(home), **test_database(), **extra_env},
     )
 
 

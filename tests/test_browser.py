@@ -15,6 +15,8 @@ from cortex_mcp.server import build_server
 from cortex_mcp.store.relations import Relation, insert_relation
 from tests.conftest import FrozenClock, data_of, inspect_database, read_text, remember, text_of
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 UNKNOWN_ID = "00000000-0000-4000-8000-000000000000"
 APP_TOOL_NAMES = {tool.__name__ for tool in APP_TOOLS}
 

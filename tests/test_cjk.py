@@ -1,8 +1,11 @@
 """Chinese and Japanese memories are found with two-character and mixed-language queries."""
 
+import pytest
 from mcp import Client
 
 from tests.conftest import recall, remember
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
 SEED_MEMORIES = {
     "shinagawa_yield": "品川区1LDK投资评估：表面利回5%，管理费月1.2万(年14.4万)，"

@@ -1,10 +1,13 @@
 """The context a memory is remembered with: searched with it, ranked below its content, never
 shown as part of it, and no part of what makes two memories the same."""
 
+import pytest
 from mcp import Client
 
 from cortex_mcp.config import Settings
 from tests.conftest import FrozenClock, data_of, inspect_database, recall, remember, text_of
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
 ANSWER = "Caroline: Yes, it was so powerful, I felt accepted for the first time"
 QUESTION = "Melanie: Did you go to the LGBTQ support group yesterday?"

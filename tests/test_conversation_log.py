@@ -25,6 +25,8 @@ from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, inspect_database, read_json, recall, remember
 from tests.fakes import FakeOpenAI
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 
 @pytest.fixture
 def plain(cortex_home: Path) -> Settings:
@@ -283,6 +285,7 @@ async def test_the_server_instructions_ask_the_agent_to_extract_when_no_llm_does
     assert "cortex_remember" in instructions and "no LLM" in instructions
 
 
+@pytest.mark.sqlite_only  # a second store at another home: one PostgreSQL database here
 async def test_the_log_is_not_memory_md_and_an_export_round_trip_makes_no_memory_of_it(
     plain_client: Client, plain: Settings, tmp_path: Path, clock: FrozenClock
 ) -> None:

@@ -16,6 +16,9 @@ from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, read_json, recall, remember, text_of
 from tests.fakes import FakeOpenAI
+from tests.postgres import vector_backend
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
 
 def vector_settings(home: Path, fake: FakeOpenAI, **embedding: Any) -> Settings:
@@ -74,7 +77,7 @@ async def test_a_memory_with_no_word_in_common_is_found_by_vector_search_not_bm2
     assert top["score"]["bm25"] is None and top["score"]["vector_distance"] is not None
     assert {b["name"]: b["available"] for b in debug["backends"]} == {
         "fts5-bm25": True,
-        "sqlite-vec": True,
+        vector_backend(): True,
     }
 
 
@@ -190,8 +193,8 @@ async def test_search_stays_bm25_only_until_re_embedding_finishes(
         debug = await engine.search_debug("puppy")
         stats = await engine.stats()
 
-    vector_backend = next(b for b in debug.backends if b.name == "sqlite-vec")
-    assert not vector_backend.available
+    vector_search = next(b for b in debug.backends if b.name == vector_backend())
+    assert not vector_search.available
     assert stats["search"]["mode"] == "bm25 only" and stats["vectors"]["reembedding"] is True
 
 

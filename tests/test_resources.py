@@ -6,6 +6,8 @@ from mcp.shared.exceptions import MCPError
 
 from tests.conftest import read_json, read_text, recall, remember
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 UNKNOWN_ID = "01900000-0000-7000-8000-000000000000"
 
 

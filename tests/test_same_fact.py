@@ -19,6 +19,8 @@ from tests.conftest import data_of, inspect_database, read_json, read_text, reca
 from tests.fakes import FakeOpenAI
 from tests.servers import STARTUP_TIMEOUT_S, stdio_server
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 DIFFERENT_NAMES = [
     (
         "Isaac Nelson is allergic to bee stings; carry the medication kit when visiting.",

@@ -11,6 +11,8 @@ from cortex_mcp.errors import InvalidInput
 from cortex_mcp.server import build_server
 from tests.conftest import remember
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 
 async def test_initialize_tells_agents_when_to_use_memory(client: Client) -> None:
     instructions = client.instructions or ""

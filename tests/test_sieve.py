@@ -72,6 +72,8 @@ EXAMPLE_4 = (
     ],
 )
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 
 def extraction_reply(items: list[tuple[str, str, float, str]]) -> str:
     return json.dumps(

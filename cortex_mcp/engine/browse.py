@@ -272,7 +272,7 @@ async def browser_stats(engine: "Engine", agent_id: str) -> dict[str, Any]:
             "llm": engine.llm.snapshot(),
             "embedding": engine.vectors.embedder.snapshot(),
         },
-        "storage": {"size_bytes": engine.db.size_bytes(), "driver": engine.db.driver_name},
+        "storage": {"size_bytes": await engine.db.size_bytes(), "driver": engine.db.driver_name},
         "lifecycle": await lifecycle_status(engine),
         "profile": {
             "content": profile.content if profile else None,

@@ -30,7 +30,7 @@ async def engine_stats(engine: "Engine") -> dict[str, Any]:
         "database": {
             "engine": engine.db.dialect,
             "path": engine.db.location,
-            "size_bytes": engine.db.size_bytes(),
+            "size_bytes": await engine.db.size_bytes(),
             "driver": engine.db.driver_name,
         },
         "search": {

@@ -112,9 +112,9 @@ class Database(ABC):
     async def close(self) -> None:
         """Release the connections; call once, at shutdown."""
 
-    def size_bytes(self) -> int:
-        """Bytes the store takes on disk, when the engine can tell cheaply (else 0)."""
-        return 0
+    @abstractmethod
+    async def size_bytes(self) -> int:
+        """Bytes the store takes on disk."""
 
 
 class SqliteConnection(Connection):
@@ -247,7 +247,7 @@ class SqliteDatabase(Database):
         """BEGIN (deferred): a consistent snapshot that never blocks other processes."""
         return self._turn("begin")
 
-    def size_bytes(self) -> int:
+    async def size_bytes(self) -> int:
         """Bytes on disk of the database file with its WAL and shared-memory files."""
         total = 0
         for suffix in ("", "-wal", "-shm"):

@@ -55,6 +55,9 @@ async def create_schema(conn: Connection) -> None:
 
         create function instr(haystack text, needle text) returns integer
             language sql immutable as 'select strpos(haystack, needle)';
+        create function json_extract(document text, path text) returns text
+            language sql immutable
+            as 'select jsonb_path_query_first(document::jsonb, path::jsonpath) #>> ''{}''';
 
         create table text_totals (
             name text primary key,

@@ -157,6 +157,12 @@ class PostgresDatabase(Database):
         except (psycopg.Error, psycopg_pool.PoolTimeout) as err:
             raise unavailable(err) from err
 
+    async def size_bytes(self) -> int:
+        """The database's size as PostgreSQL reports it (tables, indexes, TOAST)."""
+        async with self.read() as conn:
+            row = await conn.fetch_one("select pg_database_size(current_database())")
+        return int(row[0]) if row else 0
+
     async def close(self) -> None:
         """Close every pooled connection."""
         await self.pool.close()

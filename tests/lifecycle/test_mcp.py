@@ -9,6 +9,8 @@ from mcp.shared.exceptions import MCPError
 
 from tests.conftest import FrozenClock, data_of, read_text, remember, text_of
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 
 async def test_preview_then_run_through_the_tool(client: Client, clock: FrozenClock):
     await remember(client, "Harry lives in Tokyo", category="identity")

@@ -17,6 +17,8 @@ from cortex_mcp.store.relations import Relation, insert_relation, relations_of
 from tests.conftest import FrozenClock
 from tests.lifecycle.conftest import live, memory, plant, quiet_settings
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 SEED_MEMORY_MD = """---
 exported_at: 2026-02-20T03:00:00Z
 total_entries: 7
@@ -89,6 +91,7 @@ async def fill_every_state(engine: Engine, clock: FrozenClock) -> None:
     await run_lifecycle(engine)  # compresses the archive month, writes a profile
 
 
+@pytest.mark.sqlite_only  # a second store at another home: one PostgreSQL database here
 async def test_json_export_and_import_round_trip_without_loss(
     engine: Engine, clock: FrozenClock, tmp_path: Path
 ):

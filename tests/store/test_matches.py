@@ -2,19 +2,24 @@
 
 from pathlib import Path
 
+import pytest
+
 from cortex_mcp.config import Settings
 from cortex_mcp.engine import open_engine
 from cortex_mcp.store.db import open_database
 from cortex_mcp.store.matches import LIVE_CONTAINING, document_counts
 from cortex_mcp.store.migrations import migrate
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
+
+@pytest.mark.sqlite_only  # SQLite's query plan
 async def test_the_full_text_match_drives_the_lookup_not_the_agent_index(tmp_path: Path) -> None:
     db = await open_database(tmp_path / "m.db", 1000)
     try:
         await migrate(db)
         async with db.read() as conn:
-            plan = await conn.execute_fetchall(
+            plan = await conn.fetch_all(
                 "explain query plan " + LIVE_CONTAINING,
                 {"match": '"friday"', "agent_id": "default", "limit": 10},
             )
@@ -27,7 +32,7 @@ async def test_the_full_text_match_drives_the_lookup_not_the_agent_index(tmp_pat
 
 
 async def test_document_counts_stem_words_as_the_index_does(tmp_path: Path) -> None:
-    settings = Settings(home=tmp_path)
+    settings = Settings(home=tmp_path, embedding={"provider": "none"})
     async with open_engine(settings) as engine:
         await engine.remember("Caroline lives in Bangalore")
         await engine.remember("Melanie lived in Boston")
