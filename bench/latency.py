@@ -117,8 +117,9 @@ async def seed(home: Path, n: int, corpus: Corpus, log_messages: int = 0) -> dic
                     await insert_memory(conn, synthetic_memory(rng, content))
         await seed_log(engine, log_messages, corpus)
         seconds = time.perf_counter() - started
-        await engine.db.conn.execute("pragma wal_checkpoint(truncate)")
-        path = engine.db.path
+        async with engine.db.outside_transaction() as conn:
+            await conn.execute("pragma wal_checkpoint(truncate)")
+        path = Path(engine.db.location)
     size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))  # with -wal, -shm
     return {
         "seconds": round(seconds, 2),

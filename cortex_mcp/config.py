@@ -110,6 +110,7 @@ class DatabaseUrlSource(PydanticBaseSettingsSource):
         return None, field_name, False
 
     def __call__(self) -> dict[str, Any]:
+        """The setting when the variable is set and not empty."""
         url = os.environ.get(self.VARIABLE)
         return {"database": {"url": url}} if url else {}
 

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from mcp import Client
@@ -61,7 +61,7 @@ def local_postgres() -> Iterator[LocalPostgres]:
     """One PostgreSQL server for the session (skips its tests where it cannot start)."""
     try:
         server = start_local_postgres()
-    except Exception as err:  # noqa: BLE001 - any failure to start means: skip, with why
+    except Exception as err:  # any failure to start means: skip, saying why
         pytest.skip(f"PostgreSQL (pgserver) cannot start here: {type(err).__name__}: {err}")
     yield server
     server.stop()
@@ -81,10 +81,14 @@ def cortex_home(
             monkeypatch.delenv(key)
     home = tmp_path / "cortex-home"
     monkeypatch.setenv("CORTEX_HOME", str(home))
-    if "database_engine" in request.fixturenames:
-        if request.getfixturevalue("database_engine") == "postgresql":
-            server: LocalPostgres = request.getfixturevalue("local_postgres")
-            monkeypatch.setenv(URL_VARIABLE, server.fresh_database())
+    engine = (
+        request.getfixturevalue("database_engine")
+        if "database_engine" in (request.fixturenames)
+        else "sqlite"
+    )
+    if engine == "postgresql":
+        server: LocalPostgres = request.getfixturevalue("local_postgres")
+        monkeypatch.setenv(URL_VARIABLE, server.fresh_database())
     yield home
 
 
@@ -117,13 +121,13 @@ async def client(settings: Settings, clock: FrozenClock) -> AsyncIterator[Client
         yield connected
 
 
-def inspect_database(path: Path) -> Any:
+def inspect_database(path: Path | str) -> sqlite3.Connection:
     """A plain connection to check the store independently of the server's own code: the
     stdlib on the SQLite file, psycopg on the test's PostgreSQL database."""
     import os
 
     if url := os.environ.get(URL_VARIABLE):
-        return PostgresInspector(url)
+        return cast(sqlite3.Connection, PostgresInspector(url))  # the same execute() shape
     return sqlite3.connect(path)  # noqa: TID251 - tests inspect the file from outside
 
 

@@ -60,7 +60,7 @@ def start_local_postgres() -> LocalPostgres:
         warnings.simplefilter("ignore")
         import pgserver
 
-        server = pgserver.get_server(data_dir, cleanup_mode="stop")
+        server = pgserver.get_server(data_dir, cleanup_mode="stop")  # type: ignore[attr-defined]
     local = LocalPostgres(data_dir, server.get_uri(), server)
     with psycopg.connect(local.admin_url, autocommit=True) as conn:
         conn.execute("create database cortex_template")

@@ -12,6 +12,7 @@ from mcp import Client
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.server import build_server
+from cortex_mcp.store.db import SqliteDatabase
 from tests.conftest import text_of
 from tests.test_tools import row_count
 
@@ -151,7 +152,9 @@ async def test_a_storage_failure_reaches_the_client_as_one_line_naming_the_cause
 ) -> None:
     host = EngineHost(settings)
     async with Client(build_server(settings, host=host)) as client:
-        await host.engine.db.conn.execute(pragma)
+        db = host.engine.db
+        assert isinstance(db, SqliteDatabase)
+        await db.conn.execute(pragma)
         result = await client.call_tool("cortex_remember", {"content": "x " * 3000 + "end"})
 
     assert result.is_error

@@ -105,17 +105,17 @@ _PG_FILTERS = """
            or (:state = 'superseded' and superseded_by is not null))
 """
 _PG_PAGE_QUERIES = {
-    "newest": "select *, created_at as sort_key from memories"
+    "newest": "select *, created_at as sort_key from memories"  # noqa: S608 - constants
     " where (cast(:after_seq as bigint) is null"
     " or (created_at, seq) < (cast(:after_key as text), :after_seq))"
     + _PG_FILTERS
     + " order by created_at desc, seq desc limit :limit",
-    "oldest": "select *, created_at as sort_key from memories"
+    "oldest": "select *, created_at as sort_key from memories"  # noqa: S608 - constants
     " where (cast(:after_seq as bigint) is null"
     " or (created_at, seq) > (cast(:after_key as text), :after_seq))"
     + _PG_FILTERS
     + " order by created_at, seq limit :limit",
-    "importance": "select *, importance as sort_key from memories"
+    "importance": "select *, importance as sort_key from memories"  # noqa: S608
     " where (cast(:after_seq as bigint) is null"
     " or (importance, seq) < (cast(:after_key as float8), :after_seq))"
     + _PG_FILTERS

@@ -175,7 +175,8 @@ _SEARCH = (
     " order by f.bm25 limit :limit"
 )
 _SEARCH_PG = (
-    MESSAGE_BM25 + " select f.bm25, c.* from (select seq, bm25 from scored"
+    MESSAGE_BM25  # noqa: S608 - constants
+    + " select f.bm25, c.* from (select seq, bm25 from scored"
     " order by bm25 limit :pool) f join conversation_log c on c.seq = f.seq"
     " where c.agent_id = :agent_id and c.deleted_at is null"
     " and not exists (select 1 from json_array_elements_text(cast(c.memory_ids as json)) j"

@@ -126,14 +126,17 @@ class SqliteConnection(Connection):
         self.raw = conn
 
     async def fetch_all(self, sql: "str | Sql", params: Params = ()) -> list[Any]:
+        """Every row, in one trip to the connection's thread."""
         # one trip to the connection's thread (execute, fetch and close would take three)
         return list(await self.raw.execute_fetchall(self.text(sql), params))
 
     async def execute(self, sql: "str | Sql", params: Params = ()) -> int:
+        """Run a statement; the number of rows it changed."""
         async with self.raw.execute(self.text(sql), params) as cursor:
             return int(cursor.rowcount)
 
     async def executemany(self, sql: "str | Sql", rows: Iterable[Params]) -> None:
+        """Run a statement once per parameter set."""
         await self.raw.executemany(self.text(sql), rows)
 
 

@@ -23,7 +23,7 @@ _CANDIDATES = (
     " order by bm25 limit :limit"
 )
 _CANDIDATES_PG = (
-    MEMORY_BM25
+    MEMORY_BM25  # noqa: S608 - constants
     + " select s.bm25, m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key"
     " from scored s join memories m on m.seq = s.seq"
     " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"

@@ -291,7 +291,8 @@ async def existing_ids(conn: Connection, ids: list[str]) -> set[str]:
         conn,
         Sql(
             "select id from memories where id in (select value from json_each(?))",
-            "select id from memories where id in (select json_array_elements_text(cast(? as json)))",
+            "select id from memories where id in"
+            " (select json_array_elements_text(cast(? as json)))",
         ),
         (json.dumps(ids),),
     )
@@ -350,10 +351,12 @@ async def count_live(
         conn,
         Sql(
             "select count(*) from memories where layer = :layer and deleted_at is null"
-            " and superseded_by is null and (agent_id = :agent_id or (agent_id is null and :shared))"
+            " and superseded_by is null"
+            " and (agent_id = :agent_id or (agent_id is null and :shared))"
             " and category in (select value from json_each(:categories))",
             "select count(*) from memories where layer = :layer and deleted_at is null"
-            " and superseded_by is null and (agent_id = :agent_id or (agent_id is null and :shared))"
+            " and superseded_by is null"
+            " and (agent_id = :agent_id or (agent_id is null and :shared))"
             " and category in (select json_array_elements_text(cast(:categories as json)))",
         ),
         {

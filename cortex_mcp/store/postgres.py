@@ -58,7 +58,7 @@ class Row(tuple[Any, ...]):
 
     names: dict[str, int]
 
-    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+    def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
             return super().__getitem__(self.names[key])
         return super().__getitem__(key)
@@ -70,13 +70,18 @@ class Row(tuple[Any, ...]):
 
 def row_factory(cursor: Any) -> RowMaker[Row]:
     """psycopg row factory making `Row`s named after the cursor's columns."""
-    names = {column.name: i for i, column in enumerate(cursor.description or ())}
-    kind = type("Row", (Row,), {"names": names})
+    kind = row_kind(tuple(column.name for column in cursor.description or ()))
 
     def make(values: Sequence[Any]) -> Row:
-        return kind(values)  # type: ignore[no-any-return]
+        return kind(values)
 
     return make
+
+
+@lru_cache(maxsize=256)
+def row_kind(names: tuple[str, ...]) -> type[Row]:
+    """A Row class for one list of column names (made once per distinct list)."""
+    return type("Row", (Row,), {"names": {name: i for i, name in enumerate(names)}})
 
 
 def unavailable(err: Exception) -> StoreUnavailable:
@@ -102,15 +107,18 @@ class PostgresConnection(Connection):
         return (placeholders(text), params) if params else (text, None)
 
     async def fetch_all(self, sql: str | Sql, params: Params = ()) -> list[Any]:
+        """Every row, addressable by index and by column name."""
         cursor = self.raw.cursor(row_factory=row_factory)
         await cursor.execute(*self._statement(sql, params))
         return await cursor.fetchall() if cursor.description else []
 
     async def execute(self, sql: str | Sql, params: Params = ()) -> int:
+        """Run a statement; the number of rows it changed."""
         cursor = await self.raw.execute(*self._statement(sql, params))
         return max(cursor.rowcount, 0)
 
     async def executemany(self, sql: str | Sql, rows: Iterable[Params]) -> None:
+        """Run a statement once per parameter set (pipelined by psycopg)."""
         batch = list(rows)
         if batch:
             async with self.raw.cursor() as cursor:

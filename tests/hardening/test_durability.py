@@ -27,8 +27,7 @@ def _reaped() -> int:
 
 async def synchronous_of(settings: Settings, clock: FrozenClock) -> int:
     async with open_engine(settings, clock, {}) as engine, engine.db.read() as conn:
-        cursor = await conn.execute("pragma synchronous")
-        row = await cursor.fetchone()
+        row = await conn.fetch_one("pragma synchronous")
     assert row is not None
     return int(row[0])
 

@@ -284,7 +284,6 @@ async def engine_count(engine: Engine) -> int:
     """Counted on the engine's own connection: a second SQLite library in this process (the
     stdlib beside sqlean) would not be a reliable witness while the engine holds the file."""
     async with engine.db.read() as conn:
-        cursor = await conn.execute("select count(*) from memories")
-        row = await cursor.fetchone()
+        row = await conn.fetch_one("select count(*) from memories")
     assert row is not None
     return int(row[0])

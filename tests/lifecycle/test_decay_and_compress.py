@@ -80,7 +80,7 @@ async def test_decayed_memories_move_to_the_archive_with_a_logged_snapshot(
     moved = await stored(engine, todo.id)
     assert moved.layer == Layer.ARCHIVE and moved.metadata["archived_from"] == "core"
     assert (await stored(engine, identity.id)).layer == Layer.CORE
-    with inspect_database(engine.db.path) as conn:
+    with inspect_database(engine.db.location) as conn:
         (details,) = conn.execute("select details from lifecycle_log where action = 'archive'")
     assert json.loads(details[0])["before"]["layer"] == "core"
 

@@ -200,9 +200,9 @@ async def test_an_llm_merge_of_different_people_is_refused_and_logged(
     assert report.merges_refused == [nelson.id]
     assert {m.id for m in await live(llm_engine, Layer.CORE)} == {nelson.id, baker.id}
     async with llm_engine.db.read() as conn:
-        logged = await (
-            await conn.execute("select details from lifecycle_log where action = 'merge_refused'")
-        ).fetchall()
+        logged = await conn.fetch_all(
+            "select details from lifecycle_log where action = 'merge_refused'"
+        )
     assert [json.loads(row[0])["refused"] for row in logged] == [[nelson.id]]
 
 
@@ -213,11 +213,9 @@ async def test_every_merge_is_logged_with_before_and_after(engine: Engine, clock
     await run_lifecycle(engine)
 
     async with engine.db.read() as conn:
-        logged = await (
-            await conn.execute(
-                "select memory_ids, details from lifecycle_log where action = 'merge'"
-            )
-        ).fetchall()
+        logged = await conn.fetch_all(
+            "select memory_ids, details from lifecycle_log where action = 'merge'"
+        )
     ((ids, details),) = logged
     details = json.loads(details)
     assert set(json.loads(ids)) == {m.id for m in group}

@@ -49,7 +49,7 @@ async def plant_one_of_everything(engine: Engine, clock: FrozenClock) -> None:
 
 
 def dump(engine: Engine) -> list[tuple[object, ...]]:
-    with inspect_database(engine.db.path) as conn:
+    with inspect_database(engine.db.location) as conn:
         return conn.execute("select * from memories order by seq").fetchall()
 
 
@@ -74,7 +74,7 @@ async def test_a_preview_changes_nothing(engine: Engine, clock: FrozenClock):
 
     assert dump(engine) == before
     assert preview.promoted and not (engine.settings.home / "MEMORY.md").exists()
-    with inspect_database(engine.db.path) as conn:
+    with inspect_database(engine.db.location) as conn:
         assert conn.execute("select count(*) from lifecycle_runs").fetchone() == (0,)
         assert conn.execute("select count(*) from lifecycle_log").fetchone() == (0,)
 
@@ -97,7 +97,7 @@ async def test_a_change_made_between_plan_and_apply_is_skipped_not_overwritten(
     skipped = await apply_changes(engine.db, plan.changes, clock.now, no_lease, {})
 
     assert skipped == [promoted]
-    with inspect_database(engine.db.path) as conn:
+    with inspect_database(engine.db.location) as conn:
         layer, deleted = conn.execute(
             "select layer, deleted_at from memories where id = ?", (memory_id,)
         ).fetchone()

@@ -87,7 +87,7 @@ async def test_120_days_keep_identity_archive_todos_compress_months_and_lose_not
         ran += (await scheduler.tick()) is not None
 
     assert ran == DAYS
-    with inspect_database(engine.db.path) as conn:
+    with inspect_database(engine.db.location) as conn:
         rows = conn.execute(
             "select id, layer, category, superseded_by, deleted_at,"
             " json_extract(metadata, '$.compressed_into'), json_extract(metadata, '$.period')"

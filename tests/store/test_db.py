@@ -42,8 +42,8 @@ def test_this_environment_loads_sqlite_vec_through_some_driver() -> None:
 async def test_the_connection_has_vec0_when_the_driver_loads_it(tmp_path: Path) -> None:
     db = await open_database(tmp_path / "v.db", 1000)
     try:
-        async with db.read() as conn, conn.execute("select vec_version()") as cursor:
-            row = await cursor.fetchone()
+        async with db.read() as conn:
+            row = await conn.fetch_one("select vec_version()")
     finally:
         await db.close()
 
@@ -83,8 +83,8 @@ async def test_write_transactions_from_concurrent_tasks_take_turns(tmp_path: Pat
         async with anyio.create_task_group() as tasks:
             for n in range(200):
                 tasks.start_soon(insert, n)
-        async with db.read() as conn, conn.execute("select count(*) from t") as cursor:
-            row = await cursor.fetchone()
+        async with db.read() as conn:
+            row = await conn.fetch_one("select count(*) from t")
     finally:
         await db.close()
 
@@ -102,8 +102,8 @@ async def test_a_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
                 raise RuntimeError("boom")
         except RuntimeError:
             pass
-        async with db.read() as conn, conn.execute("select count(*) from t") as cursor:
-            row = await cursor.fetchone()
+        async with db.read() as conn:
+            row = await conn.fetch_one("select count(*) from t")
     finally:
         await db.close()
 
@@ -144,8 +144,8 @@ async def test_a_transaction_cancelled_while_it_waits_to_begin_leaves_the_connec
                 release.set()
             async with db.write() as conn:
                 await conn.execute("insert into t values (2)")
-            async with db.read() as conn, conn.execute("select n from t") as cursor:
-                rows = [row[0] for row in await cursor.fetchall()]
+            async with db.read() as conn:
+                rows = [row[0] for row in await conn.fetch_all("select n from t")]
     finally:
         await db.close()
         await other.close()

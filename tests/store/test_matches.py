@@ -32,7 +32,7 @@ async def test_the_full_text_match_drives_the_lookup_not_the_agent_index(tmp_pat
 
 
 async def test_document_counts_stem_words_as_the_index_does(tmp_path: Path) -> None:
-    settings = Settings(home=tmp_path, embedding={"provider": "none"})
+    settings = Settings.model_validate({"home": tmp_path, "embedding": {"provider": "none"}})
     async with open_engine(settings) as engine:
         await engine.remember("Caroline lives in Bangalore")
         await engine.remember("Melanie lived in Boston")
