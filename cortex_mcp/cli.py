@@ -38,9 +38,11 @@ from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnava
 from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
 from cortex_mcp.stdio import serve_stdio
+from cortex_mcp.store.copy import copy_store
 from cortex_mcp.store.home import check_database_file, move_legacy_home, prepare_home
 from cortex_mcp.store.migrations import migrate
-from cortex_mcp.store.select import open_store
+from cortex_mcp.store.names import display_url
+from cortex_mcp.store.select import open_store, open_target
 
 TTY_NOTICE = (
     "cortex-mcp: this is an MCP server; it waits for a client's JSON-RPC messages on stdin."
@@ -80,7 +82,46 @@ def parser() -> argparse.ArgumentParser:
     cycle.add_argument("action", choices=["run", "preview"])
     add_privacy_commands(commands, export)
     add_browse_command(commands)
+    add_migrate_command(commands)
     return top
+
+
+def add_migrate_command(commands: Any) -> None:
+    """`cortex-mcp migrate --to postgresql://... | FILE`: copy the whole store to another engine."""
+    move = commands.add_parser(
+        "migrate",
+        help="copy the whole store to PostgreSQL (--to postgresql://...) or to a SQLite file"
+        " (--to PATH); resumable, verified by counts and a content hash",
+    )
+    move.add_argument("--to", required=True, metavar="URL_OR_FILE", dest="target")
+    move.add_argument(
+        "--from",
+        metavar="URL_OR_FILE",
+        dest="source",
+        help="copy from here instead of the configured store",
+    )
+
+
+async def migrate_command(settings: Settings, args: argparse.Namespace) -> str:
+    """Copy the source store into the target (both migrated first); the verified report."""
+    source = await (open_target(args.source, settings) if args.source else open_store(settings))
+    try:
+        target = await open_target(args.target, settings)
+        try:
+            await migrate(source)
+            await migrate(target)
+
+            def progress(table: str, rows: int) -> None:
+                sys.stderr.write(f"cortex-mcp: migrate: {table}: {rows:,} rows\n")
+
+            report = await copy_store(source, target, progress)
+        finally:
+            await target.close()
+    finally:
+        await source.close()
+    if not report.verified:
+        raise StoreUnavailable("the copy does not match its source (see the counts); run again")
+    return json.dumps(report.to_json(), indent=2)
 
 
 def add_privacy_commands(commands: Any, export: argparse.ArgumentParser) -> None:
@@ -197,6 +238,10 @@ def run_server(settings: Settings, transport: str) -> int:
 def prepare_store(settings: Settings) -> None:
     """Make the data folder and the database usable before any client connects, or raise a
     one-line error naming what is wrong (a corrupt file is named and left as it is)."""
+    if settings.database.url is not None:  # PostgreSQL: the home keeps config and the mirror
+        prepare_home(settings.home, "data folder" if home_is_default() else "CORTEX_HOME")
+        anyio.run(open_and_migrate, settings)
+        return
     if home_is_default():
         moved = move_legacy_home(LEGACY_HOME, settings.home, settings.store.filename)
         if moved:
@@ -268,11 +313,13 @@ def run(args: argparse.Namespace) -> int:
         prepare_store(settings)
     except StoreUnavailable as err:
         raise ConfigError(
-            f"database {settings.database_path}", err.cause, "the file was left as it was"
+            f"database {store_name(settings)}", err.cause, "nothing was changed"
         ) from err
     if args.command == "browse":
         return run_browse(settings, args)
     try:
+        if args.command == "migrate":
+            return emit(anyio.run(migrate_command, settings, args) + "\n", None)
         if args.command in ("export", "import", "lifecycle", "purge"):
             text = anyio.run(admin, settings, args)
             return emit(text if text.endswith("\n") else text + "\n", getattr(args, "output", None))
@@ -283,8 +330,15 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("CORTEX_TOOLS", err.rule, "fix or unset the variable") from err
     except StoreUnavailable as err:
         raise ConfigError(
-            f"database {settings.database_path}", err.cause, "the command stopped there"
+            f"database {store_name(settings)}", err.cause, "the command stopped there"
         ) from err
+
+
+def store_name(settings: Settings) -> str:
+    """The store as a message names it: the file, or the PostgreSQL URL without password."""
+    if settings.database.url is None:
+        return str(settings.database_path)
+    return display_url(settings.database.url.get_secret_value())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -632,7 +632,7 @@ def _did_you_mean(variable: str) -> str:
 def unknown_variables() -> list[str]:
     """Warnings, one line each, for CORTEX_* variables that set nothing (a typo is ignored
     by the settings loader when it names no section)."""
-    known = set(known_variables()) | OTHER_VARIABLES
+    known = set(known_variables()) | OTHER_VARIABLES | {DatabaseUrlSource.VARIABLE}
     sections = {
         f"CORTEX_{name}__".upper()
         for name, field in Settings.model_fields.items()

@@ -85,13 +85,16 @@ async def append_message(
     )
     assert row is not None
     seq = int(row[0])
-    if conn.dialect == "postgresql":
-        await index_message_terms(conn, seq, index_text(content))
-        return seq
-    await conn.execute(
-        "insert into conversation_fts (rowid, terms) values (?, ?)", (seq, index_text(content))
-    )
+    await index_message(conn, seq, index_text(content))
     return seq
+
+
+async def index_message(conn: Connection, seq: int, terms: str) -> None:
+    """Write the full-text row of one message (`terms`: its `index_text`)."""
+    if conn.dialect == "postgresql":
+        await index_message_terms(conn, seq, terms)
+        return
+    await conn.execute("insert into conversation_fts (rowid, terms) values (?, ?)", (seq, terms))
 
 
 async def link_memories(conn: Connection, seqs: list[int], memory_ids: list[str]) -> None:

@@ -25,6 +25,7 @@ from psycopg.rows import RowMaker
 
 from cortex_mcp.errors import StoreUnavailable
 from cortex_mcp.store.db import Connection, Database, Params, Sql
+from cortex_mcp.store.names import display_url
 
 logger = logging.getLogger(__name__)
 
@@ -174,11 +175,6 @@ class PostgresDatabase(Database):
     async def close(self) -> None:
         """Close every pooled connection."""
         await self.pool.close()
-
-
-def display_url(url: str) -> str:
-    """The URL without its password, for stats and messages."""
-    return re.sub(r"(//[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
 async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:

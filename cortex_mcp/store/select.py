@@ -1,5 +1,7 @@
 """Which engine holds the store: PostgreSQL when `database.url` is set, else the SQLite file."""
 
+from pathlib import Path
+
 from cortex_mcp.config import Settings
 from cortex_mcp.errors import ConfigError
 from cortex_mcp.store.db import Database, open_database
@@ -24,4 +26,17 @@ async def open_store(settings: Settings) -> Database:
         settings.database.url.get_secret_value(),
         settings.database.pool_size,
         settings.database.connect_timeout_s,
+    )
+
+
+async def open_target(where: str, settings: Settings) -> Database:
+    """The store at `where`: a postgresql:// URL, or the path of a SQLite file."""
+    if where.startswith(("postgresql://", "postgres://")):
+        from cortex_mcp.store.postgres import open_postgres
+
+        return await open_postgres(
+            where, settings.database.pool_size, settings.database.connect_timeout_s
+        )
+    return await open_database(
+        Path(where), settings.store.busy_timeout_ms, settings.store.synchronous
     )
