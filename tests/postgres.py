@@ -45,6 +45,12 @@ class LocalPostgres:
             conn.execute(f"create database {name} template cortex_template")  # a name we made
         return self.url(name)
 
+    def restart(self) -> None:
+        """Start the stopped server again on the same files."""
+        import pgserver
+
+        self.server = pgserver.get_server(self.data_dir, cleanup_mode="stop")  # type: ignore[attr-defined]
+
     def stop(self) -> None:
         """Stop the server and remove its files."""
         self.server.cleanup()
