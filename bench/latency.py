@@ -13,6 +13,9 @@ round trips, and the resident memory of the server process from /proc.
     python -m bench.latency --sizes 10000 --embedding local --quick --out local
                                                   # the local embedder of a plain install
 
+    python -m bench.latency --sizes 10000,100000 --quick --out postgresql \
+        --database-url postgresql://.../postgres   # the store on PostgreSQL (a database per N)
+
 Writes bench/results/latency.json and the "Latency" section of docs/benchmarks.md.
 """
 
@@ -109,7 +112,8 @@ async def seed(home: Path, n: int, corpus: Corpus, log_messages: int = 0) -> dic
     contents = corpus.memories()
     languages: dict[str, int] = {}
     started = time.perf_counter()
-    async with open_engine(Settings(home=home)) as engine:
+    settings = Settings.model_validate({"home": home, "database": database_settings()})
+    async with open_engine(settings) as engine:
         for start in range(0, n, BATCH):
             async with engine.db.write() as conn:
                 for language, content in itertools.islice(contents, min(BATCH, n - start)):
@@ -117,10 +121,10 @@ async def seed(home: Path, n: int, corpus: Corpus, log_messages: int = 0) -> dic
                     await insert_memory(conn, synthetic_memory(rng, content))
         await seed_log(engine, log_messages, corpus)
         seconds = time.perf_counter() - started
-        async with engine.db.outside_transaction() as conn:
-            await conn.execute("pragma wal_checkpoint(truncate)")
-        path = Path(engine.db.location)
-    size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))  # with -wal, -shm
+        if engine.db.dialect == "sqlite":
+            async with engine.db.outside_transaction() as conn:
+                await conn.execute("pragma wal_checkpoint(truncate)")
+        size = await engine.db.size_bytes()  # with -wal and -shm on SQLite
     return {
         "seconds": round(seconds, 2),
         "memories_per_s": round(n / seconds),
@@ -307,9 +311,29 @@ async def session(
     }
 
 
+def database_settings() -> dict[str, str]:
+    """`database` settings: PostgreSQL when --database-url was given (SERVER_ENV holds it)."""
+    url = SERVER_ENV.get("CORTEX_DATABASE_URL")
+    return {"url": url} if url else {}
+
+
+def fresh_database(admin_url: str, n: int) -> str:
+    """A new empty database `cortex_bench_<n>` on the server; its URL."""
+    import psycopg
+
+    name = f"cortex_bench_{n}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"drop database if exists {name} with (force)")  # a name we made
+        conn.execute(f"create database {name}")
+    server, mark, query = admin_url.partition("?")
+    return f"{server.rsplit('/', 1)[0]}/{name}{mark}{query}"
+
+
 async def measure(n: int, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     home = workdir / f"n{n}"
     shutil.rmtree(home, ignore_errors=True)
+    if args.database_url:
+        SERVER_ENV["CORTEX_DATABASE_URL"] = fresh_database(args.database_url, n)
     load_before = os.getloadavg()[0]
     corpus = Corpus(SEED)
     log(f"N={n:,}: seeding")
@@ -374,6 +398,9 @@ def parse_args() -> argparse.Namespace:
     cli.add_argument("--log-messages", type=int, default=0, help="conversation log size")
     cli.add_argument("--embedding", default="none", help="embedding.provider of the server")
     cli.add_argument("--out", help="results name (bench/results/latency-<out>.json); no docs")
+    cli.add_argument(
+        "--database-url", help="a PostgreSQL server's URL (…/postgres): the store goes there"
+    )
     args = cli.parse_args()
     args.sizes = [int(size.replace("_", "")) for size in args.sizes.split(",")]
     args.recalls = args.recalls or (60 if args.quick else 300)
@@ -403,6 +430,7 @@ async def main() -> None:
             "server_env": SERVER_ENV,
             "log_messages": args.log_messages,
             "ingests": args.ingests,
+            "engine": "postgresql" if args.database_url else "sqlite",
         },
         "runs": runs,
     }

