@@ -112,9 +112,14 @@ def database_of(home: Path) -> dict[str, Any]:
     after its home, or nothing (the SQLite file in the home)."""
     if "admin" not in DATABASE:
         return {}
-    name = "locomo_" + "_".join(home.parts[-2:]).replace("-", "_").replace("+", "_")
     server, mark, query = DATABASE["admin"].partition("?")
-    return {"url": f"{server.rsplit('/', 1)[0]}/{name.lower()}{mark}{query}"}
+    return {"url": f"{server.rsplit('/', 1)[0]}/{database_name(home)}{mark}{query}"}
+
+
+def database_name(home: Path) -> str:
+    """locomo_<variant>_<sample>: the PostgreSQL database of one conversation's store."""
+    name = "locomo_" + "_".join(home.parts[-2:]).replace("-", "_").replace("+", "_")
+    return name.lower()
 
 
 async def ensure_database(home: Path) -> None:
@@ -123,7 +128,7 @@ async def ensure_database(home: Path) -> None:
         return
     import psycopg
 
-    name = database_of(home)["url"].split("/")[-1].split("?")[0]
+    name = database_name(home)
     async with await psycopg.AsyncConnection.connect(DATABASE["admin"], autocommit=True) as conn:
         found = await conn.execute("select 1 from pg_database where datname = %s", (name,))
         if await found.fetchone() is None:

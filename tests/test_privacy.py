@@ -115,7 +115,6 @@ async def test_export_leaves_forgotten_memories_out_unless_asked(
     assert "locker" not in plain
 
 
-@pytest.mark.sqlite_only  # on PostgreSQL recall still shows two vector neighbours: see #17
 async def test_purge_erases_every_copy_from_the_database_the_wal_the_mirror_and_exports(
     client: Client, cortex_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -135,7 +134,9 @@ async def test_purge_erases_every_copy_from_the_database_the_wal_the_mirror_and_
     exported = await anyio.to_thread.run_sync(run_cli, capsys, "export", "--include-forgotten")
     markdown = await anyio.to_thread.run_sync(run_cli, capsys, "export", "--format", "markdown")
     assert "marigold" not in (exported + markdown).lower()
-    assert await found_ids(client, "Marigold Crescent") == set()
+    found = await recall(client, "Marigold Crescent")  # vectors may add a near neighbour,
+    assert identity not in {m["id"] for m in found["memories"]}  # once re-embedded
+    assert "marigold" not in json.dumps(found).lower()
     conn = inspect_database(cortex_home / "cortex.db")
     try:
         (log,) = conn.execute(

@@ -143,7 +143,7 @@ class PostgresDatabase(Database):
         return self._transaction(write=True)
 
     def read(self) -> AbstractAsyncContextManager[Connection]:
-        """A transaction that only reads (read committed: it never waits for a writer)."""
+        """A transaction that only reads, on one snapshot; it never waits for a writer."""
         return self._transaction(write=False)
 
     @asynccontextmanager
@@ -153,6 +153,8 @@ class PostgresDatabase(Database):
                 neutral = PostgresConnection(conn)
                 if write:
                     await conn.execute("select pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                else:  # one snapshot for every statement, as a deferred BEGIN on SQLite
+                    await conn.execute("set transaction isolation level repeatable read")
                 yield neutral
         except (psycopg.Error, psycopg_pool.PoolTimeout) as err:
             raise unavailable(err) from err

@@ -185,6 +185,10 @@ async def vector_candidates(
         "limit": limit,
         "shared": sees_shared(),
     }
+    if conn.dialect == "postgresql":  # HNSW returns at most ef_search rows: ask for all k
+        await conn.execute(
+            "select set_config('hnsw.ef_search', ?, true)", (str(min(1000, max(40, limit * 4))),)
+        )
     rows = await fetch_all(conn, _NEAREST, params)
     return [(row["distance"], to_candidate(row)) for row in rows]
 

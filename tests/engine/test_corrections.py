@@ -14,6 +14,8 @@ from cortex_mcp.config import Settings
 from cortex_mcp.engine import open_engine
 from cortex_mcp.providers.local import local_embeddings_available
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 CASES = json.loads((Path(__file__).parent.parent / "data" / "corrections.json").read_text("utf-8"))[
     "cases"
 ]

@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,6 +14,8 @@ from cortex_mcp.engine.extraction import (
     user_prompt,
 )
 from cortex_mcp.models import Category
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
 
 @given(st.text())

@@ -6,6 +6,8 @@ from cortex_mcp.engine.personal import cn_id_valid, declared_kinds, my_number_va
 from cortex_mcp.engine.redaction import redact
 from tests.secret_samples import PHONES
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 
 @pytest.mark.parametrize(
     ("words", "kinds"),

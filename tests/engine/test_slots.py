@@ -5,6 +5,8 @@ import pytest
 
 from cortex_mcp.engine.slots import find_slots
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 FOUND = [
     ("我叫王伟，住在上海，做后端开发", [("name", "王伟"), ("home", "上海"), ("role", "后端开发")]),
     (

@@ -12,6 +12,8 @@ import pytest
 
 from tests.servers import server_env
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 FREE_BYTES = 4096
 
 

@@ -1,4 +1,6 @@
 """Imports check every row with the tools' rules: a bad row is skipped and reported as
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 file:where: field: rule, a bad file is refused in one line, and nothing ends in a traceback."""
 
 import json

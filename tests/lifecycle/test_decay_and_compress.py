@@ -16,6 +16,8 @@ from tests.conftest import FrozenClock, inspect_database
 from tests.fakes import FakeOpenAI
 from tests.lifecycle.conftest import live, memory, plant, quiet_settings, stored
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 
 def aged(category: Category, days: float, clock: FrozenClock, **fields: Any) -> Memory:
     created = clock.now - timedelta(days=days)

@@ -3,6 +3,8 @@
 import json
 from datetime import timedelta
 
+import pytest
+
 from cortex_mcp.config import LifecycleSettings
 from cortex_mcp.engine import Engine
 from cortex_mcp.engine.lifecycle import run_lifecycle
@@ -16,6 +18,8 @@ from cortex_mcp.store import memories as rows
 from tests.conftest import FrozenClock
 from tests.fakes import FakeOpenAI
 from tests.lifecycle.conftest import live, memory, plant, stored
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
 FACTS = [
     [

@@ -26,6 +26,8 @@ from cortex_mcp.store.relations import Relation, insert_relation
 from tests.conftest import FrozenClock
 from tests.lifecycle.conftest import live, memory, plant, quiet_settings
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 
 def read(path: Path) -> str:
     return path.read_text(encoding="utf-8")

@@ -2,12 +2,16 @@
 
 from datetime import timedelta
 
+import pytest
+
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine import Engine
 from cortex_mcp.engine.lifecycle import run_lifecycle
 from cortex_mcp.models import Category, Layer
 from tests.conftest import FrozenClock, inspect_database
 from tests.lifecycle.conftest import memory, plant
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
 
 async def plant_one_of_everything(engine: Engine, clock: FrozenClock) -> None:

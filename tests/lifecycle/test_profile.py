@@ -13,6 +13,8 @@ from cortex_mcp.models import Category
 from tests.conftest import FrozenClock
 from tests.fakes import FakeOpenAI
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 SEED_PROFILE: dict[str, Any] = {
     "summary": "Harry is a Tokyo property investor who runs his own servers.",
     "domains": ["Japanese real estate", "Linux servers"],

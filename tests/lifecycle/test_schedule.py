@@ -27,6 +27,8 @@ from tests.conftest import FrozenClock, inspect_database
 from tests.fakes import FakeOpenAI
 from tests.lifecycle.conftest import live, memory, plant, quiet_settings
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 NIGHTLY = "0 3 * * *"
 
 

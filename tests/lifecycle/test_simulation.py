@@ -12,6 +12,8 @@ from cortex_mcp.models import Category, Layer
 from tests.conftest import FrozenClock, inspect_database
 from tests.lifecycle.conftest import memory, plant, quiet_settings
 
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
 DAYS = 120
 
 
