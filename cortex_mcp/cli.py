@@ -157,7 +157,16 @@ async def purge_command(engine: Engine, args: argparse.Namespace) -> str:
     return report.model_dump_json(indent=2)
 
 
-DRIVER_LOGGERS = ("aiosqlite", "httpx", "httpcore", "openai", "anthropic", "sse_starlette", "mcp")
+DRIVER_LOGGERS = (
+    "aiosqlite",
+    "psycopg",
+    "httpx",
+    "httpcore",
+    "openai",
+    "anthropic",
+    "sse_starlette",
+    "mcp",
+)
 """Loggers that write data (SQL parameters, request and message bodies) at DEBUG: kept at
 WARNING whatever the level, so logs carry cortex's decisions, not memory text."""
 
