@@ -121,9 +121,11 @@ async def seed(home: Path, n: int, corpus: Corpus, log_messages: int = 0) -> dic
                     await insert_memory(conn, synthetic_memory(rng, content))
         await seed_log(engine, log_messages, corpus)
         seconds = time.perf_counter() - started
-        if engine.db.dialect == "sqlite":
-            async with engine.db.outside_transaction() as conn:
+        async with engine.db.outside_transaction() as conn:
+            if engine.db.dialect == "sqlite":
                 await conn.execute("pragma wal_checkpoint(truncate)")
+            else:  # fresh tables have no statistics until autovacuum comes by: plans go wrong
+                await conn.execute("analyze")
         size = await engine.db.size_bytes()  # with -wal and -shm on SQLite
     return {
         "seconds": round(seconds, 2),
@@ -380,7 +382,7 @@ def machine() -> dict[str, Any]:
         "sqlite_driver": driver.name,
         "sqlite_vec": driver.vectors,
         "mcp": version("mcp"),
-        "cortex_mcp": version("cortex-mcp"),
+        "cortex_mcp": version("cortex-mcp-server"),
         "git_commit": commit or None,
         "git_dirty": dirty,
     }
