@@ -556,6 +556,7 @@ async def open_engine(
             guard=llm.guard,
         )
         engine = Engine(db=db, settings=settings, llm=llm, vectors=index, clock=clock)
+        await engine.access.start()
         try:
             yield engine
         finally:

@@ -222,9 +222,10 @@ async def set_deleted(
 
 
 async def bump_access(
-    conn: aiosqlite.Connection, ranked_ids: list[str], query: str, now: datetime
+    conn: aiosqlite.Connection, ranked_ids: list[str], query: str | None, now: datetime
 ) -> None:
-    """Count a recall of each memory and log it, with its rank, for decay and promotion."""
+    """Count a recall of each memory and log it, with its rank (and the query, unless None),
+    for decay and promotion."""
     stamp = to_text(now)
     await conn.execute(
         "update memories set access_count = access_count + 1, last_accessed = ? "

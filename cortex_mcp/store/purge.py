@@ -7,6 +7,7 @@ checkpoints the WAL (TRUNCATE), so the text leaves both the database and the -wa
 """
 
 import json
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -16,6 +17,7 @@ from cortex_mcp.clock import to_text
 from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store.db import Database, fetch_all, fetch_one
 from cortex_mcp.store.memories import index_memory
+from cortex_mcp.store.meta import get_meta, set_meta
 
 PURGED = "[PURGED]"
 TOMBSTONE = json.dumps({"purged": True})
@@ -216,8 +218,19 @@ async def rebuild_text_index(conn: aiosqlite.Connection) -> None:
     await conn.execute("insert into memories_fts (memories_fts) values ('optimize')")
 
 
+PURGE_EPOCH = "purge.epoch"
+"""Meta key changed by every purge: a process that buffered recalls (their query text) before
+it drops their text when it sees the key changed (the purge may have erased that text)."""
+
+
+async def purge_epoch(conn: aiosqlite.Connection) -> str | None:
+    """The current purge epoch (None before the store's first purge)."""
+    return await get_meta(conn, PURGE_EPOCH)
+
+
 async def tombstone(conn: aiosqlite.Connection, ids: list[str], now: datetime) -> None:
-    """The purge's own log entry: the ids and the time, nothing else."""
+    """The purge's own log entry: the ids and the time, nothing else; and a new purge epoch."""
+    await set_meta(conn, PURGE_EPOCH, uuid.uuid4().hex)
     await conn.execute(
         "insert into lifecycle_log (action, memory_ids, details, executed_at)"
         " values ('purge', ?, '{}', ?)",
