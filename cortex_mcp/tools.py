@@ -23,6 +23,7 @@ from cortex_mcp.models import (
     IngestResult,
     Layer,
     RecallResult,
+    RelationInput,
     RememberResult,
     SearchDebug,
 )
@@ -240,6 +241,10 @@ async def cortex_remember(
             description="Conversation around it; searched, not shown.",
         ),
     ] = None,
+    relations: Annotated[
+        list[RelationInput] | None,
+        Field(max_length=20, description="Links it states, for the entity graph (optional)."),
+    ] = None,
 ) -> RememberResult:
     """Store a lasting fact, preference, decision or correction. A near-duplicate reinforces
     the existing one; `supersedes` replaces a wrong one; scope="shared" shows it to every
@@ -253,6 +258,7 @@ async def cortex_remember(
         agent_id=agent_id,
         scope=scope,
         supersedes=supersedes,
+        relations=[r.model_dump() for r in relations or []],
     )
 
 
