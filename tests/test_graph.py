@@ -1,0 +1,275 @@
+"""The entity graph, alive (#15): relations drawn from slots, the LLM and the agent, closed with
+their memory, used by recall, and shown by cortex://relations and cortex://entity/{name}."""
+
+import json
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from cortex_mcp.config import Settings
+from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.transfer import import_text
+from cortex_mcp.search.entities import entity_key, names_in, searchable_text
+from cortex_mcp.server import build_server
+from tests.conftest import (
+    FrozenClock,
+    data_of,
+    inspect_database,
+    read_json,
+    read_text,
+    recall,
+    remember,
+    text_of,
+)
+from tests.fakes import FakeOpenAI
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def plain_settings(cortex_home: Path) -> Settings:
+    """No LLM, no vectors: BM25 and the graph only, so what recall finds is deterministic."""
+    return Settings.model_validate(
+        {"home": cortex_home, "llm": {"provider": "none"}, "embedding": {"provider": "none"}}
+    )
+
+
+@pytest.fixture
+async def plain(plain_settings: Settings, clock: FrozenClock) -> AsyncIterator[Client]:
+    async with Client(build_server(plain_settings, clock)) as connected:
+        yield connected
+
+
+def relation_rows(settings: Settings) -> list[sqlite3.Row]:
+    with inspect_database(settings.database_path) as conn:
+        conn.row_factory = sqlite3.Row
+        return conn.execute("select * from relations order by created_at, subject").fetchall()
+
+
+def triples(settings: Settings, live: bool = True) -> set[tuple[str, str, str]]:
+    return {
+        (r["subject"], r["predicate"], r["object"])
+        for r in relation_rows(settings)
+        if (r["valid_to"] is None) == live
+    }
+
+
+async def ingest(client: Client, user: str, assistant: str = "OK.") -> dict[str, Any]:
+    return data_of(
+        await client.call_tool(
+            "cortex_ingest", {"user_message": user, "assistant_message": assistant}
+        )
+    )
+
+
+def test_names_are_normalised_and_the_user_is_one_entity() -> None:
+    assert entity_key("  Wang_Wei ") == entity_key("wang  wei") == "wang wei"
+    assert entity_key("ＡＣＭＥ　Corp.") == "acme corp"  # full width, ideographic space
+    assert {entity_key(n) for n in ("I", "the user", "default_user", "我", "私", "僕")} == {"user"}
+    assert entity_key("王伟") == "王伟" and entity_key("田中") == "田中"
+    assert names_in(searchable_text("Where does Alice work?"), "alice")
+    assert not names_in(searchable_text("Where does Alice work?"), "al")
+    assert names_in(searchable_text("王伟在哪里工作"), "王伟")
+
+
+async def test_the_fast_channel_stores_each_slot_as_a_relation_of_its_memory(
+    plain: Client, plain_settings: Settings
+) -> None:
+    result = await ingest(plain, "I work at Globex. My cat is called Mochi.")
+
+    stored = {m["content"]: m["id"] for m in result["fast"]}
+    rows = {(r["subject"], r["predicate"], r["object"]): r for r in relation_rows(plain_settings)}
+    assert set(rows) == {("user", "works at", "Globex"), ("user", "has cat", "Mochi")}
+    assert rows["user", "works at", "Globex"]["source_memory_id"] == stored["I work at Globex."]
+    assert rows["user", "works at", "Globex"]["agent_id"] == "default"
+    assert rows["user", "has cat", "Mochi"]["object_key"] == "mochi"
+
+
+async def test_a_new_value_closes_the_old_relation_and_forget_restore_purge_follow(
+    plain: Client, plain_settings: Settings
+) -> None:
+    first = (await ingest(plain, "I work at Globex."))["fast"][0]
+    second = (await ingest(plain, "I work at Initech now."))["fast"][0]
+    assert second["superseded_id"] == first["id"]
+
+    assert triples(plain_settings) == {("user", "works at", "Initech")}
+    assert triples(plain_settings, live=False) == {("user", "works at", "Globex")}  # kept
+
+    data_of(await plain.call_tool("cortex_forget", {"memory_id": second["id"]}))
+    assert triples(plain_settings) == set()
+    data_of(await plain.call_tool("cortex_restore", {"memory_id": second["id"]}))
+    assert triples(plain_settings) == {("user", "works at", "Initech")}
+    data_of(await plain.call_tool("cortex_restore", {"memory_id": first["id"]}))
+    assert triples(plain_settings) == {
+        ("user", "works at", "Initech"),
+        ("user", "works at", "Globex"),
+    }
+
+    data_of(await plain.call_tool("cortex_forget", {"memory_id": second["id"], "purge": True}))
+    assert ("user", "works at", "Initech") not in triples(plain_settings) | triples(
+        plain_settings, live=False
+    )
+
+
+async def test_the_llm_extraction_brings_relations_validated_and_repaired(
+    llm_settings: Settings, fake_openai: FakeOpenAI, clock: FrozenClock
+) -> None:
+    fake_openai.replies.append(
+        json.dumps(
+            {
+                "memories": [
+                    {
+                        "content": "Wang Wei leads the payments team at Globex",
+                        "category": "relationship",
+                        "importance": 0.7,
+                        "source": "user",
+                        "relations": [
+                            {"subject": "Wang Wei", "predicate": "works at", "object": "Globex"},
+                            {"from": "Wang Wei", "relationType": "leads", "to": "payments team"},
+                            ["Globex", "based in", "Shanghai"],
+                            {"subject": "", "predicate": "x", "object": "y"},
+                            "not a relation",
+                        ],
+                    },
+                    {
+                        "content": "Mochi is Wang Wei's cat",
+                        "category": "relationship",
+                        "relations": {"subject": "Wang Wei", "predicate": "owns", "object": "Mochi"},
+                    },
+                ]
+            }
+        )
+    )
+    async with Client(build_server(llm_settings, clock)) as client:
+        result = await ingest(client, "Wang Wei leads payments at Globex; Mochi is his cat.")
+
+    prompt = json.dumps([r.body for r in fake_openai.requests])
+    assert '\\"relations\\"' in prompt  # the schema asks for the field
+    ids = {m["content"]: m["id"] for m in result["deep"]}
+    rows = {(r["subject"], r["predicate"], r["object"]): r for r in relation_rows(llm_settings)}
+    assert set(rows) == {
+        ("Wang Wei", "works at", "Globex"),
+        ("Wang Wei", "leads", "payments team"),
+        ("Globex", "based in", "Shanghai"),
+        ("Wang Wei", "owns", "Mochi"),
+    }
+    assert rows["Wang Wei", "owns", "Mochi"]["source_memory_id"] == ids["Mochi is Wang Wei's cat"]
+
+
+OFFICIAL_GRAPH = "\n".join(
+    json.dumps(record)
+    for record in [
+        {"type": "entity", "name": "Wang_Wei", "entityType": "person",
+         "observations": ["Senior engineer", "Speaks Mandarin and English"]},
+        {"type": "entity", "name": "Globex", "entityType": "organization",
+         "observations": ["Payments company in Shanghai"]},
+        {"type": "entity", "name": "Mochi", "entityType": "pet", "observations": ["A grey cat"]},
+        {"type": "relation", "from": "Wang_Wei", "to": "Globex", "relationType": "works_at"},
+        {"type": "relation", "from": "Wang_Wei", "to": "Mochi", "relationType": "owns"},
+    ]
+)  # fmt: skip
+
+
+async def test_an_imported_server_memory_graph_answers_through_recall(
+    plain_settings: Settings, clock: FrozenClock
+) -> None:
+    async with open_engine(plain_settings, clock) as engine:
+        report = await import_text(engine, OFFICIAL_GRAPH, "memory.jsonl")
+    assert report.relations_added == 2
+
+    async with Client(build_server(plain_settings, clock)) as client:
+        work = await recall(client, "where does Wang Wei work")
+        owner = await recall(client, "who owns Mochi")
+        off = data_of(
+            await client.call_tool("cortex_recall", {"query": "who owns Mochi", "max_results": 3})
+        )
+
+    assert "Wang Wei —works at→ Globex" in work["context"]
+    assert "Wang Wei —owns→ Mochi" in owner["context"]
+    assert off["context"].startswith("Known relations")
+
+
+async def test_two_hop_answer_found_through_the_graph_missed_by_plain_search(
+    plain_settings: Settings, clock: FrozenClock
+) -> None:
+    async def store(client: Client) -> str:
+        await remember(
+            client,
+            "Alice's manager is Bob Stone.",
+            relations=[{"subject": "Alice", "predicate": "manager", "object": "Bob Stone"}],
+        )
+        lisbon = await remember(
+            client,
+            "Bob Stone moved to Lisbon in 2020.",
+            relations=[{"subject": "Bob Stone", "predicate": "lives in", "object": "Lisbon"}],
+        )
+        for line in [
+            "The city council meeting is on Monday.",
+            "Which city has the best coffee is an open question.",
+            "Carol lives in a small city near Porto.",
+        ]:
+            await remember(client, line)
+        return str(lisbon["id"])
+
+    question = "Which city does Alice's manager live in?"
+    async with Client(build_server(plain_settings, clock)) as client:
+        lisbon = await store(client)
+        with_graph = await recall(client, question, max_results=3)
+    without = plain_settings.model_copy(
+        update={"search": plain_settings.search.model_copy(update={"graph_weight": 0.0})}
+    )
+    async with Client(build_server(without, clock)) as client:
+        plain_search = await recall(client, question, max_results=3)
+
+    assert lisbon not in [m["id"] for m in plain_search["memories"]]
+    assert lisbon in [m["id"] for m in with_graph["memories"]]
+
+
+async def test_relations_from_the_agent_are_checked_redacted_and_scoped(
+    plain: Client, plain_settings: Settings
+) -> None:
+    bad = await plain.call_tool(
+        "cortex_remember",
+        {"content": "Dana runs the lab.", "relations": [{"subject": "Dana", "predicate": " "}]},
+    )
+    assert bad.is_error and "relations" in text_of(bad)
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
+    await remember(
+        plain,
+        "Dana runs the lab.",
+        relations=[{"subject": "Dana", "predicate": "uses key", "object": key}],
+    )
+    await remember(
+        plain,
+        "Erin runs the shop.",
+        agent_id="other",
+        relations=[{"subject": "Erin", "predicate": "runs", "object": "the shop"}],
+    )
+
+    stored = relation_rows(plain_settings)
+    assert all(key not in r["object"] for r in stored)
+    assert {r["agent_id"] for r in stored} == {"default", "other"}
+    mine = await read_text(plain, "cortex://relations")
+    assert "Dana" in mine and "Erin" not in mine and "```mermaid" in mine
+
+
+async def test_the_entity_resource_shows_current_and_closed_relations_and_memories(
+    plain: Client,
+) -> None:
+    await ingest(plain, "I live in Berlin.")
+    await ingest(plain, "I live in Munich now.")
+
+    entity = await read_json(plain, "cortex://entity/I")
+    assert entity["entity"] == "user"
+    assert [r["line"] for r in entity["relations"]] == ["user —lives in→ Munich"]
+    assert [r["line"] for r in entity["closed_relations"]] == ["user —lives in→ Berlin"]
+    states = {m["content"]: m["state"] for m in entity["memories"]}
+    assert states["I live in Munich now."] == "live"
+    assert states["I live in Berlin."] == "superseded"
+    with pytest.raises(MCPError, match="name"):
+        await read_text(plain, "cortex://entity/Nobody%20Here")
