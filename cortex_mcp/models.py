@@ -191,16 +191,6 @@ class RecallResult(BaseModel):
     conversation: list[LogHit] = Field(default_factory=list)
 
 
-class RelationInput(BaseModel):
-    """One relation an agent states with a memory: subject —predicate→ object."""
-
-    subject: str = Field(
-        min_length=1, max_length=200, description='Who or what; "user" for the user.'
-    )
-    predicate: str = Field(min_length=1, max_length=200, description="Short verb phrase: works at.")
-    object: str = Field(min_length=1, max_length=200, description="Who or what it links to.")
-
-
 class RememberResult(BaseModel):
     """What cortex_remember did: stored a new memory, or reinforced or superseded one."""
 

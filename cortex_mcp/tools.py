@@ -23,7 +23,6 @@ from cortex_mcp.models import (
     IngestResult,
     Layer,
     RecallResult,
-    RelationInput,
     RememberResult,
     SearchDebug,
 )
@@ -242,8 +241,8 @@ async def cortex_remember(
         ),
     ] = None,
     relations: Annotated[
-        list[RelationInput] | None,
-        Field(max_length=20, description="Links it states, for the entity graph (optional)."),
+        list[list[str]] | None,
+        Field(max_length=20, description="[subject, predicate, object] links it states."),
     ] = None,
 ) -> RememberResult:
     """Store a lasting fact, preference, decision or correction. A near-duplicate reinforces
@@ -258,7 +257,7 @@ async def cortex_remember(
         agent_id=agent_id,
         scope=scope,
         supersedes=supersedes,
-        relations=[r.model_dump() for r in relations or []],
+        relations=relations,
     )
 
 

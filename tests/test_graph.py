@@ -2,7 +2,6 @@
 their memory, used by recall, and shown by cortex://relations and cortex://entity/{name}."""
 
 import json
-import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,10 +15,11 @@ from cortex_mcp.engine import open_engine
 from cortex_mcp.engine.transfer import import_text
 from cortex_mcp.search.entities import entity_key, names_in, searchable_text
 from cortex_mcp.server import build_server
+from cortex_mcp.store.db import open_database
+from cortex_mcp.store.relations import Relation, relations_of
 from tests.conftest import (
     FrozenClock,
     data_of,
-    inspect_database,
     read_json,
     read_text,
     recall,
@@ -45,17 +45,20 @@ async def plain(plain_settings: Settings, clock: FrozenClock) -> AsyncIterator[C
         yield connected
 
 
-def relation_rows(settings: Settings) -> list[sqlite3.Row]:
-    with inspect_database(settings.database_path) as conn:
-        conn.row_factory = sqlite3.Row
-        return conn.execute("select * from relations order by created_at, subject").fetchall()
+async def relation_rows(settings: Settings) -> list[Relation]:
+    """Every relation in the file, read through the server's own driver (a second connection
+    beside the running server's)."""
+    db = await open_database(settings.database_path, 5_000)
+    try:
+        async with db.read() as conn:
+            return await relations_of(conn, None)
+    finally:
+        await db.close()
 
 
-def triples(settings: Settings, live: bool = True) -> set[tuple[str, str, str]]:
+async def triples(settings: Settings, live: bool = True) -> set[tuple[str, str, str]]:
     return {
-        (r["subject"], r["predicate"], r["object"])
-        for r in relation_rows(settings)
-        if (r["valid_to"] is None) == live
+        (r.subject, r.predicate, r.object) for r in await relation_rows(settings) if r.live == live
     }
 
 
@@ -83,11 +86,10 @@ async def test_the_fast_channel_stores_each_slot_as_a_relation_of_its_memory(
     result = await ingest(plain, "I work at Globex. My cat is called Mochi.")
 
     stored = {m["content"]: m["id"] for m in result["fast"]}
-    rows = {(r["subject"], r["predicate"], r["object"]): r for r in relation_rows(plain_settings)}
+    rows = {(r.subject, r.predicate, r.object): r for r in await relation_rows(plain_settings)}
     assert set(rows) == {("user", "works at", "Globex"), ("user", "has cat", "Mochi")}
-    assert rows["user", "works at", "Globex"]["source_memory_id"] == stored["I work at Globex."]
-    assert rows["user", "works at", "Globex"]["agent_id"] == "default"
-    assert rows["user", "has cat", "Mochi"]["object_key"] == "mochi"
+    assert rows["user", "works at", "Globex"].source_memory_id == stored["I work at Globex."]
+    assert rows["user", "works at", "Globex"].agent_id == "default"
 
 
 async def test_a_new_value_closes_the_old_relation_and_forget_restore_purge_follow(
@@ -97,23 +99,22 @@ async def test_a_new_value_closes_the_old_relation_and_forget_restore_purge_foll
     second = (await ingest(plain, "I work at Initech now."))["fast"][0]
     assert second["superseded_id"] == first["id"]
 
-    assert triples(plain_settings) == {("user", "works at", "Initech")}
-    assert triples(plain_settings, live=False) == {("user", "works at", "Globex")}  # kept
+    assert await triples(plain_settings) == {("user", "works at", "Initech")}
+    assert await triples(plain_settings, live=False) == {("user", "works at", "Globex")}  # kept
 
     data_of(await plain.call_tool("cortex_forget", {"memory_id": second["id"]}))
-    assert triples(plain_settings) == set()
+    assert await triples(plain_settings) == set()
     data_of(await plain.call_tool("cortex_restore", {"memory_id": second["id"]}))
-    assert triples(plain_settings) == {("user", "works at", "Initech")}
+    assert await triples(plain_settings) == {("user", "works at", "Initech")}
     data_of(await plain.call_tool("cortex_restore", {"memory_id": first["id"]}))
-    assert triples(plain_settings) == {
+    assert await triples(plain_settings) == {
         ("user", "works at", "Initech"),
         ("user", "works at", "Globex"),
     }
 
     data_of(await plain.call_tool("cortex_forget", {"memory_id": second["id"], "purge": True}))
-    assert ("user", "works at", "Initech") not in triples(plain_settings) | triples(
-        plain_settings, live=False
-    )
+    every = {(r.subject, r.object) for r in await relation_rows(plain_settings)}
+    assert ("user", "Initech") not in every and ("user", "Globex") in every
 
 
 async def test_the_llm_extraction_brings_relations_validated_and_repaired(
@@ -139,7 +140,11 @@ async def test_the_llm_extraction_brings_relations_validated_and_repaired(
                     {
                         "content": "Mochi is Wang Wei's cat",
                         "category": "relationship",
-                        "relations": {"subject": "Wang Wei", "predicate": "owns", "object": "Mochi"},
+                        "relations": {
+                            "subject": "Wang Wei",
+                            "predicate": "owns",
+                            "object": "Mochi",
+                        },
                     },
                 ]
             }
@@ -151,14 +156,14 @@ async def test_the_llm_extraction_brings_relations_validated_and_repaired(
     prompt = json.dumps([r.body for r in fake_openai.requests])
     assert '\\"relations\\"' in prompt  # the schema asks for the field
     ids = {m["content"]: m["id"] for m in result["deep"]}
-    rows = {(r["subject"], r["predicate"], r["object"]): r for r in relation_rows(llm_settings)}
+    rows = {(r.subject, r.predicate, r.object): r for r in await relation_rows(llm_settings)}
     assert set(rows) == {
         ("Wang Wei", "works at", "Globex"),
         ("Wang Wei", "leads", "payments team"),
         ("Globex", "based in", "Shanghai"),
         ("Wang Wei", "owns", "Mochi"),
     }
-    assert rows["Wang Wei", "owns", "Mochi"]["source_memory_id"] == ids["Mochi is Wang Wei's cat"]
+    assert rows["Wang Wei", "owns", "Mochi"].source_memory_id == ids["Mochi is Wang Wei's cat"]
 
 
 OFFICIAL_GRAPH = "\n".join(
@@ -201,12 +206,12 @@ async def test_two_hop_answer_found_through_the_graph_missed_by_plain_search(
         await remember(
             client,
             "Alice's manager is Bob Stone.",
-            relations=[{"subject": "Alice", "predicate": "manager", "object": "Bob Stone"}],
+            relations=[["Alice", "manager", "Bob Stone"]],
         )
         lisbon = await remember(
             client,
             "Bob Stone moved to Lisbon in 2020.",
-            relations=[{"subject": "Bob Stone", "predicate": "lives in", "object": "Lisbon"}],
+            relations=[["Bob Stone", "lives in", "Lisbon"]],
         )
         for line in [
             "The city council meeting is on Monday.",
@@ -235,25 +240,30 @@ async def test_relations_from_the_agent_are_checked_redacted_and_scoped(
 ) -> None:
     bad = await plain.call_tool(
         "cortex_remember",
-        {"content": "Dana runs the lab.", "relations": [{"subject": "Dana", "predicate": " "}]},
+        {"content": "Dana runs the lab.", "relations": [["Dana", " ", "the lab"]]},
     )
-    assert bad.is_error and "relations" in text_of(bad)
+    assert bad.is_error and "relations[0].predicate: must be a non-empty string" in text_of(bad)
+    short = await plain.call_tool(
+        "cortex_remember", {"content": "Dana runs the lab.", "relations": [["Dana", "runs"]]}
+    )
+    assert short.is_error and "relations[0]" in text_of(short)
+    assert await relation_rows(plain_settings) == []  # bad input changes nothing
     key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
     await remember(
         plain,
         "Dana runs the lab.",
-        relations=[{"subject": "Dana", "predicate": "uses key", "object": key}],
+        relations=[["Dana", "uses key", key]],
     )
     await remember(
         plain,
         "Erin runs the shop.",
         agent_id="other",
-        relations=[{"subject": "Erin", "predicate": "runs", "object": "the shop"}],
+        relations=[["Erin", "runs", "the shop"]],
     )
 
-    stored = relation_rows(plain_settings)
-    assert all(key not in r["object"] for r in stored)
-    assert {r["agent_id"] for r in stored} == {"default", "other"}
+    stored = await relation_rows(plain_settings)
+    assert all(key not in r.object for r in stored)
+    assert {r.agent_id for r in stored} == {"default", "other"}
     mine = await read_text(plain, "cortex://relations")
     assert "Dana" in mine and "Erin" not in mine and "```mermaid" in mine
 

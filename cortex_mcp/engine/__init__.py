@@ -209,7 +209,7 @@ class Engine:
         scope: str = "agent",
         supersedes: str | None = None,
         context: str | None = None,
-        relations: list[dict[str, str]] | None = None,
+        relations: list[list[str]] | list[dict[str, str]] | None = None,
     ) -> RememberResult:
         """Store an explicit memory in core; duplicates reinforce, `supersedes` replaces;
         `context` (the conversation around it) is searched with it; `relations` (subject,

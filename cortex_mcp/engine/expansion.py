@@ -41,7 +41,6 @@ HIT_SEED = 0.5
 """Weight of an entity found in a hit, against 1 for one the query names."""
 LONG_MEMORY = 2
 """A memory longer than this many times its relation's line is answered by the line."""
-USER_WORDS = frozenset(["i", "me", "my", "mine", "myself", "我", "我的", "私", "僕", "俺"])
 
 
 @dataclass
@@ -72,8 +71,6 @@ async def expand(
     started = time.perf_counter()
     folded = searchable_text(query)
     asked = await _named(conn, folded, agent_id)
-    if USER_WORDS & set(query_terms(folded)) or any(w in folded for w in ("我", "私", "僕")):
-        asked.append(USER_KEY)
     best = sorted(relevance, key=lambda key: -relevance[key].fused_score)[:TOP_HITS]
     found = await graph_rows.relations_from(conn, best, agent_id)
     in_hits = [entity_key(end) for r in found for end in (r.subject, r.object)]
@@ -83,7 +80,8 @@ async def expand(
     if not asked and not in_hits:
         return Expansion(relevance, candidates, elapsed_ms=_since(started))
     asked = await graph_rows.merged_keys(conn, list(dict.fromkeys(asked)), agent_id)
-    hits = [k for k in await graph_rows.merged_keys(conn, in_hits, agent_id) if k not in asked]
+    merged = await graph_rows.merged_keys(conn, in_hits, agent_id)
+    hits = [k for k in merged if k not in asked and k != USER_KEY]  # the user is everywhere
     seeds = dict.fromkeys(hits, HIT_SEED) | dict.fromkeys(asked, 1.0)
     near = await graph_rows.relations_touching(conn, list(seeds), agent_id, limit=HOP_LIMIT)
     terms = query_terms(folded)
@@ -121,15 +119,18 @@ def _touches(relation: Relation, keys: list[str]) -> bool:
 
 
 def _score(relation: Relation, seeds: dict[str, float], terms: list[str]) -> float:
-    """How well a relation one hop away answers: its seed's weight (the better end), lifted
-    when its predicate or far end shares words with the query, times its confidence."""
+    """How well a relation one hop away answers, times its confidence: one touching an entity
+    the query names counts half, and the rest as its predicate or far end shares words with
+    the query; one reached from a hit's entity counts only by those shared words (at
+    `HIT_SEED`), so a well-connected entity does not lift everything around it."""
     ends = [entity_key(relation.subject), entity_key(relation.object)]
     seed = max(seeds.get(end, 0.0) for end in ends)
     far = " ".join(end for end in ends if end not in seeds)
     words = query_terms(searchable_text(f"{relation.predicate} {far}"))
     shared = sum(1 for term in terms if any(_alike(term, word) for word in words))
     lift = min(1.0, shared / max(1, len(terms)) * 2)
-    return seed * relation.confidence * (0.5 + 0.5 * lift)
+    base = 0.5 if seed >= 1.0 else 0.0
+    return seed * relation.confidence * (base + (1 - base) * lift)
 
 
 def _alike(a: str, b: str) -> bool:
