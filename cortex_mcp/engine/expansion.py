@@ -1,13 +1,12 @@
 """Recall that uses the graph: the entities a query (and its best hits) names pull in what is
 one hop away.
 
-Entities are found by their keys (`search.entities`): those named in the query, and those of
-the relations drawn from the best few text/vector hits or named in their text, each with its
-aliases. The live relations touching them are scored (a query entity counts twice a hit's; a
-relation whose predicate or other end shares words with the query counts more) and their source
-memories join the ranking with `search.graph_weight` × that score added to their relevance.
-The relations that touch a query entity come back too: the context block shows one as a short
-line when it answers better than its memory (no memory, or a long one).
+Entities are found by their keys (`search.entities`): those the query names (its phrases looked
+up by index) and those of the relations drawn from the best few text/vector hits, each with its
+aliases. The live relations touching them are scored (`_score`) and their source memories join
+the ranking with `search.graph_weight` × that score added to their relevance. The relations that
+touch a query entity come back too: the context block shows one as a short line when it answers
+better than its memory (no memory, or a long one).
 """
 
 import time
@@ -19,21 +18,19 @@ from cortex_mcp.config import SearchSettings
 from cortex_mcp.models import Candidate, Category, Layer, Memory
 from cortex_mcp.search.entities import (
     USER_KEY,
-    entity_key,
-    names_in,
+    phrases,
     relation_line,
     searchable_text,
 )
 from cortex_mcp.search.scoring import Relevance
 from cortex_mcp.search.tokenize import query_terms
 from cortex_mcp.store import fts
-from cortex_mcp.store import memories as rows
 from cortex_mcp.store import relations as graph_rows
 from cortex_mcp.store.relations import Relation
 
 TOP_HITS = 5
 """How many of the best hits lend their entities to the expansion."""
-HOP_LIMIT = 60
+HOP_LIMIT = 40
 """Relations read one hop away, at most (live ones, newest first)."""
 ANSWER_LINES = 3
 """Relation lines the context block shows at most."""
@@ -70,13 +67,10 @@ async def expand(
         return Expansion(relevance, candidates)
     started = time.perf_counter()
     folded = searchable_text(query)
-    asked = await _named(conn, folded, agent_id)
+    asked = await graph_rows.known_keys(conn, phrases(folded), agent_id)
     best = sorted(relevance, key=lambda key: -relevance[key].fused_score)[:TOP_HITS]
     found = await graph_rows.relations_from(conn, best, agent_id)
-    in_hits = [entity_key(end) for r in found for end in (r.subject, r.object)]
-    texts = await rows.memories_by_id(conn, best)
-    hit_text = searchable_text(" \n ".join(m.content for m in texts.values()))
-    in_hits += await _named(conn, hit_text, agent_id)
+    in_hits = [key for r in found for key in (r.subject_key, r.object_key)]
     if not asked and not in_hits:
         return Expansion(relevance, candidates, elapsed_ms=_since(started))
     asked = await graph_rows.merged_keys(conn, list(dict.fromkeys(asked)), agent_id)
@@ -90,6 +84,8 @@ async def expand(
     )
     pulled: dict[str, float] = {}
     for score, relation in scored:
+        if score <= 0:
+            break  # best first: the rest lend nothing
         if relation.source_memory_id and relation.source_memory_id not in pulled:
             pulled[relation.source_memory_id] = score
     fresh = [key for key in pulled if key not in candidates]
@@ -106,16 +102,8 @@ async def expand(
     return Expansion(boosted, candidates, answers, _since(started))
 
 
-async def _named(conn: aiosqlite.Connection, folded: str, agent_id: str) -> list[str]:
-    """The known entity keys the folded text names as whole words."""
-    if not folded:
-        return []
-    keys = await graph_rows.known_keys_in(conn, folded, agent_id)
-    return [key for key in keys if names_in(folded, key)]
-
-
 def _touches(relation: Relation, keys: list[str]) -> bool:
-    return entity_key(relation.subject) in keys or entity_key(relation.object) in keys
+    return relation.subject_key in keys or relation.object_key in keys
 
 
 def _score(relation: Relation, seeds: dict[str, float], terms: list[str]) -> float:
@@ -123,10 +111,10 @@ def _score(relation: Relation, seeds: dict[str, float], terms: list[str]) -> flo
     the query names counts half, and the rest as its predicate or far end shares words with
     the query; one reached from a hit's entity counts only by those shared words (at
     `HIT_SEED`), so a well-connected entity does not lift everything around it."""
-    ends = [entity_key(relation.subject), entity_key(relation.object)]
+    ends = [relation.subject_key, relation.object_key]
     seed = max(seeds.get(end, 0.0) for end in ends)
     far = " ".join(end for end in ends if end not in seeds)
-    words = query_terms(searchable_text(f"{relation.predicate} {far}"))
+    words = query_terms(f"{relation.predicate.casefold()} {far}")
     shared = sum(1 for term in terms if any(_alike(term, word) for word in words))
     lift = min(1.0, shared / max(1, len(terms)) * 2)
     base = 0.5 if seed >= 1.0 else 0.0

@@ -51,6 +51,32 @@ def names_in(text: str, key: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", text) is not None
 
 
+_WORD = re.compile(r"[^\W_]+(?:['’.&-][^\W_]+)*")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+MAX_WORDS = 4
+MAX_CJK = 8
+MAX_PHRASES = 400
+
+
+def phrases(text: str) -> list[str]:
+    """Every way the text could name an entity, as keys: runs of up to four words (with and
+    without a possessive 's), and each stretch of two to eight CJK characters. Looking these
+    up by index is what finds the entities a query names."""
+    folded = searchable_text(text)
+    words = [w.removesuffix("'s").removesuffix("’s") for w in _WORD.findall(folded)]
+    found: dict[str, None] = {}
+    for size in range(1, MAX_WORDS + 1):
+        for start in range(len(words) - size + 1):
+            found[entity_key(" ".join(words[start : start + size]))] = None
+    for run in _CJK_RUN.findall(folded):
+        for size in range(2, min(MAX_CJK, len(run)) + 1):
+            for start in range(len(run) - size + 1):
+                found[run[start : start + size]] = None
+    found.pop("", None)
+    found.pop(USER_KEY, None)
+    return list(found)[:MAX_PHRASES]
+
+
 def relation_line(subject: str, predicate: str, obj: str) -> str:
     """A relation as one short line: `Wang Wei —works at→ Globex`."""
     verb = " ".join(predicate.replace("_", " ").split())

@@ -60,7 +60,7 @@ async def candidates_by_id(
     rows = await fetch_all(
         conn,
         "select m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key"
-        " from memories m where m.id in (select value from json_each(:ids))"
+        " from json_each(:ids) j cross join memories m on m.id = j.value"  # by id, first
         " and (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
         " and m.deleted_at is null and m.superseded_by is null"
         " and m.layer in (select value from json_each(:layers))"

@@ -28,6 +28,8 @@ class Relation:
     updated_at: datetime
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    subject_key: str = ""
+    object_key: str = ""
 
     @property
     def live(self) -> bool:
@@ -64,6 +66,8 @@ def _to_relation(row: Any) -> Relation:
         updated_at=from_text(row["updated_at"]),
         valid_from=from_text(row["valid_from"]) if row["valid_from"] else None,
         valid_to=from_text(row["valid_to"]) if row["valid_to"] else None,
+        subject_key=row["subject_key"],
+        object_key=row["object_key"],
     )
 
 
@@ -146,20 +150,19 @@ async def reopen_relations(conn: aiosqlite.Connection, memory_id: str) -> None:
     )
 
 
-async def known_keys_in(
-    conn: aiosqlite.Connection, folded: str, agent_id: str | None, limit: int = 50
+async def known_keys(
+    conn: aiosqlite.Connection, candidates: list[str], agent_id: str | None
 ) -> list[str]:
-    """The entity keys of live visible relations that occur inside the folded text (a
-    substring test; the caller checks word boundaries), longest first."""
+    """Which of these candidate keys name an entity of a live visible relation (by index)."""
     rows = await fetch_all(
         conn,
-        "select key from (select subject_key as key, agent_id from relations"
-        " where valid_to is null union all select object_key, agent_id from relations"
-        " where valid_to is null) where key != '' and instr(:text, key) > 0"
-        " and (:agent_id is null or agent_id = :agent_id"
-        " or (agent_id is null and :shared))"
-        " group by key order by length(key) desc limit :limit",
-        {"text": folded, "agent_id": agent_id, "shared": sees_shared(), "limit": limit},
+        "select subject_key from relations where subject_key in"
+        " (select value from json_each(:keys)) and valid_to is null"
+        " and (:agent_id is null or agent_id = :agent_id or (agent_id is null and :shared))"
+        " union select object_key from relations where object_key in"
+        " (select value from json_each(:keys)) and valid_to is null"
+        " and (:agent_id is null or agent_id = :agent_id or (agent_id is null and :shared))",
+        {"keys": json.dumps(candidates), "agent_id": agent_id, "shared": sees_shared()},
     )
     return [row[0] for row in rows]
 
