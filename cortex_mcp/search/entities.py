@@ -19,7 +19,6 @@ USER_ALIASES = frozenset(
 ALIAS_PREDICATES = frozenset(["name", "alias", "also known as", "aka", "is named", "called"])
 """A relation with one of these predicates says both ends are one entity."""
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _EDGE = " .,!?;:'\"()[]{}。，！？；：、「」『』（）"
 MAX_NAME = 200
 
@@ -39,16 +38,6 @@ def display_name(name: str) -> str:
 def searchable_text(text: str) -> str:
     """A text folded like keys are, so a key can be looked for inside it."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().replace("_", " ").split())
-
-
-def names_in(text: str, key: str) -> bool:
-    """True when the folded `text` names the entity `key`: a CJK key anywhere, any other key
-    as whole words (so "al" is not found in "alice")."""
-    if not key or key == USER_KEY:
-        return False
-    if _CJK.search(key):
-        return key in text
-    return re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", text) is not None
 
 
 _WORD = re.compile(r"[^\W_]+(?:['’.&-][^\W_]+)*")
