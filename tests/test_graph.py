@@ -288,3 +288,14 @@ def test_a_querys_phrases_are_the_keys_it_could_name() -> None:
     assert {"alice", "bob stone", "manager", "bob"} <= set(found)
     assert "alice's" not in found and "user" not in phrases("where do I live")
     assert {"王伟", "王伟在"} <= set(phrases("王伟在哪里工作"))
+
+
+async def test_the_users_name_is_an_alias_of_the_user(plain: Client) -> None:
+    await ingest(plain, "My name is Wang Wei.")
+    await ingest(plain, "I work at Globex.")
+
+    entity = await read_json(plain, "cortex://entity/wang_wei")
+    assert entity["entity"] == "wang wei" and "user" in entity["aliases"]
+    assert "user —works at→ Globex" in [r["line"] for r in entity["relations"]]
+    found = await recall(plain, "where does Wang Wei work")
+    assert "I work at Globex." in [m["content"] for m in found["memories"]]
