@@ -122,6 +122,13 @@ class SearchSettings(Section):
     vector_weight: float = Field(default=0.4, ge=0, description="Weight of the vector score.")
     text_weight: float = Field(default=0.6, ge=0, description="Weight of the BM25 score.")
     rrf_k: int = Field(default=60, gt=0, description="Rank offset of reciprocal-rank fusion.")
+    graph_weight: float = Field(
+        default=0.3,
+        ge=0,
+        description="Weight of the entity graph in recall: memories one hop from an entity the"
+        " query or its best hits name gain this times their relation's score; 0 turns the"
+        " graph step off.",
+    )
 
 
 class SieveSettings(Section):

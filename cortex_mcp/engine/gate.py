@@ -1,7 +1,7 @@
 """The Memory Gate: find what is relevant, rank it, fit it into a token budget."""
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -11,6 +11,7 @@ import anyio
 from cortex_mcp.clock import Clock
 from cortex_mcp.config import SearchSettings
 from cortex_mcp.engine.embedding import VectorIndex
+from cortex_mcp.engine.expansion import expand
 from cortex_mcp.models import (
     BackendTiming,
     Candidate,
@@ -27,6 +28,7 @@ from cortex_mcp.search.scoring import date_boost, fuse, score_candidate
 from cortex_mcp.store import fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Database
+from cortex_mcp.store.relations import Relation
 from cortex_mcp.store.vectors import vector_candidates
 
 CONTEXT_HEADER = "Relevant memories (cortex-mcp; most relevant first):"
@@ -49,6 +51,7 @@ class Ranking:
     terms_match: str | None
     scored: list[Scored]
     backends: list[BackendTiming]
+    relations: list[Relation] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,17 @@ async def rank(
         {candidate.id: distance for distance, candidate in near},
         settings,
     )
+    graph = await expand(
+        conn,
+        query,
+        relevance,
+        candidates,
+        agent_id=agent_id,
+        layers=layers,
+        categories=categories,
+        settings=settings,
+    )
+    relevance, candidates = graph.relevance, graph.candidates
     spans = query_dates(query)
     scored = [
         (
@@ -145,7 +159,7 @@ async def rank(
         Scored(rank=i, candidate=candidate, score=score)
         for i, (candidate, score) in enumerate(scored, start=1)
     ]
-    return Ranking(terms_match=text.match, scored=ranked, backends=backends)
+    return Ranking(text.match, ranked, backends, graph.relations)
 
 
 async def find(

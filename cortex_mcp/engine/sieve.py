@@ -137,6 +137,7 @@ def deep_proposals(
             session_id=session,
             expires_at=expires,
             extra={"exchange_id": exchange},
+            relations=tuple(item.relations),
         )
         for item in extraction.parse_extraction(answer)
     ]

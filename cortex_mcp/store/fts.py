@@ -46,3 +46,31 @@ async def text_candidates(
     }
     rows = await fetch_all(conn, _CANDIDATES, params)
     return [(row["bm25"], to_candidate(row)) for row in rows]
+
+
+async def candidates_by_id(
+    conn: aiosqlite.Connection,
+    memory_ids: list[str],
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+) -> dict[str, Candidate]:
+    """These memories as ranking candidates, by id, when recall may show them (live, visible to
+    the agent, in the layers and categories asked for)."""
+    rows = await fetch_all(
+        conn,
+        "select m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key"
+        " from json_each(:ids) j cross join memories m on m.id = j.value"  # by id, first
+        " and (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
+        " and m.deleted_at is null and m.superseded_by is null"
+        " and m.layer in (select value from json_each(:layers))"
+        " and (:categories is null or m.category in (select value from json_each(:categories)))",
+        {
+            "ids": json.dumps(memory_ids),
+            "agent_id": agent_id,
+            "layers": json.dumps([layer.value for layer in layers]),
+            "categories": json.dumps([c.value for c in categories]) if categories else None,
+            "shared": sees_shared(),
+        },
+    )
+    return {row["id"]: to_candidate(row) for row in rows}

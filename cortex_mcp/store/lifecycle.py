@@ -17,6 +17,7 @@ from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store.db import fetch_all, fetch_one
 from cortex_mcp.store.memories import to_memory
+from cortex_mcp.store.relations import close_relations_of_retired
 from cortex_mcp.store.scope import sees_shared
 
 LEASE = "lifecycle"
@@ -217,6 +218,7 @@ async def update_memories(conn: aiosqlite.Connection, memories: list[Memory]) ->
             for m in memories
         ],
     )
+    await close_relations_of_retired(conn, [m.id for m in memories])
 
 
 async def set_decay_scores(conn: aiosqlite.Connection, scores: list[tuple[str, float]]) -> None:

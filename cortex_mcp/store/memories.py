@@ -10,6 +10,7 @@ from cortex_mcp.clock import from_text, to_text
 from cortex_mcp.models import Candidate, Category, Layer, Memory
 from cortex_mcp.search.tokenize import context_of, index_text, normalised_content
 from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.relations import close_relations, reopen_relations
 from cortex_mcp.store.scope import sees_shared
 
 
@@ -185,6 +186,7 @@ async def mark_superseded(
         " else json_set(metadata, '$.superseded_because', ?) end where id = ?",
         (new_id, to_text(now), rule, rule, old_id),
     )
+    await close_relations(conn, [old_id], now)
 
 
 async def clear_superseded(conn: aiosqlite.Connection, memory_id: str, now: datetime) -> None:
@@ -194,6 +196,7 @@ async def clear_superseded(conn: aiosqlite.Connection, memory_id: str, now: date
         " metadata = json_remove(metadata, '$.superseded_because') where id = ?",
         (to_text(now), memory_id),
     )
+    await reopen_relations(conn, memory_id)
 
 
 async def live_with_slot(
@@ -219,6 +222,10 @@ async def set_deleted(
         "where id = ?",
         (to_text(deleted_at) if deleted_at else None, reason, memory_id),
     )
+    if deleted_at is not None:
+        await close_relations(conn, [memory_id], deleted_at)
+    else:
+        await reopen_relations(conn, memory_id)
 
 
 async def bump_access(

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 
 import aiosqlite
 
+from cortex_mcp.search.entities import entity_key
 from cortex_mcp.store.conversation import append_message
 from cortex_mcp.store.db import Database, fetch_one
 from cortex_mcp.store.memories import index_memory
@@ -273,6 +274,39 @@ async def create_conversation_log(conn: aiosqlite.Connection) -> None:
         """,
     )
     await move_queue_to_log(conn)
+
+
+@migration
+async def relations_in_time(conn: aiosqlite.Connection) -> None:
+    """Relations gain a validity span (valid_from, valid_to: closed when their memory is
+    superseded or forgotten, not deleted) and the normalised keys of both ends, which the
+    entity graph and recall look them up by."""
+    await execute_statements(
+        conn,
+        """
+        alter table relations add column valid_from text;
+        alter table relations add column valid_to text;
+        alter table relations add column subject_key text not null default '';
+        alter table relations add column object_key text not null default '';
+        update relations set valid_from = created_at;
+        create index relations_by_subject_key on relations(subject_key, valid_to);
+        create index relations_by_object_key on relations(object_key, valid_to);
+        create index relations_by_source on relations(source_memory_id)
+        """,
+    )
+    async with conn.execute("select id, subject, object from relations") as cursor:
+        found = list(await cursor.fetchall())
+    for relation_id, subject, target in found:
+        await conn.execute(
+            "update relations set subject_key = ?, object_key = ? where id = ?",
+            (entity_key(subject), entity_key(target), relation_id),
+        )
+    await conn.execute(
+        "update relations set valid_to = (select coalesce(m.deleted_at, m.updated_at)"
+        " from memories m where m.id = relations.source_memory_id)"
+        " where source_memory_id in (select id from memories"
+        " where deleted_at is not null or superseded_by is not null)"
+    )
 
 
 async def move_queue_to_log(conn: aiosqlite.Connection) -> None:
