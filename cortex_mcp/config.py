@@ -111,7 +111,15 @@ class SearchSettings(Section):
         default=1.0,
         ge=0,
         description="Boost of a memory made on a day or in a month the query names"
-        ' ("on 8 May, 2023", "in June 2024"); 1.0 doubles its relevance.',
+        ' ("on 8 May, 2023", "in June 2024", "last week", 上周, 先月), or mentioning a date'
+        ' that falls in it ("yesterday", resolved when it was written); 1.0 doubles its'
+        " relevance.",
+    )
+    when_boost: float = Field(
+        default=0.0,
+        ge=0,
+        description='Boost of a memory that mentions a date, for a question asking when ("When'
+        ' did …", 什么时候, いつ) that names none.',
     )
     fusion: Literal["weighted", "rrf"] = Field(
         default="weighted",

@@ -22,9 +22,10 @@ from cortex_mcp.models import (
     SearchHit,
 )
 from cortex_mcp.search.budget import estimate_tokens, fit_lines
-from cortex_mcp.search.query import match_expression, query_dates
+from cortex_mcp.search.dates import asks_when, query_spans
+from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.scoring import date_boost, fuse, score_candidate
-from cortex_mcp.store import fts
+from cortex_mcp.store import dates, fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Database
 from cortex_mcp.store.vectors import vector_candidates
@@ -124,7 +125,8 @@ async def rank(
         {candidate.id: distance for distance, candidate in near},
         settings,
     )
-    spans = query_dates(query)
+    spans, when = query_spans(query, now), asks_when(query)
+    mentioned = await dates.mentions(conn, list(candidates)) if spans or when else {}
     scored = [
         (
             candidates[key],
@@ -135,7 +137,9 @@ async def rank(
                 candidates[key].access_count,
                 now,
                 settings,
-                date_boost(candidates[key].created_at, spans, settings),
+                date_boost(
+                    candidates[key].created_at, spans, settings, mentioned.get(key, ()), when
+                ),
             ),
         )
         for key, value in relevance.items()
