@@ -115,6 +115,14 @@ class SearchSettings(Section):
         ' that falls in it ("yesterday", resolved when it was written); 1.0 doubles its'
         " relevance.",
     )
+    dated_relevance: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="Relevance of a memory found by its date alone (made on, or mentioning, a"
+        ' day the query names: "what did I do last week"), before the date boost; the best'
+        " text match is 1.",
+    )
     when_boost: float = Field(
         default=0.0,
         ge=0,

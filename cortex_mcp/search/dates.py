@@ -16,7 +16,7 @@ is May of the reference year. Spans are half-open: [start, end).
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, datetime, timedelta
 
 from cortex_mcp.search.query import DAY_SLACK, MONTH_NAMES, DateSpan, query_dates
@@ -324,24 +324,55 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], Resolver], ...] = (
 )
 
 
+def _scan(text: str) -> Iterator[tuple[re.Match[str], Resolver]]:
+    """Each date expression of the text (NFKC), most precise rule first: a span found is
+    blanked, so a shorter expression inside it ("yesterday" in "the day before yesterday")
+    is not found again."""
+    rest = unicodedata.normalize("NFKC", text)
+    for pattern, resolve in _GRAMMAR if not rest.isascii() else _GRAMMAR[:_ENGLISH_RULES]:
+        matches = list(pattern.finditer(rest))
+        for match in matches:
+            yield match, resolve
+        for match in matches:
+            rest = rest[: match.start()] + " " * (match.end() - match.start()) + rest[match.end() :]
+
+
 def mentioned_dates(text: str, at: datetime | date) -> list[DateSpan]:
     """The day spans `text` mentions, resolved against `at` (its day), in order, each once."""
     day = at.date() if isinstance(at, datetime) else at
-    rest = unicodedata.normalize("NFKC", text)
-    grammar = _GRAMMAR if not rest.isascii() else _GRAMMAR[:_ENGLISH_RULES]
     found: dict[DateSpan, None] = {}
-    for pattern, resolve in grammar:
-        matches = list(pattern.finditer(rest))
-        for match in matches:
-            span = resolve(match, day)
-            if span is not None:
-                found[span] = None
-        for match in matches:
-            rest = rest[: match.start()] + " " * (match.end() - match.start()) + rest[match.end() :]
+    for match, resolve in _scan(text):
+        span = resolve(match, day)
+        if span is not None:
+            found[span] = None
     return sorted(found, key=lambda span: (span.start, span.end))
 
 
+def without_relative_dates(query: str) -> str:
+    """The query without its relative date expressions ("what did I do last week" → "what
+    did I do"), for the text search: the words "last week" in a memory speak of another
+    week; the dates themselves are matched through the index."""
+    text = unicodedata.normalize("NFKC", query)
+    for match, resolve in _scan(query):
+        if resolve in _RELATIVE:
+            text = text[: match.start()] + " " * (match.end() - match.start()) + text[match.end() :]
+    return text
+
+
 _ENGLISH_RULES = 10
+_RELATIVE: frozenset[Resolver] = frozenset(
+    {
+        _en_relative_day,
+        _en_ago,
+        _en_weekday,
+        _en_relative_period,
+        _cjk_ago,
+        _zh_week,
+        _ja_week,
+        _cjk_month,
+        _cjk_relative_day,
+    }
+)
 
 
 _WHEN = re.compile(

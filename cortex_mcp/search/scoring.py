@@ -9,7 +9,7 @@ factor is kept in a `ScoreBreakdown` so a ranking can be explained.
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from cortex_mcp.config import SearchSettings
@@ -195,3 +195,17 @@ def fuse(
         )
         for key in keys
     }
+
+
+def with_dated(
+    relevance: dict[str, Relevance], dated: Sequence[str], settings: SearchSettings
+) -> dict[str, Relevance]:
+    """The backends' relevance, with at least `dated_relevance` for each memory found by its
+    date (made on, or mentioning, a day the query names)."""
+    floor = settings.dated_relevance
+    lifted = {
+        key: replace(relevance.get(key, Relevance()), fused_score=floor)
+        for key in dated
+        if key not in relevance or relevance[key].fused_score < floor
+    }
+    return relevance | lifted

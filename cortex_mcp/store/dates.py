@@ -7,17 +7,19 @@ memory is no longer a candidate, so its dates count for nothing; a purge deletes
 """
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
 import aiosqlite
 
 from cortex_mcp.clock import from_text
+from cortex_mcp.models import Candidate, Category, Layer
 from cortex_mcp.search.dates import mentioned_dates
 from cortex_mcp.search.query import DateSpan
 from cortex_mcp.search.tokenize import context_of
 from cortex_mcp.store.db import fetch_all, fetch_one
+from cortex_mcp.store.scope import sees_shared
 
 
 async def index_dates(
@@ -72,3 +74,55 @@ async def mentions(conn: aiosqlite.Connection, memory_ids: list[str]) -> dict[st
             DateSpan(date.fromisoformat(start), date.fromisoformat(end))
         )
     return found
+
+
+_DATED = (
+    "with spans(first, after, days) as (select json_extract(value, '$[0]'),"
+    " json_extract(value, '$[1]'), json_extract(value, '$[2]') from json_each(:spans)),"
+    " hits(seq) as ("
+    " select d.memory_seq from memory_dates d join spans s"
+    " on d.start_day < s.after and s.first < d.end_day"
+    " and julianday(d.end_day) - julianday(d.start_day) <= s.days"
+    " union select m.seq from memories m join spans s"
+    " on m.created_at >= s.first and m.created_at < s.after)"
+    " select m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key"
+    " from hits join memories m on m.seq = hits.seq"
+    " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
+    " and m.deleted_at is null and m.superseded_by is null"
+    " and m.layer in (select value from json_each(:layers))"
+    " and (:categories is null or m.category in (select value from json_each(:categories)))"
+    " order by m.created_at desc limit :limit"
+)
+
+
+async def dated_candidates(
+    conn: aiosqlite.Connection,
+    spans: Sequence[DateSpan],
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+    limit: int,
+) -> list[Candidate]:
+    """Live memories made in one of the spans or mentioning a date that falls in one (no
+    coarser than it: see `search.dates.fits`), newest first; none when there is no span."""
+    if not spans:
+        return []
+    params: dict[str, Any] = {
+        "spans": json.dumps([[s.start.isoformat(), s.end.isoformat(), s.days] for s in spans]),
+        "agent_id": agent_id,
+        "layers": json.dumps([layer.value for layer in layers]),
+        "categories": json.dumps([c.value for c in categories]) if categories else None,
+        "limit": limit,
+        "shared": sees_shared(),
+    }
+    return [
+        Candidate(
+            id=row["id"],
+            layer=Layer(row["layer"]),
+            created_at=from_text(row["created_at"]),
+            updated_at=from_text(row["updated_at"]),
+            access_count=row["access_count"],
+            content_key=row["content_key"],
+        )
+        for row in await fetch_all(conn, _DATED, params)
+    ]

@@ -289,7 +289,8 @@ async def index_mentioned_dates(conn: aiosqlite.Connection) -> None:
             start_day text not null,
             end_day text not null
         );
-        create index memory_dates_by_memory on memory_dates(memory_seq)
+        create index memory_dates_by_memory on memory_dates(memory_seq);
+        create index memory_dates_by_day on memory_dates(start_day, end_day)
         """,
     )
     async with conn.execute("select seq, content, metadata, created_at from memories") as cursor:
