@@ -116,7 +116,7 @@ class SearchSettings(Section):
         " relevance.",
     )
     dated_relevance: float = Field(
-        default=0.5,
+        default=0.6,
         ge=0,
         le=1,
         description="Relevance of a memory found by its date alone (made on, or mentioning, a"
