@@ -72,7 +72,7 @@ async def test_a_purge_erases_the_dates_and_a_forget_hides_them(
     [
         (
             "Yesterday I went for a long run along the river",
-            "What I did for the garden: I do the watering",
+            "The last yoga class of the week was full",
             "what did I do last week",
         ),
         ("昨天我做了一个蛋糕", "妈妈问我做了什么作业", "上周我做了什么"),

@@ -82,9 +82,7 @@ _DATED = (
     " hits(seq) as ("
     " select d.memory_seq from memory_dates d join spans s"
     " on d.start_day < s.after and s.first < d.end_day"
-    " and julianday(d.end_day) - julianday(d.start_day) <= s.days"
-    " union select m.seq from memories m join spans s"
-    " on m.created_at >= s.first and m.created_at < s.after)"
+    " and julianday(d.end_day) - julianday(d.start_day) <= s.days)"
     " select m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key"
     " from hits join memories m on m.seq = hits.seq"
     " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
@@ -103,8 +101,10 @@ async def dated_candidates(
     categories: list[Category] | None,
     limit: int,
 ) -> list[Candidate]:
-    """Live memories made in one of the spans or mentioning a date that falls in one (no
-    coarser than it: see `search.dates.fits`), newest first; none when there is no span."""
+    """Live memories mentioning a date that falls in one of the spans (no coarser than it:
+    see `search.dates.fits`), newest first; none when there is no span. (Memories made then
+    are lifted only when words or vectors find them: taking every memory of a named day in
+    put unrelated ones of that day above better matches on LoCoMo.)"""
     if not spans:
         return []
     params: dict[str, Any] = {

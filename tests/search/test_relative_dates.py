@@ -13,7 +13,6 @@ from cortex_mcp.search.dates import (
     fits,
     mentioned_dates,
     query_spans,
-    without_relative_dates,
 )
 from cortex_mcp.search.query import DateSpan
 from cortex_mcp.search.scoring import date_boost
@@ -168,14 +167,6 @@ def test_a_query_resolves_relative_dates_against_now_with_a_day_of_slack() -> No
     assert query_spans("先月何をした", now) == [span(D(2023, 12, 1), D(2024, 1, 1))]
     assert query_spans("昨天我做了什么", now) == [span(D(2024, 1, 1), D(2024, 1, 4))]
     assert query_spans("on 8 May, 2023", now) == [span(D(2023, 5, 7), D(2023, 5, 10))]
-
-
-def test_relative_date_words_leave_the_text_query_but_absolute_ones_stay() -> None:
-    assert without_relative_dates("what did I do last week").split() == ["what", "did", "I", "do"]
-    assert without_relative_dates("上周我做了什么").strip() == "我做了什么"
-    assert without_relative_dates("What did she paint in May 2023?") == (
-        "What did she paint in May 2023?"
-    )
 
 
 def test_a_mention_fits_a_span_it_overlaps_and_is_no_coarser_than() -> None:
