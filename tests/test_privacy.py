@@ -132,7 +132,9 @@ async def test_purge_erases_every_copy_from_the_database_the_wal_the_mirror_and_
     exported = await anyio.to_thread.run_sync(run_cli, capsys, "export", "--include-forgotten")
     markdown = await anyio.to_thread.run_sync(run_cli, capsys, "export", "--format", "markdown")
     assert "marigold" not in (exported + markdown).lower()
-    assert await found_ids(client, "Marigold Crescent") == set()
+    found = (await recall(client, "Marigold Crescent"))["memories"]  # vectors may add neighbours
+    assert identity not in {m["id"] for m in found}
+    assert not [m for m in found if "marigold" in m["content"].lower()]
     conn = inspect_database(cortex_home / "cortex.db")
     try:
         (log,) = conn.execute(
