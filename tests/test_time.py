@@ -1,13 +1,18 @@
 """Time understood (issue 15): the dates a memory mentions are resolved when it is written,
 kept beside its text, erased with it, and found by a question about that time."""
 
+import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
+from cortex_mcp import cli
 from cortex_mcp.config import Settings
+from cortex_mcp.models import Category, Layer, Memory, new_memory_id
 from tests.conftest import FrozenClock, data_of, inspect_database, recall, remember
 
 MONDAY = datetime(2026, 1, 12, 10, tzinfo=UTC)  # "yesterday" said then is Sunday 11 January
@@ -109,3 +114,29 @@ async def test_a_question_naming_a_month_finds_a_memory_that_said_last_month_the
     found = await recall(client, "What did Maria do in February 2026?")
 
     assert [m["id"] for m in found["memories"]][:1] == [memory["id"]]
+
+
+async def test_an_imported_memory_resolves_its_dates_against_its_own_time(
+    client: Client, settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    made = datetime(2023, 5, 8, 12, tzinfo=UTC)
+    memory = Memory.fresh(
+        id=new_memory_id(int(made.timestamp() * 1000)),
+        agent_id="default",
+        layer=Layer.CORE,
+        category=Category.FACT,
+        content="Caroline went to the LGBTQ support group yesterday",
+        source="user",
+        importance=0.7,
+        now=made,
+    )
+    document = {"format": "cortex-mcp", "version": 1, "relations": []}
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document | {"memories": [memory.model_dump(mode="json")]}))
+
+    assert await anyio.to_thread.run_sync(cli.main, ["import", str(path)]) == 0
+    capsys.readouterr()
+
+    assert dates_of(settings, memory.id) == [("2023-05-07", "2023-05-08")]
+    found = await recall(client, "What did Caroline do on 7 May 2023?")
+    assert [m["id"] for m in found["memories"]][:1] == [memory.id]

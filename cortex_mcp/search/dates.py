@@ -327,9 +327,11 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], Resolver], ...] = (
 def _scan(text: str) -> Iterator[tuple[re.Match[str], Resolver]]:
     """Each date expression of the text (NFKC), most precise rule first: a span found is
     blanked, so a shorter expression inside it ("yesterday" in "the day before yesterday")
-    is not found again."""
+    is not found again. A language's rules run only when one of its date words is there."""
     rest = unicodedata.normalize("NFKC", text)
-    for pattern, resolve in _GRAMMAR if not rest.isascii() else _GRAMMAR[:_ENGLISH_RULES]:
+    english = _GRAMMAR[:_ENGLISH_RULES] if _EN_TRIGGER.search(rest) else ()
+    cjk = _GRAMMAR[_ENGLISH_RULES:] if not rest.isascii() and _CJK_TRIGGER.search(rest) else ()
+    for pattern, resolve in (*english, *cjk):
         matches = list(pattern.finditer(rest))
         for match in matches:
             yield match, resolve
@@ -349,6 +351,11 @@ def mentioned_dates(text: str, at: datetime | date) -> list[DateSpan]:
 
 
 _ENGLISH_RULES = 10
+_EN_TRIGGER = re.compile(
+    r"\d|day|tomorrow|tonight|night|ago|week|month|year|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
+    re.IGNORECASE,
+)
+_CJK_TRIGGER = re.compile(r"[0-9年月日天周週星期礼禮拜昨今明后後晚夜朝末]|おととい|あさって")
 
 
 _WHEN = re.compile(
