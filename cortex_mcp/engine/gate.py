@@ -22,7 +22,7 @@ from cortex_mcp.models import (
     SearchHit,
 )
 from cortex_mcp.search.budget import estimate_tokens, fit_lines
-from cortex_mcp.search.dates import asks_when, query_spans
+from cortex_mcp.search.dates import asks_when, query_spans, without_relative_dates
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.scoring import date_boost, fuse, score_candidate, with_dated
 from cortex_mcp.store import dates, fts
@@ -71,7 +71,7 @@ async def text_candidates(
     settings: SearchSettings,
 ) -> TextCandidates:
     """BM25 candidates of the query's terms (none when it has no searchable term)."""
-    match = match_expression(query)
+    match = match_expression(without_relative_dates(query))
     started = time.perf_counter()
     found: list[tuple[float, Candidate]] = []
     if match is not None:

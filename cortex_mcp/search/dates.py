@@ -350,7 +350,31 @@ def mentioned_dates(text: str, at: datetime | date) -> list[DateSpan]:
     return sorted(found, key=lambda span: (span.start, span.end))
 
 
+def without_relative_dates(query: str) -> str:
+    """The query without its relative date expressions ("what did I do last week" → "what
+    did I do "), for the text search: the words "last week" in a memory speak of the week
+    before it was made; the days themselves are matched through the date index."""
+    text = unicodedata.normalize("NFKC", query)
+    for match, resolve in _scan(query):
+        if resolve in _RELATIVE:
+            text = text[: match.start()] + " " * (match.end() - match.start()) + text[match.end() :]
+    return text
+
+
 _ENGLISH_RULES = 10
+_RELATIVE: frozenset[Resolver] = frozenset(
+    {
+        _en_relative_day,
+        _en_ago,
+        _en_weekday,
+        _en_relative_period,
+        _cjk_ago,
+        _zh_week,
+        _ja_week,
+        _cjk_month,
+        _cjk_relative_day,
+    }
+)
 _EN_TRIGGER = re.compile(
     r"\d|day|tomorrow|tonight|night|ago|week|month|year|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
     re.IGNORECASE,

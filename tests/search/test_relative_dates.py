@@ -13,9 +13,10 @@ from cortex_mcp.search.dates import (
     fits,
     mentioned_dates,
     query_spans,
+    without_relative_dates,
 )
 from cortex_mcp.search.query import DateSpan
-from cortex_mcp.search.scoring import date_boost
+from cortex_mcp.search.scoring import Relevance, date_boost, with_dated
 
 MONDAY = date(2023, 5, 8)  # a Monday, in the middle of a month
 D = date
@@ -187,3 +188,22 @@ def test_the_date_boost_lifts_a_memory_whose_mentioned_date_falls_in_the_query_s
     when = SearchSettings(when_boost=0.5)
     assert date_boost(made, [], when, [day(D(2023, 5, 7))], when=True) == 1.5
     assert date_boost(made, [], when, [], when=True) == 1.0
+
+
+def test_relative_date_words_leave_the_text_query_but_absolute_ones_stay() -> None:
+    assert without_relative_dates("what did I do last week").split() == ["what", "did", "I", "do"]
+    assert without_relative_dates("上周我做了什么").strip() == "我做了什么"
+    assert without_relative_dates("先週何をした").strip() == "何をした"
+    kept = "What did she paint in May 2023?"
+    assert without_relative_dates(kept) == kept
+
+
+def test_a_memory_found_by_its_date_alone_gets_the_dated_relevance_and_no_less() -> None:
+    settings = SearchSettings(dated_relevance=0.25)
+    found = {"weak": Relevance(fused_score=0.1), "strong": Relevance(fused_score=0.9)}
+    lifted = with_dated(found, ["weak", "strong", "dated"], settings)
+    assert {key: r.fused_score for key, r in lifted.items()} == {
+        "weak": 0.25,
+        "strong": 0.9,
+        "dated": 0.25,
+    }
