@@ -84,7 +84,7 @@ def main() -> None:
         "locomo_turns": per_text_us(turns) | {"with_a_date": found},
         "synthetic_en_zh_ja": per_text_us(corpus),
     }
-    args.results.write_text(json.dumps(report, indent=2) + "\n")
+    args.results.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in report.items() if k != "machine"}, indent=2))
 
 

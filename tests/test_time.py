@@ -148,7 +148,8 @@ async def test_an_imported_memory_resolves_its_dates_against_its_own_time(
     )
     document = {"format": "cortex-mcp", "version": 1, "relations": []}
     path = tmp_path / "export.json"
-    path.write_text(json.dumps(document | {"memories": [memory.model_dump(mode="json")]}))
+    memories = {"memories": [memory.model_dump(mode="json")]}
+    path.write_text(json.dumps(document | memories), encoding="utf-8")
 
     assert await anyio.to_thread.run_sync(cli.main, ["import", str(path)]) == 0
     capsys.readouterr()
