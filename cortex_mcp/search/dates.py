@@ -6,7 +6,7 @@ mentions are resolved against the time it was made (the text stays as written); 
 against now. Pure and cheap: it runs on every write (bench/dates.py measures it).
 
 A small grammar per language, not `dateparser`: its `search_dates` took 125-150 ms a text with
-language detection (8 ms with the language given) and read "to" and "so" as dates.
+language detection (1.2 ms with the language given) and read "to" and "so" as dates.
 
 Conventions: a week runs Monday to Sunday; "last Friday" is the latest Friday before the
 reference day, "next Friday" the first after it, while 上周五 / 先週の金曜日 is the Friday of
@@ -259,7 +259,7 @@ def _cjk_date(m: re.Match[str], day: date) -> DateSpan | None:
 
 
 _I = re.IGNORECASE
-_ZH_STEP = r"(上个?|上個|这个?|這個?|本|下个?|下個)"
+_ZH_STEP = r"(上个?|上個|这个?|這個?|(?<!日)本|下个?|下個)"  # not 日本周边 (around Japan)
 _JA_STEP = r"(先|今|来|來)"
 _YEAR_WORD = r"一昨年|前年|去年|昨年|今年|本年|明年|来年|來年|后年|後年"
 _CJK_MONTH_DAY = rf"(?P<month>{_CJK_MONTH_NUMBER})月份?(?:(?P<day>{_CJK_NUMBER})[日号號])?"

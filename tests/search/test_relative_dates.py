@@ -126,6 +126,7 @@ def test_words_that_look_like_dates_are_not_dates() -> None:
     assert mentioned_dates("You may go to the March for Science", MONDAY) == []
     assert mentioned_dates("几月去的？", MONDAY) == []  # 几月 asks which month
     assert mentioned_dates("I have 2 dogs and 3 cats", MONDAY) == []
+    assert mentioned_dates("日本周边游很受欢迎", MONDAY) == []  # 本周 inside 日本周边
 
 
 def test_several_mentions_are_kept_in_order_each_once() -> None:
