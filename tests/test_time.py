@@ -19,6 +19,12 @@ from tests.conftest import FrozenClock, data_of, inspect_database, recall, remem
 MONDAY = datetime(2026, 1, 12, 10, tzinfo=UTC)  # "yesterday" said then is Sunday 11 January
 
 
+@pytest.fixture
+def settings(cortex_home: Path) -> Settings:
+    """No embedder: the rankings compared here must not depend on when vectors are ready."""
+    return Settings.model_validate({"home": cortex_home, "embedding": {"provider": "none"}})
+
+
 def dates_of(settings: Settings, memory_id: str) -> list[tuple[str, str]]:
     with inspect_database(settings.database_path) as conn:
         return [
