@@ -355,7 +355,7 @@ def machine() -> dict[str, Any]:
         "sqlite_driver": driver.name,
         "sqlite_vec": driver.vectors,
         "mcp": version("mcp"),
-        "cortex_mcp": version("cortex-mcp"),
+        "cortex_mcp": version("cortex-mcp-server"),
         "git_commit": commit or None,
         "git_dirty": dirty,
     }

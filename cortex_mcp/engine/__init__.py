@@ -284,7 +284,9 @@ class Engine:
         now = self.clock()
         ranking, hits = await self._rank(query, agent, layers, categories, keep=max_results)
         found = [(h.memory, h.score.final_score) for h in hits]
-        matched = {h.memory.id for h in hits if h.score.bm25 is not None}
+        # matched: by the query's words, or by time (made on or mentioning a day it names, or
+        # mentioning a date when it asks when): these come before the conversation log's hits
+        matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
         predicates = asked_predicates(query)
         said: list[LogHit] = []
         if predicates or len(matched) < max_results:  # else: one read, as before the log

@@ -23,9 +23,10 @@ from cortex_mcp.models import (
     SearchHit,
 )
 from cortex_mcp.search.budget import estimate_tokens, fit_lines
-from cortex_mcp.search.query import match_expression, query_dates
-from cortex_mcp.search.scoring import date_boost, fuse, score_candidate
-from cortex_mcp.store import fts
+from cortex_mcp.search.dates import asks_when, query_spans, without_relative_dates
+from cortex_mcp.search.query import match_expression
+from cortex_mcp.search.scoring import date_boost, fuse, score_candidate, with_dated
+from cortex_mcp.store import dates, fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Database
 from cortex_mcp.store.relations import Relation
@@ -73,7 +74,7 @@ async def text_candidates(
     settings: SearchSettings,
 ) -> TextCandidates:
     """BM25 candidates of the query's terms (none when it has no searchable term)."""
-    match = match_expression(query)
+    match = match_expression(without_relative_dates(query))
     started = time.perf_counter()
     found: list[tuple[float, Candidate]] = []
     if match is not None:
@@ -121,12 +122,18 @@ async def rank(
         vector_backend.elapsed_ms += (time.perf_counter() - started) * 1000
     if vector_backend is not None:
         backends.append(vector_backend)
+    spans, when = query_spans(query, now), asks_when(query)
+    dated = await dates.dated_candidates(
+        conn, spans, agent_id, layers, categories, settings.candidate_limit
+    )
     candidates = {candidate.id: candidate for _, candidate in [*text.found, *near]}
+    candidates = {candidate.id: candidate for candidate in dated} | candidates
     relevance = fuse(
         {candidate.id: bm25 for bm25, candidate in text.found},
         {candidate.id: distance for distance, candidate in near},
         settings,
     )
+    relevance = with_dated(relevance, [candidate.id for candidate in dated], settings)
     graph = await expand(
         conn,
         query,
@@ -138,7 +145,7 @@ async def rank(
         settings=settings,
     )
     relevance, candidates = graph.relevance, graph.candidates
-    spans = query_dates(query)
+    mentioned = await dates.mentions(conn, list(candidates)) if spans or when else {}
     scored = [
         (
             candidates[key],
@@ -149,7 +156,9 @@ async def rank(
                 candidates[key].access_count,
                 now,
                 settings,
-                date_boost(candidates[key].created_at, spans, settings),
+                date_boost(
+                    candidates[key].created_at, spans, settings, mentioned.get(key, ()), when
+                ),
             ),
         )
         for key, value in relevance.items()

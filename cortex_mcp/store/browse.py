@@ -10,6 +10,7 @@ import aiosqlite
 from cortex_mcp.clock import to_text
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.tokenize import normalised_content
+from cortex_mcp.store.dates import reindex_dates
 from cortex_mcp.store.db import fetch_all, fetch_one
 from cortex_mcp.store.memories import index_memory, to_memory
 from cortex_mcp.store.scope import sees_shared
@@ -199,5 +200,6 @@ async def replace_content(
     seq, metadata = int(row[0]), json.loads(row[1])
     await conn.execute("delete from memories_fts where rowid = ?", (seq,))
     await index_memory(conn, seq, content, metadata)
+    await reindex_dates(conn, seq)
     if await vector_table_exists(conn):
         await conn.execute("delete from memory_vectors where rowid = ?", (seq,))

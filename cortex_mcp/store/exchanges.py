@@ -12,6 +12,7 @@ import aiosqlite
 
 from cortex_mcp.models import Memory
 from cortex_mcp.search.tokenize import context_of
+from cortex_mcp.store.dates import reindex_dates
 from cortex_mcp.store.db import fetch_all
 from cortex_mcp.store.memories import index_memory, to_memory
 
@@ -72,6 +73,7 @@ async def set_metadata(
     assert row is not None
     await conn.execute("delete from memories_fts where rowid = ?", (row[0],))
     await index_memory(conn, row[0], row[1], metadata)
+    await reindex_dates(conn, row[0])
 
 
 def has_context(memory: Memory) -> bool:

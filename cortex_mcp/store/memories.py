@@ -9,6 +9,7 @@ import aiosqlite
 from cortex_mcp.clock import from_text, to_text
 from cortex_mcp.models import Candidate, Category, Layer, Memory
 from cortex_mcp.search.tokenize import context_of, index_text, normalised_content
+from cortex_mcp.store.dates import index_dates
 from cortex_mcp.store.db import fetch_all, fetch_one
 from cortex_mcp.store.relations import close_relations, reopen_relations
 from cortex_mcp.store.scope import sees_shared
@@ -69,7 +70,7 @@ async def memories_by_id(conn: aiosqlite.Connection, memory_ids: list[str]) -> d
 
 
 async def insert_memory(conn: aiosqlite.Connection, memory: Memory) -> None:
-    """Write a new memory and its full-text row."""
+    """Write a new memory, its full-text row and the dates it mentions."""
     async with conn.execute(
         "insert into memories (id, agent_id, layer, category, content, content_key, source, "
         "importance, confidence, decay_score, access_count, last_accessed, created_at, "
@@ -99,6 +100,7 @@ async def insert_memory(conn: aiosqlite.Connection, memory: Memory) -> None:
         row = await cursor.fetchone()
     assert row is not None
     await index_memory(conn, row[0], memory.content, memory.metadata)
+    await index_dates(conn, row[0], memory.content, memory.metadata, memory.created_at)
 
 
 async def index_memory(

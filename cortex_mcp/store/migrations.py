@@ -10,8 +10,10 @@ from collections.abc import Awaitable, Callable
 
 import aiosqlite
 
+from cortex_mcp.clock import from_text
 from cortex_mcp.search.entities import entity_key
 from cortex_mcp.store.conversation import append_message
+from cortex_mcp.store.dates import index_dates
 from cortex_mcp.store.db import Database, fetch_one
 from cortex_mcp.store.memories import index_memory
 
@@ -307,6 +309,28 @@ async def relations_in_time(conn: aiosqlite.Connection) -> None:
         " where source_memory_id in (select id from memories"
         " where deleted_at is not null or superseded_by is not null)"
     )
+
+
+@migration
+async def index_mentioned_dates(conn: aiosqlite.Connection) -> None:
+    """The dates a memory mentions ("yesterday", 上周, 先月, "8 May 2023"), resolved against
+    its creation time, are kept beside its text; every memory is indexed."""
+    await execute_statements(
+        conn,
+        """
+        create table memory_dates (
+            memory_seq integer not null,
+            start_day text not null,
+            end_day text not null
+        );
+        create index memory_dates_by_memory on memory_dates(memory_seq);
+        create index memory_dates_by_day on memory_dates(start_day, end_day)
+        """,
+    )
+    async with conn.execute("select seq, content, metadata, created_at from memories") as cursor:
+        found = list(await cursor.fetchall())
+    for seq, content, metadata, created_at in found:
+        await index_dates(conn, seq, content, json.loads(metadata), from_text(created_at))
 
 
 async def move_queue_to_log(conn: aiosqlite.Connection) -> None:

@@ -15,6 +15,7 @@ import aiosqlite
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.search.tokenize import normalised_content
+from cortex_mcp.store.dates import erase_dates, reindex_dates
 from cortex_mcp.store.db import Database, fetch_all, fetch_one
 from cortex_mcp.store.memories import index_memory
 from cortex_mcp.store.meta import get_meta, set_meta
@@ -111,6 +112,7 @@ async def erase_memories(
             params,
         )
     await _erase_vectors(conn, seqs, contents)
+    await erase_dates(conn, seqs)
     await conn.execute(
         "delete from memories_fts where rowid in (select value from json_each(?))", (_ids(seqs),)
     )
@@ -175,6 +177,7 @@ async def scrub_text(conn: aiosqlite.Connection, text: str, erased: Erased) -> N
         )
         await conn.execute("delete from memories_fts where rowid = ?", (row["seq"],))
         await index_memory(conn, row["seq"], content, metadata)
+        await reindex_dates(conn, row["seq"])
         await _erase_vectors(conn, [row["seq"]], [row["content"]])
         erased.rewritten.append(row["id"])
     queue = await fetch_all(
