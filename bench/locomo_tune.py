@@ -42,8 +42,8 @@ from cortex_mcp.clock import utc_now
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "locomo_tune.json"
 
-VARIANTS = ("prev", "prev2", "prev+next", "prev2+next", "prev3+next", "prev2+next2", "prev3+next2")
-CONTEXT_WEIGHTS = (0.5, 1.0, 1.5, 2.0)
+VARIANTS = ("prev", "prev2+next", "prev2+next2")
+CONTEXT_WEIGHTS = (0.25, 0.5, 0.75)  # below 1: a word in the content counts more
 WEIGHTS = ((0.6, 0.4), (0.5, 0.5))  # (text, vector)
 DATE_BOOSTS = (1.0,)
 
