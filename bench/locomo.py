@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -58,6 +59,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "bench" / "locomo_dev.json"
 RESULTS = ROOT / "bench" / "results" / "locomo.json"
 MAX_RESULTS = 10
+HEADLINE_KEY = "headline (1-4)"
 MAX_TOKENS = 32_000
 EMBED_TIMEOUT_S = 1800
 # The questions are probes, not use: recalling must not make later answers rank higher, and
@@ -88,15 +90,15 @@ class Config:
     embedding: dict[str, Any] = field(default_factory=dict)
 
 
-def context_of(turn: Turn, variant: str) -> str | None:
-    """The context stored beside a turn for an index variant ("plain": none)."""
-    parts: list[str] = []
-    if "prev" in variant and turn.previous is not None:
-        if "prev2" in variant and turn.previous.previous is not None:
-            parts.append(turn.previous.previous.line)
-        parts.append(turn.previous.line)
-    if "next" in variant and turn.following_text:
-        parts.append(turn.following_text)
+def context_of(turns: list[Turn], index: int, variant: str) -> str | None:
+    """The context stored beside turn `index` for an index variant ("plain": none): "prevN"
+    takes the N turns before it in its session ("prev" one), "nextN" the N after it."""
+    turn = turns[index]
+    before, after = _count(variant, "prev"), _count(variant, "next")
+    same = [t for t in turns if t.session == turn.session]
+    at = same.index(turn)
+    parts = [t.line for t in same[max(0, at - before) : at]]
+    parts += [t.line for t in same[at + 1 : at + 1 + after]]
     if "date" in variant:
         parts.append(f"{turn.said_at.day} {turn.said_at:%B %Y}")
     if "caption" in variant and turn.caption:
@@ -133,6 +135,14 @@ async def ensure_database(home: Path) -> None:
         found = await conn.execute("select 1 from pg_database where datname = %s", (name,))
         if await found.fetchone() is None:
             await conn.execute(f"create database {name}")  # a name this script made
+
+
+def _count(variant: str, word: str) -> int:
+    """How many turns a variant takes on one side: "prev2" → 2, "prev" → 1, absent → 0."""
+    found = re.search(rf"{word}(\d*)", variant)
+    if found is None:
+        return 0
+    return int(found.group(1) or 1)
 
 
 def bench_settings(
@@ -185,7 +195,7 @@ async def store_sample(home: Path, sample: Sample, variant: str) -> dict[str, li
                 "content": turn.line,
                 "tags": [f"session:{turn.session}", f"date:{turn.said_at.date().isoformat()}"],
             }
-            context = context_of(turn, variant)
+            context = context_of(sample.turns, index, variant)
             if context:
                 arguments["context"] = context
             data = structured(await client.call_tool("cortex_remember", arguments))
@@ -252,6 +262,7 @@ async def ask(
 @dataclass
 class Measured:
     outcomes: list[Outcome] = field(default_factory=list)
+    by_sample: dict[str, list[Outcome]] = field(default_factory=dict)
     client_ms: list[float] = field(default_factory=list)
     engine_ms: list[float] = field(default_factory=list)
 
@@ -296,6 +307,7 @@ async def measure(
         await vectors_ready(engine)
     outcomes, client_ms, engine_ms = await ask(host, engine, sample, owners)
     result.outcomes += outcomes
+    result.by_sample.setdefault(sample.sample_id, []).extend(outcomes)
     result.client_ms += client_ms
     result.engine_ms += engine_ms
 
@@ -459,6 +471,10 @@ def summarise(configs: list[Config], measured: dict[str, Measured]) -> dict[str,
             "note": c.note,
             "timed": c.timed,
             "metrics": report(measured[c.name].outcomes),
+            "per conversation": {
+                sample: report(outcomes)[HEADLINE_KEY]
+                for sample, outcomes in measured[c.name].by_sample.items()
+            },
             "latency_ms": {
                 "client round trip": latency(measured[c.name].client_ms) if c.timed else {},
                 "inside the engine": latency(measured[c.name].engine_ms) if c.timed else {},

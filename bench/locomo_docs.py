@@ -1,5 +1,6 @@
 """The "Retrieval quality" section of docs/benchmarks.md, from the results of bench/locomo.py."""
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -289,3 +290,76 @@ def commentary(document: dict[str, Any]) -> str:
         )
     lines += ["", LATENCY.strip(), "", REPLAYED.strip(), ""]
     return "\n".join(lines)
+
+
+TUNE_BEGIN, TUNE_END = "<!-- locomo-tune:begin -->", "<!-- locomo-tune:end -->"
+
+TUNE_INTRO = """\
+Every ranking default is chosen by leave-one-conversation-out over the five dev
+conversations: for each fold one conversation is held out, the configuration with the best
+recall@10 (categories 1–4) on the other four is chosen and scored on the held-out one. The
+mean and the worst held-out score say how a default chosen this way does on a conversation it
+never saw; the default itself is the configuration best on all five.
+
+```
+python -m bench.locomo_tune            # the grid, the folds; writes results and this section
+```
+"""
+
+
+def fold_table(part: dict[str, Any]) -> list[str]:
+    rows = ["| held out | chosen on the other four | recall@10 there | held-out recall@10 |"]
+    rows.append("|---|---|---:|---:|")
+    for fold in part["folds"]:
+        rows.append(
+            f"| {fold['held_out']} | {fold['chosen']} | {_f(fold['trained'])}"
+            f" | {_f(fold['held_out_recall'])} |"
+        )
+    return rows
+
+
+def tune_section(document: dict[str, Any]) -> str:
+    machine = document["machine"]
+    lines = [
+        TUNE_BEGIN,
+        "## Choosing the ranking defaults (bench/locomo_tune.py)",
+        "",
+        TUNE_INTRO.strip(),
+        "",
+        f"Run of {document['generated_at'][:10]} at commit `{machine['commit']}`"
+        f" ({machine['cpus']} cores). Grid: `{json.dumps(document['grid'])}`."
+        " Raw figures in `bench/results/locomo_tune.json`.",
+    ]
+    for kind in ("hybrid", "bm25"):
+        part = document[kind]
+        default = part["default"]
+        head = default["metrics"][HEADLINE]
+        spread = [c["recall@10"] for c in default["per conversation"].values()]
+        lines += [
+            "",
+            f"### {kind} ({part['configurations']} configurations)",
+            "",
+            f"Held-out recall@10: mean **{_f(part['held-out recall@10 mean'])}**, worst fold"
+            f" {_f(part['held-out recall@10 worst'])}, best fold"
+            f" {_f(part['held-out recall@10 best'])}.",
+            "",
+            *fold_table(part),
+            "",
+            f"Default: `{default['name']}` — recall@10 {_f(head['recall@10'])}, MRR"
+            f" {_f(head['mrr'])} on all five; per conversation {_f(min(spread))}"
+            f"–{_f(max(spread))}.",
+        ]
+    lines.append(TUNE_END)
+    return "\n".join(lines)
+
+
+def write_tune_docs(document: dict[str, Any]) -> None:
+    """Replace (or append) the leave-one-out section of docs/benchmarks.md."""
+    text = DOCS.read_text(encoding="utf-8")
+    new = tune_section(document)
+    if TUNE_BEGIN in text and TUNE_END in text:
+        head, rest = text.split(TUNE_BEGIN, 1)
+        text = head + new + rest.split(TUNE_END, 1)[1]
+    else:
+        text = text.replace(END, END + "\n\n" + new, 1)
+    DOCS.write_text(text, encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The cortex:// resources: core memory, profile, stats, and one memory by id."""
+"""The cortex:// resources: core memory, profile, stats, one memory by id, the entity graph."""
 
 import json
 
@@ -41,6 +41,18 @@ class MemoryResources:
         """One memory with its metadata and supersede chain, as JSON."""
         try:
             return await self.host.engine.memory_json(memory_id)
+        except InvalidInput as err:
+            raise ResourceNotFoundError(str(err)) from err
+
+    async def relations(self) -> str:
+        """The live entity relations, with a Mermaid graph of the top entities, as Markdown."""
+        return await self.host.engine.relations_markdown()
+
+    async def entity(self, name: str) -> str:
+        """One entity by any of its names: its relations, current and closed, and its
+        memories, as JSON."""
+        try:
+            return await self.host.engine.entity_json(name)
         except InvalidInput as err:
             raise ResourceNotFoundError(str(err)) from err
 

@@ -187,5 +187,7 @@ def build_server(
     mcp.resource("cortex://lifecycle/log", mime_type="application/json")(reads.lifecycle_log)
     mcp.resource("cortex://working/{date}", mime_type="text/markdown")(reads.working)
     mcp.resource("cortex://archive/{month}", mime_type="text/markdown")(reads.archive)
+    mcp.resource("cortex://relations", mime_type="text/markdown")(reads.relations)
+    mcp.resource("cortex://entity/{name}", mime_type="application/json")(reads.entity)
     mcp.prompt("cortex_context", title="Load memory")(reads.context_prompt)
     return mcp

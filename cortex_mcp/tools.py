@@ -240,6 +240,10 @@ async def cortex_remember(
             description="Conversation around it; searched, not shown.",
         ),
     ] = None,
+    relations: Annotated[
+        list[list[str]] | None,
+        Field(max_length=20, description="[subject, predicate, object] links it states."),
+    ] = None,
 ) -> RememberResult:
     """Store a lasting fact, preference, decision or correction. A near-duplicate reinforces
     the existing one; `supersedes` replaces a wrong one; scope="shared" shows it to every
@@ -253,6 +257,7 @@ async def cortex_remember(
         agent_id=agent_id,
         scope=scope,
         supersedes=supersedes,
+        relations=relations,
     )
 
 

@@ -39,7 +39,8 @@ pytestmark = pytest.mark.skipif(bool(missing), reason="; ".join(missing))
 
 
 async def seed(settings: Settings, clock: FrozenClock) -> dict[str, str]:
-    """Memories over several days, a correction chain, a search pair, a relation."""
+    """Memories over several days, a correction chain, a search pair, relations (three
+    inserted, and the one the fast channel draws from "My cat is called Mimi")."""
     ui = advertise(UI_EXTENSION, {"mimeTypes": [APP_MIME_TYPE]})
     async with Client(build_server(settings, clock), extensions=[ui]) as client:
         for n in range(26):
@@ -114,7 +115,7 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
     assert steps["hybrid_first"].endswith("The user plays the cello in an orchestra")
     assert steps["breakdown_rows"] >= 2
     assert steps["breakdown_header"].split("\t")[2:5] == ["final", "bm25", "text"]
-    assert steps["graph_nodes"] == 4
+    assert steps["graph_nodes"] == 6  # Alice, Atlas, Bob, Postgres; the user —has cat→ Mimi
     assert "Alice —manages→ Atlas" in steps["entity"]
     assert "Alice manages the Atlas project" in steps["entity"]
     assert "promoted" in steps["preview"]

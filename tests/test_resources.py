@@ -108,9 +108,11 @@ async def test_resources_are_listed(client: Client) -> None:
         "cortex://stats",
         "cortex://lifecycle/log",
         "ui://cortex/memory-browser",  # the memory browser (#16)
+        "cortex://relations",  # the entity graph (#15)
     }
     assert templates == {
         "cortex://memory/{memory_id}",
         "cortex://working/{date}",
         "cortex://archive/{month}",
+        "cortex://entity/{name}",
     }

@@ -178,7 +178,20 @@ async def test_a_fast_channel_memory_is_found_by_the_rest_of_the_message_it_came
     assert [m["content"] for m in result["fast"]] == ["I prefer Rust for it."]
     assert found["memories"][0]["content"] == "I prefer Rust for it."
     contexts = [json.loads(row["metadata"]).get("context") for row in live_rows(llm_settings)]
-    assert message in contexts
+    assert contexts == [f"{message}\nNoted."]  # the message, then the other side's words
+
+
+async def test_a_fast_channel_memory_is_found_by_words_only_the_reply_has(
+    llm_client: Client, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.replies.append('{"memories": []}')
+    reply = "Rust is a sound pick for the billing rewrite: the invoice engine needs it."
+
+    await ingest(llm_client, "I prefer Rust for it.", reply)
+    found = await recall(llm_client, "invoice engine")
+
+    assert [m["content"] for m in found["memories"]][:1] == ["I prefer Rust for it."]
+    assert [hit["role"] for hit in found["conversation"]] == ["assistant"]  # the reply, as said
 
 
 async def test_llm_down_logs_the_exchange_owes_it_and_the_retry_extracts_it_from_the_log(

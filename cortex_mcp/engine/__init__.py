@@ -1,5 +1,6 @@
 """What memory does, free of MCP: the use cases the edge calls, on one `Engine`."""
 
+import json
 import logging
 import time
 from collections import deque
@@ -16,9 +17,12 @@ from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings, provider_environment
 from cortex_mcp.engine import (
     conversation,
+    expansion,
     flush,
     forgetting,
     gate,
+    graph,
+    graph_view,
     lifecycle,
     privacy,
     render,
@@ -206,13 +210,19 @@ class Engine:
         scope: str = "agent",
         supersedes: str | None = None,
         context: str | None = None,
+        relations: list[list[str]] | list[dict[str, str]] | None = None,
     ) -> RememberResult:
         """Store an explicit memory in core; duplicates reinforce, `supersedes` replaces;
-        `context` (the conversation around it) is searched with it."""
+        `context` (the conversation around it) is searched with it; `relations` (subject,
+        predicate, object) join the entity graph with it."""
         if supersedes is not None and not is_memory_id(supersedes):
             raise InvalidInput("supersedes", "must be a memory id (a UUID)")
+        triples = graph.checked_triples(relations or [], "relations")
         clean = await self.cleaner(self.agent(agent_id))
         content, context = clean(content), clean(context) if context is not None else None
+        triples = [
+            graph.Triple(clean(t.subject), clean(t.predicate), clean(t.object)) for t in triples
+        ]
         nearby = []
         if supersedes is None and (category == Category.CORRECTION or is_correction(content)):
             owner = None if scope == SHARED_SCOPE else self.agent(agent_id)
@@ -231,6 +241,7 @@ class Engine:
                 settings=self.settings.memory,
                 now=self.clock(),
                 nearby=nearby,
+                relations=triples,
             )
         logger.debug("remember: %s %s (%s)", result.action, result.id, result.category.value)
         self.mirror.mark_dirty()
@@ -274,7 +285,9 @@ class Engine:
         now = self.clock()
         ranking, hits = await self._rank(query, agent, layers, categories, keep=max_results)
         found = [(h.memory, h.score.final_score) for h in hits]
-        matched = {h.memory.id for h in hits if h.score.bm25 is not None}
+        # matched: by the query's words, or by time (made on or mentioning a day it names, or
+        # mentioning a date when it asks when): these come before the conversation log's hits
+        matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
         predicates = asked_predicates(query)
         said: list[LogHit] = []
         if predicates or len(matched) < max_results:  # else: one read, as before the log
@@ -283,9 +296,12 @@ class Engine:
                 found, said = await conversation.with_log_hits(
                     conn, query, agent, found, matched, answers, max_results
                 )
+        lines = expansion.answer_lines(ranking.relations, [m for m, _ in found])
+        budget = max(1, max_tokens - gate.tokens_of("\n".join(lines))) if lines else max_tokens
         block, fitted, fitted_said = conversation.recall_block(
-            [m for m, _ in found], said, query, max_tokens
+            [m for m, _ in found], said, query, budget
         )
+        block = expansion.with_relations(block, lines, gate.CONTEXT_EMPTY)
         found = found[:fitted]
         logged = redact(query)[0] if self.settings.sieve.redact_secrets else query
         self.access.record([m.id for m, _ in found], logged, now)  # the access log keeps it
@@ -439,6 +455,15 @@ class Engine:
             chain = await rows.supersede_chain(conn, memory.id)
         return render.render_memory_json(memory, chain)
 
+    async def relations_markdown(self, *, agent_id: str | None = None) -> str:
+        """The live relations an agent sees, with a Mermaid graph of the top entities."""
+        return await graph_view.relations_markdown(self.db, self.agent(agent_id))
+
+    async def entity_json(self, name: str, *, agent_id: str | None = None) -> str:
+        """One entity: its relations (current and closed) and its memories, as JSON."""
+        found = await graph_view.entity_json(self.db, name, self.agent(agent_id))
+        return json.dumps(found, ensure_ascii=False, indent=2)
+
     async def core_markdown(self, *, agent_id: str | None = None) -> str:
         """Core memory of an agent (with shared memories) as Markdown grouped by category."""
         async with self.db.read() as conn:
@@ -555,6 +580,7 @@ async def open_engine(
             guard=llm.guard,
         )
         engine = Engine(db=db, settings=settings, llm=llm, vectors=index, clock=clock)
+        await engine.access.start()
         try:
             yield engine
         finally:

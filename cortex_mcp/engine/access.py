@@ -2,7 +2,9 @@
 
 Each recall records which memories it returned; the pending records are written in one
 transaction by the background loop, before anything reads the counts (stats, search_debug, a
-memory's resource, the lifecycle), and at shutdown.
+memory's resource, the lifecycle), and at shutdown. When a purge (of this process or another)
+ran since the last write, the pending recalls are counted but their query text is dropped: it
+may hold what the purge erased.
 """
 
 from dataclasses import dataclass, field
@@ -10,6 +12,7 @@ from datetime import datetime
 
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Database
+from cortex_mcp.store.purge import purge_epoch
 
 
 @dataclass
@@ -18,6 +21,13 @@ class AccessRecorder:
 
     db: Database
     pending: list[tuple[list[str], str, datetime]] = field(default_factory=list)
+    epoch: str | None = None
+    """The purge epoch the store had when the pending recalls began to gather."""
+
+    async def start(self) -> None:
+        """Read the store's purge epoch; call once, before the first recall."""
+        async with self.db.read() as conn:
+            self.epoch = await purge_epoch(conn)
 
     def record(self, ranked_ids: list[str], query: str, now: datetime) -> None:
         """Remember that a recall returned these memories; written at the next flush."""
@@ -31,8 +41,11 @@ class AccessRecorder:
         batch, self.pending = self.pending, []
         try:
             async with self.db.write() as conn:
+                epoch = await purge_epoch(conn)
+                purged = epoch != self.epoch
                 for ranked_ids, query, now in batch:
-                    await rows.bump_access(conn, ranked_ids, query, now)
+                    await rows.bump_access(conn, ranked_ids, None if purged else query, now)
+            self.epoch = epoch
         except BaseException:
             self.pending = batch + self.pending  # keep them for the next flush
             raise

@@ -158,19 +158,17 @@ async def log_hits(
     limit: int,
 ) -> list[LogHit]:
     """The best messages of the log for `query` that add something to the memories shown:
-    none from an exchange a shown memory came from, none repeating shown text."""
+    none a shown memory came from, none repeating shown text. (The other side of a shown
+    memory's exchange may show: a memory keeps it as context, searched but never shown.)"""
     match = match_expression(query)
     if match is None or limit <= 0:
         return []
     found = await log.search_log(conn, match, agent_id, limit * 4 + 8)
-    exchanges = {str(m.metadata.get("exchange_id")) for m in shown if m.metadata.get("exchange_id")}
     shown_ids = {m.id for m in shown}
     texts = [m.content for m in shown]
     best = min((bm25 for bm25, _ in found), default=0.0)
     hits: list[LogHit] = []
     for bm25, message in found:
-        if message.exchange_id in exchanges and message.origin == "ingest":
-            continue
         if shown_ids & set(message.memory_ids) or repeats(message.content, texts):
             continue
         texts.append(message.content)

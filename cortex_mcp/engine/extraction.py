@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError, field_validator
 
+from cortex_mcp.engine.graph import Triple, repaired_triples
 from cortex_mcp.models import Category
 
 EXTRACTION_CATEGORIES = [
@@ -73,7 +74,8 @@ For each memory worth extracting, output a JSON object with these fields:
       "category": "one of: identity | preference | decision | fact | insight | todo | correction | skill | relationship | project_state",
       "importance": 0.0-1.0,
       "source": "user | assistant | both",
-      "reasoning": "Brief explanation of why this is worth remembering (for debugging, not stored)"
+      "reasoning": "Brief explanation of why this is worth remembering (for debugging, not stored)",
+      "relations": [{{"subject": "who or what", "predicate": "short verb phrase", "object": "who or what"}}]
     }}
   ]
 }}
@@ -89,6 +91,10 @@ CATEGORY GUIDE:
 - skill: User's expertise level, tools they know, languages they speak
 - relationship: People, companies, properties, assets the user is connected to
 - project_state: Current status of ongoing projects, where things left off
+
+RELATIONS (optional): the links between named people, pets, places, organisations and things
+this memory states, e.g. {{"subject": "Wang Wei", "predicate": "works at", "object": "Globex"}};
+"user" for the user. Names as written, never translated; leave it out when there are none.
 
 IMPORTANCE GUIDE:
 - 0.9-1.0: Core identity, strong preferences, major decisions (rare)
@@ -110,7 +116,7 @@ conclusions, calculations and solutions.
 </conversation>
 
 Answer with the same JSON shape: {{"memories": [{{"content", "category", "importance", "source",
-"reasoning"}}]}}, categories and importance as above. Write each memory in the language the user
+"reasoning", "relations"}}]}}, categories and importance as above. Write each memory in the language the user
 used; never translate. Output ONLY valid JSON."""
 
 PROFILE_SECTION = """
@@ -164,6 +170,7 @@ class ExtractedMemory(BaseModel):
     category: Category
     importance: float = 0.5
     source: Literal["user", "assistant", "both"] = "both"
+    relations: list[Triple] = []
 
     @field_validator("content")
     @classmethod
@@ -193,6 +200,11 @@ class ExtractedMemory(BaseModel):
         if number > 1 and number <= 10:
             number /= 10  # "7" on a 0-10 scale
         return min(1.0, max(0.0, number))
+
+    @field_validator("relations", mode="before")
+    @classmethod
+    def _readable_relations(cls, value: Any) -> list[Triple]:
+        return repaired_triples(value)
 
     @field_validator("source", mode="before")
     @classmethod

@@ -1,7 +1,7 @@
 """The Memory Gate: find what is relevant, rank it, fit it into a token budget."""
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -10,6 +10,7 @@ import anyio
 from cortex_mcp.clock import Clock
 from cortex_mcp.config import SearchSettings
 from cortex_mcp.engine.embedding import VectorIndex
+from cortex_mcp.engine.expansion import expand
 from cortex_mcp.models import (
     BackendTiming,
     Candidate,
@@ -21,11 +22,13 @@ from cortex_mcp.models import (
     SearchHit,
 )
 from cortex_mcp.search.budget import estimate_tokens, fit_lines
-from cortex_mcp.search.query import match_expression, query_dates
-from cortex_mcp.search.scoring import date_boost, fuse, score_candidate
-from cortex_mcp.store import fts
+from cortex_mcp.search.dates import asks_when, query_spans, without_relative_dates
+from cortex_mcp.search.query import match_expression
+from cortex_mcp.search.scoring import date_boost, fuse, score_candidate, with_dated
+from cortex_mcp.store import dates, fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection, Database
+from cortex_mcp.store.relations import Relation
 from cortex_mcp.store.vectors import vector_candidates
 
 CONTEXT_HEADER = "Relevant memories (cortex-mcp; most relevant first):"
@@ -48,6 +51,7 @@ class Ranking:
     terms_match: str | None
     scored: list[Scored]
     backends: list[BackendTiming]
+    relations: list[Relation] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,7 @@ async def text_candidates(
     settings: SearchSettings,
 ) -> TextCandidates:
     """BM25 candidates of the query's terms (none when it has no searchable term)."""
-    match = match_expression(query)
+    match = match_expression(without_relative_dates(query))
     started = time.perf_counter()
     found: list[tuple[float, Candidate]] = []
     if match is not None:
@@ -117,13 +121,30 @@ async def rank(
         vector_backend.elapsed_ms += (time.perf_counter() - started) * 1000
     if vector_backend is not None:
         backends.append(vector_backend)
+    spans, when = query_spans(query, now), asks_when(query)
+    dated = await dates.dated_candidates(
+        conn, spans, agent_id, layers, categories, settings.candidate_limit
+    )
     candidates = {candidate.id: candidate for _, candidate in [*text.found, *near]}
+    candidates = {candidate.id: candidate for candidate in dated} | candidates
     relevance = fuse(
         {candidate.id: bm25 for bm25, candidate in text.found},
         {candidate.id: distance for distance, candidate in near},
         settings,
     )
-    spans = query_dates(query)
+    relevance = with_dated(relevance, [candidate.id for candidate in dated], settings)
+    graph = await expand(
+        conn,
+        query,
+        relevance,
+        candidates,
+        agent_id=agent_id,
+        layers=layers,
+        categories=categories,
+        settings=settings,
+    )
+    relevance, candidates = graph.relevance, graph.candidates
+    mentioned = await dates.mentions(conn, list(candidates)) if spans or when else {}
     scored = [
         (
             candidates[key],
@@ -134,7 +155,9 @@ async def rank(
                 candidates[key].access_count,
                 now,
                 settings,
-                date_boost(candidates[key].created_at, spans, settings),
+                date_boost(
+                    candidates[key].created_at, spans, settings, mentioned.get(key, ()), when
+                ),
             ),
         )
         for key, value in relevance.items()
@@ -144,7 +167,7 @@ async def rank(
         Scored(rank=i, candidate=candidate, score=score)
         for i, (candidate, score) in enumerate(scored, start=1)
     ]
-    return Ranking(terms_match=text.match, scored=ranked, backends=backends)
+    return Ranking(text.match, ranked, backends, graph.relations)
 
 
 async def find(

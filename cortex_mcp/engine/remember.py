@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from cortex_mcp.config import MemorySettings
+from cortex_mcp.engine import graph
 from cortex_mcp.engine.duplicates import check_content
+from cortex_mcp.engine.graph import Triple
 from cortex_mcp.engine.patterns import is_correction
 from cortex_mcp.engine.slots import find_slots
 from cortex_mcp.engine.update import Proposal, build_memory, supersede, write_proposal
@@ -33,6 +35,7 @@ async def remember(
     now: datetime,
     context: str | None = None,
     nearby: Sequence[tuple[float, Memory]] = (),
+    relations: Sequence[Triple] = (),
 ) -> RememberResult:
     """Store an explicit memory in core; call inside a write transaction."""
     text = check_content(content, settings)
@@ -52,6 +55,7 @@ async def remember(
         | ({"context": around} if around else {}),
         slot=slots[0] if len(slots) == 1 else None,  # several slots: the agent's one memory
         correction=category == Category.CORRECTION or is_correction(text),
+        relations=tuple(relations),
     )
     if old is None:
         outcome = await write_proposal(conn, proposal, owner, now, tags=tags, nearby=nearby)
@@ -59,6 +63,7 @@ async def remember(
         return RememberResult.of(outcome.action, outcome.memory, superseded)
     memory = build_memory(proposal, owner, now, Layer.CORE)
     memory = await supersede(conn, old, memory, "explicit: supersedes", "remember", now)
+    await graph.record(conn, memory, proposal.slot, proposal.relations, now)
     return RememberResult.of("superseded", memory, old.id)
 
 

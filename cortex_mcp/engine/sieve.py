@@ -102,13 +102,16 @@ async def fast_channel(
 ) -> list[StoredMemory]:
     """High-signal statements straight to core: the user's, and the decisions of the
     assistant's reply that the user agreed to or that report a decision made; the rest of the
-    message is kept as each statement's search context."""
+    exchange (the message a statement came from, then the other side's) is kept as each
+    statement's search context. Only this exchange's words: forgetting or erasing an exchange
+    must take its words out of every context, and the links that do that are per exchange."""
     results = []
-    said = [(user, p) for p in fast_statements(user)]
-    said += [(assistant, p) for p in assistant_decisions(user, assistant)]
-    for message, statement in said:
+    said = [(user, assistant, p) for p in fast_statements(user)]
+    said += [(assistant, user, p) for p in assistant_decisions(user, assistant)]
+    for message, other, statement in said:
         extra = statement.extra | {"exchange_id": exchange}
         context = [around(message)] if message.strip() != statement.content else []
+        context += [around(other)] if other.strip() else []
         if statement.slot is not None and statement.slot.statement() != statement.content:
             context.append(statement.slot.statement())  # found by the plain wording too
         if context:
@@ -134,6 +137,7 @@ def deep_proposals(
             session_id=session,
             expires_at=expires,
             extra={"exchange_id": exchange},
+            relations=tuple(item.relations),
         )
         for item in extraction.parse_extraction(answer)
     ]

@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from cortex_mcp.engine import graph
 from cortex_mcp.engine.duplicates import find_duplicate
+from cortex_mcp.engine.graph import Triple
 from cortex_mcp.engine.patterns import without_correction_markers
 from cortex_mcp.engine.slots import Slot, described, value_key
 from cortex_mcp.models import Category, Layer, Memory, StoredMemory, new_memory_id
@@ -80,6 +82,7 @@ class Proposal:
     extra: dict[str, Any] = field(default_factory=dict)
     slot: Slot | None = None
     correction: bool = False
+    relations: tuple[Triple, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -313,6 +316,7 @@ async def write_proposal(
         bumped = await rows.reinforce_memory(
             conn, target, proposal.importance, tags or [], now, lift=lift
         )
+        await graph.record(conn, bumped, None, proposal.relations, now)
         return Outcome("duplicate", bumped)
     layer = proposal.layer
     if verdict.action == "update" and target is not None and target.layer == Layer.CORE:
@@ -320,8 +324,10 @@ async def write_proposal(
     memory = build_memory(proposal, agent_id, now, layer)
     if verdict.action != "update" or target is None:
         await rows.insert_memory(conn, memory)
+        await graph.record(conn, memory, proposal.slot, proposal.relations, now)
         return Outcome("created", memory)
     memory = await supersede(conn, target, memory, verdict.rule, proposal.channel, now)
+    await graph.record(conn, memory, proposal.slot, proposal.relations, now)
     return Outcome("superseded", memory, target)
 
 

@@ -65,6 +65,11 @@ class DateSpan:
         """True when `day` falls inside the span."""
         return self.start <= day < self.end
 
+    @property
+    def days(self) -> int:
+        """How many days the span covers."""
+        return (self.end - self.start).days
+
 
 MONTH_NAMES = (
     "january",

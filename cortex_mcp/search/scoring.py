@@ -3,16 +3,18 @@
 Relevance is a fusion of the text score (BM25 normalised over the query's candidates) and the
 vector score (cosine similarity min-max normalised over them) where vectors exist; without
 vectors it is the text score alone. The date boost lifts memories made on a day (or in a month)
-the query names. Every factor is kept in a `ScoreBreakdown` so a ranking can be explained.
+the query names, or mentioning one ("yesterday" resolved when the memory was written). Every
+factor is kept in a `ScoreBreakdown` so a ranking can be explained.
 """
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from cortex_mcp.config import SearchSettings
 from cortex_mcp.models import Layer, ScoreBreakdown
+from cortex_mcp.search.dates import fits
 from cortex_mcp.search.query import DateSpan
 
 
@@ -60,11 +62,26 @@ def access_boost(access_count: int, settings: SearchSettings) -> float:
     return 1.0 + settings.access_boost_per_hit * min(access_count, settings.access_boost_cap)
 
 
-def date_boost(created_at: datetime, spans: Sequence[DateSpan], settings: SearchSettings) -> float:
+def date_boost(
+    created_at: datetime,
+    spans: Sequence[DateSpan],
+    settings: SearchSettings,
+    mentioned: Sequence[DateSpan] = (),
+    when: bool = False,
+) -> float:
     """1 + date_boost for a memory made on a day the query names ("on 8 May, 2023", "in June
-    2024"); 1 when the query names no date or another one."""
-    day = created_at.date()
-    return 1.0 + settings.date_boost if any(span.holds(day) for span in spans) else 1.0
+    2024", "last week") or mentioning a date that falls in it ("yesterday", said on a day of
+    last week); for a question asking when, with no date, 1 + when_boost for a memory that
+    mentions any date; else 1."""
+    if spans:
+        made = any(span.holds(created_at.date()) for span in spans)
+        return 1.0 + settings.date_boost if made or fits_any(mentioned, spans) else 1.0
+    return 1.0 + settings.when_boost if when and mentioned else 1.0
+
+
+def fits_any(mentioned: Sequence[DateSpan], spans: Sequence[DateSpan]) -> bool:
+    """True when one of the mentioned spans falls in one of the query's."""
+    return any(fits(mention, spans) for mention in mentioned)
 
 
 def vector_score_of(distance: float) -> float:
@@ -178,3 +195,17 @@ def fuse(
         )
         for key in keys
     }
+
+
+def with_dated(
+    relevance: dict[str, Relevance], dated: Sequence[str], settings: SearchSettings
+) -> dict[str, Relevance]:
+    """The backends' relevance, with at least `dated_relevance` for each memory found by its
+    date (made on, or mentioning, a day the query names)."""
+    floor = settings.dated_relevance
+    lifted = {
+        key: replace(relevance.get(key, Relevance()), fused_score=floor)
+        for key in dated
+        if key not in relevance or relevance[key].fused_score < floor
+    }
+    return relevance | lifted

@@ -8,6 +8,7 @@ from typing import Any
 from cortex_mcp.clock import to_text
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.tokenize import normalised_content
+from cortex_mcp.store.dates import reindex_dates
 from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.memories import index_memory, to_memory, unindex_memories
 from cortex_mcp.store.scope import sees_shared
@@ -233,4 +234,5 @@ async def replace_content(conn: Connection, memory: Memory, content: str, now: d
     seq, metadata = int(row[0]), json.loads(row[1])
     await unindex_memories(conn, [seq])
     await index_memory(conn, seq, content, metadata)
+    await reindex_dates(conn, seq)
     await delete_vectors(conn, [seq])

@@ -2,10 +2,10 @@
 
 Rows keep their keys (memory ids and sequence numbers, log ids), so a copy can be run again
 after an interruption: each batch is one transaction on the target, and rows already there are
-skipped. The full-text index is written on the target as rows arrive (it is derived data, in
-each engine's own form); vectors are not copied: the embedding cache is, so the target's vector
-index is rebuilt from it without calling the embedding model again. At the end, counts per
-table and a content hash of the memories are compared.
+skipped. The full-text index and the dates a memory mentions are written on the target as rows
+arrive (derived data, in each engine's own form); vectors are not copied: the embedding cache
+is, so the target's vector index is rebuilt from it without calling the embedding model again.
+At the end, counts per table and a content hash of the memories are compared.
 """
 
 import hashlib
@@ -66,6 +66,10 @@ TABLES = (  # in an order that satisfies every reference (superseded_by comes af
             "source_memory_id",
             "created_at",
             "updated_at",
+            "valid_from",
+            "valid_to",
+            "subject_key",
+            "object_key",
         ),
     ),
     Table("access_log", "id", ("id", "memory_id", "query", "rank", "accessed_at")),

@@ -10,6 +10,7 @@ from typing import Any
 
 from cortex_mcp.models import Memory
 from cortex_mcp.search.tokenize import context_of
+from cortex_mcp.store.dates import reindex_dates
 from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.memories import index_memory, to_memory, unindex_memories
 
@@ -79,6 +80,7 @@ async def set_metadata(conn: Connection, memory_id: str, metadata: dict[str, Any
     assert row is not None
     await unindex_memories(conn, [row[0]])
     await index_memory(conn, row[0], row[1], metadata)
+    await reindex_dates(conn, row[0])
 
 
 def has_context(memory: Memory) -> bool:

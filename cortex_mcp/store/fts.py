@@ -5,7 +5,7 @@ from typing import Any
 
 from cortex_mcp.models import Candidate, Category, Layer
 from cortex_mcp.search.stemming import match_terms
-from cortex_mcp.store.db import Connection, fetch_all
+from cortex_mcp.store.db import Connection, Sql, fetch_all
 from cortex_mcp.store.memories import to_candidate
 from cortex_mcp.store.scope import sees_shared
 from cortex_mcp.store.terms import MEMORY_BM25
@@ -61,3 +61,41 @@ async def text_candidates(
     else:
         rows = await fetch_all(conn, _CANDIDATES, params)
     return [(row["bm25"], to_candidate(row)) for row in rows]
+
+
+async def candidates_by_id(
+    conn: Connection,
+    memory_ids: list[str],
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+) -> dict[str, Candidate]:
+    """These memories as ranking candidates, by id, when recall may show them (live, visible to
+    the agent, in the layers and categories asked for)."""
+    rows = await fetch_all(
+        conn,
+        Sql(
+            "select m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key"
+            " from json_each(:ids) j cross join memories m on m.id = j.value"  # by id, first
+            " and (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
+            " and m.deleted_at is null and m.superseded_by is null"
+            " and m.layer in (select value from json_each(:layers))"
+            " and (:categories is null or m.category in"
+            " (select value from json_each(:categories)))",
+            "select m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key"
+            " from memories m where m.id in (select json_array_elements_text(cast(:ids as json)))"
+            " and (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
+            " and m.deleted_at is null and m.superseded_by is null"
+            " and m.layer in (select json_array_elements_text(cast(:layers as json)))"
+            " and (cast(:categories as text) is null or m.category in"
+            " (select json_array_elements_text(cast(:categories as json))))",
+        ),
+        {
+            "ids": json.dumps(memory_ids),
+            "agent_id": agent_id,
+            "layers": json.dumps([layer.value for layer in layers]),
+            "categories": json.dumps([c.value for c in categories]) if categories else None,
+            "shared": sees_shared(),
+        },
+    )
+    return {row["id"]: to_candidate(row) for row in rows}

@@ -15,6 +15,7 @@ from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.memories import to_memory
+from cortex_mcp.store.relations import close_relations_of_retired
 from cortex_mcp.store.scope import sees_shared
 
 LEASE = "lifecycle"
@@ -229,6 +230,7 @@ async def update_memories(conn: Connection, memories: list[Memory]) -> None:
             for m in memories
         ],
     )
+    await close_relations_of_retired(conn, [m.id for m in memories])
 
 
 async def set_decay_scores(conn: Connection, scores: list[tuple[str, float]]) -> None:

@@ -7,7 +7,9 @@ from typing import Any
 from cortex_mcp.clock import from_text, to_text
 from cortex_mcp.models import Candidate, Category, Layer, Memory
 from cortex_mcp.search.tokenize import context_of, index_text, normalised_content
+from cortex_mcp.store.dates import index_dates
 from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
+from cortex_mcp.store.relations import close_relations, reopen_relations
 from cortex_mcp.store.scope import sees_shared
 from cortex_mcp.store.terms import index_memory_terms, unindex_memory_terms
 
@@ -69,7 +71,7 @@ BY_IDS = Sql(
 
 
 async def insert_memory(conn: Connection, memory: Memory) -> None:
-    """Write a new memory and its full-text row."""
+    """Write a new memory, its full-text row and the dates it mentions."""
     row = await fetch_one(
         conn,
         "insert into memories (id, agent_id, layer, category, content, content_key, source, "
@@ -99,6 +101,7 @@ async def insert_memory(conn: Connection, memory: Memory) -> None:
     )
     assert row is not None
     await index_memory(conn, row[0], memory.content, memory.metadata)
+    await index_dates(conn, row[0], memory.content, memory.metadata, memory.created_at)
 
 
 async def index_memory(conn: Connection, seq: int, content: str, metadata: dict[str, Any]) -> None:
@@ -214,6 +217,7 @@ async def mark_superseded(
         ),
         {"new": new_id, "now": to_text(now), "rule": rule, "old": old_id},
     )
+    await close_relations(conn, [old_id], now)
 
 
 async def clear_superseded(conn: Connection, memory_id: str, now: datetime) -> None:
@@ -227,6 +231,7 @@ async def clear_superseded(conn: Connection, memory_id: str, now: datetime) -> N
         ),
         (to_text(now), memory_id),
     )
+    await reopen_relations(conn, memory_id)
 
 
 async def live_with_slot(
@@ -262,10 +267,17 @@ async def set_deleted(
         ),
         (to_text(deleted_at) if deleted_at else None, reason, memory_id),
     )
+    if deleted_at is not None:
+        await close_relations(conn, [memory_id], deleted_at)
+    else:
+        await reopen_relations(conn, memory_id)
 
 
-async def bump_access(conn: Connection, ranked_ids: list[str], query: str, now: datetime) -> None:
-    """Count a recall of each memory and log it, with its rank, for decay and promotion."""
+async def bump_access(
+    conn: Connection, ranked_ids: list[str], query: str | None, now: datetime
+) -> None:
+    """Count a recall of each memory and log it, with its rank (and the query, unless None),
+    for decay and promotion."""
     stamp = to_text(now)
     await conn.execute(
         Sql(

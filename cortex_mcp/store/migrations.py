@@ -8,7 +8,10 @@ never edit a released one, add the next.
 import json
 from collections.abc import Awaitable, Callable
 
+from cortex_mcp.clock import from_text
+from cortex_mcp.search.entities import entity_key
 from cortex_mcp.store.conversation import append_message
+from cortex_mcp.store.dates import index_dates
 from cortex_mcp.store.db import Connection, Database, fetch_one
 from cortex_mcp.store.memories import index_memory
 from cortex_mcp.store.migrations_pg import migrate_pg, pg_version
@@ -273,6 +276,59 @@ async def create_conversation_log(conn: Connection) -> None:
         """,
     )
     await move_queue_to_log(conn)
+
+
+@migration
+async def relations_in_time(conn: Connection) -> None:
+    """Relations gain a validity span (valid_from, valid_to: closed when their memory is
+    superseded or forgotten, not deleted) and the normalised keys of both ends, which the
+    entity graph and recall look them up by."""
+    await execute_statements(
+        conn,
+        """
+        alter table relations add column valid_from text;
+        alter table relations add column valid_to text;
+        alter table relations add column subject_key text not null default '';
+        alter table relations add column object_key text not null default '';
+        update relations set valid_from = created_at;
+        create index relations_by_subject_key on relations(subject_key, valid_to);
+        create index relations_by_object_key on relations(object_key, valid_to);
+        create index relations_by_source on relations(source_memory_id)
+        """,
+    )
+    found = await conn.fetch_all("select id, subject, object from relations")
+    for relation_id, subject, target in found:
+        await conn.execute(
+            "update relations set subject_key = ?, object_key = ? where id = ?",
+            (entity_key(subject), entity_key(target), relation_id),
+        )
+    await conn.execute(
+        "update relations set valid_to = (select coalesce(m.deleted_at, m.updated_at)"
+        " from memories m where m.id = relations.source_memory_id)"
+        " where source_memory_id in (select id from memories"
+        " where deleted_at is not null or superseded_by is not null)"
+    )
+
+
+@migration
+async def index_mentioned_dates(conn: Connection) -> None:
+    """The dates a memory mentions ("yesterday", 上周, 先月, "8 May 2023"), resolved against
+    its creation time, are kept beside its text; every memory is indexed."""
+    await execute_statements(
+        conn,
+        """
+        create table memory_dates (
+            memory_seq integer not null,
+            start_day text not null,
+            end_day text not null
+        );
+        create index memory_dates_by_memory on memory_dates(memory_seq);
+        create index memory_dates_by_day on memory_dates(start_day, end_day)
+        """,
+    )
+    found = await conn.fetch_all("select seq, content, metadata, created_at from memories")
+    for seq, content, metadata, created_at in found:
+        await index_dates(conn, seq, content, json.loads(metadata), from_text(created_at))
 
 
 async def move_queue_to_log(conn: Connection) -> None:

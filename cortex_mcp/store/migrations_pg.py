@@ -1,13 +1,17 @@
 """The PostgreSQL schema's history: an append-only list of steps, like `migrations.py` for SQLite.
 
-Step 1 is the whole schema as SQLite has it after its own steps (PostgreSQL support starts
-there); every later SQLite step gets its PostgreSQL twin here. The version is a row of
-`schema_version`, read and set inside one transaction that holds an advisory lock, so several
-processes starting at once apply each step exactly once.
+Step 1 is the whole schema as SQLite had it after its first eleven steps (PostgreSQL support
+started there); every later SQLite step gets its PostgreSQL twin here, under the same name.
+The version is a row of `schema_version`, read and set inside one transaction that holds an
+advisory lock, so several processes starting at once apply each step exactly once.
 """
 
+import json
 from collections.abc import Awaitable, Callable
 
+from cortex_mcp.clock import from_text
+from cortex_mcp.search.entities import entity_key
+from cortex_mcp.store.dates import index_dates
 from cortex_mcp.store.db import Connection, Database
 
 MIGRATION_LOCK = 0x636F7275  # one migrating process at a time
@@ -204,6 +208,56 @@ async def create_schema(conn: Connection) -> None:
             on conversation_documents for each row execute function count_document('conversation')
         """
     )
+
+
+@pg_migration
+async def relations_in_time(conn: Connection) -> None:
+    """SQLite's `relations_in_time`: a validity span and the normalised keys of both ends."""
+    await conn.execute(
+        """
+        alter table relations add column valid_from text;
+        alter table relations add column valid_to text;
+        alter table relations add column subject_key text not null default '';
+        alter table relations add column object_key text not null default '';
+        update relations set valid_from = created_at;
+        create index relations_by_subject_key on relations(subject_key, valid_to);
+        create index relations_by_object_key on relations(object_key, valid_to);
+        create index relations_by_source on relations(source_memory_id)
+        """
+    )
+    for relation_id, subject, target in await conn.fetch_all(
+        "select id, subject, object from relations"
+    ):
+        await conn.execute(
+            "update relations set subject_key = ?, object_key = ? where id = ?",
+            (entity_key(subject), entity_key(target), relation_id),
+        )
+    await conn.execute(
+        "update relations set valid_to = (select coalesce(m.deleted_at, m.updated_at)"
+        " from memories m where m.id = relations.source_memory_id)"
+        " where source_memory_id in (select id from memories"
+        " where deleted_at is not null or superseded_by is not null)"
+    )
+
+
+@pg_migration
+async def index_mentioned_dates(conn: Connection) -> None:
+    """SQLite's `index_mentioned_dates`: the day spans a memory mentions, beside its text."""
+    await conn.execute(
+        """
+        create table memory_dates (
+            memory_seq bigint not null,
+            start_day text not null,
+            end_day text not null
+        );
+        create index memory_dates_by_memory on memory_dates(memory_seq);
+        create index memory_dates_by_day on memory_dates(start_day, end_day)
+        """
+    )
+    for seq, content, metadata, created_at in await conn.fetch_all(
+        "select seq, content, metadata, created_at from memories"
+    ):
+        await index_dates(conn, seq, content, json.loads(metadata), from_text(created_at))
 
 
 async def pg_version(conn: Connection) -> int:

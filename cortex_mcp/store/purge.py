@@ -7,13 +7,16 @@ checkpoints the WAL (TRUNCATE), so the text leaves both the database and the -wa
 """
 
 import json
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.search.tokenize import normalised_content
+from cortex_mcp.store.dates import erase_dates, reindex_dates
 from cortex_mcp.store.db import Connection, Database, Sql, fetch_all, fetch_one
 from cortex_mcp.store.memories import index_memory, unindex_memories
+from cortex_mcp.store.meta import get_meta, set_meta
 from cortex_mcp.store.vectors import delete_vectors
 
 PURGED = "[PURGED]"
@@ -150,6 +153,7 @@ async def erase_memories(
             params,
         )
     await _erase_vectors(conn, seqs, contents)
+    await erase_dates(conn, seqs)
     await unindex_memories(conn, seqs)
     await conn.execute(
         Sql(
@@ -221,6 +225,7 @@ async def scrub_text(conn: Connection, text: str, erased: Erased) -> None:
         )
         await unindex_memories(conn, [row["seq"]])
         await index_memory(conn, row["seq"], content, metadata)
+        await reindex_dates(conn, row["seq"])
         await _erase_vectors(conn, [row["seq"]], [row["content"]])
         erased.rewritten.append(row["id"])
     queue = await fetch_all(
@@ -267,8 +272,19 @@ async def rebuild_text_index(conn: Connection) -> None:
     await conn.execute("insert into memories_fts (memories_fts) values ('optimize')")
 
 
+PURGE_EPOCH = "purge.epoch"
+"""Meta key changed by every purge: a process that buffered recalls (their query text) before
+it drops their text when it sees the key changed (the purge may have erased that text)."""
+
+
+async def purge_epoch(conn: Connection) -> str | None:
+    """The current purge epoch (None before the store's first purge)."""
+    return await get_meta(conn, PURGE_EPOCH)
+
+
 async def tombstone(conn: Connection, ids: list[str], now: datetime) -> None:
-    """The purge's own log entry: the ids and the time, nothing else."""
+    """The purge's own log entry: the ids and the time, nothing else; and a new purge epoch."""
+    await set_meta(conn, PURGE_EPOCH, uuid.uuid4().hex)
     await conn.execute(
         "insert into lifecycle_log (action, memory_ids, details, executed_at)"
         " values ('purge', ?, '{}', ?)",

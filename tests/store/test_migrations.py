@@ -141,3 +141,77 @@ async def test_waiting_queue_entries_move_to_the_log_and_their_raw_memories_reti
         ("assistant", "好", "pending", "ingest"),
     ]
     assert found == [(1,)] and raw[0] is not None and waiting == (0,)
+
+
+async def test_relations_of_an_older_file_gain_keys_and_close_with_their_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = [step.__name__ for step in MIGRATIONS].index("relations_in_time")
+    db = await open_database(tmp_path / "c.db", 1000)
+    try:
+        monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS[:before])
+        await migrations.migrate(db)
+        async with db.write() as conn:  # an imported relation, and one of a replaced memory
+            for memory_id, gone in (("old", "'2026-02-01T00:00:00.000000Z'"), ("new", "null")):
+                await conn.execute(
+                    "insert into memories (id, layer, category, content, content_key,"
+                    " created_at, updated_at, deleted_at) values (?, 'core', 'fact', ?, ?,"
+                    f" '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z', {gone})",
+                    (memory_id, memory_id, memory_id),
+                )
+            for relation_id, subject, source in (
+                ("r1", "Wang_Wei", None),
+                ("r2", "default_user", "old"),
+            ):
+                await conn.execute(
+                    "insert into relations (id, agent_id, subject, predicate, object,"
+                    " source_memory_id, created_at, updated_at) values (?, 'default', ?,"
+                    " 'works_at', 'ＡＣＭＥ', ?, '2026-01-01T00:00:00.000000Z',"
+                    " '2026-01-01T00:00:00.000000Z')",
+                    (relation_id, subject, source),
+                )
+        monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS)
+        await migrations.migrate(db)
+        async with db.read() as conn:
+            rows = await conn.fetch_all(
+                "select id, subject_key, object_key, valid_from, valid_to"
+                " from relations order by id"
+            )
+            found = [tuple(row) for row in rows]
+    finally:
+        await db.close()
+
+    assert found == [
+        ("r1", "wang wei", "acme", "2026-01-01T00:00:00.000000Z", None),
+        ("r2", "user", "acme", "2026-01-01T00:00:00.000000Z", "2026-02-01T00:00:00.000000Z"),
+    ]
+
+
+async def test_memories_of_an_older_file_get_the_dates_they_mention_indexed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = [step.__name__ for step in MIGRATIONS].index("index_mentioned_dates")
+    db = await open_database(tmp_path / "c.db", 1000)
+    try:
+        monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS[:before])
+        await migrations.migrate(db)
+        async with db.write() as conn:
+            await conn.execute(
+                "insert into memories (id, layer, category, content, content_key, created_at,"
+                " updated_at, metadata) values ('m1', 'core', 'fact', '我昨天去了医院',"
+                " '我昨天去了医院', '2024-03-01T08:00:00.000000Z', '2024-03-01T08:00:00.000000Z',"
+                " json_object('context', '先月から具合が悪い'))"
+            )
+        monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS)
+        await migrations.migrate(db)
+    finally:
+        await db.close()
+
+    with inspect_database(tmp_path / "c.db") as conn:
+        rows = conn.execute(
+            "select start_day, end_day from memory_dates order by start_day"
+        ).fetchall()
+    assert [tuple(row) for row in rows] == [
+        ("2024-02-01", "2024-03-01"),  # 先月, from the context
+        ("2024-02-29", "2024-03-01"),  # 昨天, across the leap day
+    ]

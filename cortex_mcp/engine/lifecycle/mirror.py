@@ -105,7 +105,8 @@ async def mirror_pages(engine: "Engine", archive: bool = True) -> dict[Path, str
     async with engine.db.read() as conn:
         text = await _memory_md(conn, agent, settings.mirror)
         working = await rows.live_memories(conn, agent, [Layer.WORKING], limit=ALL)
-        relations = markdown.render_relations(await relations_of(conn, agent))
+        live = [r for r in await relations_of(conn, agent) if r.live]
+        relations = markdown.render_relations(live)
         pages = await _archive_pages(conn, agent, archive_dir) if archive else {}
     pages |= {memory_md: text, settings.home / "memory" / "relations.md": relations}
     if settings.mirror.extra_memory_md is not None:

@@ -79,7 +79,7 @@ async def export_markdown(engine: "Engine", agent_id: str | None = None) -> str:
         layers = {
             layer: await rows.live_memories(conn, agent, [layer], limit=ALL) for layer in Layer
         }
-        relations = await relations_of(conn, agent)
+        relations = [r for r in await relations_of(conn, agent) if r.live]
     core = [m for m in layers[Layer.CORE] if m.category != Category.PROFILE]
     parts = [
         "\n".join(markdown.front_matter(exported_at=to_text(engine.clock()))),

@@ -41,6 +41,8 @@ CLOCK = re.compile(r"^\[\d{2}:\d{2}\]\s*(?:\((\w+)\)\s*)?")
 LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
 DAILY_LOG = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
 SKIPPED_LINES = (NO_CORE_MEMORIES, "No core memories yet.", "No relations yet.")
+RELATION_LINE = re.compile(r"^\S.* ──\S.*──▶ \S")
+"""`Harry ──lives in──▶ Tokyo`: a line of memory/relations.md or an export's relations."""
 
 
 @dataclass
@@ -139,7 +141,8 @@ def parse_markdown(text: str, default: Category) -> list[Draft]:
             continue
         body = body.strip()
         pointer = body.startswith("_") and "cortex_recall" in body
-        if body and not pointer and body not in SKIPPED_LINES:
+        relation = RELATION_LINE.match(body) is not None  # an export's relations section
+        if body and not pointer and not relation and body not in SKIPPED_LINES:
             drafts.append(_dated(body, category, number))
     return [d for d in drafts if d.content]
 

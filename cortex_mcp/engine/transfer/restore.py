@@ -157,9 +157,16 @@ def _relation(document: dict[str, Any], memory_ids: set[str]) -> Relation:
             source_memory_id=source if source in memory_ids else None,
             created_at=from_text(str(document["created_at"])),
             updated_at=from_text(str(document["updated_at"])),
+            valid_from=_when(document.get("valid_from")),
+            valid_to=_when(document.get("valid_to")),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise InvalidInput("file", f"a relation is malformed: {err}") from err
+
+
+def _when(value: object) -> datetime | None:
+    """An optional time of an exported relation (older exports have none)."""
+    return from_text(value) if isinstance(value, str) and value else None
 
 
 async def insert_relations(
