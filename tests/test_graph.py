@@ -15,8 +15,8 @@ from cortex_mcp.engine import open_engine
 from cortex_mcp.engine.transfer import import_text
 from cortex_mcp.search.entities import entity_key, phrases, searchable_text
 from cortex_mcp.server import build_server
-from cortex_mcp.store.db import open_database
 from cortex_mcp.store.relations import Relation, relations_of
+from cortex_mcp.store.select import open_store
 from tests.conftest import (
     FrozenClock,
     data_of,
@@ -28,9 +28,11 @@ from tests.conftest import (
 )
 from tests.fakes import FakeOpenAI
 
-pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
-
-pytestmark = pytest.mark.anyio
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.engines,
+    pytest.mark.usefixtures("database_engine"),
+]
 
 
 @pytest.fixture
@@ -50,7 +52,7 @@ async def plain(plain_settings: Settings, clock: FrozenClock) -> AsyncIterator[C
 async def relation_rows(settings: Settings) -> list[Relation]:
     """Every relation in the file, read through the server's own driver (a second connection
     beside the running server's)."""
-    db = await open_database(settings.database_path, 5_000)
+    db = await open_store(settings)  # the SQLite file, or the test's PostgreSQL database
     try:
         async with db.read() as conn:
             return await relations_of(conn, None)
