@@ -87,7 +87,8 @@ async def create_schema(conn: Connection) -> None:
             seq bigint not null,
             terms_tf integer not null,
             context_tf integer not null,
-            primary key (term, seq)
+            length integer not null,
+            primary key (term, seq) include (terms_tf, context_tf, length)
         );
         create index memory_terms_by_seq on memory_terms(seq);
         create table memory_documents (seq bigint primary key, length integer not null);
@@ -200,7 +201,8 @@ async def create_schema(conn: Connection) -> None:
             term text not null,
             seq bigint not null,
             tf integer not null,
-            primary key (term, seq)
+            length integer not null,
+            primary key (term, seq) include (tf, length)
         );
         create index conversation_terms_by_seq on conversation_terms(seq);
         create table conversation_documents (seq bigint primary key, length integer not null);

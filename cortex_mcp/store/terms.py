@@ -6,7 +6,8 @@ SQLite keeps memories and conversation messages in FTS5 tables; PostgreSQL has n
 (documents, tokens) kept by a trigger. Terms are `stemming.fts_tokens` of the same
 `index_text` output FTS5 reads, so both engines index identical terms, and the score is FTS5's
 bm25 (k1 = 1.2, b = 0.75, idf floored at 1e-6, column weights multiplying frequencies,
-negated so that lower is better).
+negated so that lower is better). Each term row carries its document's length, and the primary
+key includes the frequencies and the length, so scoring reads the index alone.
 """
 
 from collections import Counter
@@ -15,8 +16,8 @@ from cortex_mcp.search.stemming import fts_tokens
 from cortex_mcp.store.db import Connection
 
 _MEMORY_TERMS = (
-    "insert into memory_terms (term, seq, terms_tf, context_tf)"
-    " select t.term, :seq, t.terms_tf, t.context_tf from unnest("
+    "insert into memory_terms (term, seq, terms_tf, context_tf, length)"
+    " select t.term, :seq, t.terms_tf, t.context_tf, :length from unnest("
     " cast(:terms as text[]), cast(:terms_tf as int[]), cast(:context_tf as int[])"
     ") as t(term, terms_tf, context_tf)"
 )
@@ -26,19 +27,18 @@ async def index_memory_terms(conn: Connection, seq: int, terms: str, context: st
     """Write the term rows and the length of one memory (its `index_text` columns)."""
     content, around = Counter(fts_tokens(terms)), Counter(fts_tokens(context))
     distinct = list(content.keys() | around.keys())
+    length = content.total() + around.total()
     await conn.execute(
         _MEMORY_TERMS,
         {
             "seq": seq,
+            "length": length,
             "terms": distinct,
             "terms_tf": [content[t] for t in distinct],
             "context_tf": [around[t] for t in distinct],
         },
     )
-    await conn.execute(
-        "insert into memory_documents (seq, length) values (?, ?)",
-        (seq, content.total() + around.total()),
-    )
+    await conn.execute("insert into memory_documents (seq, length) values (?, ?)", (seq, length))
 
 
 async def unindex_memory_terms(conn: Connection, seqs: list[int]) -> None:
@@ -52,9 +52,15 @@ async def index_message_terms(conn: Connection, seq: int, terms: str) -> None:
     counts = Counter(fts_tokens(terms))
     distinct = list(counts)
     await conn.execute(
-        "insert into conversation_terms (term, seq, tf) select t.term, :seq, t.tf"
+        "insert into conversation_terms (term, seq, tf, length)"
+        " select t.term, :seq, t.tf, :length"
         " from unnest(cast(:terms as text[]), cast(:tf as int[])) as t(term, tf)",
-        {"seq": seq, "terms": distinct, "tf": [counts[t] for t in distinct]},
+        {
+            "seq": seq,
+            "length": counts.total(),
+            "terms": distinct,
+            "tf": [counts[t] for t in distinct],
+        },
     )
     await conn.execute(
         "insert into conversation_documents (seq, length) values (?, ?)", (seq, counts.total())
@@ -75,7 +81,7 @@ async def unindex_messages(conn: Connection, seqs: list[int]) -> None:
 # the weight of the context column. The result: (seq, bm25) of every matching memory.
 MEMORY_BM25 = """
 with hits as (
-    select t.seq, t.term, t.terms_tf + :context_weight * t.context_tf as f
+    select t.seq, t.term, t.terms_tf + :context_weight * t.context_tf as f, t.length
     from memory_terms t where t.term = any(cast(:terms as text[]))
 ), df as (
     select term, count(*) as n from hits group by term
@@ -84,15 +90,15 @@ with hits as (
     from text_totals where name = 'memories'
 ), scored as (
     select h.seq, -sum(greatest(ln((totals.n - df.n + 0.5) / (df.n + 0.5)), 1e-6)
-        * h.f * 2.2 / (h.f + 1.2 * (0.25 + 0.75 * d.length / totals.avgdl))) as bm25
-    from hits h join df using (term) join memory_documents d on d.seq = h.seq cross join totals
+        * h.f * 2.2 / (h.f + 1.2 * (0.25 + 0.75 * h.length / totals.avgdl))) as bm25
+    from hits h join df using (term) cross join totals
     group by h.seq
 )
 """
 
 MESSAGE_BM25 = """
 with hits as (
-    select t.seq, t.term, t.tf as f from conversation_terms t
+    select t.seq, t.term, t.tf as f, t.length from conversation_terms t
     where t.term = any(cast(:terms as text[]))
 ), df as (
     select term, count(*) as n from hits group by term
@@ -101,8 +107,7 @@ with hits as (
     from text_totals where name = 'conversation'
 ), scored as (
     select h.seq, -sum(greatest(ln((totals.n - df.n + 0.5) / (df.n + 0.5)), 1e-6)
-        * h.f * 2.2 / (h.f + 1.2 * (0.25 + 0.75 * d.length / totals.avgdl))) as bm25
-    from hits h join df using (term) join conversation_documents d on d.seq = h.seq
-    cross join totals group by h.seq
+        * h.f * 2.2 / (h.f + 1.2 * (0.25 + 0.75 * h.length / totals.avgdl))) as bm25
+    from hits h join df using (term) cross join totals group by h.seq
 )
 """
