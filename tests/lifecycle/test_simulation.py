@@ -93,7 +93,7 @@ async def test_120_days_keep_identity_archive_todos_compress_months_and_lose_not
         rows = conn.execute(
             "select id, layer, category, superseded_by, deleted_at,"
             " json_extract(metadata, '$.compressed_into'), json_extract(metadata, '$.period')"
-            " from memories"
+            " from memories order by seq"  # written order (PostgreSQL's heap order is not)
         ).fetchall()
     by_id = {row[0]: row for row in rows}
     state = {
