@@ -301,8 +301,15 @@ recall@10 (categories 1–4) on the other four is chosen and scored on the held-
 mean and the worst held-out score say how a default chosen this way does on a conversation it
 never saw; the default itself is the configuration best on all five.
 
+The context weight stays below 1: a word in a memory's content counts more than the same word
+in the conversation around it (`tests/test_context.py` holds the product to that). An earlier
+exploratory run with context weights 1.0–2.0 and with three previous turns did no better held
+out (mean 0.764–0.766). `search.graph_weight` is not in the grid: these stores are filled
+through `cortex_remember` without an LLM and hold 0–1 relations each, so it changes nothing
+here (the ablation row "no graph" of the section above shows it).
+
 ```
-python -m bench.locomo_tune            # the grid, the folds; writes results and this section
+python -m bench.locomo_tune --grid when_boost=0,0.3   # the grid and the folds; writes results
 ```
 """
 
