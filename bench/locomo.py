@@ -447,8 +447,9 @@ def summarise(configs: list[Config], measured: dict[str, Measured]) -> dict[str,
     }
 
 
-def parse_args() -> argparse.Namespace:
-    cli = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def store_arguments(cli: argparse.ArgumentParser) -> None:
+    """The options of where the data, the stores and the vector cache are (shared with
+    bench/locomo_tune.py)."""
     cli.add_argument("--data", type=Path, default=DATA)
     cli.add_argument("--samples", help="comma-separated sample ids (default: all)")
     cli.add_argument("--workdir", type=Path, help="keep the stores here and reuse them")
@@ -458,6 +459,11 @@ def parse_args() -> argparse.Namespace:
         default=Path(tempfile.gettempdir()) / "cortex-bench-cache" / "locomo-vectors.db",
         help="vector cache reused across runs",
     )
+
+
+def parse_args() -> argparse.Namespace:
+    cli = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    store_arguments(cli)
     cli.add_argument("--no-ablation", action="store_true")
     cli.add_argument("--quick", action="store_true", help="do not write results or docs")
     cli.add_argument("--results", type=Path, default=RESULTS, help="where the JSON goes")
