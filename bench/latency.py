@@ -12,6 +12,8 @@ round trips, and the resident memory of the server process from /proc.
                                                   # beside a conversation log of 100,000 messages
     python -m bench.latency --sizes 10000 --embedding local --quick --out local
                                                   # the local embedder of a plain install
+    python -m bench.latency --sizes 10000 --embedding local --vectors --quick --out hybrid
+                                                  # hybrid recall: every memory embedded first
 
     python -m bench.latency --sizes 10000,100000 --quick --out postgresql \
         --database-url postgresql://.../postgres   # the store on PostgreSQL (a database per N)
@@ -133,6 +135,19 @@ async def seed(home: Path, n: int, corpus: Corpus, log_messages: int = 0) -> dic
         "languages": languages,
         "database_bytes": size,
     }
+
+
+async def embed_all(home: Path, provider: str) -> float:
+    """Give every seeded memory a vector of `provider` before measuring, so recall is hybrid
+    from the first call; the seconds it took."""
+    started = time.perf_counter()
+    settings = Settings.model_validate({"home": home, "embedding": {"provider": provider}})
+    async with open_engine(settings) as engine:
+        while await engine.vectors.backfill():
+            pass
+        if not await engine.vectors.searchable():
+            raise RuntimeError(f"embedding provider {provider!r} did not embed every memory")
+    return round(time.perf_counter() - started, 1)
 
 
 async def seed_log(engine: Any, messages: int, corpus: Corpus) -> None:
@@ -340,6 +355,8 @@ async def measure(n: int, workdir: Path, args: argparse.Namespace) -> dict[str, 
     corpus = Corpus(SEED)
     log(f"N={n:,}: seeding")
     seeded = await seed(home, n, corpus, args.log_messages)
+    if args.vectors:
+        seeded["embedding_seconds"] = await embed_all(home, args.embedding)
     log(f"N={n:,}: seeded in {seeded['seconds']} s, {seeded['database_bytes'] / 1e6:.1f} MB")
     cold = await cold_starts(home, args.cold_starts, corpus)
     log(f"N={n:,}: cold start p50 {cold['initialize']['p50']:.0f} ms")
@@ -399,6 +416,11 @@ def parse_args() -> argparse.Namespace:
     cli.add_argument("--ingests", type=int, help="timed ingest calls per N (default 200)")
     cli.add_argument("--log-messages", type=int, default=0, help="conversation log size")
     cli.add_argument("--embedding", default="none", help="embedding.provider of the server")
+    cli.add_argument(
+        "--vectors",
+        action="store_true",
+        help="embed every memory before measuring (hybrid recall from the first call)",
+    )
     cli.add_argument("--out", help="results name (bench/results/latency-<out>.json); no docs")
     cli.add_argument(
         "--database-url", help="a PostgreSQL server's URL (…/postgres): the store goes there"

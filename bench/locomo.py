@@ -347,9 +347,14 @@ VARIANTS = {
     "prev": "context: the previous turn",
     "prev2": "context: the two previous turns",
     "prev+next": "context: the previous and the next turn",
+    "prev2+next": "context: the two previous turns and the next",
+    "prev2+next2": "context: the two previous turns and the two next",
     "prev+date": "context: the previous turn and the session date",
     "prev+caption": "context: the previous turn and the caption of a shared photo",
 }
+CONTEXT = "prev2+next2"
+"""The context variant of the headline rows: the one leave-one-conversation-out chose
+(bench/locomo_tune.py)."""
 OLD_FUSION = {
     "vector_weight": 0.7,
     "text_weight": 0.3,
@@ -360,11 +365,11 @@ HEADLINE = [
     Config("bm25", "plain", "none", timed=True, note="embedding provider none"),
     Config("vector", "plain", "local", {"text_weight": 0.0}, timed=True, note="text weight 0"),
     Config("hybrid", "plain", "local", timed=True, note="default settings"),
-    Config("bm25 + context", "prev", "none", timed=True, note="embedding provider none"),
-    Config("hybrid + context", "prev", "local", timed=True, note="default settings"),
+    Config("bm25 + context", CONTEXT, "none", timed=True, note="embedding provider none"),
+    Config("hybrid + context", CONTEXT, "local", timed=True, note="default settings"),
     Config(
         "hybrid + context, 2 threads",
-        "prev",
+        CONTEXT,
         "local",
         timed=True,
         note="embedding.local_threads 2",
@@ -377,46 +382,44 @@ def ablation() -> list[Config]:
     """Each change alone, on top of or taken out of the defaults; untimed rows share an engine
     per store (and so its query-vector cache)."""
     rrf = {"fusion": "rrf", "vector_weight": 0.5, "text_weight": 0.5}
-    rrf_dense_quarter = {"fusion": "rrf", "vector_weight": 0.25, "text_weight": 0.75}
 
     def plain(name: str, search: dict[str, Any]) -> Config:
         return Config(f"hybrid, {name}", "plain", "local", search)
 
     def context(name: str, search: dict[str, Any], provider: str = "local") -> Config:
         kind = "hybrid" if provider == "local" else "bm25"
-        return Config(f"{kind} + context, {name}", "prev", provider, search)
+        return Config(f"{kind} + context, {name}", CONTEXT, provider, search)
 
     return [
         plain("old weights 0.7/0.3, limit 50, no date boost", OLD_FUSION),
-        plain("no date boost", {"date_boost": 0.0}),
-        plain("rrf equal weights", rrf),
-        plain("rrf vector 0.25", rrf_dense_quarter),
         context("context weight 1 (one column)", {"context_weight": 1.0}, "none"),
-        context("context weight 0.25", {"context_weight": 0.25}, "none"),
         context("no date boost", {"date_boost": 0.0}, "none"),
-        Config("vector + context", "prev", "local", {"text_weight": 0.0}),
+        context("no when boost", {"when_boost": 0.0}, "none"),
+        Config("vector + context", CONTEXT, "local", {"text_weight": 0.0}),
         context("context weight 1 (one column)", {"context_weight": 1.0}),
         context("context weight 0.25", {"context_weight": 0.25}),
         context("context weight 0.75", {"context_weight": 0.75}),
         context("no date boost", {"date_boost": 0.0}),
+        context("no when boost", {"when_boost": 0.0}),
+        context("no date-only candidates", {"dated_relevance": 0.0}),
+        context("no graph", {"graph_weight": 0.0}),
         context("limit 50", {"candidate_limit": 50}),
-        context("weights 0.7/0.3", {"vector_weight": 0.7, "text_weight": 0.3}),
-        context("weights 0.3/0.7", {"vector_weight": 0.3, "text_weight": 0.7}),
         context("weights 0.5/0.5", {"vector_weight": 0.5, "text_weight": 0.5}),
         context("rrf equal weights", rrf),
-        context("rrf vector 0.25", rrf_dense_quarter),
         Config(
-            "hybrid + context, whole query embedded",
-            "prev",
+            "hybrid + context, function words dropped",
+            CONTEXT,
             "local",
             timed=True,
-            note="embedding.drop_function_words false",
-            embedding={"drop_function_words": False},
+            note="embedding.drop_function_words true",
+            embedding={"drop_function_words": True},
         ),
+        Config("hybrid + previous turn", "prev", "local"),
         Config("hybrid + two previous turns", "prev2", "local"),
         Config("hybrid + previous and next turn", "prev+next", "local"),
-        Config("hybrid + context with session date", "prev+date", "local"),
-        Config("hybrid + context with photo caption", "prev+caption", "local"),
+        Config("hybrid + two previous and two next turns", "prev2+next2", "local"),
+        Config("hybrid + previous turn and session date", "prev+date", "local"),
+        Config("hybrid + previous turn and photo caption", "prev+caption", "local"),
     ]
 
 
@@ -484,8 +487,9 @@ def summarise(configs: list[Config], measured: dict[str, Measured]) -> dict[str,
     }
 
 
-def parse_args() -> argparse.Namespace:
-    cli = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def store_arguments(cli: argparse.ArgumentParser) -> None:
+    """The options of where the data, the stores and the vector cache are (shared with
+    bench/locomo_tune.py)."""
     cli.add_argument("--data", type=Path, default=DATA)
     cli.add_argument("--samples", help="comma-separated sample ids (default: all)")
     cli.add_argument("--workdir", type=Path, help="keep the stores here and reuse them")
@@ -495,6 +499,11 @@ def parse_args() -> argparse.Namespace:
         default=Path(tempfile.gettempdir()) / "cortex-bench-cache" / "locomo-vectors.db",
         help="vector cache reused across runs",
     )
+
+
+def parse_args() -> argparse.Namespace:
+    cli = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    store_arguments(cli)
     cli.add_argument("--no-ablation", action="store_true")
     cli.add_argument("--quick", action="store_true", help="do not write results or docs")
     cli.add_argument("--results", type=Path, default=RESULTS, help="where the JSON goes")

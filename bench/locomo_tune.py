@@ -26,7 +26,6 @@ from typing import Any
 import anyio
 
 from bench.locomo import (
-    DATA,
     HEADLINE_KEY,
     Config,
     Measured,
@@ -34,6 +33,7 @@ from bench.locomo import (
     machine,
     overrides,
     run,
+    store_arguments,
 )
 from bench.locomo_data import Outcome, load_samples, recall_at, report
 from bench.locomo_docs import write_tune_docs
@@ -132,14 +132,7 @@ def summary(kind: str, configs: list[Config], measured: dict[str, Measured]) -> 
 
 def parse_args() -> argparse.Namespace:
     cli = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    cli.add_argument("--data", type=Path, default=DATA)
-    cli.add_argument("--samples", help="comma-separated sample ids (default: all)")
-    cli.add_argument("--workdir", type=Path, help="keep the stores here and reuse them")
-    cli.add_argument(
-        "--cache",
-        type=Path,
-        default=Path(tempfile.gettempdir()) / "cortex-bench-cache" / "locomo-vectors.db",
-    )
+    store_arguments(cli)
     cli.add_argument(
         "--grid",
         action="append",

@@ -237,7 +237,7 @@ async def cortex_remember(
         str | None,
         Field(
             max_length=HARD_CONTENT_LIMIT,
-            description="Conversation around it; searched, not shown.",
+            description="2 turns before and after it: searched, not shown.",
         ),
     ] = None,
     relations: Annotated[

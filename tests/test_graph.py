@@ -303,3 +303,16 @@ async def test_the_users_name_is_an_alias_of_the_user(plain: Client) -> None:
     assert "user —works at→ Globex" in [r["line"] for r in entity["relations"]]
     found = await recall(plain, "where does Wang Wei work")
     assert "I work at Globex." in [m["content"] for m in found["memories"]]
+
+
+async def test_naming_the_user_lifts_the_relations_that_answer_not_everything_they_have(
+    plain: Client,
+) -> None:
+    for message in ("I'm Priya.", "I work at Globex.", "My cat is called Mochi."):
+        exchange = {"user_message": message, "assistant_message": "OK."}
+        await plain.call_tool("cortex_ingest", exchange)
+
+    found = [m["content"] for m in (await recall(plain, "where does Priya work"))["memories"]]
+
+    assert found[0] == "I work at Globex."  # by the graph: Priya is the user, who works at it
+    assert "My cat is called Mochi." not in found  # the user's cat answers nothing here

@@ -81,13 +81,27 @@ async def test_a_memory_with_no_word_in_common_is_found_by_vector_search_not_bm2
     }
 
 
-async def test_the_embedder_is_sent_the_query_without_its_english_function_words(
+async def test_the_embedder_is_sent_the_whole_question_by_default(
     vector_client: Client, vector_host: EngineHost, fake_openai: FakeOpenAI
 ) -> None:
     car = await remember(vector_client, "Harry drives a blue automobile to work every day")
     await embedded(vector_host)
 
     found = await recall(vector_client, "What did Harry use to get to the office?")
+
+    assert fake_openai.embedded[-1] == "What did Harry use to get to the office?"
+    assert found["memories"][0]["id"] == car["id"]
+
+
+async def test_with_drop_function_words_the_embedder_is_sent_the_question_without_them(
+    cortex_home: Path, fake_openai: FakeOpenAI, sdks_imported: None, clock: FrozenClock
+) -> None:
+    settings = vector_settings(cortex_home, fake_openai, drop_function_words=True)
+    host = EngineHost(settings, clock)
+    async with Client(build_server(settings, clock, host=host)) as client:
+        car = await remember(client, "Harry drives a blue automobile to work every day")
+        await embedded(host)
+        found = await recall(client, "What did Harry use to get to the office?")
 
     assert fake_openai.embedded[-1] == "Harry use to get to office?"
     assert found["memories"][0]["id"] == car["id"]

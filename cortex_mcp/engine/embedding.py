@@ -31,7 +31,7 @@ class VectorIndex:
     embedder: EmbedderCascade
     clock: Clock
     batch_size: int = 64
-    drop_function_words: bool = True
+    drop_function_words: bool = False
     guard: Callable[[str], str] = field(default=lambda text: text)
     """The last redaction of every text sent to the embedder (set from the settings)."""
     _queries: OrderedDict[str, list[float]] = field(default_factory=OrderedDict)

@@ -108,15 +108,17 @@ def _touches(relation: Relation, keys: list[str]) -> bool:
 def _score(relation: Relation, seeds: dict[str, float], terms: list[str]) -> float:
     """How well a relation one hop away answers, times its confidence: one touching an entity
     the query names counts half, and the rest as its predicate or far end shares words with
-    the query; one reached from a hit's entity counts only by those shared words (at
-    `HIT_SEED`), so a well-connected entity does not lift everything around it."""
+    the query; one reached from a hit's entity, or from the user (named by one of their names),
+    counts only by those shared words (a hit's at `HIT_SEED`), so a well-connected entity does
+    not lift everything around it ("where does Priya work" lifts her workplace, not her cat)."""
     ends = [relation.subject_key, relation.object_key]
     seed = max(seeds.get(end, 0.0) for end in ends)
     far = " ".join(end for end in ends if end not in seeds)
     words = query_terms(f"{relation.predicate.casefold()} {far}")
     shared = sum(1 for term in terms if any(_alike(term, word) for word in words))
     lift = min(1.0, shared / max(1, len(terms)) * 2)
-    base = 0.5 if seed >= 1.0 else 0.0
+    named = [end for end in ends if seeds.get(end, 0.0) >= 1.0]
+    base = 0.5 if any(end != USER_KEY for end in named) else 0.0  # the user touches everything
     return seed * relation.confidence * (base + (1 - base) * lift)
 
 
