@@ -33,8 +33,12 @@ INITIALIZE = {
 
 def server(home: Path, **streams: Any) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
-    return subprocess.Popen(
-        [sys.executable, "-m", "cortex_mcp"], env={**env, "CORTEX_HOME": str(home)}, **streams
+    return subprocess.Popen(  # unbuffered: a buffered readline could take two replies off the
+        # pipe at once, and select() would then wait for the second one in vain (seen in CI)
+        [sys.executable, "-m", "cortex_mcp"],
+        env={**env, "CORTEX_HOME": str(home)},
+        bufsize=0,
+        **streams,
     )
 
 
