@@ -106,7 +106,11 @@ async def migrate_command(settings: Settings, args: argparse.Namespace) -> str:
     """Copy the source store into the target (both migrated first); the verified report."""
     source = await (open_target(args.source, settings) if args.source else open_store(settings))
     try:
-        target = await open_target(args.target, settings)
+        try:
+            target = await open_target(args.target, settings)
+        except StoreUnavailable as err:  # name the target, not the source, as what failed
+            where = f"migrate --to {display_url(args.target)}"
+            raise ConfigError(where, err.cause, "nothing was copied") from err
         try:
             await migrate(source)
             await migrate(target)
