@@ -37,54 +37,37 @@ class Cursor:
     seq: int
 
 
-# One statement per sort order, each walking its own index, written out in full (nothing is
-# built from strings). Every filter is a parameter that is null (or "all") when open.
+# One statement per sort order, each walking its own index; the filters they share are one
+# constant (nothing is built from input). Every filter is a parameter that is null (or "all")
+# when open.
+_FILTERS = """
+      and (agent_id = :agent_id or (agent_id is null and :shared))
+      and (:scope = 'all' or (:scope = 'agent' and agent_id = :agent_id)
+           or (:scope = 'shared' and agent_id is null))
+      and (:layer is null or layer = :layer) and (:category is null or category = :category)
+      and (:since is null or created_at >= :since) and (:until is null or created_at < :until)
+      and (:tag is null or exists (select 1 from json_each(metadata, '$.tags') where value = :tag))
+      and (:state = 'all'
+           or (:state = 'live' and deleted_at is null and superseded_by is null)
+           or (:state = 'forgotten' and deleted_at is not null)
+           or (:state = 'superseded' and superseded_by is not null))
+"""
 _PAGE_QUERIES = {
-    "newest": """
-    select *, created_at as sort_key from memories indexed by memories_by_created
-    where (:after_key is null or (created_at, seq) < (:after_key, :after_seq))
-      and (agent_id = :agent_id or (agent_id is null and :shared))
-      and (:scope = 'all' or (:scope = 'agent' and agent_id = :agent_id)
-           or (:scope = 'shared' and agent_id is null))
-      and (:layer is null or layer = :layer) and (:category is null or category = :category)
-      and (:since is null or created_at >= :since) and (:until is null or created_at < :until)
-      and (:tag is null or exists (select 1 from json_each(metadata, '$.tags') where value = :tag))
-      and (:state = 'all'
-           or (:state = 'live' and deleted_at is null and superseded_by is null)
-           or (:state = 'forgotten' and deleted_at is not null)
-           or (:state = 'superseded' and superseded_by is not null))
-    order by created_at desc, seq desc limit :limit
-    """,
-    "oldest": """
-    select *, created_at as sort_key from memories indexed by memories_by_created
-    where (:after_key is null or (created_at, seq) > (:after_key, :after_seq))
-      and (agent_id = :agent_id or (agent_id is null and :shared))
-      and (:scope = 'all' or (:scope = 'agent' and agent_id = :agent_id)
-           or (:scope = 'shared' and agent_id is null))
-      and (:layer is null or layer = :layer) and (:category is null or category = :category)
-      and (:since is null or created_at >= :since) and (:until is null or created_at < :until)
-      and (:tag is null or exists (select 1 from json_each(metadata, '$.tags') where value = :tag))
-      and (:state = 'all'
-           or (:state = 'live' and deleted_at is null and superseded_by is null)
-           or (:state = 'forgotten' and deleted_at is not null)
-           or (:state = 'superseded' and superseded_by is not null))
-    order by created_at, seq limit :limit
-    """,
-    "importance": """
-    select *, importance as sort_key from memories indexed by memories_by_importance
-    where (:after_key is null or (importance, seq) < (:after_key, :after_seq))
-      and (agent_id = :agent_id or (agent_id is null and :shared))
-      and (:scope = 'all' or (:scope = 'agent' and agent_id = :agent_id)
-           or (:scope = 'shared' and agent_id is null))
-      and (:layer is null or layer = :layer) and (:category is null or category = :category)
-      and (:since is null or created_at >= :since) and (:until is null or created_at < :until)
-      and (:tag is null or exists (select 1 from json_each(metadata, '$.tags') where value = :tag))
-      and (:state = 'all'
-           or (:state = 'live' and deleted_at is null and superseded_by is null)
-           or (:state = 'forgotten' and deleted_at is not null)
-           or (:state = 'superseded' and superseded_by is not null))
-    order by importance desc, seq desc limit :limit
-    """,
+    "newest": "select *, created_at as sort_key from memories"  # noqa: S608 - constants
+    " indexed by memories_by_created"
+    " where (:after_key is null or (created_at, seq) < (:after_key, :after_seq))"
+    + _FILTERS
+    + " order by created_at desc, seq desc limit :limit",
+    "oldest": "select *, created_at as sort_key from memories"  # noqa: S608 - constants
+    " indexed by memories_by_created"
+    " where (:after_key is null or (created_at, seq) > (:after_key, :after_seq))"
+    + _FILTERS
+    + " order by created_at, seq limit :limit",
+    "importance": "select *, importance as sort_key from memories"  # noqa: S608
+    " indexed by memories_by_importance"
+    " where (:after_key is null or (importance, seq) < (:after_key, :after_seq))"
+    + _FILTERS
+    + " order by importance desc, seq desc limit :limit",
 }
 SORTS = tuple(_PAGE_QUERIES)
 
