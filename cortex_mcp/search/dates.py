@@ -53,6 +53,7 @@ _EN_WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
 _EN_NUMBER = r"(\d{1,3}|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + ")"
 _CJK_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _JA_WEEKDAY = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
+_WEEKDAY_OF = _CJK_WEEKDAY | _JA_WEEKDAY  # 日 is Sunday in both
 
 
 def cjk_number(text: str) -> int:
@@ -210,23 +211,14 @@ _CJK_STEP = {"上": -1, "先": -1, "这": 0, "這": 0, "本": 0, "今": 0, "下"
 _CJK_STEP |= {"上个": -1, "上個": -1, "这个": 0, "這個": 0, "下个": 1, "下個": 1}
 
 
-def _zh_week(m: re.Match[str], day: date) -> DateSpan:
-    """上周 / 这个星期 / 下礼拜; 上周末; 下周五 (the Friday of next calendar week)."""
+def _cjk_week(m: re.Match[str], day: date) -> DateSpan:
+    """上周 / 这个星期 / 下礼拜 / 先週 / 来週; 上周末 / 先週末; 下周五 / 来週の金曜日 (the Friday of
+    next calendar week)."""
     step = _CJK_STEP[m[1]]
     if m[2]:
         return weekend_span(day, step)
     if m[3]:
-        return day_span(week_span(day, step).start + timedelta(days=_CJK_WEEKDAY[m[3]]))
-    return week_span(day, step)
-
-
-def _ja_week(m: re.Match[str], day: date) -> DateSpan:
-    """先週 / 今週 / 来週; 先週末; 来週の金曜日 (the Friday of next calendar week)."""
-    step = _CJK_STEP[m[1]]
-    if m[2]:
-        return weekend_span(day, step)
-    if m[3]:
-        return day_span(week_span(day, step).start + timedelta(days=_JA_WEEKDAY[m[3]]))
+        return day_span(week_span(day, step).start + timedelta(days=_WEEKDAY_OF[m[3]]))
     return week_span(day, step)
 
 
@@ -311,8 +303,8 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], Resolver], ...] = (
         ),
         _cjk_ago,
     ),
-    (re.compile(rf"{_ZH_STEP}(?:周|週|星期|礼拜|禮拜)(?:(末)|([一二三四五六日天]))?"), _zh_week),
-    (re.compile(rf"{_JA_STEP}週(?:(末)|の?([月火水木金土日])曜日?)?"), _ja_week),
+    (re.compile(rf"{_ZH_STEP}(?:周|週|星期|礼拜|禮拜)(?:(末)|([一二三四五六日天]))?"), _cjk_week),
+    (re.compile(rf"{_JA_STEP}週(?:(末)|の?([月火水木金土日])曜日?)?"), _cjk_week),
     (re.compile(rf"(?:{_ZH_STEP}|{_JA_STEP})月"), _cjk_month),
     (
         re.compile(
@@ -369,8 +361,7 @@ _RELATIVE: frozenset[Resolver] = frozenset(
         _en_weekday,
         _en_relative_period,
         _cjk_ago,
-        _zh_week,
-        _ja_week,
+        _cjk_week,
         _cjk_month,
         _cjk_relative_day,
     }
