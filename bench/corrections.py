@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 
 from bench.distinct_facts import write_docs
-from cortex_mcp.engine import update
+from cortex_mcp.engine.ingest import verdict as update
 from tests.engine.test_corrections import CASES, score_cases
 
 ROOT = Path(__file__).resolve().parent.parent

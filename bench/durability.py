@@ -28,7 +28,7 @@ from mcp import Client, StdioServerParameters
 from bench.corpus import Corpus
 from cortex_mcp.clock import utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"

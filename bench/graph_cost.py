@@ -27,8 +27,9 @@ from bench.corpus import WORDS, Corpus, split_words
 from bench.latency import SEED, seed
 from cortex_mcp.clock import utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import gate, open_engine
-from cortex_mcp.engine.expansion import Expansion, expand
+from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.engine.recall import rank as gate
+from cortex_mcp.engine.recall.graph import Expansion, expand
 from cortex_mcp.models import new_memory_id
 from cortex_mcp.store.db import fetch_all
 from cortex_mcp.store.relations import Relation, count_relations, insert_relation
@@ -95,13 +96,13 @@ async def timed(home: Path, weight: float, queries: list[str]) -> dict[str, Any]
         async with open_engine(settings) as engine:
             for query in queries[:20]:
                 await engine.recall(query, max_results=8)  # warm up
-            engine.recall_latencies_ms.clear()
+            engine.runtime.recall_latencies_ms.clear()
             step.clear()
             started = time.perf_counter()
             for query in queries:
                 await engine.recall(query, max_results=8)
             wall = time.perf_counter() - started
-            recall_ms = list(engine.recall_latencies_ms)
+            recall_ms = list(engine.runtime.recall_latencies_ms)
     finally:
         setattr(gate, "expand", expand)  # noqa: B010
     return {

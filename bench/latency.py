@@ -46,7 +46,7 @@ from bench.corpus import Corpus
 from bench.latency_docs import DOCS, markdown, targets, write_docs
 from cortex_mcp.clock import utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.models import Category, Layer, Memory, new_memory_id
 from cortex_mcp.store.memories import insert_memory
 

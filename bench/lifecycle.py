@@ -33,7 +33,7 @@ from bench.corpus import Corpus
 from bench.latency import machine
 from cortex_mcp.clock import to_text, utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.engine.lifecycle import run_lifecycle
 from cortex_mcp.engine.lifecycle.similarity import signature, similar_pairs
 from cortex_mcp.models import Category, Layer, Memory, new_memory_id
@@ -155,7 +155,7 @@ async def measure_in_process(home: Path, mode: str) -> dict[str, Any]:
         out: dict[str, Any] = {"rss_before_mb": peak_rss_mb()}
         for label in ["preview"] if mode == "preview" else ["run", "second_run"]:
             started = time.perf_counter()
-            report = await run_lifecycle(engine, dry_run=mode == "preview")
+            report = await run_lifecycle(engine.runtime, dry_run=mode == "preview")
             out[label] = {
                 "seconds": round(time.perf_counter() - started, 2),
                 "promoted": len(report.promoted),

@@ -46,7 +46,7 @@ from bench.locomo_data import Outcome, Sample, Turn, latency, load_samples, repo
 from bench.locomo_docs import write_docs
 from cortex_mcp.clock import utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import Engine
+from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.providers.local import MODEL
 from cortex_mcp.server import build_server
@@ -235,7 +235,7 @@ async def vectors_ready(engine: Engine) -> None:
     """Wait until the back-fill has given every memory a vector of the local model."""
     with anyio.fail_after(EMBED_TIMEOUT_S):
         while not await engine.vectors.searchable():
-            await engine.passes.wait_beyond(engine.passes.count)
+            await engine.runtime.passes.wait_beyond(engine.runtime.passes.count)
 
 
 async def ask(
@@ -244,9 +244,9 @@ async def ask(
     """Every question of the sample through cortex_recall: outcomes, client and engine ms."""
     outcomes: list[Outcome] = []
     client_ms: list[float] = []
-    async with Client(build_server(engine.settings, engine.clock, host=host)) as client:
+    async with Client(build_server(engine.settings, engine.runtime.clock, host=host)) as client:
         await client.call_tool("cortex_recall", {"query": "warm up", "max_results": 1})
-        engine.recall_latencies_ms.clear()
+        engine.runtime.recall_latencies_ms.clear()
         for question in sample.questions:
             started = time.perf_counter()
             result = await client.call_tool(
@@ -256,7 +256,7 @@ async def ask(
             client_ms.append((time.perf_counter() - started) * 1000)
             ranked = [owners.get(m["id"], []) for m in structured(result)["memories"]]
             outcomes.append(Outcome(question, ranked))
-    return outcomes, client_ms, list(engine.recall_latencies_ms)
+    return outcomes, client_ms, list(engine.runtime.recall_latencies_ms)
 
 
 @dataclass
@@ -291,7 +291,7 @@ async def evaluate_sample(
                 host = EngineHost(settings, clock)
                 shared[config.provider] = (host, await stack.enter_async_context(host.use()))
             host, engine = shared[config.provider]
-            engine.settings = settings  # this configuration's search knobs
+            engine.runtime.settings = settings  # this configuration's search knobs
             await measure(host, engine, config, sample, owners, result)
 
 

@@ -11,7 +11,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, ListToolsResult, PaginatedRequestParams, TextContent
 from pydantic import Field
 
-from cortex_mcp.engine import Engine, browse
+from cortex_mcp.engine import browse
+from cortex_mcp.engine.facade import Engine
 from cortex_mcp.models import Category, Layer
 from cortex_mcp.store.browse import PageFilter
 from cortex_mcp.tools import HARD_CONTENT_LIMIT, AgentId, MemoryId, reports_errors
@@ -80,16 +81,20 @@ async def cortex_browse(
     agent = engine.agent(agent_id)
     opened: dict[str, Any] = {"agent_id": agent, "query": query, "memory_id": memory_id}
     if memory_id:
-        detail = await browse.memory_detail(engine, memory_id, agent)
+        detail = await browse.memory_detail(engine.runtime, memory_id, agent)
         memory = detail["memory"]
         text = f"Memory {memory['id']} ({memory['layer']}, {memory['state']}): {memory['content']}"
     elif query.strip():
-        found = await browse.compare_search(engine, query, agent, None)
+        found = await browse.compare_search(engine.runtime, query, agent, None)
         lines = [f"- {h['id']}: {h['content']}" for h in found["rankings"]["hybrid"][:10]]
         text = f"Search for {query!r} in the memory browser:\n" + "\n".join(lines or ["(none)"])
     else:
         page = await browse.memory_page(
-            engine, PageFilter(agent_id=agent), sort="newest", cursor=None, limit=LISTED_IN_TEXT
+            engine.runtime,
+            PageFilter(agent_id=agent),
+            sort="newest",
+            cursor=None,
+            limit=LISTED_IN_TEXT,
         )
         lines = [
             f"- {m['id']} [{m['layer']}/{m['category']}] {m['content']}" for m in page["memories"]
@@ -127,7 +132,7 @@ async def cortex_app_memories(
         until=until,
         state=state,
     )
-    page = await browse.memory_page(engine, where, sort=sort, cursor=cursor, limit=limit)
+    page = await browse.memory_page(engine.runtime, where, sort=sort, cursor=cursor, limit=limit)
     return as_result(page)
 
 
@@ -137,7 +142,7 @@ async def cortex_app_memory(
 ) -> CallToolResult:
     """Memory browser: one memory with its metadata, supersede chain and relations."""
     engine = engine_of(ctx)
-    return as_result(await browse.memory_detail(engine, memory_id, engine.agent(agent_id)))
+    return as_result(await browse.memory_detail(engine.runtime, memory_id, engine.agent(agent_id)))
 
 
 @reports_errors
@@ -152,8 +157,7 @@ async def cortex_app_edit(
 ) -> CallToolResult:
     """Memory browser: correct a memory's content, category, importance or layer by hand."""
     engine = engine_of(ctx)
-    detail = await browse.edit_memory(
-        engine,
+    detail = await engine.edit_memory(
         memory_id,
         engine.agent(agent_id),
         content=content,
@@ -174,7 +178,9 @@ async def cortex_app_search(
     """Memory browser: every candidate's score breakdown and the BM25, vector and hybrid
     rankings side by side. Changes nothing."""
     engine = engine_of(ctx)
-    return as_result(await browse.compare_search(engine, query, engine.agent(agent_id), layers))
+    return as_result(
+        await browse.compare_search(engine.runtime, query, engine.agent(agent_id), layers)
+    )
 
 
 @reports_errors
@@ -185,14 +191,14 @@ async def cortex_app_graph(
 ) -> CallToolResult:
     """Memory browser: the relation graph (entities, relations, the memories behind them)."""
     engine = engine_of(ctx)
-    return as_result(await browse.relation_graph(engine, engine.agent(agent_id), entity))
+    return as_result(await browse.relation_graph(engine.runtime, engine.agent(agent_id), entity))
 
 
 @reports_errors
 async def cortex_app_stats(ctx: Context[Engine], agent_id: AgentId = None) -> CallToolResult:
     """Memory browser: the numbers behind the statistics charts and the profile."""
     engine = engine_of(ctx)
-    return as_result(await browse.browser_stats(engine, engine.agent(agent_id)))
+    return as_result(await browse.browser_stats(engine.runtime, engine.agent(agent_id)))
 
 
 @reports_errors
@@ -213,7 +219,7 @@ async def cortex_app_lifecycle_changes(
 ) -> CallToolResult:
     """Memory browser: what one lifecycle run changed, each memory before and after."""
     engine = engine_of(ctx)
-    changes = await browse.lifecycle_changes(engine, run_id, engine.agent(agent_id), limit)
+    changes = await browse.lifecycle_changes(engine.runtime, run_id, engine.agent(agent_id), limit)
     return as_result({"run_id": run_id, "changes": changes})
 
 
@@ -225,7 +231,7 @@ async def cortex_app_exchanges(
 ) -> CallToolResult:
     """Memory browser: the latest exchanges, what was said and what each channel stored."""
     engine = engine_of(ctx)
-    entries = await browse.extraction_log(engine, engine.agent(agent_id), limit)
+    entries = await browse.extraction_log(engine.runtime, engine.agent(agent_id), limit)
     return as_result({"exchanges": entries})
 
 

@@ -31,15 +31,14 @@ from cortex_mcp.config import (
     settings_markdown,
     unknown_variables,
 )
-from cortex_mcp.engine import Engine, forgetting, open_engine
+from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.host import EngineHost
-from cortex_mcp.engine.lifecycle.mirror import write_atomic
 from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
 from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
 from cortex_mcp.stdio import serve_stdio
 from cortex_mcp.store.copy import copy_store
-from cortex_mcp.store.home import check_database_file, move_legacy_home, prepare_home
+from cortex_mcp.store.home import check_database_file, move_legacy_home, prepare_home, write_atomic
 from cortex_mcp.store.migrations import migrate
 from cortex_mcp.store.names import display_url
 from cortex_mcp.store.select import open_store, open_target
@@ -150,14 +149,12 @@ async def purge_command(engine: Engine, args: argparse.Namespace) -> str:
         raise InvalidInput("purge", "give memory ids or --matching TEXT (one of them)")
     if args.matching:
         if args.yes:
-            return (await forgetting.purge_matching(engine, args.matching)).model_dump_json(
-                indent=2
-            )
-        return (await forgetting.preview_matching(engine, args.matching)).model_dump_json(indent=2)
+            return (await engine.purge_matching(args.matching)).model_dump_json(indent=2)
+        return (await engine.preview_purge(args.matching)).model_dump_json(indent=2)
     if not args.yes:
         shown = [json.loads(await engine.memory_json(i, agent_id=args.agent_id)) for i in args.ids]
         return json.dumps({"would_purge": shown, "confirm": "--yes"}, ensure_ascii=False, indent=2)
-    report = await forgetting.purge(engine, args.ids, args.agent_id)
+    report = await engine.purge_report(args.ids, agent_id=args.agent_id)
     return report.model_dump_json(indent=2)
 
 

@@ -1,5 +1,6 @@
 """The nouns of cortex-mcp: layers, categories, memories and the results that cross the wire."""
 
+import hashlib
 import os
 import uuid
 from dataclasses import dataclass
@@ -39,15 +40,23 @@ class Category(StrEnum):
     PROFILE = "profile"
 
 
-def new_memory_id(unix_ms: int) -> str:
-    """A UUIDv7: 48 bits of milliseconds, then random bits, so ids sort by creation time."""
-    rand = int.from_bytes(os.urandom(10), "big")
+def new_memory_id(unix_ms: int, rand: int | None = None) -> str:
+    """A UUIDv7: 48 bits of milliseconds, then 74 bits of `rand` (random by default), so ids
+    sort by creation time."""
+    rand = int.from_bytes(os.urandom(10), "big") if rand is None else rand
     value = (unix_ms & ((1 << 48) - 1)) << 80
     value |= 0x7 << 76  # version 7
     value |= ((rand >> 62) & 0xFFF) << 64  # rand_a, 12 bits
     value |= 0b10 << 62  # RFC 4122 variant
     value |= rand & ((1 << 62) - 1)  # rand_b, 62 bits
     return str(uuid.UUID(int=value))
+
+
+def derived_id(now: datetime, *parts: str) -> str:
+    """A UUIDv7 for a row derived from what it is made of (the lifecycle's rows, imported
+    ones), so a preview and the run that follows name it alike."""
+    digest = int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:10], "big")
+    return new_memory_id(int(now.timestamp() * 1000), digest)
 
 
 def is_memory_id(text: str) -> bool:

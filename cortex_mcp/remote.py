@@ -22,7 +22,7 @@ from starlette.routing import Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import Engine
+from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import CortexError
 from cortex_mcp.grants import GRANT_KEY, Grant, token_grants

@@ -14,7 +14,7 @@ from mcp_types import Tool as MCPTool
 from cortex_mcp import __version__, browser, tools
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import Engine
+from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.grants import GrantCheck

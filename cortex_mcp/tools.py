@@ -13,7 +13,7 @@ from mcp_types import CallToolResult, SamplingMessage, TextContent
 from pydantic import BaseModel, Field, ValidationError
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import Engine
+from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.llm import lend_sampler
 from cortex_mcp.errors import CortexError, ProviderUnavailable
 from cortex_mcp.models import (

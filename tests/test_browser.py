@@ -10,7 +10,7 @@ from mcp.client.extension import advertise
 
 from cortex_mcp.browser import APP_MIME_TYPE, APP_TOOLS, APP_URI, UI_EXTENSION
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.server import build_server
 from cortex_mcp.store.relations import Relation, insert_relation
 from tests.conftest import FrozenClock, data_of, inspect_database, read_text, remember, text_of

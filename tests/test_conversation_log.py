@@ -17,9 +17,11 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import open_engine
-from cortex_mcp.engine.conversation import text_key
-from cortex_mcp.engine.sieve import AGENT_NOTE
+from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.engine.ingest import AGENT_NOTE
+from cortex_mcp.engine.ingest.backlog import extract_backlog
+from cortex_mcp.engine.ingest.log import prune
+from cortex_mcp.engine.recall.log import text_key
 from cortex_mcp.search.budget import estimate_tokens
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, inspect_database, read_json, recall, remember
@@ -313,13 +315,13 @@ async def test_retention_erases_old_messages_and_keeping_is_the_default(
     async with open_engine(keep, clock) as engine:
         await engine.ingest("The zq-old note.", "OK.")
         clock.advance(days=400)
-        assert await engine.prune_conversation() == 0
+        assert await prune(engine.runtime) == 0
     week = keep.model_copy(
         update={"sieve": keep.sieve.model_copy(update={"conversation_retention_days": 7})}
     )
     async with open_engine(week, clock) as engine:
         await engine.ingest("The zq-new note.", "OK.")
-        erased = await engine.prune_conversation()
+        erased = await prune(engine.runtime)
         found = await engine.recall("zq-old zq-new")
 
     assert erased == 2
@@ -394,9 +396,9 @@ async def test_owed_extractions_drain_from_the_log_a_bounded_batch_a_pass(
         fake_openai.status = 200
         fake_openai.default_reply = '{"memories": []}'
         try:
-            first = await engine.retry_queued()
+            first = await extract_backlog(engine.runtime)
             waiting = (await engine.stats())["extraction_queue"]["pending"]
-            second = await engine.retry_queued()
+            second = await extract_backlog(engine.runtime)
             after = (await engine.stats())["extraction_queue"]["pending"]
         finally:
             fake_openai.default_reply = "ok"
@@ -411,7 +413,7 @@ async def test_exchanges_logged_without_an_llm_are_extracted_once_a_provider_is_
         for i in range(3):
             await engine.ingest(f"We benchmarked parser {i} on the zq{i}corpus.", "Noted.")
         assert (await engine.stats())["extraction_queue"]["waiting_for_an_llm"] == 3
-        assert await engine.retry_queued() == 0  # nothing can drain it: nothing is asked
+        assert await extract_backlog(engine.runtime) == 0  # nothing can drain it: nothing is asked
     llm = {"provider": "openai", "base_url": fake_openai.url, "api_key": "test", "timeout_s": 5}
     later = Settings.model_validate(
         {"home": plain.home, "embedding": {"provider": "none"}, "llm": llm}
@@ -421,7 +423,7 @@ async def test_exchanges_logged_without_an_llm_are_extracted_once_a_provider_is_
         reply = {"memories": [{"content": fact, "category": "fact"}]}
         fake_openai.replies.append(json.dumps(reply))
     async with open_engine(later, clock, {}) as engine:
-        assert await engine.retry_queued() == 3
+        assert await extract_backlog(engine.runtime) == 3
         stats = await engine.stats()
 
     assert stats["extraction_queue"]["waiting_for_an_llm"] == 0

@@ -11,7 +11,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.transfer import import_text
 from cortex_mcp.search.entities import entity_key, phrases, searchable_text
 from cortex_mcp.server import build_server
@@ -186,7 +187,7 @@ async def test_an_imported_server_memory_graph_answers_through_recall(
     plain_settings: Settings, clock: FrozenClock
 ) -> None:
     async with open_engine(plain_settings, clock) as engine:
-        report = await import_text(engine, OFFICIAL_GRAPH, "memory.jsonl")
+        report = await import_text(engine.runtime, Cleaner(True), OFFICIAL_GRAPH, "memory.jsonl")
     assert report.relations_added == 2
 
     async with Client(build_server(plain_settings, clock)) as client:

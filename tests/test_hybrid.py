@@ -11,7 +11,7 @@ from mcp import Client
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, read_json, recall, remember, text_of
@@ -56,7 +56,7 @@ async def embedded(host: EngineHost) -> None:
     """Wait until the background loop has embedded what was just written."""
     with anyio.fail_after(10):
         while (await host.engine.stats())["vectors"]["without_vectors"]:
-            await host.engine.passes.wait_beyond(host.engine.passes.count)
+            await host.engine.runtime.passes.wait_beyond(host.engine.runtime.passes.count)
 
 
 async def test_a_memory_with_no_word_in_common_is_found_by_vector_search_not_bm25(
@@ -185,7 +185,7 @@ async def test_a_new_embedding_model_re_embeds_everything_while_search_stays_bm2
     host = EngineHost(new_model, clock)
     async with Client(build_server(new_model, clock, host=host)) as client:
         with anyio.fail_after(10):
-            await host.engine.passes.wait_beyond(0)
+            await host.engine.runtime.passes.wait_beyond(0)
         stats = await read_json(client, "cortex://stats")
         found = await recall(client, "puppy")
 

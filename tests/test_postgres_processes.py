@@ -10,7 +10,7 @@ import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp import Client
 
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
 from tests.conftest import FrozenClock, data_of, inspect_database
 from tests.lifecycle.conftest import memory, plant, quiet_settings
 from tests.lifecycle.test_schedule import at, start_contender
@@ -101,7 +101,7 @@ async def test_three_lifecycle_runs_started_at_once_on_three_processes_run_once(
 WRITER = """
 import sys, anyio
 from pathlib import Path
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
 from tests.lifecycle.conftest import quiet_settings
 
 async def main() -> None:

@@ -10,7 +10,9 @@ from mcp import Client
 
 from cortex_mcp import cli
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import forgetting, open_engine
+from cortex_mcp.engine import purge
+from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.engine.ingest.backlog import extract_backlog
 from cortex_mcp.server import build_server
 from cortex_mcp.store.relations import Relation, insert_relation
 from tests.conftest import FrozenClock, data_of, inspect_database, recall, remember, text_of
@@ -288,7 +290,7 @@ async def test_a_forgotten_exchange_is_not_extracted_again_from_the_log(
         asked = len(fake_openai.requests)
         clock.advance(hours=1)
 
-        assert await engine.retry_queued() == 0
+        assert await extract_backlog(engine.runtime) == 0
         assert len(fake_openai.requests) == asked
 
 
@@ -362,7 +364,7 @@ async def test_purging_a_memory_extracted_later_erases_the_logged_exchange_it_ca
         assert stored.queued
         fake_openai.replies.extend([json.dumps(reply), '{"memories": []}'])
         clock.advance(hours=1)
-        assert await engine.retry_queued() == 1
+        assert await extract_backlog(engine.runtime) == 1
         extracted = await engine.recall("Alice Elm Street")
         (memory,) = [m for m in extracted.memories if m.content == "Alice lives on Elm Street"]
 
@@ -409,7 +411,7 @@ async def test_purge_matching_removes_relations_that_name_the_text(
                 ),
             )
 
-        report = await forgetting.purge_matching(engine, "quimby")
+        report = await purge.purge_matching(engine.runtime, "quimby")
 
     assert report.purged == [memory.id]
     check = inspect_database(settings.database_path)

@@ -159,7 +159,7 @@ async def test_no_secret_of_any_kind_reaches_any_sink_through_any_path(
     sent = [json.dumps(r.body, ensure_ascii=False) for r in [*llm.requests, *fake_openai.requests]]
     assert any("[REDACTED:" in body for body in sent if "canary" in body), "no LLM call seen"
     stderr = stderr_path.read_text(encoding="utf-8") + import_err + export_err
-    assert "cortex_mcp.engine ingest: " in stderr, "the server did not log its decisions"
+    assert "cortex_mcp.engine.ingest ingest: " in stderr, "the server did not log its decisions"
     mirror = markdown_files(cortex_home)
     assert "MEMORY.md" in mirror
 

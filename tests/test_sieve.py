@@ -217,7 +217,7 @@ async def test_llm_down_logs_the_exchange_owes_it_and_the_retry_extracts_it_from
     host = EngineHost(llm_settings, clock)
     async with Client(build_server(llm_settings, clock, host=host)) as client:
         with anyio.fail_after(10):
-            await host.engine.passes.wait_beyond(0)
+            await host.engine.runtime.passes.wait_beyond(0)
         after = await read_json(client, "cortex://stats")
         again = await recall(client, "Security List 端口")
 

@@ -5,23 +5,26 @@ import base64
 import binascii
 import json
 import re
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cortex_mcp.clock import to_text
+from cortex_mcp.engine.forget import visible
+from cortex_mcp.engine.ingest.proposal import check_content
+from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.lifecycle import lifecycle_status
 from cortex_mcp.engine.lifecycle.profile import manual_part
-from cortex_mcp.errors import InvalidInput, MemoryNotFound
-from cortex_mcp.models import Category, Layer, Memory, SearchHit, is_memory_id
+from cortex_mcp.engine.recall import search_debug
+from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.errors import InvalidInput
+from cortex_mcp.models import Category, Layer, Memory, SearchHit
 from cortex_mcp.store import browse as pages
 from cortex_mcp.store import conversation as said
 from cortex_mcp.store import lifecycle as cycles
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store import relations as graph_rows
 from cortex_mcp.store.logs import log_action
-
-if TYPE_CHECKING:
-    from cortex_mcp.engine import Engine
 
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2})?)?$")
 GRAPH_EDGES = 300
@@ -81,7 +84,7 @@ def state_of(memory: Memory) -> str:
 
 
 async def memory_page(
-    engine: "Engine",
+    rt: Runtime,
     where: pages.PageFilter,
     *,
     sort: str,
@@ -92,26 +95,16 @@ async def memory_page(
     check_date("since", where.since)
     check_date("until", where.until)
     after = decode_cursor(cursor)
-    async with engine.db.read() as conn:
+    async with rt.db.read() as conn:
         found, following = await pages.page_of_memories(conn, where, sort, after, limit)
     return {"memories": [row_of(m) for m in found], "next_cursor": encode_cursor(following)}
 
 
-async def visible(engine: "Engine", conn: Any, memory_id: str, agent_id: str) -> Memory:
-    """The memory if the agent may see it; InvalidInput or MemoryNotFound otherwise."""
-    if not is_memory_id(memory_id):
-        raise InvalidInput("memory_id", "must be a memory id (a UUID such as those recall returns)")
-    memory = await rows.get_visible_memory(conn, memory_id, agent_id)
-    if memory is None:
-        raise MemoryNotFound(memory_id)
-    return memory
-
-
-async def memory_detail(engine: "Engine", memory_id: str, agent_id: str) -> dict[str, Any]:
+async def memory_detail(rt: Runtime, memory_id: str, agent_id: str) -> dict[str, Any]:
     """A memory with its metadata, its supersede chain and the relations drawn from it."""
-    await engine.access.flush()
-    async with engine.db.read() as conn:
-        memory = await visible(engine, conn, memory_id, agent_id)
+    await rt.access.flush()
+    async with rt.db.read() as conn:
+        memory = await visible(conn, memory_id, agent_id)
         chain = await rows.supersede_chain(conn, memory.id)
         related = await graph_rows.relations_of(conn, agent_id)
     return {
@@ -128,30 +121,29 @@ async def memory_detail(engine: "Engine", memory_id: str, agent_id: str) -> dict
     }
 
 
+@dataclass(frozen=True)
+class Edit:
+    """A hand edit of a memory: the fields to change (None: unchanged)."""
+
+    content: str | None
+    category: Category | None
+    importance: float | None
+    layer: Layer | None
+
+
 async def edit_memory(
-    engine: "Engine",
-    memory_id: str,
-    agent_id: str,
-    *,
-    content: str | None,
-    category: Category | None,
-    importance: float | None,
-    layer: Layer | None,
+    rt: Runtime, clean: Cleaner, memory_id: str, agent_id: str, edit: Edit
 ) -> dict[str, Any]:
-    """Correct a memory by hand: content, category, importance, layer. Everything is checked
-    before anything is written; the old values are kept in metadata.edits."""
+    """Correct a memory by hand: content (redacted), category, importance, layer. Everything
+    is checked before anything is written; the old values are kept in metadata.edits."""
+    content, category, importance, layer = edit.content, edit.category, edit.importance, edit.layer
     if content is not None:
-        content = content.strip()
-        limit = engine.settings.memory.max_content_chars
-        if not content:
-            raise InvalidInput("content", "must not be empty; cortex_forget removes a memory")
-        if len(content) > limit:
-            raise InvalidInput("content", f"{len(content):,} characters; the limit is {limit:,}")
+        content = clean(check_content(content, rt.settings.memory))
     if category == Category.PROFILE:
         raise InvalidInput("category", "profile is kept by the lifecycle; choose another")
-    now = engine.clock()
-    async with engine.db.write() as conn:
-        memory = await visible(engine, conn, memory_id, agent_id)
+    now = rt.clock()
+    async with rt.db.write() as conn:
+        memory = await visible(conn, memory_id, agent_id)
         if state_of(memory) != "live":
             raise InvalidInput("memory_id", f"is {state_of(memory)}; restore it before editing")
         if memory.category == Category.PROFILE:
@@ -162,7 +154,7 @@ async def edit_memory(
             "importance": memory.importance,
             "layer": memory.layer.value,
         }
-        edit = {"at": to_text(now), "before": before}
+        record = {"at": to_text(now), "before": before}
         await pages.update_fields(
             conn,
             memory,
@@ -170,14 +162,12 @@ async def edit_memory(
             importance=memory.importance if importance is None else importance,
             layer=layer or memory.layer,
             now=now,
-            edit=edit,
+            edit=record,
         )
         if content is not None and content != memory.content:
             await pages.replace_content(conn, memory, content, now)
         await log_action(conn, "edit", [memory.id], {"before": before}, now)
-    engine.mirror.mark_dirty()
-    engine.embed_soon([memory.id])
-    return await memory_detail(engine, memory.id, agent_id)
+    return await memory_detail(rt, memory.id, agent_id)
 
 
 def rankings(candidates: list[SearchHit]) -> dict[str, list[dict[str, Any]]]:
@@ -201,23 +191,23 @@ def rankings(candidates: list[SearchHit]) -> dict[str, list[dict[str, Any]]]:
 
 
 async def compare_search(
-    engine: "Engine", query: str, agent_id: str, layers: list[Layer] | None
+    rt: Runtime, query: str, agent_id: str, layers: list[Layer] | None
 ) -> dict[str, Any]:
     """cortex_search_debug's breakdown plus the BM25, vector and hybrid rankings side by side."""
     if not query.strip():
         raise InvalidInput("query", "must not be empty")
-    debug = await engine.search_debug(query, agent_id=agent_id, layers=layers)
+    debug = await search_debug(rt, query, agent_id, layers)
     document = debug.model_dump(mode="json")
     document["rankings"] = rankings(debug.candidates)
     return document
 
 
 async def relation_graph(
-    engine: "Engine", agent_id: str, entity: str | None, limit: int = GRAPH_EDGES
+    rt: Runtime, agent_id: str, entity: str | None, limit: int = GRAPH_EDGES
 ) -> dict[str, Any]:
     """Entities and relations an agent sees (those touching `entity` when given), with the
     memories each relation came from."""
-    async with engine.db.read() as conn:
+    async with rt.db.read() as conn:
         edges = await graph_rows.relations_of(conn, agent_id)
         if entity is not None:
             edges = [e for e in edges if entity in (e.subject, e.object)]
@@ -242,21 +232,20 @@ def percentile(ordered: list[float], share: float) -> float | None:
     return round(ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))], 3)
 
 
-async def browser_stats(engine: "Engine", agent_id: str) -> dict[str, Any]:
+async def browser_stats(rt: Runtime, agent_id: str) -> dict[str, Any]:
     """What the statistics view charts: counts per layer and category, states, memories made
     per day, recall latency percentiles, provider use and cost, storage."""
-    await engine.access.flush()
-    since = to_text(engine.clock() - timedelta(days=CHART_DAYS))[:10]
-    async with engine.db.read() as conn:
+    await rt.access.flush()
+    since = to_text(rt.clock() - timedelta(days=CHART_DAYS))[:10]
+    async with rt.db.read() as conn:
         counts = await pages.count_for_agent(conn, agent_id)
         states = await pages.states_for_agent(conn, agent_id)
         per_day = await pages.created_per_day(conn, agent_id, since)
-        found = await rows.live_memories(conn, agent_id, [Layer.CORE], [Category.PROFILE], 1)
-    profile = found[0] if found else None
+        profile = await rows.live_profile(conn, agent_id)
     layers: dict[str, dict[str, int]] = {}
     for layer, category, count in counts:
         layers.setdefault(layer, {})[category] = count
-    latencies = sorted(engine.recall_latencies_ms)
+    latencies = sorted(rt.recall_latencies_ms)
     return {
         "agent_id": agent_id,
         "states": states,
@@ -269,11 +258,11 @@ async def browser_stats(engine: "Engine", agent_id: str) -> dict[str, Any]:
             "p99": percentile(latencies, 0.99),
         },
         "providers": {
-            "llm": engine.llm.snapshot(),
-            "embedding": engine.vectors.embedder.snapshot(),
+            "llm": rt.llm.snapshot(),
+            "embedding": rt.vectors.embedder.snapshot(),
         },
-        "storage": {"size_bytes": await engine.db.size_bytes(), "driver": engine.db.driver_name},
-        "lifecycle": await lifecycle_status(engine),
+        "storage": {"size_bytes": await rt.db.size_bytes(), "driver": rt.db.driver_name},
+        "lifecycle": await lifecycle_status(rt),
         "profile": {
             "content": profile.content if profile else None,
             "own_words": manual_part(profile),
@@ -281,10 +270,10 @@ async def browser_stats(engine: "Engine", agent_id: str) -> dict[str, Any]:
     }
 
 
-async def extraction_log(engine: "Engine", agent_id: str, limit: int) -> list[dict[str, Any]]:
+async def extraction_log(rt: Runtime, agent_id: str, limit: int) -> list[dict[str, Any]]:
     """The latest exchanges, newest first: what was said (from the conversation log) and what
     each channel stored from it, with what it superseded (the extraction log view)."""
-    async with engine.db.read() as conn:
+    async with rt.db.read() as conn:
         messages = await said.recent_exchanges(conn, agent_id, limit)
         ids = list(dict.fromkeys(i for m in messages for i in m.memory_ids))
         found = await rows.memories_by_id(conn, ids)
@@ -326,11 +315,11 @@ def _snapshots(value: Any, agent_id: str) -> list[dict[str, Any]]:
 
 
 async def lifecycle_changes(
-    engine: "Engine", run_id: int, agent_id: str, limit: int
+    rt: Runtime, run_id: int, agent_id: str, limit: int
 ) -> list[dict[str, Any]]:
     """What one lifecycle run changed, change by change, with each memory before and after
     (only the memories the agent may see)."""
-    async with engine.db.read() as conn:
+    async with rt.db.read() as conn:
         changes = await cycles.run_changes(conn, run_id, limit)
     shown = []
     for change in changes:

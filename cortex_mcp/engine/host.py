@@ -1,5 +1,8 @@
-"""One engine per server process, shared by every connection that server accepts."""
+"""One engine per server process, shared by every connection that server accepts, and the work
+it does beside the requests: back-fill vectors, extract what the LLM owes from the conversation
+log, apply the log's retention."""
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
@@ -7,9 +10,38 @@ import anyio
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import Engine, open_engine
-from cortex_mcp.engine.background import run_background
+from cortex_mcp.engine.facade import Engine, open_engine
+from cortex_mcp.engine.ingest.backlog import extract_backlog
+from cortex_mcp.engine.ingest.log import prune
 from cortex_mcp.engine.lifecycle import LifecycleScheduler
+from cortex_mcp.engine.runtime import Runtime
+
+logger = logging.getLogger(__name__)
+
+BACKGROUND_INTERVAL_S = 10.0
+
+
+async def background_pass(rt: Runtime) -> None:
+    """One round: write pending recall counts, embed memories still without a vector, extract
+    due exchanges from the log, erase log messages past their retention."""
+    await rt.access.flush()
+    while await rt.vectors.backfill() > 0:
+        await anyio.lowlevel.checkpoint()
+    await extract_backlog(rt)
+    await prune(rt)
+
+
+async def run_background(rt: Runtime, interval_s: float = BACKGROUND_INTERVAL_S) -> None:
+    """Repeat background passes until cancelled at shutdown; a failed pass is only logged."""
+    while True:
+        rt.wake = anyio.Event()  # a wake-up during the pass starts the next one at once
+        try:
+            await background_pass(rt)
+        except Exception:  # the top of a background loop: log and carry on
+            logger.exception("background pass failed; retrying in %.0f s", interval_s)
+        rt.passes.finish_one()
+        with anyio.move_on_after(interval_s):
+            await rt.wake.wait()
 
 
 class EngineHost:
@@ -42,8 +74,8 @@ class EngineHost:
                 stack = AsyncExitStack()
                 engine = await stack.enter_async_context(open_engine(self.settings, self.clock))
                 tasks = await stack.enter_async_context(anyio.create_task_group())
-                tasks.start_soon(run_background, engine)
-                tasks.start_soon(LifecycleScheduler(engine).run)
+                tasks.start_soon(run_background, engine.runtime)
+                tasks.start_soon(LifecycleScheduler(engine.runtime).run)
                 tasks.start_soon(engine.mirror.run)
                 stack.callback(tasks.cancel_scope.cancel)
                 self._engine = engine

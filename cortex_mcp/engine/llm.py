@@ -5,7 +5,7 @@ process; the edge therefore lends the session's `sample` callable for the durati
 call (`lend_sampler`), and the cascade's sampling provider reads it from a context variable.
 """
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -15,6 +15,9 @@ from cortex_mcp.errors import ProviderUnavailable
 from cortex_mcp.providers.build import build_llm
 from cortex_mcp.providers.cascade import LLMCascade
 from cortex_mcp.providers.sampling import Sample
+
+Ask = Callable[[str, str], Awaitable[str | None]]
+"""Ask the LLM (system, prompt) for a JSON answer; None when no LLM answered."""
 
 _lent_sampler: ContextVar[Sample | None] = ContextVar("cortex_lent_sampler", default=None)
 
@@ -80,6 +83,10 @@ class LanguageModel:
             self.guard(system), self.guard(prompt), json_mode=json_mode, max_tokens=self.max_tokens
         )
         return completion.text if completion is not None else None
+
+    def decider(self) -> Ask | None:
+        """`complete`, when some provider could answer now; else None (the rules decide)."""
+        return self.complete if self.available else None
 
     def snapshot(self) -> dict[str, Any]:
         """Providers in use, their calls, failures, latency, tokens and cost."""

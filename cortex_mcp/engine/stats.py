@@ -1,24 +1,22 @@
 """The numbers behind cortex://stats: memory counts, storage, search backends, providers."""
 
 import statistics
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.store import conversation, vectors
 from cortex_mcp.store import memories as rows
 
-if TYPE_CHECKING:
-    from cortex_mcp.engine import Engine
 
-
-async def engine_stats(engine: "Engine") -> dict[str, Any]:
+async def engine_stats(rt: Runtime) -> dict[str, Any]:
     """Counts per layer and category, states, database size, backends and latencies."""
-    async with engine.db.read() as conn:
+    async with rt.db.read() as conn:
         per_layer = await rows.count_by_layer_and_category(conn)
         states = await rows.count_states(conn)
         coverage = await vectors.coverage(conn)
         model, dimension = await vectors.recorded_model(conn)
         said = await conversation.log_counts(conn)
-    searchable = await engine.vectors.searchable()
+    searchable = await rt.vectors.searchable()
     layers: dict[str, dict[str, int]] = {}
     for layer, category, count in per_layer:
         layers.setdefault(layer, {})[category] = count
@@ -28,48 +26,48 @@ async def engine_stats(engine: "Engine") -> dict[str, Any]:
             layer: {"total": sum(c.values()), "categories": c} for layer, c in layers.items()
         },
         "database": {
-            "engine": engine.db.dialect,
-            "path": engine.db.location,
-            "size_bytes": await engine.db.size_bytes(),
-            "driver": engine.db.driver_name,
+            "engine": rt.db.dialect,
+            "path": rt.db.location,
+            "size_bytes": await rt.db.size_bytes(),
+            "driver": rt.db.driver_name,
         },
         "search": {
-            "fulltext": FULLTEXT[engine.db.dialect],
-            "sqlite_vec": "loaded" if engine.db.has_vectors else "unavailable",
-            "sqlite_vec_note": engine.db.note,
+            "fulltext": FULLTEXT[rt.db.dialect],
+            "sqlite_vec": "loaded" if rt.db.has_vectors else "unavailable",
+            "sqlite_vec_note": rt.db.note,
             "mode": "hybrid (bm25 + vectors)" if searchable else "bm25 only",
             "why": None
             if searchable
-            else engine.vectors.embedder.note
-            if engine.vectors.embedder.embedder is None
+            else rt.vectors.embedder.note
+            if rt.vectors.embedder.embedder is None
             else "vectors are not searchable yet (being embedded, or sqlite-vec is missing)",
-            "fusion": engine.settings.search.fusion,
+            "fusion": rt.settings.search.fusion,
         },
         "vectors": {
             **coverage,
             "model": model,
             "dimension": dimension,
-            "configured_model": engine.vectors.model,
-            "reembedding": engine.vectors.configured and not searchable,
+            "configured_model": rt.vectors.model,
+            "reembedding": rt.vectors.configured and not searchable,
         },
         "providers": {
-            "llm": engine.llm.snapshot(),
-            "embedding": engine.vectors.embedder.snapshot(),
+            "llm": rt.llm.snapshot(),
+            "embedding": rt.vectors.embedder.snapshot(),
         },
         "conversation_log": {
             "messages": said["messages"],
             "exchanges": said["exchanges"],
             "hidden_messages": said["hidden_messages"],
-            "retention_days": engine.settings.sieve.conversation_retention_days or "keep",
+            "retention_days": rt.settings.sieve.conversation_retention_days or "keep",
         },
         "extraction_queue": {
             "pending": said["pending_exchanges"],
             "waiting_for_an_llm": said["waiting_exchanges"],
             "drained_by": "configured LLM provider"
-            if engine.llm.answers_in_background
+            if rt.llm.answers_in_background
             else "nothing: no LLM provider, so nothing is queued",
         },
-        "recall_latency_ms": latency_summary(list(engine.recall_latencies_ms)),
+        "recall_latency_ms": latency_summary(list(rt.recall_latencies_ms)),
     }
 
 

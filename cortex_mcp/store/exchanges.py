@@ -1,8 +1,8 @@
-"""Links from each ingested exchange (or flush) to the memories derived from it.
+"""Links from each ingested exchange (or flush) to the memories derived from it, under the
+conversation log's exchange id (one id per ingest or flush).
 
-The raw copies of an exchange today are memories of channel `fallback` (the unextracted
-conversation) and `summary` (a flush's session summary); a conversation log table can take
-their place later and keep these links.
+The stored copies of an exchange are memories of channel `summary` (a flush's session summary)
+and, in stores from before the conversation log, `fallback` (the unextracted conversation).
 """
 
 import json
@@ -86,3 +86,26 @@ async def set_metadata(conn: Connection, memory_id: str, metadata: dict[str, Any
 def has_context(memory: Memory) -> bool:
     """True when the memory's context is searchable now."""
     return bool(context_of(memory.metadata))
+
+
+async def fold_into_log_ids(conn: Connection) -> int:
+    """Links made under a random id of their own move to the conversation log's id that their
+    memories record (`metadata.exchange_id`), so an ingest has one id; how many groups moved."""
+    found = await fetch_all(
+        conn,
+        "select l.exchange_id, m.metadata from exchange_links l"
+        " join memories m on m.id = l.memory_id order by m.seq",
+    )
+    moves: dict[str, str] = {}
+    for old, metadata in found:
+        logged = json.loads(metadata).get("exchange_id")
+        if isinstance(logged, str) and logged != old:
+            moves.setdefault(old, logged)
+    for old, logged in moves.items():
+        await conn.execute(
+            "insert into exchange_links (exchange_id, memory_id) select ?, memory_id"
+            " from exchange_links where exchange_id = ? on conflict do nothing",
+            (logged, old),
+        )
+        await conn.execute("delete from exchange_links where exchange_id = ?", (old,))
+    return len(moves)

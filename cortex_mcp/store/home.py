@@ -8,15 +8,17 @@ before the marker existed, by its schema: `PRAGMA user_version` ≥ 1 and the ta
 program's `cortex.db`, its `worker.pids`) is never read beyond that check, moved or touched.
 """
 
+import contextlib
 import os
 import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 from cortex_mcp.errors import ConfigError
 
 MIRROR_NAMES = ("MEMORY.md", "memory")
-"""The Markdown mirror cortex-mcp writes into its home (engine/lifecycle/mirror.py)."""
+"""The Markdown mirror cortex-mcp writes into its home (engine/mirror/)."""
 
 
 def prepare_home(home: Path, named_as: str) -> None:
@@ -113,3 +115,24 @@ def _move(source: Path, target: Path) -> None:
         shutil.rmtree(source)
     else:
         source.unlink()
+
+
+TEMP_SUFFIX = ".cortex-tmp"
+"""Temporary files beside a page being written end in this (a crash may leave one)."""
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` all at once: readers see the old file or the new, whole.
+    Undecodable bytes read from a user's file (surrogate escapes) are written back as they were."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(text.encode("utf-8", "surrogateescape"))
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise

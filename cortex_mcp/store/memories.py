@@ -357,6 +357,12 @@ async def live_memories(
     return [to_memory(row) for row in rows]
 
 
+async def live_profile(conn: Connection, agent_id: str) -> Memory | None:
+    """The live profile the agent sees (its own, else a shared one), or None."""
+    found = await live_memories(conn, agent_id, [Layer.CORE], [Category.PROFILE], limit=1)
+    return found[0] if found else None
+
+
 async def count_by_layer_and_category(conn: Connection) -> list[tuple[str, str, int]]:
     """(layer, category, count) of live memories across every agent."""
     rows = await fetch_all(

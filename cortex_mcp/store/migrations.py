@@ -13,6 +13,7 @@ from cortex_mcp.search.entities import entity_key
 from cortex_mcp.store.conversation import append_message
 from cortex_mcp.store.dates import index_dates
 from cortex_mcp.store.db import Connection, Database, fetch_one
+from cortex_mcp.store.exchanges import fold_into_log_ids
 from cortex_mcp.store.memories import index_memory
 from cortex_mcp.store.migrations_pg import migrate_pg, pg_version
 
@@ -329,6 +330,13 @@ async def index_mentioned_dates(conn: Connection) -> None:
     found = await conn.fetch_all("select seq, content, metadata, created_at from memories")
     for seq, content, metadata, created_at in found:
         await index_dates(conn, seq, content, json.loads(metadata), from_text(created_at))
+
+
+@migration
+async def one_exchange_id(conn: Connection) -> None:
+    """An ingest had two ids (the log's and a random one for its links): the links take the
+    log's."""
+    await fold_into_log_ids(conn)
 
 
 async def move_queue_to_log(conn: Connection) -> None:

@@ -13,6 +13,7 @@ from cortex_mcp.clock import from_text
 from cortex_mcp.search.entities import entity_key
 from cortex_mcp.store.dates import index_dates
 from cortex_mcp.store.db import Connection, Database
+from cortex_mcp.store.exchanges import fold_into_log_ids
 
 MIGRATION_LOCK = 0x636F7275  # one migrating process at a time
 
@@ -260,6 +261,12 @@ async def index_mentioned_dates(conn: Connection) -> None:
         "select seq, content, metadata, created_at from memories"
     ):
         await index_dates(conn, seq, content, json.loads(metadata), from_text(created_at))
+
+
+@pg_migration
+async def one_exchange_id(conn: Connection) -> None:
+    """SQLite's `one_exchange_id`: the links take the conversation log's exchange id."""
+    await fold_into_log_ids(conn)
 
 
 async def pg_version(conn: Connection) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.providers.local import local_embeddings_available
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]

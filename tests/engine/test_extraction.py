@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cortex_mcp.engine.extraction import (
+from cortex_mcp.engine.language.extraction import (
     SYSTEM_PROMPT,
     is_parseable,
     parse_extraction,

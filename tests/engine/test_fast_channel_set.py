@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from cortex_mcp.engine.fast import assistant_decisions, fast_statements
+from cortex_mcp.engine.ingest.fast import assistant_decisions, fast_statements
 
 SET = json.loads(
     (Path(__file__).parents[1] / "data" / "fast_channel.json").read_text(encoding="utf-8")

@@ -1,6 +1,6 @@
 """Fast-channel precision and recall on a labelled set in Chinese, English and Japanese."""
 
-from cortex_mcp.engine.patterns import detect_signals, is_question, signal_sentences
+from cortex_mcp.engine.language.patterns import detect_signals, is_question, signal_sentences
 
 # (sentence, expected signal or None). Negatives include questions about the topic, quoted
 # text, and ordinary statements that share words with the patterns.

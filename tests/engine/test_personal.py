@@ -2,8 +2,8 @@
 
 import pytest
 
-from cortex_mcp.engine.personal import cn_id_valid, declared_kinds, my_number_valid
-from cortex_mcp.engine.redaction import redact
+from cortex_mcp.engine.language.personal import cn_id_valid, declared_kinds, my_number_valid
+from cortex_mcp.engine.language.redaction import redact
 from tests.secret_samples import PHONES
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]

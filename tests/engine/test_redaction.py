@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cortex_mcp.engine.redaction import kinds_markdown, passes_luhn, redact
+from cortex_mcp.engine.language.redaction import kinds_markdown, passes_luhn, redact
 from tests.secret_samples import SAMPLES as SECRET_SAMPLES
 from tests.secret_samples import Sample
 
@@ -125,7 +125,7 @@ def test_redaction_findings_quoted_in_issue_12_are_caught() -> None:
 def test_the_table_of_kinds_in_the_docs_matches_the_code() -> None:
     doc = (Path(__file__).parents[2] / "docs" / "privacy.md").read_text(encoding="utf-8")
 
-    assert kinds_markdown() in doc, "paste cortex_mcp.engine.redaction.kinds_markdown() into it"
+    assert kinds_markdown() in doc, "paste language.redaction.kinds_markdown() into it"
 
 
 def test_a_memory_id_is_never_taken_for_a_card_number() -> None:

@@ -3,7 +3,7 @@ nothing for negations, questions about others or other people's facts."""
 
 import pytest
 
-from cortex_mcp.engine.slots import find_slots
+from cortex_mcp.engine.language.slots import find_slots
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 

@@ -10,9 +10,9 @@ import anyio
 import pytest
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.engine.lease import Lease, owner_is_gone
 from cortex_mcp.engine.lifecycle import LifecycleBusy, run_lifecycle
-from cortex_mcp.engine.lifecycle.lease import Lease, owner_is_gone
 from cortex_mcp.store import lifecycle as store
 from tests.conftest import FrozenClock
 from tests.lifecycle.conftest import quiet_settings
@@ -59,8 +59,8 @@ async def test_a_lease_whose_process_is_gone_is_taken_over_at_once(
     settings = quiet_settings(cortex_home, lifecycle={"lease_ttl_s": 600})
     dead = f"{socket.gethostname()}:{_reaped()}:dead"
     async with open_engine(settings, clock, {}) as engine:
-        await Lease(engine, dead).take()  # the holder was SIGKILLed mid-run
-        report = await run_lifecycle(engine)  # no wait for the 600 s expiry
+        await Lease(engine.runtime, dead).take()  # the holder was SIGKILLed mid-run
+        report = await run_lifecycle(engine.runtime)  # no wait for the 600 s expiry
         assert report.dry_run is False
         async with engine.db.read() as conn:
             assert await store.lease_holder(conn) is None
@@ -71,9 +71,9 @@ async def test_a_live_holders_lease_is_still_respected(cortex_home: Path, clock:
     child = await anyio.open_process([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         async with open_engine(settings, clock, {}) as engine:
-            await Lease(engine, f"{socket.gethostname()}:{child.pid}:live").take()
+            await Lease(engine.runtime, f"{socket.gethostname()}:{child.pid}:live").take()
             with pytest.raises(LifecycleBusy, match=str(child.pid)):
-                await run_lifecycle(engine)
+                await run_lifecycle(engine.runtime)
     finally:
         child.kill()
         await child.wait()

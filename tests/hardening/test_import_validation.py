@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from cortex_mcp import cli
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import Engine, open_engine
+from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer, Memory, new_memory_id
 from tests.conftest import inspect_database

@@ -7,10 +7,12 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from cortex_mcp.engine import Engine, open_engine
-from cortex_mcp.engine.lifecycle import MirrorWriter, run_lifecycle, write_mirror
-from cortex_mcp.engine.lifecycle.mirror import catch_up
-from cortex_mcp.engine.lifecycle.ownership import BEGIN, END, HASH_PREFIX, digest, hash_key
+from cortex_mcp.engine.facade import Engine, open_engine
+from cortex_mcp.engine.language.redaction import Cleaner
+from cortex_mcp.engine.lifecycle import run_lifecycle
+from cortex_mcp.engine.mirror.ownership import BEGIN, END, HASH_PREFIX, digest, hash_key
+from cortex_mcp.engine.mirror.write import catch_up, write_mirror
+from cortex_mcp.engine.mirror.writer import MirrorWriter
 from cortex_mcp.engine.transfer import import_text
 from cortex_mcp.models import Category, Layer
 from cortex_mcp.server import build_server
@@ -56,14 +58,14 @@ async def assert_edit_kept(engine: Engine, edited: str) -> None:
 
 async def test_an_edit_to_memory_md_survives_the_next_write(engine: Engine):
     await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
     edited = add_under_identity(engine.settings.home / "MEMORY.md")
 
     await engine.remember("Answer briefly", category=Category.PREFERENCE)
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
 
     await assert_edit_kept(engine, edited)
-    await write_mirror(engine)  # written again: now cortex's own page, no second backup
+    await write_mirror(engine.runtime)  # written again: now cortex's own page, no second backup
     assert len(backups(engine.settings.home)) == 1
 
 
@@ -73,12 +75,12 @@ async def test_an_edit_made_while_cortex_was_down_is_kept_at_the_next_start(
     settings = quiet_settings(cortex_home)
     async with open_engine(settings, clock, {}) as engine:
         await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
-        await write_mirror(engine)
+        await write_mirror(engine.runtime)
     edited = add_under_identity(cortex_home / "MEMORY.md")
 
     async with open_engine(settings, clock, {}) as engine:
         async with anyio.create_task_group() as tasks:
-            writer = MirrorWriter(engine)
+            writer = MirrorWriter(engine.runtime)
             tasks.start_soon(writer.run)  # catches up first thing
             with anyio.fail_after(5):
                 await writer.caught_up.wait()
@@ -88,10 +90,10 @@ async def test_an_edit_made_while_cortex_was_down_is_kept_at_the_next_start(
 
 async def test_an_edit_survives_a_lifecycle_run(engine: Engine):
     await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
     edited = add_under_identity(engine.settings.home / "MEMORY.md")
 
-    await run_lifecycle(engine)
+    await run_lifecycle(engine.runtime)
 
     await assert_edit_kept(engine, edited)
 
@@ -103,7 +105,7 @@ async def test_a_memory_md_the_user_wrote_before_cortex_is_imported_and_backed_u
     memory_md.parent.mkdir(parents=True, exist_ok=True)
     memory_md.write_text("# My notes\n\n## Decisions\n\n- Use Postgres\n", encoding="utf-8")
 
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
 
     core = {m.content: m.category for m in await live(engine, Layer.CORE)}
     assert core == {"Use Postgres": Category.DECISION}
@@ -122,7 +124,7 @@ async def test_extra_memory_md_keeps_every_byte_outside_cortexs_block(
     settings = quiet_settings(cortex_home, mirror={"extra_memory_md": str(agents)})
     async with open_engine(settings, clock, {}) as engine:
         await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
-        await write_mirror(engine)
+        await write_mirror(engine.runtime)
         first = agents.read_bytes()
         assert first.startswith(mine + b"\n\n" + BEGIN.encode())
         assert first.endswith(END.encode() + b"\n") and b"- Harry lives in Tokyo" in first
@@ -132,7 +134,7 @@ async def test_extra_memory_md_keeps_every_byte_outside_cortexs_block(
         edited = b"Intro\xff\r\n" + before + BEGIN.encode() + block + b"Tail \xfe\r\n"
         agents.write_bytes(edited)
         await engine.remember("Answer briefly", category=Category.PREFERENCE)
-        await write_mirror(engine)
+        await write_mirror(engine.runtime)
 
         second = agents.read_bytes()
         start, end = second.index(BEGIN.encode()), second.index(END.encode()) + len(END) + 1
@@ -150,10 +152,10 @@ async def test_an_edit_inside_the_extra_block_becomes_a_memory(
     settings = quiet_settings(cortex_home, mirror={"extra_memory_md": str(agents)})
     async with open_engine(settings, clock, {}) as engine:
         await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
-        await write_mirror(engine)
+        await write_mirror(engine.runtime)
         add_under_identity(agents)
 
-        await write_mirror(engine)
+        await write_mirror(engine.runtime)
 
         core = {m.content: m.source for m in await live(engine, Layer.CORE)}
         assert core[USER_LINE] == "manual"
@@ -169,7 +171,7 @@ async def test_the_users_own_working_day_file_is_never_written_over(
     day.write_text("my own notes for today\n", encoding="utf-8")
     await engine.ingest("I moved to Osaka last week", "Noted.")
 
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
 
     assert day.read_text(encoding="utf-8") == "my own notes for today\n"
 
@@ -185,7 +187,7 @@ async def test_temp_files_left_by_a_killed_write_are_removed_at_start(engine: En
     users = home / ".my-own-hidden-file"
     users.write_text("keep", encoding="utf-8")
 
-    await catch_up(engine)
+    await catch_up(engine.runtime)
 
     assert not leftover.exists() and not other.exists() and users.exists()
 
@@ -202,10 +204,10 @@ async def test_a_memory_remembered_just_before_the_session_ends_reaches_memory_m
 
 async def test_markdown_reimport_does_not_duplicate_a_shared_memory(engine: Engine):
     await engine.remember("The office wifi is cortex-5g", scope="shared")
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
     text = (engine.settings.home / "MEMORY.md").read_text(encoding="utf-8")
 
-    report = await import_text(engine, text, "MEMORY.md")
+    report = await import_text(engine.runtime, Cleaner(True), text, "MEMORY.md")
 
     assert (report.memories_added, report.memories_skipped) == (0, 1)
 
@@ -230,18 +232,18 @@ async def test_a_write_cut_short_after_the_new_page_leaves_it_cortexs_own(engine
     """Killed between renaming the new page into place and recording its hash: the hash of
     the page being written was recorded first, so the next start does not see an edit."""
     await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
     memory_md = engine.settings.home / "MEMORY.md"
     async with engine.db.read() as conn:
         before = await meta_with_prefix(conn, HASH_PREFIX)
     await engine.remember("Answer briefly", category=Category.PREFERENCE)
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
     after = memory_md.read_text(encoding="utf-8")
     async with engine.db.write() as conn:  # as if the run had stopped before the last step
         key = hash_key(memory_md)
         await set_meta(conn, key, f"{digest(after)} {before[key]}")
     await engine.remember("Harry has a dog", category=Category.IDENTITY)
 
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
 
     assert edit_events(engine.settings.home) == [] and backups(engine.settings.home) == []

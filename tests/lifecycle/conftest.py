@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import Engine, open_engine
+from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.models import Category, Layer, Memory, new_memory_id
 from cortex_mcp.store import memories as rows
 from tests.conftest import FrozenClock

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from cortex_mcp.clock import to_text
-from cortex_mcp.engine import Engine, open_engine
+from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.lifecycle import run_lifecycle
 from cortex_mcp.engine.lifecycle.decay import decay_score
 from cortex_mcp.models import Category, Layer, Memory
@@ -76,7 +76,7 @@ async def test_decayed_memories_move_to_the_archive_with_a_logged_snapshot(
     todo, identity = aged(Category.TODO, 30, clock), aged(Category.IDENTITY, 900, clock)
     await plant(engine, todo, identity)
 
-    report = await run_lifecycle(engine)
+    report = await run_lifecycle(engine.runtime)
 
     assert report.archived == [todo.id]
     moved = await stored(engine, todo.id)
@@ -108,7 +108,7 @@ async def test_an_old_archive_month_compresses_into_one_core_summary(
     entries = old_month(clock, 10)
     await plant(engine, *entries)
 
-    report = await run_lifecycle(engine)
+    report = await run_lifecycle(engine.runtime)
 
     (compressed,) = report.compressed
     assert (compressed.period, compressed.entries, compressed.by) == ("2025-10", 10, "extractive")
@@ -123,10 +123,10 @@ async def test_an_old_archive_month_compresses_into_one_core_summary(
 async def test_a_month_compressed_again_keeps_one_live_summary(engine: Engine, clock: FrozenClock):
     first, second = old_month(clock, 4), old_month(clock, 8)[4:]
     await plant(engine, *first)
-    earlier = (await run_lifecycle(engine)).compressed[0].summary_id
+    earlier = (await run_lifecycle(engine.runtime)).compressed[0].summary_id
     await plant(engine, *second)
 
-    later = (await run_lifecycle(engine)).compressed[0]
+    later = (await run_lifecycle(engine.runtime)).compressed[0]
 
     assert later.entries == 4 and (await stored(engine, earlier)).superseded_by == later.summary_id
     summaries = [m for m in await live(engine, Layer.CORE) if m.category == Category.SUMMARY]
@@ -141,7 +141,7 @@ async def test_compressed_entries_can_be_soft_deleted_and_restored(
     async with open_engine(settings, clock, {}) as engine:
         entries = old_month(clock, 3)
         await plant(engine, *entries)
-        await run_lifecycle(engine)
+        await run_lifecycle(engine.runtime)
         gone = await stored(engine, entries[0].id)
         await engine.restore(entries[0].id)
         back = await stored(engine, entries[0].id)
@@ -156,7 +156,7 @@ async def test_an_llm_writes_the_summary_in_the_memories_language(
     await plant(llm_engine, *old_month(clock, 3))
     fake_openai.replies.append('{"summary": "十月：路由器需要开放8000-8002端口。"}')
 
-    (compressed,) = (await run_lifecycle(llm_engine)).compressed
+    (compressed,) = (await run_lifecycle(llm_engine.runtime)).compressed
 
     summary = await stored(llm_engine, compressed.summary_id)
     assert (

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 
 from cortex_mcp.config import LifecycleSettings
-from cortex_mcp.engine import Engine
+from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.lifecycle import run_lifecycle
 from cortex_mcp.engine.lifecycle.merge import plan_merges
 from cortex_mcp.engine.lifecycle.plan import State
@@ -123,7 +123,7 @@ async def test_without_an_llm_paraphrases_in_other_words_stay_apart(
     groups = paraphrases(clock)
     await plant(engine, *[m for group in groups for m in group])
 
-    report = await run_lifecycle(engine)
+    report = await run_lifecycle(engine.runtime)
 
     survivors = await live(engine, Layer.CORE)
     by_id = {m.id: m for group in groups for m in group}
@@ -149,7 +149,7 @@ async def test_without_an_llm_the_same_statement_said_again_merges_and_keeps_the
     other_words = paraphrases(clock)[0][:5]  # Harry's stores / keeps / workbook / common
     await plant(engine, *[m for group in groups for m in group], *other_words)
 
-    report = await run_lifecycle(engine)
+    report = await run_lifecycle(engine.runtime)
 
     survivors = await live(engine, Layer.CORE)
     assert len(survivors) == len(groups) + len(other_words)
@@ -184,7 +184,7 @@ async def test_without_an_llm_a_different_name_or_number_never_merges(
         *[memory(t, created=when + timedelta(minutes=i)) for i, t in enumerate(DIFFERENT_PEOPLE)],
     )
 
-    report = await run_lifecycle(engine)
+    report = await run_lifecycle(engine.runtime)
 
     assert report.merged == [] and len(await live(engine, Layer.CORE)) == len(DIFFERENT_PEOPLE)
 
@@ -198,7 +198,7 @@ async def test_an_llm_merge_of_different_people_is_refused_and_logged(
     await plant(llm_engine, nelson, baker)
     fake_openai.replies.append(json.dumps({"merge": [1, 2], "content": DIFFERENT_PEOPLE[1]}))
 
-    report = await run_lifecycle(llm_engine)
+    report = await run_lifecycle(llm_engine.runtime)
 
     assert report.llm_calls == 1 and report.merged == []
     assert report.merges_refused == [nelson.id]
@@ -214,7 +214,7 @@ async def test_every_merge_is_logged_with_before_and_after(engine: Engine, clock
     group = restatements(clock)[0]
     await plant(engine, *group)
 
-    await run_lifecycle(engine)
+    await run_lifecycle(engine.runtime)
 
     async with engine.db.read() as conn:
         logged = await conn.fetch_all(
@@ -235,7 +235,7 @@ async def test_different_agents_and_categories_never_merge(engine: Engine, clock
     decision = memory(text + " now", created=when, category=Category.DECISION)
     await plant(engine, mine, theirs, decision)
 
-    report = await run_lifecycle(engine)
+    report = await run_lifecycle(engine.runtime)
 
     assert report.merged == []
 
@@ -250,7 +250,7 @@ async def test_an_llm_resolves_each_cluster_in_one_call_and_writes_the_merged_fa
             json.dumps({"merge": [1, 2, 3, 4, 5, 6], "content": f"fact {k}"})
         )
 
-    report = await run_lifecycle(llm_engine)
+    report = await run_lifecycle(llm_engine.runtime)
 
     assert report.llm_calls == 5 and len(fake_openai.requests) == 5
     merged = sorted((m.content, m.source) for m in await live(llm_engine, Layer.CORE))
@@ -269,7 +269,7 @@ async def test_an_llm_that_keeps_them_apart_merges_nothing(
     await plant(llm_engine, *paraphrases(clock)[0])
     fake_openai.replies.append('{"merge": [], "content": ""}')
 
-    report = await run_lifecycle(llm_engine)
+    report = await run_lifecycle(llm_engine.runtime)
 
     assert report.merged == [] and len(await live(llm_engine, Layer.CORE)) == 6
 
@@ -282,7 +282,7 @@ async def test_an_unreachable_llm_falls_back_to_merging_only_the_same_statement(
     await plant(llm_engine, other_words, *group)
     fake_openai.status = 500
 
-    report = await run_lifecycle(llm_engine)
+    report = await run_lifecycle(llm_engine.runtime)
 
     assert [(m.into, m.by) for m in report.merged] == [(group[-1].id, "same statement")]
     assert sorted(report.merged[0].merged) == sorted(m.id for m in group[:-1])

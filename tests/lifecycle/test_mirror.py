@@ -9,19 +9,15 @@ import anyio
 import pytest
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import Engine, open_engine
-from cortex_mcp.engine.lifecycle import (
-    MirrorWriter,
-    archive_page,
-    memory_md_page,
-    run_lifecycle,
-    working_page,
-    write_mirror,
-)
-from cortex_mcp.engine.lifecycle.mirror import write_atomic, write_pages
-from cortex_mcp.engine.lifecycle.ownership import BEGIN, END
+from cortex_mcp.engine.facade import Engine, open_engine
+from cortex_mcp.engine.lifecycle import run_lifecycle
+from cortex_mcp.engine.mirror.ownership import BEGIN, END
+from cortex_mcp.engine.mirror.pages import archive_page, memory_md_page, working_page
+from cortex_mcp.engine.mirror.write import write_mirror, write_pages
+from cortex_mcp.engine.mirror.writer import MirrorWriter
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer
+from cortex_mcp.store.home import write_atomic
 from cortex_mcp.store.relations import Relation, insert_relation
 from tests.conftest import FrozenClock
 from tests.lifecycle.conftest import live, memory, plant, quiet_settings
@@ -43,7 +39,7 @@ async def test_memory_md_lists_every_core_memory_by_category(engine: Engine, clo
     await engine.remember("Chose Oracle Cloud for the VPS", category=Category.DECISION)
     await engine.remember("利回りは4.28%", category=Category.FACT)
 
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
 
     text = read(engine.settings.home / "MEMORY.md")
     core = await live(engine, Layer.CORE)
@@ -53,7 +49,7 @@ async def test_memory_md_lists_every_core_memory_by_category(engine: Engine, clo
     assert text.index("## Who the user is") < text.index("## Preferences and habits")
     assert text.startswith("---\ngenerator: cortex-mcp\n") and "total_entries: 4" in text
     assert "cortex_recall" not in text  # everything fits: no pointer
-    assert await memory_md_page(engine) == text
+    assert await memory_md_page(engine.runtime) == text
 
 
 async def test_memory_md_keeps_to_its_budget_and_points_to_recall_for_the_rest(
@@ -68,7 +64,7 @@ async def test_memory_md_keeps_to_its_budget_and_points_to_recall_for_the_rest(
                 for n in range(500)
             ],
         )
-        await write_mirror(engine)
+        await write_mirror(engine.runtime)
 
     text = read(cortex_home / "MEMORY.md")
     lines = text.splitlines()
@@ -83,7 +79,7 @@ async def test_the_default_budget_is_what_agents_load(engine: Engine, clock: Fro
     long = "x" * 400
     await plant(engine, *[memory(f"{n} {long}", created=clock.now) for n in range(300)])
 
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
 
     text = read(engine.settings.home / "MEMORY.md")
     assert len(text.splitlines()) <= 200 and len(text.encode()) <= 25_000
@@ -104,7 +100,7 @@ async def test_working_days_archive_months_and_relations_match_the_database(
             Relation("r1", "default", "Harry", "invests in", "Shinagawa flat", 0.9, None, day, day),
         )
 
-    pages = await write_mirror(engine)
+    pages = await write_mirror(engine.runtime)
 
     home = engine.settings.home
     assert pages == [
@@ -119,8 +115,10 @@ async def test_working_days_archive_months_and_relations_match_the_database(
     assert "NTT router needs IPv6 mode" in read(home / "memory/archive/2025-11.md")
     relations = read(home / "memory/relations.md")
     assert "- Harry ──invests in──▶ Shinagawa flat" in relations and "```mermaid" in relations
-    assert await working_page(engine, "2026-01-01") == read(home / "memory/working/2026-01-01.md")
-    assert await archive_page(engine, "2025-11") == read(home / "memory/archive/2025-11.md")
+    assert await working_page(engine.runtime, "2026-01-01") == read(
+        home / "memory/working/2026-01-01.md"
+    )
+    assert await archive_page(engine.runtime, "2025-11") == read(home / "memory/archive/2025-11.md")
 
 
 async def test_pages_for_days_that_emptied_are_removed_but_the_users_files_are_kept(
@@ -128,11 +126,11 @@ async def test_pages_for_days_that_emptied_are_removed_but_the_users_files_are_k
 ):
     gone = memory("Small talk", layer=Layer.WORKING, created=clock.now - timedelta(days=3))
     await plant(engine, gone)
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
     working_dir = engine.settings.home / "memory" / "working"
     (working_dir / "2025-01-01.md").write_text("# my own notes\n", encoding="utf-8")
 
-    await run_lifecycle(engine)  # the expired working memory moves to the archive
+    await run_lifecycle(engine.runtime)  # the expired working memory moves to the archive
 
     assert sorted(p.name for p in working_dir.iterdir()) == ["2025-01-01.md"]
 
@@ -144,7 +142,7 @@ async def test_the_extra_memory_md_gets_the_same_page_inside_cortexs_block(
     settings = quiet_settings(cortex_home, mirror={"extra_memory_md": str(extra)})
     async with open_engine(settings, clock, {}) as engine:
         await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
-        pages = await write_mirror(engine)
+        pages = await write_mirror(engine.runtime)
 
     assert str(extra) in pages
     body = read(cortex_home / "MEMORY.md").split("---\n", 2)[2].strip()
@@ -153,15 +151,15 @@ async def test_the_extra_memory_md_gets_the_same_page_inside_cortexs_block(
 
 async def test_bad_dates_and_months_are_refused(engine: Engine):
     with pytest.raises(InvalidInput, match="date"):
-        await working_page(engine, "2026-13-01")
+        await working_page(engine.runtime, "2026-13-01")
     with pytest.raises(InvalidInput, match="month"):
-        await archive_page(engine, "../../etc")
+        await archive_page(engine.runtime, "../../etc")
 
 
 CRASH = """
 import os, sys
 from pathlib import Path
-from cortex_mcp.engine.lifecycle import mirror
+from cortex_mcp.store import home as mirror
 
 def die(*args: object) -> None:
     os._exit(9)  # the process dies after writing the new text, before the rename
@@ -210,7 +208,7 @@ async def test_the_writer_rewrites_once_changes_have_been_quiet(engine: Engine, 
         if len(waits) == 1:
             writer.mark_dirty()  # another change, 3 s into the quiet time: wait 5 s more
 
-    writer = MirrorWriter(engine, sleep)
+    writer = MirrorWriter(engine.runtime, sleep)
     page = engine.settings.home / "MEMORY.md"
     with anyio.fail_after(5):
         async with anyio.create_task_group() as tasks:
@@ -233,10 +231,10 @@ async def test_the_writer_rewrites_once_changes_have_been_quiet(engine: Engine, 
 async def test_a_disabled_writer_never_writes(cortex_home: Path, clock: FrozenClock):
     settings: Settings = quiet_settings(cortex_home, mirror={"enabled": False})
     async with open_engine(settings, clock, {}) as engine:
-        writer = MirrorWriter(engine)
+        writer = MirrorWriter(engine.runtime)
         writer.mark_dirty()
         with anyio.fail_after(1):
             await writer.run()
-        report = await run_lifecycle(engine)
+        report = await run_lifecycle(engine.runtime)
 
     assert report.mirror == [] and not (cortex_home / "MEMORY.md").exists()

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 
 from cortex_mcp.clock import to_text
-from cortex_mcp.engine import Engine
+from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.lifecycle import run_lifecycle
 from cortex_mcp.models import Category, Layer
 from tests.conftest import FrozenClock, inspect_database
@@ -60,8 +60,8 @@ def dump(engine: Engine) -> list[tuple[object, ...]]:
 async def test_preview_then_run_report_the_same_changes(engine: Engine, clock: FrozenClock):
     await plant_one_of_everything(engine, clock)
 
-    preview = await run_lifecycle(engine, dry_run=True)
-    run = await run_lifecycle(engine)
+    preview = await run_lifecycle(engine.runtime, dry_run=True)
+    run = await run_lifecycle(engine.runtime)
 
     assert preview.dry_run and not run.dry_run
     assert preview.outcome() == run.outcome()
@@ -74,7 +74,7 @@ async def test_a_preview_changes_nothing(engine: Engine, clock: FrozenClock):
     await plant_one_of_everything(engine, clock)
     before = dump(engine)
 
-    preview = await run_lifecycle(engine, dry_run=True)
+    preview = await run_lifecycle(engine.runtime, dry_run=True)
 
     assert dump(engine) == before
     assert preview.promoted and not (engine.settings.home / "MEMORY.md").exists()
@@ -90,7 +90,7 @@ async def test_a_change_made_between_plan_and_apply_is_skipped_not_overwritten(
     from cortex_mcp.engine.lifecycle.run import plan_lifecycle
 
     await plant_one_of_everything(engine, clock)
-    plan = await plan_lifecycle(engine, None, clock.now)
+    plan = await plan_lifecycle(engine.runtime, None, clock.now)
     promoted = next(c for c in plan.changes if c.action == "promote")
     (memory_id,) = promoted.expect
     await engine.forget(memory_id, reason="the user said so")

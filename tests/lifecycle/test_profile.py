@@ -5,7 +5,8 @@ from typing import Any
 
 import pytest
 
-from cortex_mcp.engine import Engine
+from cortex_mcp.engine.facade import Engine
+from cortex_mcp.engine.ingest.channels import profile_text
 from cortex_mcp.engine.lifecycle import run_lifecycle, set_manual_profile
 from cortex_mcp.engine.lifecycle.profile import PROFILE_PROMPT, parse_profile
 from cortex_mcp.errors import InvalidInput
@@ -35,8 +36,8 @@ async def remember_who(engine: Engine) -> None:
 async def test_without_an_llm_the_profile_is_built_from_the_top_memories(engine: Engine):
     await remember_who(engine)
 
-    report = await run_lifecycle(engine)
-    text = await engine.profile_text("default")
+    report = await run_lifecycle(engine.runtime)
+    text = await profile_text(engine.runtime, "default")
 
     assert [p.by for p in report.profiles] == ["plain"]
     assert text is not None
@@ -48,23 +49,23 @@ async def test_the_profile_is_synthesized_again_only_when_its_memories_change(
     engine: Engine, clock: FrozenClock
 ):
     await remember_who(engine)
-    first = await run_lifecycle(engine)
+    first = await run_lifecycle(engine.runtime)
     clock.advance(days=1)
 
-    unchanged = await run_lifecycle(engine)
+    unchanged = await run_lifecycle(engine.runtime)
     await engine.remember("Started learning Rust", category=Category.SKILL)
-    changed = await run_lifecycle(engine)
+    changed = await run_lifecycle(engine.runtime)
 
     assert len(first.profiles) == 1 and unchanged.profiles == [] and len(changed.profiles) == 1
-    assert "Started learning Rust" in (await engine.profile_text("default") or "")
+    assert "Started learning Rust" in (await profile_text(engine.runtime, "default") or "")
 
 
 async def test_an_llm_synthesizes_the_seed_profile(llm_engine: Engine, fake_openai: FakeOpenAI):
     await remember_who(llm_engine)
     fake_openai.replies.append(json.dumps(SEED_PROFILE, ensure_ascii=False))
 
-    report = await run_lifecycle(llm_engine)
-    text = await llm_engine.profile_text("default") or ""
+    report = await run_lifecycle(llm_engine.runtime)
+    text = await profile_text(llm_engine.runtime, "default") or ""
 
     assert [p.by for p in report.profiles] == ["llm"]
     assert text.startswith(SEED_PROFILE["summary"])
@@ -76,13 +77,13 @@ async def test_an_llm_synthesizes_the_seed_profile(llm_engine: Engine, fake_open
 
 async def test_a_manual_edit_survives_resynthesis(engine: Engine, clock: FrozenClock):
     await remember_who(engine)
-    await run_lifecycle(engine)
-    await set_manual_profile(engine, "Never suggest leveraged investments.")
+    await run_lifecycle(engine.runtime)
+    await set_manual_profile(engine.runtime, "Never suggest leveraged investments.")
     clock.advance(days=1)
     await engine.remember("Started learning Rust", category=Category.SKILL)
 
-    report = await run_lifecycle(engine)
-    text = await engine.profile_text("default") or ""
+    report = await run_lifecycle(engine.runtime)
+    text = await profile_text(engine.runtime, "default") or ""
 
     assert len(report.profiles) == 1
     assert text.startswith("In the user's own words:\nNever suggest leveraged investments.")
@@ -90,11 +91,13 @@ async def test_a_manual_edit_survives_resynthesis(engine: Engine, clock: FrozenC
 
 
 async def test_a_manual_profile_can_come_first_and_be_cleared(engine: Engine):
-    edited = await set_manual_profile(engine, "Call me Harry.")
+    edited = await set_manual_profile(engine.runtime, "Call me Harry.")
     assert edited.source == "manual"
-    assert await engine.profile_text("default") == "In the user's own words:\nCall me Harry."
+    assert (
+        await profile_text(engine.runtime, "default") == "In the user's own words:\nCall me Harry."
+    )
     with pytest.raises(InvalidInput, match="content"):
-        await set_manual_profile(engine, "   ")
+        await set_manual_profile(engine.runtime, "   ")
 
 
 def test_an_unusable_llm_answer_is_not_a_profile():

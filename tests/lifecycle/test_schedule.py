@@ -10,7 +10,8 @@ import pytest
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from cortex_mcp.engine import Engine, open_engine
+from cortex_mcp.engine.facade import Engine, open_engine
+from cortex_mcp.engine.lease import Lease, LeaseLost
 from cortex_mcp.engine.lifecycle import (
     LifecycleBusy,
     LifecycleScheduler,
@@ -19,7 +20,6 @@ from cortex_mcp.engine.lifecycle import (
     lifecycle_status,
     run_lifecycle,
 )
-from cortex_mcp.engine.lifecycle.lease import Lease, LeaseLost
 from cortex_mcp.engine.lifecycle.schedule import next_fire, previous_fire, zone
 from cortex_mcp.models import Layer
 from cortex_mcp.store import lifecycle as store
@@ -58,7 +58,7 @@ def test_the_schedule_is_read_in_its_time_zone():
 async def test_the_scheduler_runs_when_due_and_then_waits_for_the_next_fire(
     engine: Engine, clock: FrozenClock
 ):
-    scheduler = LifecycleScheduler(engine)
+    scheduler = LifecycleScheduler(engine.runtime)
 
     first = await scheduler.tick()
     second = await scheduler.tick()
@@ -67,10 +67,10 @@ async def test_the_scheduler_runs_when_due_and_then_waits_for_the_next_fire(
 
     assert first is not None and second is None and third is not None
     assert scheduler.wait_s() == engine.settings.lifecycle.poll_interval_s
-    runs = await lifecycle_log(engine)
+    runs = await lifecycle_log(engine.runtime)
     assert [r["status"] for r in runs] == ["ok", "ok"]
     assert runs[0]["report"]["promoted"] == {"count": 0, "first": []}
-    status = await lifecycle_status(engine)
+    status = await lifecycle_status(engine.runtime)
     assert status["last_successful_run"] == "2026-01-02T03:00:00.000000Z"
     assert status["next_run"] == "2026-01-03T03:00:00.000000Z" and not status["running"]
 
@@ -91,8 +91,8 @@ async def test_the_background_loop_catches_up_at_once_then_sleeps_until_each_run
 
     async with open_engine(settings, clock, {}) as engine:
         with pytest.raises(anyio.get_cancelled_exc_class()):
-            await LifecycleScheduler(engine, sleep).run()
-        runs = await lifecycle_log(engine, limit=100)
+            await LifecycleScheduler(engine.runtime, sleep).run()
+        runs = await lifecycle_log(engine.runtime, limit=100)
 
     assert len(runs) == 9 and {r["status"] for r in runs} == {"ok"}
     assert waits == [60.0, 18 * 3600.0 - 60] + [86400.0] * 8
@@ -100,7 +100,7 @@ async def test_the_background_loop_catches_up_at_once_then_sleeps_until_each_run
 
 
 async def test_the_loop_checks_at_least_every_poll_interval(engine: Engine, clock: FrozenClock):
-    scheduler = LifecycleScheduler(engine)
+    scheduler = LifecycleScheduler(engine.runtime)
 
     assert scheduler.wait_s() == 300.0
     clock.now = at(2, 2, 58)
@@ -108,13 +108,13 @@ async def test_the_loop_checks_at_least_every_poll_interval(engine: Engine, cloc
 
 
 async def test_a_second_run_while_the_lease_is_held_is_refused(engine: Engine):
-    holder = Lease(engine, "other-process")
+    holder = Lease(engine.runtime, "other-process")
     await holder.take()
 
     with pytest.raises(LifecycleBusy, match="other-process"):
-        await run_lifecycle(engine)
+        await run_lifecycle(engine.runtime)
     await holder.release()
-    assert (await run_lifecycle(engine)).dry_run is False
+    assert (await run_lifecycle(engine.runtime)).dry_run is False
 
 
 async def test_two_engines_on_one_file_with_a_due_schedule_run_it_exactly_once(
@@ -131,14 +131,14 @@ async def test_two_engines_on_one_file_with_a_due_schedule_run_it_exactly_once(
         reports = []
 
         async def tick(engine: Engine) -> None:
-            reports.append(await LifecycleScheduler(engine).tick())
+            reports.append(await LifecycleScheduler(engine.runtime).tick())
 
         async with anyio.create_task_group() as both:
             both.start_soon(tick, first)
             both.start_soon(tick, second)
 
         assert sum(report is not None for report in reports) == 1
-        assert len(await lifecycle_log(first)) == 1
+        assert len(await lifecycle_log(first.runtime)) == 1
 
 
 async def test_a_crashed_holder_is_taken_over_only_after_its_lease_expires(
@@ -146,11 +146,11 @@ async def test_a_crashed_holder_is_taken_over_only_after_its_lease_expires(
 ):
     settings = quiet_settings(cortex_home, lifecycle={"lease_ttl_s": 60})
     async with open_engine(settings, clock, {}) as crashed:
-        await Lease(crashed, "crashed-process").take()  # and never released: it died
+        await Lease(crashed.runtime, "crashed-process").take()  # and never released: it died
         async with crashed.db.write() as conn:
             await store.start_run(conn, "crashed-process", clock.now)
     async with open_engine(settings, clock, {}) as survivor:
-        scheduler = LifecycleScheduler(survivor)
+        scheduler = LifecycleScheduler(survivor.runtime)
         assert await scheduler.tick() is None
         clock.advance(seconds=59)
         assert await scheduler.tick() is None
@@ -158,16 +158,16 @@ async def test_a_crashed_holder_is_taken_over_only_after_its_lease_expires(
         assert await scheduler.tick() is not None
         async with survivor.db.read() as conn:
             assert await store.lease_holder(conn) is None  # released after the run
-        runs = await lifecycle_log(survivor)
+        runs = await lifecycle_log(survivor.runtime)
     assert [(r["owner"], r["status"]) for r in runs][1:] == [("crashed-process", "failed")]
     assert runs[0]["status"] == "ok" and "interrupted" in runs[1]["error"]
 
 
 async def test_a_run_that_lost_its_lease_writes_nothing_more(engine: Engine, clock: FrozenClock):
-    lease = Lease(engine, "slow-process")
+    lease = Lease(engine.runtime, "slow-process")
     await lease.take()
     clock.advance(seconds=engine.settings.lifecycle.lease_ttl_s + 1)
-    await Lease(engine, "newcomer").take()
+    await Lease(engine.runtime, "newcomer").take()
 
     with pytest.raises(LeaseLost):
         await lease.keep()
@@ -181,10 +181,10 @@ async def test_cancelling_a_run_mid_phase_leaves_no_partial_state(
     fake_openai.latency_s = 30
 
     with anyio.move_on_after(0.5):  # the LLM takes 30 s: this cancels the merge phase
-        await run_lifecycle(llm_engine)
+        await run_lifecycle(llm_engine.runtime)
 
     assert sorted(m.id for m in await live(llm_engine, Layer.CORE)) == sorted(ids)
-    (run,) = await lifecycle_log(llm_engine)
+    (run,) = await lifecycle_log(llm_engine.runtime)
     assert run["status"] == "cancelled"
     async with llm_engine.db.read() as conn:
         assert await store.lease_holder(conn) is None
@@ -193,7 +193,7 @@ async def test_cancelling_a_run_mid_phase_leaves_no_partial_state(
 CONTENDER = """
 import json, sys, anyio, anyio.to_thread
 from pathlib import Path
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.engine.lifecycle import LifecycleScheduler
 from tests.lifecycle.conftest import quiet_settings
 

@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import Engine
-from cortex_mcp.engine.lifecycle import LifecycleScheduler, write_mirror
+from cortex_mcp.engine.facade import Engine
+from cortex_mcp.engine.lifecycle import LifecycleScheduler
+from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.models import Category, Layer
 from tests.conftest import FrozenClock, inspect_database
 from tests.lifecycle.conftest import memory, plant, quiet_settings
@@ -80,7 +81,7 @@ async def test_120_days_keep_identity_archive_todos_compress_months_and_lose_not
         "I prefer short, direct answers in Chinese", category=Category.PREFERENCE, importance=0.8
     )
     written |= {m.id for m in identity} | {preference.id}
-    scheduler = LifecycleScheduler(engine)
+    scheduler = LifecycleScheduler(engine.runtime)
     ran = 0
     for day in range(DAYS):
         clock.now = clock.now.replace(hour=10) + timedelta(days=1 if day else 0)
@@ -124,6 +125,6 @@ async def test_120_days_keep_identity_archive_todos_compress_months_and_lose_not
     assert any(state[i] == "superseded" for i in written), "restated facts merged"
     counts = {kind: list(state.values()).count(kind) for kind in set(state.values())}
     assert sum(counts.values()) == len(rows)
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
     memory_md = (engine.settings.home / "MEMORY.md").read_text(encoding="utf-8")
     assert "## Historical summaries" in memory_md and "I am Harry" in memory_md

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from cortex_mcp.clock import to_text
-from cortex_mcp.engine import Engine, open_engine
-from cortex_mcp.engine.lifecycle import run_lifecycle, write_mirror
+from cortex_mcp.engine.facade import Engine, open_engine
+from cortex_mcp.engine.language.redaction import Cleaner
+from cortex_mcp.engine.lifecycle import run_lifecycle
+from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.engine.transfer import export_json, export_markdown, import_path, import_text
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer
@@ -88,7 +90,7 @@ async def fill_every_state(engine: Engine, clock: FrozenClock) -> None:
         await insert_relation(
             conn, Relation("rel-1", "default", "Harry", "lives in", "Tokyo", 0.9, old.id, now, now)
         )
-    await run_lifecycle(engine)  # compresses the archive month, writes a profile
+    await run_lifecycle(engine.runtime)  # compresses the archive month, writes a profile
 
 
 @pytest.mark.sqlite_only  # a second store at another home: one PostgreSQL database here
@@ -96,12 +98,12 @@ async def test_json_export_and_import_round_trip_without_loss(
     engine: Engine, clock: FrozenClock, tmp_path: Path
 ):
     await fill_every_state(engine, clock)
-    exported = await export_json(engine, include_forgotten=True)
+    exported = await export_json(engine.runtime, include_forgotten=True)
 
     async with open_engine(quiet_settings(tmp_path / "elsewhere"), clock, {}) as other:
-        report = await import_text(other, exported, "cortex-export.json")
-        again = await import_text(other, exported, "cortex-export.json")
-        reexported = await export_json(other, include_forgotten=True)
+        report = await import_text(other.runtime, Cleaner(True), exported, "cortex-export.json")
+        again = await import_text(other.runtime, Cleaner(True), exported, "cortex-export.json")
+        reexported = await export_json(other.runtime, include_forgotten=True)
 
     original, restored = json.loads(exported), json.loads(reexported)
     assert restored["memories"] == original["memories"]
@@ -117,17 +119,17 @@ async def test_json_export_and_import_round_trip_without_loss(
 
 async def test_an_imported_export_is_searchable(engine: Engine, clock: FrozenClock, tmp_path: Path):
     await engine.remember("品川の利回りは4.28%", category=Category.FACT)
-    exported = await export_json(engine)
+    exported = await export_json(engine.runtime)
 
     async with open_engine(quiet_settings(tmp_path / "elsewhere"), clock, {}) as other:
-        await import_text(other, exported, "export.json")
+        await import_text(other.runtime, Cleaner(True), exported, "export.json")
         found = await other.recall("利回")
 
     assert [m.content for m in found.memories] == ["品川の利回りは4.28%"]
 
 
 async def test_a_seed_memory_md_imports_one_memory_per_item_by_section(engine: Engine):
-    report = await import_text(engine, SEED_MEMORY_MD, "MEMORY.md")
+    report = await import_text(engine.runtime, Cleaner(True), SEED_MEMORY_MD, "MEMORY.md")
 
     core = {m.content: m for m in await live(engine, Layer.CORE)}
     assert report.memories_added == 7 == len(core)
@@ -142,7 +144,9 @@ async def test_a_seed_memory_md_imports_one_memory_per_item_by_section(engine: E
         c.startswith("[2026-01] 调研") and m.category == Category.SUMMARY for c, m in core.items()
     )
     assert core["Loose paragraph with a fact that spans two lines."].category == Category.SUMMARY
-    assert (await import_text(engine, SEED_MEMORY_MD, "MEMORY.md")).memories_added == 0
+    assert (
+        await import_text(engine.runtime, Cleaner(True), SEED_MEMORY_MD, "MEMORY.md")
+    ).memories_added == 0
 
 
 async def test_our_own_memory_md_imports_back_into_the_same_categories(
@@ -150,11 +154,11 @@ async def test_our_own_memory_md_imports_back_into_the_same_categories(
 ):
     for category in (Category.IDENTITY, Category.PREFERENCE, Category.DECISION, Category.TODO):
         await engine.remember(f"A {category.value} to carry over", category=category)
-    await write_mirror(engine)
+    await write_mirror(engine.runtime)
     page = (engine.settings.home / "MEMORY.md").read_text(encoding="utf-8")
 
     async with open_engine(quiet_settings(tmp_path / "elsewhere"), clock, {}) as other:
-        await import_text(other, page, "MEMORY.md")
+        await import_text(other.runtime, Cleaner(True), page, "MEMORY.md")
         imported = {(m.content, m.category) for m in await live(other, Layer.CORE)}
 
     assert imported == {
@@ -177,7 +181,7 @@ async def test_daily_logs_are_dated_and_go_to_working_or_archive_by_age(
     )
     (workspace / "notes.txt").write_text("not memory", encoding="utf-8")
 
-    report = await import_path(engine, workspace)
+    report = await import_path(engine.runtime, Cleaner(True), workspace)
 
     assert sorted(report.formats) == ["daily-log", "daily-log", "memory-md"]
     archived = await live(engine, Layer.ARCHIVE)
@@ -189,14 +193,14 @@ async def test_daily_logs_are_dated_and_go_to_working_or_archive_by_age(
     (recent,) = await live(engine, Layer.WORKING)
     assert recent.content == "Talked about the budget." and recent.expires_at is not None
     assert [m.category for m in await live(engine, Layer.CORE)] == [Category.PREFERENCE]
-    assert (await import_path(engine, workspace)).memories_added == 0
+    assert (await import_path(engine.runtime, Cleaner(True), workspace)).memories_added == 0
 
 
 async def test_the_official_memory_servers_graph_becomes_memories_and_relations(
     engine: Engine,
 ):
-    report = await import_text(engine, OFFICIAL_JSONL, "memory.jsonl")
-    again = await import_text(engine, OFFICIAL_JSONL, "memory.jsonl")
+    report = await import_text(engine.runtime, Cleaner(True), OFFICIAL_JSONL, "memory.jsonl")
+    again = await import_text(engine.runtime, Cleaner(True), OFFICIAL_JSONL, "memory.jsonl")
 
     core = {m.content: m for m in await live(engine, Layer.CORE)}
     assert set(core) == {
@@ -221,7 +225,7 @@ async def test_the_official_memory_servers_graph_becomes_memories_and_relations(
 async def test_markdown_export_has_every_layer(engine: Engine, clock: FrozenClock):
     await fill_every_state(engine, clock)
 
-    text = await export_markdown(engine)
+    text = await export_markdown(engine.runtime)
 
     assert "Harry lives in Tokyo" in text and "Discussing yields" in text
     assert "Router notes" in text and "Harry ──lives in──▶ Tokyo" in text
@@ -230,14 +234,16 @@ async def test_markdown_export_has_every_layer(engine: Engine, clock: FrozenCloc
 
 async def test_broken_files_are_refused_without_changes(engine: Engine, tmp_path: Path):
     with pytest.raises(InvalidInput, match="file"):
-        await import_text(engine, '{"format": "something-else"}', "x.json")
+        await import_text(engine.runtime, Cleaner(True), '{"format": "something-else"}', "x.json")
     with pytest.raises(InvalidInput, match="path"):
-        await import_path(engine, tmp_path / "missing.md")
+        await import_path(engine.runtime, Cleaner(True), tmp_path / "missing.md")
     assert await live(engine, Layer.CORE) == []
 
 
 async def test_one_bad_jsonl_line_is_skipped_and_reported_not_the_whole_file(engine: Engine):
-    report = await import_text(engine, '{"type": "entity", "name": "a"}\nnot json', "g.jsonl")
+    report = await import_text(
+        engine.runtime, Cleaner(True), '{"type": "entity", "name": "a"}\nnot json', "g.jsonl"
+    )
 
     assert (report.memories_added, report.rows_invalid) == (1, 1)
     assert report.problems == ["g.jsonl:2: line: is not JSON"]

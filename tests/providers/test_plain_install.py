@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import open_engine
+from cortex_mcp.engine.facade import open_engine
 
 
 async def test_without_the_embedder_the_start_says_once_that_search_is_bm25_only(

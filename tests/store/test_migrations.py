@@ -215,3 +215,45 @@ async def test_memories_of_an_older_file_get_the_dates_they_mention_indexed(
         ("2024-02-01", "2024-03-01"),  # 先月, from the context
         ("2024-02-29", "2024-03-01"),  # 昨天, across the leap day
     ]
+
+
+async def test_an_older_files_exchange_links_take_the_conversation_logs_exchange_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = [step.__name__ for step in MIGRATIONS].index("one_exchange_id")
+    db = await open_database(tmp_path / "c.db", 1000)
+    try:
+        monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS[:before])
+        await migrations.migrate(db)
+        async with db.write() as conn:  # as the previous release wrote one ingest and a flush
+            for memory_id, logged in (("fact", "log-1"), ("decision", "log-1"), ("summary", None)):
+                metadata = f'{{"exchange_id": "{logged}"}}' if logged else "{}"
+                await conn.execute(
+                    "insert into memories (id, layer, category, content, content_key,"
+                    " created_at, updated_at, metadata) values (?, 'core', 'fact', ?, ?,"
+                    " '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z', ?)",
+                    (memory_id, memory_id, memory_id, metadata),
+                )
+            for exchange, memory_id in (
+                ("uuid-a", "fact"),
+                ("uuid-a", "decision"),
+                ("uuid-b", "summary"),
+            ):
+                await conn.execute(
+                    "insert into exchange_links (exchange_id, memory_id) values (?, ?)",
+                    (exchange, memory_id),
+                )
+        monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS)
+        await migrations.migrate(db)
+    finally:
+        await db.close()
+
+    with inspect_database(tmp_path / "c.db") as conn:
+        links = conn.execute(
+            "select exchange_id, memory_id from exchange_links order by memory_id"
+        ).fetchall()
+    assert [tuple(row) for row in links] == [
+        ("log-1", "decision"),
+        ("log-1", "fact"),
+        ("uuid-b", "summary"),  # no memory of it records a log id: the group keeps its own
+    ]

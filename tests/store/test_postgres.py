@@ -14,7 +14,7 @@ from mcp import Client
 
 from cortex_mcp import cli
 from cortex_mcp.config import Settings
-from cortex_mcp.engine import Engine, open_engine
+from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.models import Layer
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.server import build_server

@@ -7,14 +7,15 @@ the new entries and supersedes its previous summary, so each month keeps one liv
 entries are marked compressed (and soft-deleted only with `delete_compressed_archive`).
 """
 
-import json
 from collections import defaultdict
 from datetime import datetime, timedelta
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.config import LifecycleSettings
-from cortex_mcp.engine.lifecycle.plan import Ask, Change, State, derived_id, expecting
-from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.engine.language.answers import llm_object
+from cortex_mcp.engine.lifecycle.plan import Change, State, expecting
+from cortex_mcp.engine.llm import Ask
+from cortex_mcp.models import Category, Layer, Memory, derived_id
 
 SUMMARY_IMPORTANCE = 0.6
 PROMPT_CHARS = 12_000
@@ -67,13 +68,8 @@ async def llm_summary(
     earlier = f"\nThe month was summarised before as: {previous}\n" if previous else ""
     prompt = COMPRESS_PROMPT.format(period=period, previous=earlier, memories="\n".join(lines))
     answer = await ask(COMPRESS_SYSTEM, prompt)
-    if answer is None:
-        return None
-    try:
-        document = json.loads(answer[answer.find("{") : answer.rfind("}") + 1])
-    except ValueError:
-        return None
-    summary = document.get("summary") if isinstance(document, dict) else None
+    document = llm_object(answer)
+    summary = document.get("summary") if document is not None else None
     return " ".join(summary.split()) if isinstance(summary, str) and summary.strip() else None
 
 

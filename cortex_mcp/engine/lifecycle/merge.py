@@ -10,17 +10,18 @@ LLM, or when it does not answer, only the same statement merges (`search.facts.s
 the newest is kept. Merged memories are superseded, never deleted.
 """
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TypedDict
 
 from cortex_mcp.config import LifecycleSettings
-from cortex_mcp.engine.lifecycle.plan import Ask, Change, State, derived_id, expecting
+from cortex_mcp.engine.language.answers import llm_object
+from cortex_mcp.engine.language.slots import described
+from cortex_mcp.engine.lifecycle.plan import Change, State, expecting
 from cortex_mcp.engine.lifecycle.similarity import PairSource, similar_pairs
-from cortex_mcp.engine.slots import described
-from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.engine.llm import Ask
+from cortex_mcp.models import Category, Layer, Memory, derived_id
 from cortex_mcp.search.facts import content_tokens, names_differ, same_statement
 from cortex_mcp.search.tokenize import numbers_of
 
@@ -74,14 +75,8 @@ def star_clusters(
 
 def parse_merge(answer: str | None, count: int, max_chars: int) -> tuple[list[int], str] | None:
     """(0-based members, merged content) from the LLM's answer; None when unreadable."""
-    if answer is None:
-        return None
-    start, end = answer.find("{"), answer.rfind("}")
-    try:
-        document = json.loads(answer[start : end + 1])
-    except ValueError:
-        return None
-    if not isinstance(document, dict) or not isinstance(document.get("merge"), list):
+    document = llm_object(answer)
+    if document is None or not isinstance(document.get("merge"), list):
         return None
     numbers = [n for n in document["merge"] if isinstance(n, int) and 1 <= n <= count]
     content = document.get("content")

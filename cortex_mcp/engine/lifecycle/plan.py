@@ -6,18 +6,12 @@ of each row it touches (still live, same layer, same `updated_at`), the rows it 
 rows it rewrites, and the before/after snapshots the audit log keeps.
 """
 
-import hashlib
-import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from cortex_mcp.engine.lifecycle.similarity import signature
 from cortex_mcp.models import Layer, Memory
-
-Ask = Callable[[str, str], Awaitable[str | None]]
-"""Ask the LLM (system, prompt) for a JSON answer; None when no LLM answered."""
 
 
 @dataclass
@@ -52,18 +46,6 @@ def logged(details: Any) -> Any:
 def expecting(*memories: Memory) -> dict[str, tuple[Layer, datetime]]:
     """The state a change expects these memories to still be in."""
     return {m.id: (m.layer, m.updated_at) for m in memories}
-
-
-def derived_id(now: datetime, *parts: str) -> str:
-    """A UUIDv7 for a row the lifecycle creates, derived from what it is made of, so a preview
-    and the run that follows name it alike."""
-    digest = int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:10], "big")
-    value = (int(now.timestamp() * 1000) & ((1 << 48) - 1)) << 80
-    value |= 0x7 << 76
-    value |= ((digest >> 62) & 0xFFF) << 64
-    value |= 0b10 << 62
-    value |= digest & ((1 << 62) - 1)
-    return str(uuid.UUID(int=value))
 
 
 class State:

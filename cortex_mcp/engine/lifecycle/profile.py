@@ -8,11 +8,18 @@ of each category. What the user wrote by hand (`cortex_profile`, source "manual"
 """
 
 import hashlib
-import json
 from typing import Any
 
-from cortex_mcp.engine.lifecycle.plan import Ask, Change, State, derived_id, expecting
-from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.clock import to_text
+from cortex_mcp.engine.ingest.proposal import check_content
+from cortex_mcp.engine.language.answers import llm_object
+from cortex_mcp.engine.lifecycle.plan import Change, State, expecting
+from cortex_mcp.engine.llm import Ask
+from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.errors import InvalidInput
+from cortex_mcp.models import Category, Layer, Memory, derived_id, new_memory_id
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store.logs import log_action
 
 SOURCES = (Category.IDENTITY, Category.PREFERENCE, Category.SKILL, Category.PROJECT_STATE)
 PLAIN_PER_CATEGORY = 5
@@ -46,13 +53,8 @@ LIST_FIELDS = ("domains", "high_value_signals", "low_value_signals", "active_pro
 
 def parse_profile(answer: str | None) -> dict[str, Any] | None:
     """The seed's profile fields from the LLM's answer, or None when it is not usable."""
-    if answer is None:
-        return None
-    try:
-        document = json.loads(answer[answer.find("{") : answer.rfind("}") + 1])
-    except ValueError:
-        return None
-    if not isinstance(document, dict) or not str(document.get("summary", "")).strip():
+    document = llm_object(answer)
+    if document is None or not str(document.get("summary", "")).strip():
         return None
     profile: dict[str, Any] = {"summary": " ".join(str(document["summary"]).split())}
     for name in LIST_FIELDS:
@@ -201,3 +203,36 @@ def new_profile(state: State, agent: str, content: str, metadata: dict[str, Any]
         now=state.now,
         metadata=metadata,
     )
+
+
+async def set_manual_profile(rt: Runtime, content: str, agent_id: str | None = None) -> Memory:
+    """Write the user's own words into the profile; they survive every re-synthesis.
+
+    Empty content removes the manual part and keeps the synthesized one.
+    """
+    agent, now = rt.agent(agent_id), rt.clock()
+    manual = check_content(content, rt.settings.memory) if content.strip() else None
+    async with rt.db.write() as conn:
+        found = await rows.live_profile(conn, agent)
+        previous = found if found is not None and found.agent_id == agent else None
+        kept = dict(previous.metadata) if previous else {}
+        synthesized = kept.get("synthesized")
+        if manual is None and not synthesized:
+            raise InvalidInput("content", "is empty and there is no synthesized profile to keep")
+        metadata = {k: v for k, v in kept.items() if k != "manual"}
+        if manual:
+            metadata["manual"] = manual
+        text = profile_text(synthesized, manual)
+        profile = new_profile(State([], now), agent, text, metadata | {"edited": to_text(now)})
+        profile = profile.model_copy(
+            update={
+                "id": new_memory_id(int(now.timestamp() * 1000)),
+                "source": "manual" if manual else "lifecycle",
+            }
+        )
+        await rows.insert_memory(conn, profile)
+        if previous is not None:
+            await rows.mark_superseded(conn, previous.id, profile.id, now)
+        details = {"before": manual_part(previous), "after": manual}
+        await log_action(conn, "profile_edit", [profile.id], details, now)
+    return profile

@@ -5,17 +5,13 @@ profile of that agent is re-synthesized from its live sources: by the LLM when o
 else plainly, exactly as the lifecycle's profile phase would.
 """
 
-from typing import TYPE_CHECKING
-
 from cortex_mcp.engine.lifecycle.apply import apply_changes
 from cortex_mcp.engine.lifecycle.plan import State
 from cortex_mcp.engine.lifecycle.profile import SOURCES, plan_profiles
+from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.models import Category, Layer
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection
-
-if TYPE_CHECKING:
-    from cortex_mcp.engine import Engine
 
 
 async def _no_fence(conn: Connection) -> None:
@@ -27,19 +23,19 @@ def concerns_profile(categories: set[Category]) -> bool:
     return bool(categories & set(SOURCES))
 
 
-async def refresh_profile(engine: "Engine", agent: str) -> bool:
+async def refresh_profile(rt: Runtime, agent: str) -> bool:
     """Re-synthesize the agent's profile if it exists and its sources changed; True if it did."""
-    limit = engine.settings.lifecycle.profile_max_memories
-    async with engine.db.read() as conn:
-        profile = await rows.live_memories(conn, agent, [Layer.CORE], [Category.PROFILE], 1)
-        if not profile or profile[0].agent_id != agent:
+    limit = rt.settings.lifecycle.profile_max_memories
+    async with rt.db.read() as conn:
+        profile = await rows.live_profile(conn, agent)
+        if profile is None or profile.agent_id != agent:
             return False
         sources = await rows.live_memories(conn, agent, [Layer.CORE], list(SOURCES), limit)
-    now = engine.clock()
-    state = State([*profile, *sources], now)
-    changes = await plan_profiles(state, agent, limit, engine.decide)
+    now = rt.clock()
+    state = State([profile, *sources], now)
+    changes = await plan_profiles(state, agent, limit, rt.llm.decider())
     changes = [c for c in changes if c.details.get("agent_id") == agent]
     if not changes:
         return False
-    skipped = await apply_changes(engine.db, changes, now, _no_fence, {"trigger": "supersede"})
+    skipped = await apply_changes(rt.db, changes, now, _no_fence, {"trigger": "supersede"})
     return not skipped

@@ -9,25 +9,24 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 import anyio
 
+from cortex_mcp.engine.lease import Lease
 from cortex_mcp.engine.lifecycle.apply import apply_changes, apply_scores
 from cortex_mcp.engine.lifecycle.compress import plan_compression, ttl_cutoff
 from cortex_mcp.engine.lifecycle.decay import plan_decay
-from cortex_mcp.engine.lifecycle.lease import Lease
 from cortex_mcp.engine.lifecycle.merge import plan_merges
-from cortex_mcp.engine.lifecycle.mirror import page_paths, shown, write_mirror
-from cortex_mcp.engine.lifecycle.plan import Ask, Change, State
+from cortex_mcp.engine.lifecycle.plan import Change, State
 from cortex_mcp.engine.lifecycle.profile import plan_profiles
 from cortex_mcp.engine.lifecycle.promote import plan_working
 from cortex_mcp.engine.lifecycle.report import LifecycleReport, record
+from cortex_mcp.engine.llm import Ask
+from cortex_mcp.engine.mirror.pages import page_paths
+from cortex_mcp.engine.mirror.write import shown, write_mirror
+from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.models import Category, Layer
 from cortex_mcp.store import lifecycle as store
-
-if TYPE_CHECKING:
-    from cortex_mcp.engine import Engine
 
 logger = logging.getLogger(__name__)
 
@@ -57,33 +56,31 @@ def counting(ask: Ask | None, calls: list[int]) -> Ask | None:
     return counted
 
 
-async def plan_lifecycle(engine: "Engine", ask: Ask | None, now: datetime) -> Plan:
+async def plan_lifecycle(rt: Runtime, ask: Ask | None, now: datetime) -> Plan:
     """Plan every phase in order on one snapshot of the store; writes nothing."""
-    settings = engine.settings.lifecycle
+    settings = rt.settings.lifecycle
     calls = [0]
     ask = counting(ask, calls)
-    async with engine.db.read() as conn:
+    async with rt.db.read() as conn:
         live = await store.live_in_layers(conn, [Layer.WORKING, Layer.CORE])
         expired = await store.expired_archive(conn, ttl_cutoff(now, settings))
         periods = await store.archive_periods(conn)
     state = State(live, now)
     changes = plan_working(state, settings)
-    merges, examined = await plan_merges(
-        state, settings, ask, engine.settings.memory.max_content_chars
-    )
+    merges, examined = await plan_merges(state, settings, ask, rt.settings.memory.max_content_chars)
     state.forget_terms()
     decays, scores = plan_decay(state, settings.archive_threshold)
     compressions = await plan_compression(state, expired, settings, ask)
-    agent = engine.settings.memory.default_agent_id
+    agent = rt.settings.memory.default_agent_id
     profiles = await plan_profiles(state, agent, settings.profile_max_memories, ask)
     changes += merges + decays + compressions + profiles
     return Plan(changes, scores, examined, state, periods, calls)
 
 
-def planned_pages(engine: "Engine", plan: Plan) -> list[str]:
+def planned_pages(rt: Runtime, plan: Plan) -> list[str]:
     """The mirror pages a run of this plan would write (for a preview)."""
-    home, agent = engine.settings.home, engine.settings.memory.default_agent_id
-    if not engine.settings.mirror.enabled:
+    home, agent = rt.settings.home, rt.settings.memory.default_agent_id
+    if not rt.settings.mirror.enabled:
         return []
     memory_md, working_dir, archive_dir = page_paths(home)
     visible = [m for m in plan.state.items.values() if m.agent_id in (agent, None)]
@@ -100,8 +97,8 @@ def planned_pages(engine: "Engine", plan: Plan) -> list[str]:
     pages = [memory_md, home / "memory" / "relations.md"]
     pages += [working_dir / f"{day}.md" for day in days]
     pages += [archive_dir / f"{month}.md" for month in months]
-    if engine.settings.mirror.extra_memory_md is not None:
-        pages.append(engine.settings.mirror.extra_memory_md)
+    if rt.settings.mirror.extra_memory_md is not None:
+        pages.append(rt.settings.mirror.extra_memory_md)
     return sorted(shown(page, home) for page in pages)
 
 
@@ -120,68 +117,66 @@ def report_of(plan: Plan, now: datetime, dry_run: bool, skipped: list[Change]) -
 
 
 async def run_lifecycle(
-    engine: "Engine", *, dry_run: bool = False, owner: str | None = None
+    rt: Runtime, *, dry_run: bool = False, owner: str | None = None
 ) -> LifecycleReport:
     """Run every phase now, or with `dry_run` only report what a run would do.
 
     A run raises LifecycleBusy when another process (or run) holds the lease.
     """
     if dry_run:
-        started, now = time.perf_counter(), engine.clock()
-        plan = await plan_lifecycle(engine, engine.decide, now)
+        started, now = time.perf_counter(), rt.clock()
+        plan = await plan_lifecycle(rt, rt.llm.decider(), now)
         report = report_of(plan, now, True, [])
-        report.mirror = planned_pages(engine, plan)
+        report.mirror = planned_pages(rt, plan)
         report.duration_ms = (time.perf_counter() - started) * 1000
         return report
-    lease = Lease(engine, owner)
+    lease = Lease(rt, owner)
     await lease.take()
     try:
-        return await run_holding(engine, lease)
+        return await run_holding(rt, lease)
     finally:
         await lease.release()
 
 
-async def run_holding(engine: "Engine", lease: Lease) -> LifecycleReport:
+async def run_holding(rt: Runtime, lease: Lease) -> LifecycleReport:
     """Run every phase under a lease the caller took (and releases)."""
-    started, now = time.perf_counter(), engine.clock()
-    report = await _run_holding(engine, lease, now)
+    started, now = time.perf_counter(), rt.clock()
+    report = await _run_holding(rt, lease, now)
     report.duration_ms = (time.perf_counter() - started) * 1000
     return report
 
 
-async def _run_holding(engine: "Engine", lease: Lease, now: datetime) -> LifecycleReport:
-    async with engine.db.write() as conn:
+async def _run_holding(rt: Runtime, lease: Lease, now: datetime) -> LifecycleReport:
+    async with rt.db.write() as conn:
         run_id = await store.start_run(conn, lease.owner, now)
     try:
-        report = await _plan_and_apply(engine, lease, now, run_id)
-        if engine.settings.mirror.enabled:
+        report = await _plan_and_apply(rt, lease, now, run_id)
+        if rt.settings.mirror.enabled:
             try:
-                report.mirror = await write_mirror(engine)
+                report.mirror = await write_mirror(rt)
             except OSError as error:  # the store changed; the mirror is rewritten next time
                 logger.warning("the Markdown mirror could not be written: %s", error)
     except BaseException as error:
         cancelled = isinstance(error, anyio.get_cancelled_exc_class())
-        await _finish(engine, run_id, "cancelled" if cancelled else "failed", None, repr(error))
+        await _finish(rt, run_id, "cancelled" if cancelled else "failed", None, repr(error))
         raise
-    await _finish(engine, run_id, "ok", report, None)
+    await _finish(rt, run_id, "ok", report, None)
     return report
 
 
-async def _plan_and_apply(
-    engine: "Engine", lease: Lease, now: datetime, run_id: int
-) -> LifecycleReport:
+async def _plan_and_apply(rt: Runtime, lease: Lease, now: datetime, run_id: int) -> LifecycleReport:
     """Plan, apply, report; the plan (every memory of the run) is freed before the mirror."""
-    plan = await plan_lifecycle(engine, lease.renewing(engine.decide), now)
-    skipped = await apply_changes(engine.db, plan.changes, now, lease.fence, {"run_id": run_id})
-    await apply_scores(engine.db, plan.scores, lease.fence)
+    plan = await plan_lifecycle(rt, lease.renewing(rt.llm.decider()), now)
+    skipped = await apply_changes(rt.db, plan.changes, now, lease.fence, {"run_id": run_id})
+    await apply_scores(rt.db, plan.scores, lease.fence)
     return report_of(plan, now, False, skipped)
 
 
 async def _finish(
-    engine: "Engine", run_id: int, status: str, report: LifecycleReport | None, error: str | None
+    rt: Runtime, run_id: int, status: str, report: LifecycleReport | None, error: str | None
 ) -> None:
     with anyio.CancelScope(shield=True):
-        async with engine.db.write() as conn:
+        async with rt.db.write() as conn:
             await store.finish_run(
-                conn, run_id, status, engine.clock(), report.brief() if report else None, error
+                conn, run_id, status, rt.clock(), report.brief() if report else None, error
             )

@@ -10,19 +10,16 @@ so a suspended laptop or a changed clock is noticed).
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 import anyio
 from croniter import croniter
 
-from cortex_mcp.engine.lifecycle.lease import Lease, LifecycleBusy
+from cortex_mcp.engine.lease import Lease, LifecycleBusy
 from cortex_mcp.engine.lifecycle.report import LifecycleReport
 from cortex_mcp.engine.lifecycle.run import run_holding
+from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.store import lifecycle as store
-
-if TYPE_CHECKING:
-    from cortex_mcp.engine import Engine
 
 logger = logging.getLogger(__name__)
 
@@ -57,17 +54,17 @@ class LifecycleScheduler:
     """The background task that runs the lifecycle on its schedule."""
 
     def __init__(
-        self, engine: "Engine", sleep: Callable[[float], Awaitable[None]] = anyio.sleep
+        self, rt: Runtime, sleep: Callable[[float], Awaitable[None]] = anyio.sleep
     ) -> None:
-        self.engine = engine
+        self.rt = rt
         self.sleep = sleep
-        self.settings = engine.settings.lifecycle
+        self.settings = rt.settings.lifecycle
 
     async def due(self) -> bool:
         """Whether a run is due now."""
-        async with self.engine.db.read() as conn:
+        async with self.rt.db.read() as conn:
             last = await store.last_successful_start(conn)
-        now = self.engine.clock()
+        now = self.rt.clock()
         return is_due(self.settings.schedule, last, now, zone(self.settings.timezone, now))
 
     async def tick(self) -> LifecycleReport | None:
@@ -77,19 +74,19 @@ class LifecycleScheduler:
         """
         if not await self.due():
             return None
-        lease = Lease(self.engine)
+        lease = Lease(self.rt)
         try:
             await lease.take()
         except LifecycleBusy:
             return None  # another process runs it, and records the run for all of us
         try:
-            return await run_holding(self.engine, lease) if await self.due() else None
+            return await run_holding(self.rt, lease) if await self.due() else None
         finally:
             await lease.release()
 
     def wait_s(self) -> float:
         """Seconds until the next check: the next fire time, or the poll interval if sooner."""
-        now = self.engine.clock()
+        now = self.rt.clock()
         fires = next_fire(self.settings.schedule, now, zone(self.settings.timezone, now))
         return max(1.0, min((fires - now).total_seconds(), self.settings.poll_interval_s))
 

@@ -10,11 +10,11 @@ is skipped.
 """
 
 import json
-from typing import TYPE_CHECKING
 
 from cortex_mcp.clock import to_text
-from cortex_mcp.engine.lifecycle import markdown
-from cortex_mcp.engine.render import render_core_markdown
+from cortex_mcp.engine.render import pages as markdown
+from cortex_mcp.engine.render.memory import render_core_markdown
+from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.engine.transfer.load import (
     EXPORT_FORMAT,
     EXPORT_VERSION,
@@ -28,9 +28,6 @@ from cortex_mcp.store import lifecycle as store
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.relations import Relation, relations_of
 
-if TYPE_CHECKING:
-    from cortex_mcp.engine import Engine
-
 ALL = 10_000_000
 __all__ = [
     "ImportReport",
@@ -42,10 +39,10 @@ __all__ = [
 ]
 
 
-async def export_json(engine: "Engine", include_forgotten: bool = False) -> str:
+async def export_json(rt: Runtime, include_forgotten: bool = False) -> str:
     """Every memory and relation as one JSON document that `import` restores exactly;
     forgotten memories only with `include_forgotten`."""
-    async with engine.db.read() as conn:
+    async with rt.db.read() as conn:
         memories = await store.all_memories(conn)
         relations = await relations_of(conn, None)
     if not include_forgotten:
@@ -53,7 +50,7 @@ async def export_json(engine: "Engine", include_forgotten: bool = False) -> str:
     document = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
-        "exported_at": to_text(engine.clock()),
+        "exported_at": to_text(rt.clock()),
         "memories": [m.model_dump(mode="json") for m in memories],
         "relations": [r.to_json() for r in relations],
     }
@@ -72,17 +69,17 @@ def without_forgotten(
     return kept, [r for r in relations if r.source_memory_id not in gone]
 
 
-async def export_markdown(engine: "Engine", agent_id: str | None = None) -> str:
+async def export_markdown(rt: Runtime, agent_id: str | None = None) -> str:
     """An agent's live memory as one Markdown document (core in full, no budget)."""
-    agent = engine.agent(agent_id)
-    async with engine.db.read() as conn:
+    agent = rt.agent(agent_id)
+    async with rt.db.read() as conn:
         layers = {
             layer: await rows.live_memories(conn, agent, [layer], limit=ALL) for layer in Layer
         }
         relations = [r for r in await relations_of(conn, agent) if r.live]
     core = [m for m in layers[Layer.CORE] if m.category != Category.PROFILE]
     parts = [
-        "\n".join(markdown.front_matter(exported_at=to_text(engine.clock()))),
+        "\n".join(markdown.front_matter(exported_at=to_text(rt.clock()))),
         render_core_markdown(core),
     ]
     for day, memories in _grouped(layers[Layer.WORKING], 10):

@@ -11,15 +11,17 @@ Markdown files are read whole (they are pages, not dumps).
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import anyio
 import anyio.to_thread
 from pydantic import BaseModel, Field
 
 from cortex_mcp.clock import to_text
-from cortex_mcp.engine.lifecycle.markdown import is_generated
+from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.privacy import clean_memory, clean_relation
+from cortex_mcp.engine.render.pages import is_generated
+from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.engine.transfer.parse import (
     Draft,
     daily_log_date,
@@ -53,9 +55,6 @@ from cortex_mcp.engine.transfer.validate import (
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.store.db import Connection
-
-if TYPE_CHECKING:
-    from cortex_mcp.engine import Engine
 
 EXPORT_FORMAT = "cortex-mcp"
 EXPORT_VERSION = 1
@@ -106,11 +105,17 @@ class FileImport:
     """One file's import: where it comes from, for whom, and what it found."""
 
     def __init__(
-        self, engine: "Engine", name: str, agent_id: str | None, origin: str, strict: bool
+        self,
+        rt: Runtime,
+        clean: Cleaner,
+        name: str,
+        agent_id: str | None,
+        origin: str,
+        strict: bool,
     ) -> None:
-        self.engine, self.name, self.origin = engine, name, origin
-        self.agent, self.now = engine.agent(agent_id), engine.clock()
-        self.limit = engine.settings.memory.max_content_chars
+        self.rt, self.clean, self.name, self.origin = rt, clean, name, origin
+        self.agent, self.now = rt.agent(agent_id), rt.clock()
+        self.limit = rt.settings.memory.max_content_chars
         self.problems = Problems(name, strict)
         self.report = ImportReport(files=1)
 
@@ -118,11 +123,10 @@ class FileImport:
         """Check and store the file in one transaction (rolled back for a dry run); secrets
         (and the kinds the user declared) are redacted first, like on every path in."""
         self.report.formats, self.report.dry_run = [kind], dry_run
-        self.clean = await self.engine.cleaner(self.agent)
         if kind == "cortex-json":
             _check_header(await anyio.to_thread.run_sync(scan_header, source))
         try:
-            async with self.engine.db.write() as conn:
+            async with self.rt.db.write() as conn:
                 if kind == "cortex-json":
                     await self._export(conn, source)
                 elif kind == "mcp-memory-jsonl":
@@ -169,7 +173,7 @@ class FileImport:
         day = daily_log_date(self.name)
         assert day is not None
         check_date(day, "date")
-        ttl = timedelta(hours=self.engine.settings.sieve.working_ttl_hours)
+        ttl = timedelta(hours=self.rt.settings.sieve.working_ttl_hours)
         recent = day + timedelta(days=1) + ttl > self.now
         drafts = self._valid(parse_markdown(text, Category.CONTEXT))
         for draft in drafts:
@@ -238,7 +242,8 @@ def _check_header(header: Any) -> None:
 
 
 async def import_text(
-    engine: "Engine",
+    rt: Runtime,
+    clean: Cleaner,
     text: str,
     name: str = "MEMORY.md",
     agent_id: str | None = None,
@@ -249,12 +254,13 @@ async def import_text(
 ) -> ImportReport:
     """Import one file's text; `name` (its file name) tells a daily log or JSONL apart;
     `source` is what the new memories record as their source."""
-    run = FileImport(engine, name, agent_id, source, strict)
+    run = FileImport(rt, clean, name, agent_id, source, strict)
     return await run.run(text_source(text), detect_format(name, text[:HEAD_BYTES]), dry_run)
 
 
 async def import_path(
-    engine: "Engine",
+    rt: Runtime,
+    clean: Cleaner,
     path: Path,
     agent_id: str | None = None,
     *,
@@ -268,7 +274,7 @@ async def import_path(
     for file in files:
         try:
             head = await anyio.to_thread.run_sync(_head, file)
-            run = FileImport(engine, file.name, agent_id, "import", strict)
+            run = FileImport(rt, clean, file.name, agent_id, "import", strict)
             report = await run.run(_opener(file), detect_format(file.name, head), dry_run)
         except OSError as err:
             raise InvalidInput(str(file), f"cannot be read ({err.strerror})") from err

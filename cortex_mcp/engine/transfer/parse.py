@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from cortex_mcp.engine.render import CATEGORY_HEADINGS, NO_CORE_MEMORIES
+from cortex_mcp.engine.render.memory import CATEGORY_HEADINGS, NO_CORE_MEMORIES
 from cortex_mcp.engine.transfer.validate import Problems
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category

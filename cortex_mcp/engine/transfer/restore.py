@@ -4,7 +4,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from cortex_mcp.clock import from_text
-from cortex_mcp.engine.lifecycle.plan import derived_id
 from cortex_mcp.engine.transfer.parse import Draft
 from cortex_mcp.engine.transfer.validate import (
     Problems,
@@ -13,7 +12,7 @@ from cortex_mcp.engine.transfer.validate import (
     relation_fields,
 )
 from cortex_mcp.errors import InvalidInput
-from cortex_mcp.models import Layer, Memory, new_memory_id
+from cortex_mcp.models import Layer, Memory, derived_id, new_memory_id
 from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store import lifecycle as store
 from cortex_mcp.store.db import Connection

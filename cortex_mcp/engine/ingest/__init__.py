@@ -1,0 +1,108 @@
+"""cortex_ingest: one exchange, kept verbatim in the conversation log, then read by both channels.
+
+Every exchange is first kept (after redaction) in the log, so nothing said is lost. Then the fast
+channel (patterns, to core at once) and the deep channel (the LLM, to working memory) run side by
+side. When the LLM fails and a configured provider can retry, the exchange is owed an extraction,
+retried from the log in the background (`backlog`); with no LLM at all nothing is queued, and the
+result asks the calling agent to save what the patterns did not take.
+"""
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+
+from cortex_mcp.engine.ingest.channels import deep_channel, fast_channel
+from cortex_mcp.engine.ingest.log import append_exchange, settle_extraction
+from cortex_mcp.engine.language.patterns import signal_sentences
+from cortex_mcp.engine.language.redaction import Cleaner
+from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.errors import InvalidInput
+from cortex_mcp.models import IngestResult, StoredMemory
+from cortex_mcp.search.budget import truncate_to_tokens
+
+logger = logging.getLogger(__name__)
+
+AGENT_NOTE = "No LLM here: save the lasting facts of this exchange with cortex_remember."
+"""The one line asking the calling agent to extract (19 tokens by `estimate_tokens`)."""
+
+
+def tool_calls_text(tool_calls: Sequence[dict[str, Any]] | None) -> str:
+    """Tool calls of an exchange as short lines for the prompt."""
+    if not tool_calls:
+        return ""
+    lines = [truncate_to_tokens(str(call), 200) for call in tool_calls[:20]]
+    return "\n<tool_calls>\n" + "\n".join(lines) + "\n</tool_calls>"
+
+
+def untaken(user: str, assistant: str, taken: list[StoredMemory]) -> bool:
+    """True when the exchange holds statements the fast channel did not take: the user's, or
+    a substantial reply."""
+    kept = " ".join(m.content for m in taken)
+    users = [s for s in signal_sentences(user) if s not in kept and len(s) >= 6]
+    replies = [s for s in signal_sentences(assistant) if s not in kept and len(s) >= 40]
+    return bool(users or replies)
+
+
+async def ingest(
+    rt: Runtime,
+    clean: Cleaner,
+    user_message: str,
+    assistant_message: str,
+    session_id: str | None,
+    tool_calls: Sequence[dict[str, Any]] | None,
+    agent_id: str,
+) -> IngestResult:
+    """Log one exchange verbatim, then extract memories from it: fast channel to core, deep
+    channel to working."""
+    limit = rt.settings.sieve.max_message_chars
+    for field, text in (("user_message", user_message), ("assistant_message", assistant_message)):
+        if len(text) > limit:
+            raise InvalidInput(field, f"{len(text):,} characters; the limit is {limit:,}")
+    if not user_message.strip() and not assistant_message.strip():
+        raise InvalidInput("user_message", "user_message and assistant_message are both empty")
+    user, assistant = clean(user_message), clean(assistant_message)
+    tools = clean(tool_calls_text(tool_calls))
+    logged = await append_exchange(
+        rt,
+        [("user", user), ("assistant", assistant), ("tool", tools.strip())],
+        agent_id=agent_id,
+        session_id=session_id,
+        origin="ingest",
+    )
+    exchange = logged.exchange_id
+    result = IngestResult(fast=[], deep=[], redacted=[])
+    async with anyio.create_task_group() as channels:
+
+        async def run_fast() -> None:
+            result.fast.extend(
+                await fast_channel(rt, user, agent_id, session_id, exchange, assistant)
+            )
+
+        channels.start_soon(run_fast)
+        channels.start_soon(
+            deep_channel, rt, user, assistant, tools, agent_id, session_id, exchange, result
+        )
+    deep_ids = [m.id for m in result.deep]
+    user_seq, assistant_seq, tool_seq = logged.seqs
+    links = {
+        user_seq: [m.id for m in result.fast if m.source == "user"] + deep_ids,
+        assistant_seq: [m.id for m in result.fast if m.source == "assistant"] + deep_ids,
+        tool_seq: deep_ids,
+    }
+    state = "pending" if result.queued else "done" if result.deep else "none"
+    if result.skipped == "no LLM":
+        state = "waiting"  # extracted from the log if a provider is configured later
+    stored = [m.id for m in [*result.fast, *result.deep]]
+    await settle_extraction(rt, logged.seqs, links, state, (exchange, stored))
+    result.logged = sum(1 for seq in logged.seqs if seq >= 0)
+    result.redacted = clean.kinds
+    unanswered = result.skipped in ("no LLM", "no LLM answered") and not result.queued
+    if unanswered and untaken(user, assistant, result.fast):
+        result.note = AGENT_NOTE
+    logger.debug(
+        "ingest: %d to core, %d to working, skipped %s, redacted %s",
+        *(len(result.fast), len(result.deep), result.skipped, result.redacted),
+    )
+    return result

@@ -1,0 +1,141 @@
+"""The two channels every ingest and flush runs, and the write of what they propose.
+
+The fast channel finds high-signal statements with patterns (the user's words; the assistant's
+only for decisions) and writes them to core at once. The deep channel asks the LLM to extract
+what a skilled assistant would keep from both sides, into working memory. Each proposal is
+settled (`verdict`) and written (`write`) in one write transaction.
+"""
+
+from dataclasses import dataclass, replace
+from datetime import timedelta
+
+from cortex_mcp.engine.ingest.fast import assistant_decisions, fast_statements
+from cortex_mcp.engine.ingest.log import owed_state
+from cortex_mcp.engine.ingest.nearby import nearby_memories
+from cortex_mcp.engine.ingest.proposal import Proposal
+from cortex_mcp.engine.ingest.verdict import ask_llm
+from cortex_mcp.engine.ingest.write import apply_verdict
+from cortex_mcp.engine.language import extraction
+from cortex_mcp.engine.language.patterns import is_small_talk, without_recalled
+from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.models import IngestResult, Layer, StoredMemory
+from cortex_mcp.store import memories as rows
+
+CONTEXT_CHARS = 1500
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a conversation handed to cortex_flush."""
+
+    role: str
+    content: str
+
+
+def around(text: str) -> str:
+    """A message cut to the length kept as a memory's search context."""
+    return text if len(text) <= CONTEXT_CHARS else text[:CONTEXT_CHARS] + "…"
+
+
+async def store_proposal(rt: Runtime, proposal: Proposal, agent: str) -> StoredMemory:
+    """Ask the LLM about a proposal if the rules cannot decide alone (reading, outside any
+    transaction), then settle and write it in one write transaction."""
+    async with rt.db.read() as conn:
+        asked = await ask_llm(conn, proposal, agent, rt.llm.decider())
+    nearby = []
+    if proposal.correction and proposal.slot is None and asked is None:
+        nearby = await nearby_memories(rt.db, rt.vectors, proposal.content, agent)
+    async with rt.db.write() as conn:
+        return await apply_verdict(conn, proposal, asked, agent, rt.clock(), nearby)
+
+
+async def fast_channel(
+    rt: Runtime,
+    user: str,
+    agent: str,
+    session: str | None,
+    exchange: str,
+    assistant: str = "",
+) -> list[StoredMemory]:
+    """High-signal statements straight to core: the user's, and the decisions of the
+    assistant's reply that the user agreed to or that report a decision made; the rest of the
+    exchange (the message a statement came from, then the other side's) is kept as each
+    statement's search context. Only this exchange's words: forgetting or erasing an exchange
+    must take its words out of every context, and the links that do that are per exchange."""
+    results = []
+    said = [(user, assistant, p) for p in fast_statements(user)]
+    said += [(assistant, user, p) for p in assistant_decisions(user, assistant)]
+    for message, other, statement in said:
+        extra = statement.extra | {"exchange_id": exchange}
+        context = [around(message)] if message.strip() != statement.content else []
+        context += [around(other)] if other.strip() else []
+        if statement.slot is not None and statement.slot.statement() != statement.content:
+            context.append(statement.slot.statement())  # found by the plain wording too
+        if context:
+            extra |= {"context": "\n".join(context)}
+        statement = replace(statement, session_id=session, extra=extra)
+        results.append(await store_proposal(rt, statement, agent))
+    return results
+
+
+def deep_proposals(
+    rt: Runtime, answer: str, session: str | None, channel: str, exchange: str
+) -> list[Proposal]:
+    """Working-memory proposals from an LLM extraction answer."""
+    expires = rt.clock() + timedelta(hours=rt.settings.sieve.working_ttl_hours)
+    return [
+        Proposal(
+            content=item.content,
+            category=item.category,
+            importance=item.importance,
+            layer=Layer.WORKING,
+            source=item.source,
+            channel=channel,
+            session_id=session,
+            expires_at=expires,
+            extra={"exchange_id": exchange},
+            relations=tuple(item.relations),
+        )
+        for item in extraction.parse_extraction(answer)
+    ]
+
+
+async def deep_channel(
+    rt: Runtime,
+    user: str,
+    assistant: str,
+    tools: str,
+    agent: str,
+    session: str | None,
+    exchange: str,
+    result: IngestResult,
+) -> None:
+    """LLM extraction of both sides into working memory; `result.queued` when it failed and
+    a configured provider will retry it from the log."""
+    if is_small_talk(user, assistant) and not tools:
+        result.skipped = "small talk"
+        return
+    if not rt.llm.available:
+        result.skipped = "no LLM"
+        return
+    profile = await profile_text(rt, agent)
+    prompt = extraction.user_prompt(  # memories the reply quotes were extracted already
+        user,
+        without_recalled(assistant) + tools,
+        profile,
+        rt.settings.sieve.additional_instructions,
+    )
+    answer = await rt.llm.complete(extraction.SYSTEM_PROMPT, prompt)
+    if answer is None or not extraction.is_parseable(answer):
+        result.skipped = "no LLM answered" if answer is None else "unreadable LLM answer"
+        result.queued = owed_state(rt) == "pending"
+        return
+    for proposal in deep_proposals(rt, answer, session, "deep", exchange):
+        result.deep.append(await store_proposal(rt, proposal, agent))
+
+
+async def profile_text(rt: Runtime, agent: str) -> str | None:
+    """The agent's profile, which calibrates extraction, or None."""
+    async with rt.db.read() as conn:
+        profile = await rows.live_profile(conn, agent)
+    return profile.content if profile else None

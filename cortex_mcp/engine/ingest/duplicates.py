@@ -1,0 +1,47 @@
+"""Duplicates: a restatement of a live memory reinforces it instead of adding a second one.
+
+A restatement is the same statement (`search.facts.same_statement`): the same content words in
+the same order and the same numbers, whatever the case, punctuation, inflection, function words
+or "I" / "the user". A changed name, place, item or number is never a duplicate.
+"""
+
+from cortex_mcp.models import Memory
+from cortex_mcp.search.facts import content_tokens, same_statement
+from cortex_mcp.search.query import quote_term
+from cortex_mcp.search.tokenize import is_cjk, query_terms
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
+from cortex_mcp.store.matches import document_counts, live_containing
+
+NEAR_DUPLICATE_SCAN = 2000
+"""Memories examined at most for one duplicate check."""
+RAREST_WORDS = 2
+"""Content words searched for candidates (any two: stemming may differ for one of them)."""
+
+
+async def find_duplicate(conn: Connection, content: str, agent_id: str | None) -> Memory | None:
+    """A live memory of the same scope that makes the same statement, or None.
+
+    A same statement holds every content word of `content`, so searching its rarest words,
+    unranked, finds every one while reading almost nothing; each match is then compared word
+    by word (`same_statement`), so a different name, place, item or number never matches.
+    """
+    exact = await rows.find_live_by_content(conn, content, agent_id)
+    if exact is not None:
+        return exact
+    words = sorted({w for w in query_terms(content) if _all_content(w)})
+    if not words:
+        return None
+    counts = await document_counts(conn, words)
+    rarest = sorted(words, key=lambda word: (counts.get(word, 0), -len(word)))[:RAREST_WORDS]
+    match = " OR ".join(quote_term(word) for word in rarest)
+    for candidate in await live_containing(conn, match, agent_id, NEAR_DUPLICATE_SCAN):
+        if same_statement(content, candidate.content):
+            return candidate
+    return None
+
+
+def _all_content(term: str) -> bool:
+    """A word, or a CJK bigram, made only of content: every same statement contains it."""
+    tokens = content_tokens(term)
+    return bool(tokens) and (len(tokens) == len(term) or not is_cjk(term))

@@ -1,0 +1,90 @@
+"""The fast channel's reading of a user's message: which statements go to core at once.
+
+A sentence is kept when a high-signal pattern fires on it (identity, preference, decision,
+correction, to-do, important) or when it sets a slot (`slots.find_slots`). A sentence that sets
+one slot is stored as said, with the slot; one that sets several (我叫王伟，住在上海，做后端开发)
+becomes one memory per slot, each a sentence of its own with the original kept as its context,
+so a later change of one value replaces only that one.
+"""
+
+import re
+from dataclasses import replace
+
+from cortex_mcp.engine.ingest.proposal import Proposal
+from cortex_mcp.engine.language.patterns import (
+    DECISION,
+    SIGNALS,
+    agrees,
+    is_correction,
+    reports_decision,
+    signal_sentences,
+)
+from cortex_mcp.engine.language.slots import Slot, find_slots
+from cortex_mcp.models import Category, Layer
+
+SLOT_IMPORTANCE = 0.85
+
+
+def fast_statements(message: str) -> list[Proposal]:
+    """Core-memory proposals for the high-signal statements of a user's message."""
+    proposals: list[Proposal] = []
+    for sentence in signal_sentences(message):
+        signal = next((s for s in SIGNALS if any(p.search(sentence) for p in s.patterns)), None)
+        slots = find_slots(sentence)
+        correction = is_correction(sentence)
+        if len(slots) == 1:
+            importance = max(signal.importance if signal else 0.0, SLOT_IMPORTANCE)
+            proposals.append(_proposal(sentence, importance, "slot", correction, slots[0]))
+        elif slots:
+            proposals += [
+                _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot)
+                for slot in slots
+            ]
+        elif signal is not None:
+            proposals.append(
+                _proposal(sentence, signal.importance, signal.name, correction, signal.category)
+            )
+    return proposals
+
+
+def assistant_decisions(user: str, assistant: str) -> list[Proposal]:
+    """Decisions the assistant's reply states, kept only when the user's message agrees to
+    them or the sentence reports a decision already made ("We decided to use Redis…"); the
+    assistant's other words are left to the LLM, or to the agent."""
+    if not assistant.strip():
+        return []
+    agreed = agrees(user)
+    return [
+        replace(
+            _proposal(sentence, DECISION.importance, "decision", False, DECISION.category),
+            source="assistant",
+        )
+        for sentence in signal_sentences(assistant)
+        if any(p.search(sentence) for p in DECISION.patterns)
+        and (agreed or reports_decision(sentence))
+        and not _HEDGED.search(sentence)
+    ]
+
+
+_HEDGED = re.compile(
+    r"(?i)(if|whether|might|maybe|perhaps|could|should we|suggest|recommend|consider)"
+    r"|如果|要不要|建议|或许|可能|もし|かもしれ|おすすめ|検討"
+)
+
+
+def _proposal(
+    content: str, importance: float, name: str, correction: bool, kind: Slot | Category
+) -> Proposal:
+    slot = kind if isinstance(kind, Slot) else None
+    return Proposal(
+        content=content,
+        category=kind.category if isinstance(kind, Slot) else kind,
+        importance=importance,
+        layer=Layer.CORE,
+        source="user",
+        channel="fast",
+        confidence=0.9,
+        extra={"signal": name},
+        slot=slot,
+        correction=correction,
+    )

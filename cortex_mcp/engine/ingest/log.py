@@ -1,0 +1,103 @@
+"""The conversation log, written: what is said is kept, verbatim after redaction.
+
+Every ingested exchange and every flushed message is appended before anything is extracted
+from it, so nothing said is lost whatever the LLM does; each message is then linked to the
+memories extracted from it, and marked when an LLM extraction is still owed. (Recall reads the
+log in `recall.log`.)
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from cortex_mcp.clock import to_text
+from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.models import new_memory_id
+from cortex_mcp.store import conversation as log
+from cortex_mcp.store import exchanges
+
+
+@dataclass(frozen=True)
+class Logged:
+    """Where an exchange went in the log: its id and each message's sequence number."""
+
+    exchange_id: str
+    seqs: list[int]
+
+
+def new_exchange_id(now: datetime) -> str:
+    """A time-ordered id for the messages of one ingest or one flush."""
+    return new_memory_id(int(now.timestamp() * 1000))
+
+
+async def append_exchange(
+    rt: Runtime,
+    messages: Sequence[tuple[str, str]],
+    *,
+    agent_id: str,
+    session_id: str | None,
+    origin: str,
+) -> Logged:
+    """Append (role, content) messages as one exchange, in one transaction; empty ones are
+    skipped (their sequence number is -1)."""
+    now = rt.clock()
+    exchange = new_exchange_id(now)
+    seqs: list[int] = []
+    async with rt.db.write() as conn:
+        for role, content in messages:
+            if not content.strip():
+                seqs.append(-1)
+                continue
+            seq = await log.append_message(
+                conn,
+                agent_id=agent_id,
+                session_id=session_id,
+                exchange_id=exchange,
+                origin=origin,
+                role=role,
+                content=content,
+                created_at=to_text(now),
+            )
+            seqs.append(seq)
+    return Logged(exchange, seqs)
+
+
+async def settle_extraction(
+    rt: Runtime,
+    seqs: list[int],
+    links: dict[int, list[str]],
+    state: str,
+    exchange: tuple[str, list[str]] | None = None,
+) -> None:
+    """Record what was extracted from which message and whether an LLM extraction is owed;
+    `exchange` (its id, memory ids) links those memories to it (forget follows the link)."""
+    async with rt.db.write() as conn:
+        for seq, memory_ids in links.items():
+            if seq >= 0:
+                await log.link_memories(conn, [seq], memory_ids)
+        if exchange is not None and exchange[1]:
+            await exchanges.link_exchange(conn, *exchange)
+        due = rt.clock() if state == "pending" else None
+        await log.set_extraction(conn, [s for s in seqs if s >= 0], state, due)
+
+
+def owed_state(rt: Runtime) -> str:
+    """What an exchange the LLM could not extract becomes: `pending` (retried from the log in
+    the background) when a configured provider can drain it, else `none` (kept in the log only:
+    with no LLM nothing piles up)."""
+    return "pending" if rt.llm.answers_in_background else "none"
+
+
+def backoff_s(rt: Runtime, attempts: int) -> float:
+    """Seconds until the next try of an exchange that failed `attempts` times before."""
+    settings = rt.settings.sieve
+    return float(min(settings.retry_interval_s * 2 ** (attempts + 1), settings.retry_max_backoff_s))
+
+
+async def prune(rt: Runtime) -> int:
+    """Erase messages older than the retention setting (none when it says keep)."""
+    days = rt.settings.sieve.conversation_retention_days
+    if not days:
+        return 0
+    async with rt.db.write() as conn:
+        return await log.erase_older_than(conn, rt.clock() - timedelta(days=days))

@@ -1,0 +1,137 @@
+"""Explicit memory: write to core, or reinforce the same statement, or supersede a memory.
+
+An agent's remember takes the sieve's path: a slot it states (name, home, role, …) replaces the
+memory holding the old value, and a correction ("actually …", 更正…) replaces the closest memory
+about the same subject; `supersedes` names the memory to replace outright.
+"""
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from cortex_mcp.config import MemorySettings
+from cortex_mcp.engine.ingest.nearby import nearby_memories
+from cortex_mcp.engine.ingest.proposal import Proposal, check_content
+from cortex_mcp.engine.ingest.write import (
+    build_memory,
+    record_relations,
+    supersede,
+    write_proposal,
+)
+from cortex_mcp.engine.language.patterns import is_correction
+from cortex_mcp.engine.language.redaction import Cleaner
+from cortex_mcp.engine.language.slots import find_slots
+from cortex_mcp.engine.language.triples import Triple, checked_triples
+from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.errors import InvalidInput, MemoryNotFound
+from cortex_mcp.models import SHARED_SCOPE, Category, Layer, Memory, RememberResult, is_memory_id
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
+
+
+@dataclass(frozen=True)
+class Remembering:
+    """What cortex_remember was asked to store besides the content."""
+
+    category: Category
+    importance: float
+    tags: list[str]
+    scope: str
+    supersedes: str | None
+    context: str | None
+    relations: object
+
+
+logger = logging.getLogger(__name__)
+
+
+async def remember(
+    rt: Runtime, clean: Cleaner, content: str, asked: Remembering, agent_id: str
+) -> RememberResult:
+    """Store an explicit memory (cleaned, with its context and relations) in core: duplicates
+    reinforce, a slot or a correction replaces, `supersedes` replaces outright."""
+    category, scope, supersedes = asked.category, asked.scope, asked.supersedes
+    context = asked.context
+    if supersedes is not None and not is_memory_id(supersedes):
+        raise InvalidInput("supersedes", "must be a memory id (a UUID)")
+    triples = checked_triples(asked.relations or [], "relations")
+    content, context = clean(content), clean(context) if context is not None else None
+    triples = [Triple(clean(t.subject), clean(t.predicate), clean(t.object)) for t in triples]
+    nearby: list[tuple[float, Memory]] = []
+    if supersedes is None and (category == Category.CORRECTION or is_correction(content)):
+        owner = None if scope == SHARED_SCOPE else agent_id
+        nearby = await nearby_memories(rt.db, rt.vectors, content, owner)
+    async with rt.db.write() as conn:
+        result = await write_remembered(
+            conn,
+            content=content,
+            category=category,
+            importance=asked.importance,
+            tags=asked.tags,
+            agent_id=agent_id,
+            scope=scope,
+            supersedes=supersedes,
+            context=context,
+            settings=rt.settings.memory,
+            now=rt.clock(),
+            nearby=nearby,
+            relations=triples,
+        )
+    logger.debug("remember: %s %s (%s)", result.action, result.id, result.category.value)
+    return result
+
+
+async def write_remembered(
+    conn: Connection,
+    *,
+    content: str,
+    category: Category,
+    importance: float,
+    tags: list[str],
+    agent_id: str,
+    scope: str,
+    supersedes: str | None,
+    settings: MemorySettings,
+    now: datetime,
+    context: str | None = None,
+    nearby: Sequence[tuple[float, Memory]] = (),
+    relations: Sequence[Triple] = (),
+) -> RememberResult:
+    """Store an explicit memory in core; call inside a write transaction."""
+    text = check_content(content, settings)
+    around = check_content(context, settings, "context") if context and context.strip() else None
+    owner = None if scope == SHARED_SCOPE else agent_id
+    old = await _replaced(conn, supersedes, agent_id) if supersedes is not None else None
+    slots = find_slots(text)
+    proposal = Proposal(
+        content=text,
+        category=category,
+        importance=importance,
+        layer=Layer.CORE,
+        source="manual",
+        channel="remember",
+        confidence=0.9,
+        extra=({"tags": sorted(set(tags))} if tags else {})
+        | ({"context": around} if around else {}),
+        slot=slots[0] if len(slots) == 1 else None,  # several slots: the agent's one memory
+        correction=category == Category.CORRECTION or is_correction(text),
+        relations=tuple(relations),
+    )
+    if old is None:
+        outcome = await write_proposal(conn, proposal, owner, now, tags=tags, nearby=nearby)
+        superseded = outcome.superseded.id if outcome.superseded else None
+        return RememberResult.of(outcome.action, outcome.memory, superseded)
+    memory = build_memory(proposal, owner, now, Layer.CORE)
+    memory = await supersede(conn, old, memory, "explicit: supersedes", "remember", now)
+    await record_relations(conn, memory, proposal.slot, proposal.relations, now)
+    return RememberResult.of("superseded", memory, old.id)
+
+
+async def _replaced(conn: Connection, memory_id: str, agent_id: str) -> Memory:
+    old = await rows.get_visible_memory(conn, memory_id, agent_id)
+    if old is None or old.deleted_at is not None:
+        raise MemoryNotFound(memory_id, field="supersedes")
+    if old.superseded_by is not None:
+        raise InvalidInput("supersedes", f"memory {memory_id!r} is already superseded")
+    return old

@@ -1,0 +1,215 @@
+"""Is it the same fact? The verdict on a proposal: reinforce, supersede, or store it as new.
+
+One definition of "the same fact" (`search.facts`) decides everywhere. Inside the write
+transaction, so two processes storing one statement at once store it once:
+1. the same statement already live → a duplicate; it reinforces that memory;
+2. a slot (subject, predicate) already held → the same value is a duplicate, a new value
+   supersedes the holder (chain kept, the higher importance kept);
+3. the LLM's verdict, if one was asked for (outside the transaction) and passed the guard:
+   an answer that calls memories about different people or things the same is refused;
+4. a correction with no slot supersedes the closest live memory about the same subject, when
+   their overlap reaches `CORRECTION_OVERLAP` (measured on tests/data/corrections.json);
+5. anything else is new.
+"""
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from cortex_mcp.engine.ingest.duplicates import find_duplicate
+from cortex_mcp.engine.ingest.proposal import Proposal
+from cortex_mcp.engine.language.answers import llm_object
+from cortex_mcp.engine.language.patterns import without_correction_markers
+from cortex_mcp.engine.language.slots import Slot, described, value_key
+from cortex_mcp.engine.llm import Ask
+from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.search.facts import names_differ, subjects_differ
+from cortex_mcp.search.query import match_expression
+from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS, jaccard, term_set
+from cortex_mcp.store import fts
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
+
+logger = logging.getLogger(__name__)
+
+CLOSE_CANDIDATES = 3
+CLOSE_OVERLAP = 0.25
+"""Term overlap from which an existing memory is worth asking the LLM about."""
+CORRECTION_OVERLAP = 0.2
+"""Term overlap from which a correction with no slot replaces its closest neighbour without an
+LLM: the precision-first point of the labelled set (bench/corrections.py)."""
+CORRECTION_SIMILARITY = 0.9
+"""Cosine similarity (local e5 model) from which a correction replaces its nearest memory when
+they share too few words: measured like the overlap (bench/corrections.py)."""
+
+DECIDE_SYSTEM = "You keep a user's long-term memory store consistent. Answer with JSON only."
+DECIDE_PROMPT = """A new memory was extracted from a conversation. Decide how it relates to
+the existing memories below.
+
+<existing>
+{existing}
+</existing>
+<new>{new}</new>
+
+Answer {{"action": "duplicate" | "update" | "new", "target": <number of the existing memory, or
+null>}}.
+- duplicate: it says the same as an existing memory, about the same subject, and adds nothing.
+- update: the same subject and attribute as an existing memory, but a changed value, a
+  correction or a newer state; it replaces that memory.
+- new: anything else. Related is not enough: a different person, place, organisation, product,
+  date, number or quantity is a different fact."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What to do with a proposal: add it, reinforce `target`, or replace `target`; `rule`
+    says why, `refused` names an LLM answer the guard turned down."""
+
+    action: Literal["new", "duplicate", "update"]
+    target: Memory | None = None
+    rule: str = ""
+    refused: str | None = None
+
+
+def overlap(a: str, b: str) -> float:
+    """Term overlap of two texts, ignoring English stopwords."""
+    return jaccard(term_set(a) - ENGLISH_STOPWORDS, term_set(b) - ENGLISH_STOPWORDS)
+
+
+async def close_candidates(
+    conn: Connection, text: str, agent_id: str | None, minimum: float
+) -> list[tuple[float, Memory]]:
+    """The few live memories of the scope that share most terms with `text`, closest first."""
+    match = match_expression(text)
+    if match is None:
+        return []
+    layers = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
+    agent = agent_id or ""
+    found = await fts.text_candidates(conn, match, agent, layers, None, CLOSE_CANDIDATES * 3)
+    by_id = await rows.memories_by_id(conn, [candidate.id for _, candidate in found])
+    scored = [
+        (overlap(text, m.content), m)
+        for m in (by_id[candidate.id] for _, candidate in found if candidate.id in by_id)
+        if m.agent_id == agent_id
+        and m.category != Category.PROFILE
+        and m.metadata.get("channel") != "fallback"  # raw stand-ins are replaced by the retry
+    ]
+    scored = [(score, m) for score, m in scored if score >= minimum]
+    scored.sort(key=lambda item: -item[0])
+    return scored[:CLOSE_CANDIDATES]
+
+
+def parse_verdict(answer: str | None, candidates: list[Memory]) -> Verdict | None:
+    """The LLM's decision, or None when it cannot be read."""
+    document = llm_object(answer)
+    if document is None:
+        return None
+    action = str(document.get("action", "")).strip().lower()
+    if action == "new":
+        return Verdict("new", rule="llm")
+    number = document.get("target")
+    if not isinstance(number, int | str) or not str(number).strip().isdigit():
+        return None
+    index = int(number) - 1
+    if not 0 <= index < len(candidates):
+        return None
+    target = candidates[index]
+    if action in ("duplicate", "update"):
+        return Verdict("duplicate" if action == "duplicate" else "update", target, "llm")
+    return None
+
+
+def guarded(proposal: Proposal, verdict: Verdict) -> Verdict:
+    """The LLM's verdict, or "new" when it calls memories about different people or things
+    the same (a duplicate must also have the same numbers)."""
+    target = verdict.target
+    if target is None or verdict.action == "new":
+        return verdict
+    differ = names_differ if verdict.action == "duplicate" else subjects_differ
+    if differ(proposal.content, target.content):
+        refused = f"llm said {verdict.action} of {target.id}: different subject or value"
+        logger.info("refused an LLM %s verdict: different subject or value", verdict.action)
+        return Verdict("new", rule="llm answer refused", refused=refused)
+    return verdict
+
+
+async def ask_llm(
+    conn: Connection, proposal: Proposal, agent_id: str | None, decide: Ask | None
+) -> Verdict | None:
+    """Read-only, before the write: the LLM's guarded verdict on the closest memories, or None
+    when the rules decide alone (a slot, an exact or same-statement duplicate, no LLM)."""
+    if decide is None or proposal.slot is not None:
+        return None
+    if await find_duplicate(conn, proposal.content, agent_id) is not None:
+        return None
+    minimum = 0.0 if proposal.correction else CLOSE_OVERLAP
+    pool = [m for _, m in await close_candidates(conn, proposal.content, agent_id, minimum)]
+    if not pool:
+        return None
+    existing = "\n".join(f"[{i}] {described(m)}" for i, m in enumerate(pool, start=1))
+    prompt = DECIDE_PROMPT.format(existing=existing, new=proposal.content)
+    verdict = parse_verdict(await decide(DECIDE_SYSTEM, prompt), pool)
+    return guarded(proposal, verdict) if verdict is not None else None
+
+
+async def slot_holder(conn: Connection, agent_id: str | None, slot: Slot) -> Memory | None:
+    """The live memory of the scope that holds this subject's predicate, newest first."""
+    found = await rows.live_with_slot(conn, agent_id, slot.subject, slot.predicate)
+    return found[0] if found else None
+
+
+async def closest_for_correction(
+    conn: Connection,
+    proposal: Proposal,
+    agent_id: str | None,
+    nearby: Sequence[tuple[float, Memory]] = (),
+) -> tuple[str, Memory] | None:
+    """The live memory a correction with no slot replaces: the closest about the same subject
+    by shared words, else by meaning (`nearby`, from the vectors); with why."""
+    text = without_correction_markers(proposal.content)
+    for score, memory in await close_candidates(conn, text, agent_id, CORRECTION_OVERLAP):
+        if not subjects_differ(text, memory.content):
+            return f"correction: closest memory ({score:.2f})", memory
+    for similarity, memory in nearby:
+        if (
+            similarity >= CORRECTION_SIMILARITY
+            and memory.category != Category.PROFILE
+            and not subjects_differ(text, memory.content)
+            and await _still_live(conn, memory)
+        ):
+            return f"correction: nearest in meaning ({similarity:.2f})", memory
+    return None
+
+
+async def settle(
+    conn: Connection,
+    proposal: Proposal,
+    agent_id: str | None,
+    asked: Verdict | None,
+    nearby: Sequence[tuple[float, Memory]] = (),
+) -> Verdict:
+    """Inside the write transaction: what storing `proposal` does (see the module's rules)."""
+    duplicate = await find_duplicate(conn, proposal.content, agent_id)
+    if duplicate is not None:
+        return Verdict("duplicate", duplicate, "same statement")
+    if proposal.slot is not None:
+        holder = await slot_holder(conn, agent_id, proposal.slot)
+        if holder is None:
+            return Verdict("new", rule=f"slot {proposal.slot.predicate}: first value")
+        same = value_key(str(holder.metadata.get("value", ""))) == proposal.slot.key
+        action: Literal["duplicate", "update"] = "duplicate" if same else "update"
+        kind = "same value" if same else "new value"
+        return Verdict(action, holder, f"slot {proposal.slot.predicate}: {kind}")
+    if asked is not None and (asked.target is None or await _still_live(conn, asked.target)):
+        return asked
+    if proposal.correction:
+        closest = await closest_for_correction(conn, proposal, agent_id, nearby)
+        if closest is not None:
+            return Verdict("update", closest[1], closest[0])
+    return Verdict("new")
+
+
+async def _still_live(conn: Connection, memory: Memory) -> bool:
+    current = await rows.get_memory(conn, memory.id)
+    return current is not None and not current.deleted_at and not current.superseded_by

@@ -1,0 +1,174 @@
+"""Carrying a verdict out, inside one write transaction: insert, reinforce or supersede, and
+store the relations the memory states.
+
+A relation is scoped like its memory and holds while its memory does: superseding or
+forgetting the memory closes it (store/memories.py), restoring reopens it, purging erases it.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from cortex_mcp.engine.ingest.proposal import Proposal
+from cortex_mcp.engine.ingest.verdict import Verdict, settle
+from cortex_mcp.engine.language.slots import Slot
+from cortex_mcp.engine.language.triples import Triple, slot_triple
+from cortex_mcp.models import Layer, Memory, StoredMemory, new_memory_id
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
+from cortex_mcp.store.logs import log_action
+from cortex_mcp.store.relations import Relation, insert_relation
+
+
+def build_memory(proposal: Proposal, agent_id: str | None, now: datetime, layer: Layer) -> Memory:
+    """The Memory row for a proposal, with its provenance (and its slot) in metadata."""
+    metadata: dict[str, Any] = {"channel": proposal.channel, **proposal.extra}
+    if proposal.session_id:
+        metadata["session_id"] = proposal.session_id
+    if proposal.slot is not None:
+        metadata |= {
+            "subject": proposal.slot.subject,
+            "predicate": proposal.slot.predicate,
+            "value": proposal.slot.value,
+        }
+    return Memory.fresh(
+        id=new_memory_id(int(now.timestamp() * 1000)),
+        agent_id=agent_id,
+        layer=layer,
+        category=proposal.category,
+        content=proposal.content,
+        source=proposal.source,
+        importance=proposal.importance,
+        confidence=proposal.confidence,
+        now=now,
+        expires_at=proposal.expires_at if layer == Layer.WORKING else None,
+        metadata=metadata,
+    )
+
+
+def stored(
+    action: str, memory: Memory, channel: str, superseded: str | None = None
+) -> StoredMemory:
+    """The report of one stored memory."""
+    return StoredMemory(
+        action=action,
+        id=memory.id,
+        layer=memory.layer,
+        category=memory.category,
+        content=memory.content,
+        importance=memory.importance,
+        source=memory.source,
+        channel=channel,
+        superseded_id=superseded,
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a write did: the memory stored or reinforced, and the one it superseded."""
+
+    action: str
+    memory: Memory
+    superseded: Memory | None = None
+
+
+async def write_proposal(
+    conn: Connection,
+    proposal: Proposal,
+    agent_id: str | None,
+    now: datetime,
+    asked: Verdict | None = None,
+    lift: bool = True,
+    tags: list[str] | None = None,
+    nearby: Sequence[tuple[float, Memory]] = (),
+) -> Outcome:
+    """Write phase, inside one write transaction: settle the verdict, then carry it out."""
+    verdict = await settle(conn, proposal, agent_id, asked, nearby)
+    if verdict.refused:
+        await log_action(conn, "refused_llm_verdict", [], {"why": verdict.refused}, now)
+    target = verdict.target
+    if verdict.action == "duplicate" and target is not None:
+        bumped = await rows.reinforce_memory(
+            conn, target, proposal.importance, tags or [], now, lift=lift
+        )
+        await record_relations(conn, bumped, None, proposal.relations, now)
+        return Outcome("duplicate", bumped)
+    layer = proposal.layer
+    if verdict.action == "update" and target is not None and target.layer == Layer.CORE:
+        layer = Layer.CORE  # an update of a core fact stays in core
+    memory = build_memory(proposal, agent_id, now, layer)
+    if verdict.action != "update" or target is None:
+        await rows.insert_memory(conn, memory)
+        await record_relations(conn, memory, proposal.slot, proposal.relations, now)
+        return Outcome("created", memory)
+    memory = await supersede(conn, target, memory, verdict.rule, proposal.channel, now)
+    await record_relations(conn, memory, proposal.slot, proposal.relations, now)
+    return Outcome("superseded", memory, target)
+
+
+async def supersede(
+    conn: Connection, old: Memory, new: Memory, rule: str, channel: str, now: datetime
+) -> Memory:
+    """Store `new` in place of `old`: the chain is kept, the higher importance too, and both
+    the memory and the log say which rule decided it."""
+    new = new.model_copy(
+        update={
+            "importance": max(new.importance, old.importance),
+            "metadata": new.metadata | {"supersedes": {"id": old.id, "rule": rule}},
+        }
+    )
+    await rows.insert_memory(conn, new)
+    await rows.mark_superseded(conn, old.id, new.id, now, rule)
+    await log_action(
+        conn,
+        "supersede",
+        [old.id, new.id],
+        {"before": old.content, "after": new.content, "channel": channel, "rule": rule},
+        now,
+    )
+    return new
+
+
+async def apply_verdict(
+    conn: Connection,
+    proposal: Proposal,
+    asked: Verdict | None,
+    agent_id: str,
+    now: datetime,
+    nearby: Sequence[tuple[float, Memory]] = (),
+) -> StoredMemory:
+    """The sieve's write phase: settle and write inside the transaction; report it."""
+    outcome = await write_proposal(
+        conn, proposal, agent_id, now, asked, lift=proposal.layer == Layer.CORE, nearby=nearby
+    )
+    superseded = outcome.superseded.id if outcome.superseded else None
+    return stored(outcome.action, outcome.memory, proposal.channel, superseded)
+
+
+async def record_relations(
+    conn: Connection,
+    memory: Memory,
+    slot: Slot | None,
+    triples: tuple[Triple, ...] | list[Triple],
+    now: datetime,
+) -> int:
+    """Inside the write transaction: store the relations `memory` states (its slot's and the
+    given ones), scoped and dated like it; how many were new."""
+    wanted = ([slot_triple(slot)] if slot is not None else []) + list(triples)
+    added = 0
+    for triple in wanted:
+        relation = Relation(
+            id=new_memory_id(int(now.timestamp() * 1000)),
+            agent_id=memory.agent_id,
+            subject=triple.subject,
+            predicate=triple.predicate,
+            object=triple.object,
+            confidence=memory.confidence,
+            source_memory_id=memory.id,
+            created_at=now,
+            updated_at=now,
+            valid_from=memory.created_at,
+        )
+        added += int(await insert_relation(conn, relation))
+    return added

@@ -1,0 +1,2 @@
+"""Pure text rules: patterns, slots, redaction, extraction parsing. No store, no providers,
+no clock."""

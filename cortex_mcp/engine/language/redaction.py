@@ -1,0 +1,255 @@
+"""Secrets never reach the store, a log or a provider: keys, tokens, passwords, cards.
+
+Every kind is one `SecretPattern` with the rule it uses written out for people; the table in
+docs/privacy.md is `kinds_markdown()` and a test keeps the two in step. Personal data (phone
+numbers, emails, addresses, ID numbers) is found by `language.personal` when the user or the
+configuration asks for it; `redact` takes those kinds as `declared`.
+"""
+
+import math
+import re
+from collections import Counter
+from collections.abc import Collection
+
+from cortex_mcp.engine.language.detectors import SecretPattern, apply_patterns
+from cortex_mcp.engine.language.personal import PERSONAL_PATTERNS, personal_patterns
+
+NOT_A_MARKER = r"(?!\[REDACTED)"
+
+
+def passes_luhn(digits: str) -> bool:
+    """The checksum every payment card number satisfies."""
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        value = int(char)
+        if position % 2 == 1:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def _card(match: re.Match[str]) -> bool:
+    return passes_luhn(re.sub(r"\D", "", match.group(0)))
+
+
+def shannon_bits(text: str) -> float:
+    """Bits of entropy per character of `text`."""
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def looks_random(value: str) -> bool:
+    """A token that looks generated, not a word: long, mixed classes, high entropy."""
+    classes = sum(
+        bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]")
+    )
+    return len(value) >= 16 and classes >= 2 and shannon_bits(value) >= 3.5
+
+
+def _random_value(match: re.Match[str]) -> bool:
+    return looks_random(match.group(1))
+
+
+def _aws_secret(match: re.Match[str]) -> bool:
+    """A 40-character base64 token with both cases and a digit, that has a slash or plus in it
+    or stands within 80 characters after a word about AWS or secrets."""
+    value = match.group(0)
+    mixed = all(re.search(p, value) for p in (r"[a-z]", r"[A-Z]", r"[0-9]"))
+    before = match.string[max(0, match.start() - 80) : match.start()].lower()
+    near = any(word in before for word in ("aws", "secret", "amazon", "s3", "iam"))
+    return mixed and (near or "/" in value or "+" in value)
+
+
+ASSIGNED = r"[\"']?\s*(?:[:=]|=>)\s*[\"']?" + NOT_A_MARKER
+
+SECRET_PATTERNS: tuple[SecretPattern, ...] = (
+    SecretPattern(
+        "private_key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----.*?"
+            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\Z)",
+            re.DOTALL,
+        ),
+        "a PEM block `-----BEGIN … PRIVATE KEY-----` to its END line (or the end of the text)",
+    ),
+    SecretPattern(
+        "url_password",
+        re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@\"'<>]+:([^\s@/\"'<>]+)@"),
+        "the password in `scheme://user:PASSWORD@host` (postgres, mysql, redis, amqp, https …)",
+        1,
+    ),
+    SecretPattern(
+        "slack_webhook",
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}"),
+        "a Slack incoming-webhook URL `https://hooks.slack.com/services/…`",
+    ),
+    SecretPattern(
+        "bearer_token",
+        re.compile(r"(?i)\bbearer\s+" + NOT_A_MARKER + r"([A-Za-z0-9._~+/=-]{12,})"),
+        "`Bearer` followed by a token of 12+ characters",
+        1,
+    ),
+    SecretPattern(
+        "jwt",
+        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        "three base64url parts separated by dots, the first starting `eyJ`",
+    ),
+    SecretPattern(
+        "stripe_key",
+        re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|\bwhsec_[0-9A-Za-z]{24,}"),
+        "`sk_live_`, `sk_test_`, `rk_live_`, `rk_test_` or `whsec_` and 16+ letters and digits",
+    ),
+    SecretPattern(
+        "google_oauth",
+        re.compile(
+            r"\bGOCSPX-[A-Za-z0-9_-]{20,}|\bya29\.[0-9A-Za-z_-]{20,}|\b1//0[0-9A-Za-z_-]{30,}"
+        ),
+        "client secret `GOCSPX-…`, access token `ya29.…` or refresh token `1//0…`",
+    ),
+    SecretPattern(
+        "sendgrid_key",
+        re.compile(r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{32,64}"),
+        "`SG.` then two dot-separated base64url parts (22 and 43 characters)",
+    ),
+    SecretPattern(
+        "npm_token",
+        re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
+        "`npm_` and 36 letters and digits",
+    ),
+    SecretPattern(
+        "twilio_key",
+        re.compile(r"\bSK[0-9a-f]{32}\b"),
+        "an API key SID: `SK` and 32 lower-case hex digits",
+    ),
+    SecretPattern(
+        "azure_key",
+        re.compile(
+            r"(?i)\b(?:AccountKey|SharedAccessKey|sig)=" + NOT_A_MARKER + r"([A-Za-z0-9%+/=]{20,})"
+        ),
+        "the value of `AccountKey=`, `SharedAccessKey=` (connection strings) or `sig=` (SAS URLs)",
+        1,
+    ),
+    SecretPattern(
+        "aws_secret_key",
+        re.compile(
+            r"(?i)\baws[_ -]?secret[_ -]?(?:access[_ -]?)?key" + ASSIGNED + r"([A-Za-z0-9/+=]{20,})"
+        ),
+        "the value of `aws_secret_access_key =` / `AWS_SECRET_ACCESS_KEY:`",
+        1,
+    ),
+    SecretPattern(
+        "aws_secret_key",
+        re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"),
+        "in prose: a 40-character base64 token with both cases and a digit, with `/` or `+` in it"
+        " or within 80 characters after aws / amazon / s3 / iam / secret",
+        accept=_aws_secret,
+    ),
+    SecretPattern(
+        "api_key",
+        re.compile(
+            r"\b(?:sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"
+            r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
+            r"|gh[pousr]_[A-Za-z0-9]{30,}"
+            r"|github_pat_[A-Za-z0-9_]{30,}"
+            r"|xox[abprs]-[A-Za-z0-9-]{10,}"
+            r"|AIza[0-9A-Za-z_-]{35}"
+            r"|glpat-[A-Za-z0-9_-]{20,}"
+            r"|hf_[A-Za-z0-9]{30,})"
+        ),
+        "OpenAI/Anthropic `sk-…`, AWS access key id `AKIA…`/`ASIA…`, GitHub `ghp_…`/"
+        "`github_pat_…`, Slack `xox…-`, Google `AIza…`, GitLab `glpat-…`, Hugging Face `hf_…`",
+    ),
+    SecretPattern(
+        "api_key",
+        re.compile(
+            r"(?i)\b(?:api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)"
+            + ASSIGNED
+            + r"([^\s\"',;]{6,})"
+        ),
+        "the value (6+ characters) of `api_key`, `secret_key`, `access_token`, `auth_token`,"
+        " `client_secret` after `:` or `=`",
+        1,
+    ),
+    SecretPattern(
+        "secret_assignment",
+        re.compile(
+            r"(?i)\b[A-Za-z0-9_.-]{0,40}"  # bounded: a long dotted run must not cost n²
+            r"(?:secret|token|passphrase|credential|private[_-]?key|signing[_-]?key)"
+            r"[A-Za-z0-9_.-]{0,40}" + ASSIGNED + r"([A-Za-z0-9+/=_.~-]{16,})"
+        ),
+        "a name with secret / token / passphrase / credential / private key assigned a value of"
+        " 16+ characters that looks generated (two character classes, ≥ 3.5 bits per character)",
+        1,
+        _random_value,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)(?:\bpassword|\bpasswd|\bpwd|\bpass|密码|密碼|口令|パスワード)"
+            r"[\"']?\s*(?:[:=：]|是|为|為|は|is)\s*[\"']?"
+            + NOT_A_MARKER
+            + r"([^\s\"'，。,;、]{3,})"
+        ),
+        "the word after password / passwd / pwd / pass / 密码 / 密碼 / 口令 / パスワード and"
+        " `:` `=` is 是 为 は",
+        1,
+    ),
+    SecretPattern(
+        "card_number",
+        re.compile(r"(?<![A-Za-z0-9_-])(?:\d[ -]?){12,18}\d(?![A-Za-z0-9_-])"),
+        "13–19 digits (spaces or dashes allowed), not inside a longer word such as a UUID, "
+        "that pass the Luhn checksum",
+        accept=_card,
+    ),
+)
+
+
+def redact(text: str, declared: Collection[str] = ()) -> tuple[str, list[str]]:
+    """The text with every secret (and every personal-data kind in `declared`) replaced by a
+    marker, and the kinds that were found."""
+    found: list[str] = []
+    text = apply_patterns(text, SECRET_PATTERNS, found)
+    if declared:
+        text = apply_patterns(text, personal_patterns(declared), found)
+    return text, found
+
+
+def kinds_markdown() -> str:
+    """The table of kinds for docs/privacy.md: kind, when it applies, the rule."""
+    lines = ["| kind | applies | rule |", "|---|---|---|"]
+    for secret in SECRET_PATTERNS:
+        lines.append(f"| `{secret.kind}` | always | {secret.rule} |")
+    for personal in PERSONAL_PATTERNS:
+        lines.append(f"| `{personal.kind}` | when declared | {personal.rule} |")
+    return "\n".join(lines) + "\n"
+
+
+class Cleaner:
+    """Redacts secrets (when configured), and the personal-data kinds the user declared, and
+    remembers which kinds it removed."""
+
+    def __init__(self, enabled: bool, declared: Collection[str] = ()) -> None:
+        self.enabled = enabled
+        self.declared = frozenset(declared)
+        self.kinds: list[str] = []
+
+    def __call__(self, text: str) -> str:
+        """The text without secrets."""
+        if not self.enabled:
+            return text
+        clean, kinds = redact(text, self.declared)
+        self.kinds += [k for k in kinds if k not in self.kinds]
+        return clean
+
+
+class ProviderGuard:
+    """The last redaction before text leaves the process for an LLM or an embeddings endpoint:
+    secrets always (unless redaction is switched off), and the configured personal kinds."""
+
+    def __init__(self, enabled: bool = True, declared: Collection[str] = ()) -> None:
+        self.enabled = enabled
+        self.declared = frozenset(declared)
+
+    def __call__(self, text: str) -> str:
+        """`text` as it may be sent."""
+        return redact(text, self.declared)[0] if self.enabled else text

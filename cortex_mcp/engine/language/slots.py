@@ -1,0 +1,442 @@
+"""Subject / predicate / value: what a statement says about a stable attribute (seed 002).
+
+The fast channel reads these slots from everyday statements in English, Chinese and Japanese:
+the user's name, where they live and work, their role, the language they want answers in, the
+tools they use, family members and pets by name, birthdays. A new value for the same subject and
+predicate replaces the old memory (update instead of append); the same value is a duplicate.
+Patterns are data; a match preceded by a negation ("I no longer live in …") asserts nothing.
+(Over 400 lines because it is that data: one pattern table per slot and language.)
+"""
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from cortex_mcp.models import Category, Memory
+
+USER = "user"
+
+RELATIONS = {
+    "wife": "wife", "husband": "husband", "partner": "partner", "daughter": "daughter",
+    "son": "son", "mother": "mother", "mom": "mother", "mum": "mother", "father": "father",
+    "dad": "father", "brother": "brother", "sister": "sister", "girlfriend": "girlfriend",
+    "boyfriend": "boyfriend", "boss": "manager", "manager": "manager",
+    "女儿": "daughter", "儿子": "son", "老婆": "wife", "妻子": "wife", "太太": "wife",
+    "丈夫": "husband", "老公": "husband", "妈妈": "mother", "母亲": "mother", "爸爸": "father",
+    "父亲": "father", "哥哥": "brother", "弟弟": "brother", "姐姐": "sister", "妹妹": "sister",
+    "男朋友": "boyfriend", "女朋友": "girlfriend", "老板": "manager", "领导": "manager",
+    "娘": "daughter", "息子": "son", "妻": "wife", "夫": "husband", "母": "mother",
+    "父": "father", "兄": "brother", "弟": "brother", "姉": "sister", "妹": "sister",
+    "上司": "manager",
+}  # fmt: skip
+PETS = {
+    "cat": "cat", "kitten": "cat", "dog": "dog", "puppy": "dog", "rabbit": "rabbit",
+    "bunny": "rabbit", "parrot": "parrot", "hamster": "hamster", "turtle": "turtle",
+    "猫": "cat", "猫咪": "cat", "小猫": "cat", "狗": "dog", "狗狗": "dog", "小狗": "dog",
+    "兔子": "rabbit", "鹦鹉": "parrot", "仓鼠": "hamster", "乌龟": "turtle",
+    "ネコ": "cat", "犬": "dog", "イヌ": "dog", "うさぎ": "rabbit",
+}  # fmt: skip
+TOOLS = {
+    "editor": (
+        "Vim", "Neovim", "Emacs", "VS Code", "VSCode", "Visual Studio Code", "Helix",
+        "Sublime Text", "Sublime", "IntelliJ", "PyCharm", "WebStorm", "Cursor", "Zed", "Nano",
+        "Xcode", "Atom",
+    ),
+    "shell": ("bash", "zsh", "fish", "PowerShell", "nushell"),
+    "browser": ("Chrome", "Firefox", "Safari", "Edge", "Arc", "Brave"),
+    "os": ("macOS", "Linux", "Windows", "Ubuntu", "Arch Linux", "Fedora", "Debian"),
+    "database": ("PostgreSQL", "Postgres", "MySQL", "MongoDB", "SQLite", "MariaDB"),
+}  # fmt: skip
+LANGUAGES = {
+    "chinese": "Chinese", "mandarin": "Chinese", "english": "English", "japanese": "Japanese",
+    "korean": "Korean", "french": "French", "german": "German", "spanish": "Spanish",
+    "中文": "Chinese", "汉语": "Chinese", "简体中文": "Chinese", "繁体中文": "Chinese",
+    "英文": "English", "英语": "English", "日语": "Japanese", "日文": "Japanese",
+    "韩语": "Korean", "法语": "French", "德语": "German",
+    "日本語": "Japanese", "英語": "English", "中国語": "Chinese", "韓国語": "Korean",
+}  # fmt: skip
+NOT_NAMES = frozenset(
+    [
+        "chinese", "english", "japanese", "american", "british", "german", "french", "korean",
+        "indian", "canadian", "back", "here", "fine", "ok", "okay", "good", "sorry", "sure",
+        "ready", "done", "new", "tired", "busy", "happy", "glad", "sick",
+        "元気", "大丈夫", "学生", "日本人", "中国人", "社会人", "初心者", "家",
+    ]
+)  # fmt: skip
+NAMED = ("name", "person", "pet", "workplace")
+
+CATEGORIES = {
+    "name": Category.IDENTITY,
+    "home": Category.IDENTITY,
+    "workplace": Category.IDENTITY,
+    "role": Category.IDENTITY,
+    "answer_language": Category.PREFERENCE,
+    "tool": Category.PREFERENCE,
+    "person": Category.RELATIONSHIP,
+    "pet": Category.RELATIONSHIP,
+    "birthday": Category.FACT,
+}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One attribute a statement sets: `predicate` of `subject` is `value` (as written)."""
+
+    subject: str
+    predicate: str
+    value: str
+    language: str
+    label: str = ""
+
+    @property
+    def category(self) -> Category:
+        """Where a memory of this slot belongs."""
+        return CATEGORIES[self.predicate.split(":")[0]]
+
+    @property
+    def key(self) -> str:
+        """The value compared: NFKC, case-folded, single spaces, no closing punctuation; a
+        language by its English name, so 中文 and Chinese are one value."""
+        if self.predicate == "answer_language":
+            return value_key(LANGUAGES.get(self.value.casefold(), self.value))
+        return value_key(self.value)
+
+    def statement(self) -> str:
+        """The slot as a sentence of its own, in its language (for a sentence of several)."""
+        kind, _, detail = self.predicate.partition(":")
+        template = TEMPLATES[self.language].get(kind, TEMPLATES[self.language]["other"])
+        article = "an" if self.value[:1].lower() in "aeiou" else "a"
+        return template.format(v=self.value, d=self.label or detail.replace("_", " "), a=article)
+
+
+TEMPLATES = {
+    "en": {
+        "name": "My name is {v}.",
+        "home": "I live in {v}.",
+        "workplace": "I work at {v}.",
+        "role": "I work as {a} {v}.",
+        "answer_language": "Please answer in {v}.",
+        "tool": "I use {v}.",
+        "person": "My {d} is {v}.",
+        "pet": "My {d} is called {v}.",
+        "birthday": "Birthday ({d}): {v}.",
+        "other": "{d}: {v}.",
+    },
+    "zh": {
+        "name": "我叫{v}。",
+        "home": "我住在{v}。",
+        "workplace": "我在{v}工作。",
+        "role": "我的工作是{v}。",
+        "answer_language": "请用{v}回答。",
+        "tool": "我用{v}。",
+        "person": "我的{d}叫{v}。",
+        "pet": "我的{d}叫{v}。",
+        "birthday": "生日（{d}）：{v}。",
+        "other": "{d}：{v}。",
+    },
+    "ja": {
+        "name": "私の名前は{v}です。",
+        "home": "私は{v}に住んでいます。",
+        "workplace": "私は{v}で働いています。",
+        "role": "私の仕事は{v}です。",
+        "answer_language": "{v}で答えてください。",
+        "tool": "{v}を使っています。",
+        "person": "私の{d}は{v}です。",
+        "pet": "私の{d}は{v}です。",
+        "birthday": "誕生日（{d}）：{v}。",
+        "other": "{d}：{v}。",
+    },
+}
+
+
+def value_key(value: str) -> str:
+    """A slot value as compared: NFKC, case-folded, single spaces, no trailing punctuation."""
+    folded = unicodedata.normalize("NFKC", value).casefold()
+    return " ".join(folded.split()).strip(" .,!?;:。，！？；：、")
+
+
+def _alternatives(words: Iterable[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_REL_EN = _alternatives(tuple(k for k in RELATIONS if k.isascii()))
+_JA_RELATIONS = ("娘", "息子", "妻", "夫", "母", "父", "兄", "弟", "姉", "妹", "上司")
+_REL_ZH = _alternatives(k for k in RELATIONS if not k.isascii() and k not in _JA_RELATIONS)
+_REL_JA = _alternatives(_JA_RELATIONS)
+_PET_EN = _alternatives(tuple(k for k in PETS if k.isascii()))
+_PET_ZH = "猫咪|小猫|狗狗|小狗|兔子|鹦鹉|仓鼠|乌龟|猫|狗"
+_PET_JA = "ネコ|イヌ|うさぎ|猫|犬"
+_TOOL = _alternatives(tuple(t for names in TOOLS.values() for t in names))
+_LANG = _alternatives(tuple(LANGUAGES))
+
+_NAME = r"(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})"
+_PLACE = r"(?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,3})"
+_ORG = r"(?P<v>[A-Z0-9][\w&.'-]*(?: (?:[A-Z0-9][\w&.'-]*|of|and|&))*)"
+_CJK_VALUE = r"(?P<v>[^\s，。,.!！？?；;、：:「」]{1,16}?)"
+_CJK_END = r"(?=[\s，。,.!！？?；;、]|了|啦|呢|$)"
+_CJK_NAME = r"(?P<v>[\u4e00-\u9fff]{2,4}?|[A-Za-z][A-Za-z ]{0,30}?)(?=[\s，。,.!！？?；;、]|$)"
+_JA_VALUE = r"(?P<v>[^\s、。,.!！？?はがをにで「」]{1,16})"
+_ROLE_EN = (
+    r"(?P<v>(?:an? )?(?:[a-z-]+ ){0,3}(?:developer|engineer|designer|manager|scientist|analyst|"
+    r"teacher|student|researcher|doctor|nurse|lawyer|consultant|architect|writer|founder|"
+    r"investor|accountant|programmer|administrator|product owner))\b"
+)
+_ROLE_ZH = (
+    r"(?P<v>[^\s，。,.；;]{0,8}?(?:工程师|开发者|开发|程序员|设计师|经理|学生|老师|医生|律师|"
+    r"投资者|研究员|分析师|创业者|产品经理|架构师|运维))"
+)
+_ROLE_JA = (
+    r"(?P<v>[^\s、。はが]{0,8}?(?:エンジニア|開発者|デザイナー|学生|教師|医者|会社員|研究者|"
+    r"マネージャー|弁護士|投資家))"
+)
+_DATE_EN = (
+    r"(?P<v>(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December) \d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:January|February|"
+    r"March|April|May|June|July|August|September|October|November|December)|\d{4}-\d{2}-\d{2})"
+)
+
+
+@dataclass(frozen=True)
+class SlotPattern:
+    """A pattern that sets `predicate` (with `{rel}` / `{tool}` filled from the match)."""
+
+    language: str
+    predicate: str
+    pattern: re.Pattern[str]
+
+
+def _p(language: str, predicate: str, *patterns: str) -> list[SlotPattern]:
+    return [SlotPattern(language, predicate, re.compile(p)) for p in patterns]
+
+
+SLOT_PATTERNS: list[SlotPattern] = [
+    *_p(
+        "en",
+        "name",
+        rf"(?i:\bmy name is|\bcall me|\bmy name's)\s+{_NAME}",
+        rf"(?:^|[,.!]\s*|\b(?i:hi|hello|hey)[,!]?\s+)(?i:I'm|I am)\s+{_NAME}\s*(?:[.!,]|$)",
+    ),
+    *_p(
+        "en",
+        "home",
+        rf"(?i:\bI (?:now |currently |still )?live in|\bI(?:'m| am) (?:now |currently )?"
+        rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) to)\s+{_PLACE}",
+        rf"(?i:\bI(?:'m| am)\b[^.;]{{0,60}}?\bbased in)\s+{_PLACE}",
+    ),
+    *_p(
+        "en",
+        "workplace",
+        rf"(?i:\bI (?:now |currently )?work (?:at|for)|\bI(?:'ve| have)? (?:just |recently )?"
+        rf"joined)\s+{_ORG}",
+    ),
+    *_p(
+        "en",
+        "role",
+        rf"(?i:\bI work as|\bmy (?:job|role|position|title) is|\bI(?:'m| am) (?=an? ))"
+        rf"\s*(?i:{_ROLE_EN})",
+    ),
+    *_p(
+        "en",
+        "answer_language",
+        rf"(?i:\b(?:answer|reply|respond|talk|write|speak)(?: to me)?(?: only)? in|"
+        rf"\b(?:please )?use)\s+(?P<v>(?i:{_LANG}))\b",
+    ),
+    *_p(
+        "en",
+        "tool",
+        rf"(?i:\bI(?:'ve| have)? (?:just |recently )?switched (?:from [\w .-]+? )?to|"
+        rf"\bI (?:now |mostly |mainly )?use|\bmy (?:editor|IDE|shell|browser) is)\s+"
+        rf"(?P<v>(?i:{_TOOL}))\b",
+    ),
+    *_p(
+        "en",
+        "person:{rel}",
+        rf"(?i:\bmy (?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
+        rf"(?i:\bmy (?P<rel>{_REL_EN}),? ){_NAME}(?=,| is\b| was\b)",
+    ),
+    *_p(
+        "en",
+        "pet:{rel}",
+        rf"(?i:\bmy (?P<rel>{_PET_EN})(?:'s name)? is (?:called |named )?){_NAME}",
+        rf"(?i:\bI have an? (?P<rel>{_PET_EN}) (?:called|named) ){_NAME}",
+    ),
+    *_p(
+        "en",
+        "birthday:{rel}",
+        rf"(?i:\bmy (?:(?P<rel>{_REL_EN})'s )?birthday is (?:on )?){_DATE_EN}",
+    ),
+    *_p("zh", "name", rf"(?:我叫|我的名字(?:是|叫)|本人(?:叫)?){_CJK_NAME}"),
+    *_p(
+        "zh",
+        "home",
+        rf"(?:我|^|[，,；;])(?:现在|目前|已经|刚)?(?:住在|生活在|定居在|搬到了?|搬家到了?)"
+        rf"{_CJK_VALUE}{_CJK_END}",
+    ),
+    *_p(
+        "zh",
+        "workplace",
+        rf"(?:我|^|[，,；;])(?:现在|目前)?在{_CJK_VALUE}(?:工作|上班)",
+        rf"(?:我|^|[，,；;])(?:现在|目前)?(?:就职于|任职于){_CJK_VALUE}{_CJK_END}",
+    ),
+    *_p(
+        "zh",
+        "role",
+        rf"我(?:现在|目前)?是(?:一名|一个|一位|个)?{_ROLE_ZH}",
+        rf"(?:我|^|[，,；;])(?:现在|目前)?(?:做|从事){_CJK_VALUE}(?:工作)?{_CJK_END}",
+        rf"我的(?:工作|职业)是{_CJK_VALUE}{_CJK_END}",
+    ),
+    *_p(
+        "zh",
+        "answer_language",
+        rf"(?:请|麻烦)?(?:你)?(?:用|使用)(?P<v>{_LANG})(?:来)?(?:回答|回复|交流|跟我说|和我说|对话|回应)",
+        rf"(?:回答|回复|交流)(?:请|都|时)?(?:用|使用)(?P<v>{_LANG})",
+        rf"(?:以后|今后|之后)(?:请)?(?:都)?(?:用|使用)(?P<v>{_LANG})",
+    ),
+    *_p(
+        "zh",
+        "tool",
+        rf"我(?:现在|目前)?(?:用|使用|改用|换成了?|换到了?)(?P<v>(?i:{_TOOL}))",
+        rf"从\s*[\w .-]+?\s*(?:换到|换成|转到|改用)了?\s*(?P<v>(?i:{_TOOL}))",
+    ),
+    *_p(
+        "zh",
+        "person:{rel}",
+        rf"我(?:的)?(?P<rel>{_REL_ZH})(?:的名字)?(?:叫|名叫|是){_CJK_NAME}",
+    ),
+    *_p(
+        "zh",
+        "pet:{rel}",
+        rf"我(?:的|家)?(?:的)?(?P<rel>{_PET_ZH})(?:的名字)?(?:叫|名叫){_CJK_NAME}",
+        rf"我养了(?:一只|一条|只|条)?(?P<rel>{_PET_ZH})[，,]?(?:它)?(?:叫|名叫){_CJK_NAME}",
+    ),
+    *_p(
+        "zh",
+        "birthday:{rel}",
+        rf"我(?:的)?(?:(?P<rel>{_REL_ZH})的)?生日是(?P<v>\d{{1,2}}月\d{{1,2}}[日号])",
+    ),
+    *_p(
+        "ja",
+        "name",
+        rf"(?:私|僕|俺)の名前は{_JA_VALUE}(?:です|だ)",
+        r"^(?:私|僕|俺)は(?P<v>[\u4e00-\u9fff\u30a0-\u30ff]{1,6})です[。.!！]?$",
+        r"(?P<v>[\u4e00-\u9fff\u30a0-\u30ff]{1,6})と申します",
+    ),
+    *_p(
+        "ja",
+        "home",
+        rf"{_JA_VALUE}に(?:住んで(?:い|お)ます|住んでる|引っ越しました|引っ越した)",
+        r"(?P<v>[\u4e00-\u9fff\u30a0-\u30ff]{1,8})在住",
+    ),
+    *_p("ja", "workplace", rf"{_JA_VALUE}(?:で働いて(?:い|お)ます|に勤めて(?:い|お)ます)"),
+    *_p("ja", "role", rf"(?:私|僕|俺)は{_ROLE_JA}です"),
+    *_p(
+        "ja",
+        "answer_language",
+        rf"(?P<v>{_LANG})で(?:答えて|回答して|返事して|話して|書いて|返答して)",
+    ),
+    *_p(
+        "ja",
+        "tool",
+        rf"(?P<v>(?i:{_TOOL}))を使って(?:い|お)ます",
+        rf"[\w .-]+?から(?P<v>(?i:{_TOOL}))に(?:乗り換え|変え|切り替え)",
+    ),
+    *_p(
+        "ja",
+        "person:{rel}",
+        rf"(?:私の)?(?P<rel>{_REL_JA})の名前は{_JA_VALUE}(?:です|だ)",
+        rf"(?:私の)?(?P<rel>{_REL_JA})は{_JA_VALUE}という名前",
+    ),
+    *_p(
+        "ja",
+        "pet:{rel}",
+        rf"(?P<rel>{_PET_JA})の名前は{_JA_VALUE}(?:です|だ)",
+        rf"(?P<rel>{_PET_JA})を飼っていて、?名前は{_JA_VALUE}",
+    ),
+]
+
+_NEGATED = re.compile(
+    r"(?i:\b(?:no longer|not|never|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|used to)\s+"
+    r"(?:\w+\s+){0,2}$)|(?:不再|不|没有?|从不|并不)(?:再)?$"
+)
+_THIRD_PARTY = re.compile(
+    r"さん|くん|ちゃん|様|先生|彼女?|氏|他|她|朋友|同事|"
+    + _alternatives(k for k in RELATIONS if not k.isascii())
+    + r"|(?i:\b(?:he|she|they|friend|colleague|"
+    + _alternatives(k for k in RELATIONS if k.isascii())
+    + r")\b)"
+)
+"""Before a match, someone other than the user is the subject: 田中さんは東京に住んでいます,
+姉は大阪に住んでいます, my wife and I live in Paris."""
+_REPORTED = re.compile(
+    r"(?i:\b(?:he|she|they|my friend|someone|people) (?:said|says|told)\b|\bif I\b|\bwould\b)"
+)
+
+
+_NOT_A_NAME = re.compile(
+    r"エンジニア|開発者|デザイナー|学生|教師|医者|会社員|研究者|マネージャー|弁護士|投資家"
+    r"|アレルギー|担当|出身|好き|嫌い|苦手|初心者|社員"
+)
+_WHEN = re.compile(r"^(?:先月|今月|去年|今年|最近|先週|昨日|今日|現在|今は?|上个月|去年|最近|刚刚)")
+
+
+def find_slots(sentence: str) -> list[Slot]:
+    """The slots a statement of the user sets, in order; none for negated or reported ones."""
+    if _REPORTED.search(sentence):
+        return []
+    found: dict[str, tuple[int, Slot]] = {}
+    for slot_pattern in SLOT_PATTERNS:
+        for match in slot_pattern.pattern.finditer(sentence):
+            before = sentence[: match.start()]
+            if _NEGATED.search(before[-24:]) or _THIRD_PARTY.search(before):
+                continue
+            slot = _slot(slot_pattern, match)
+            if slot is not None and slot.predicate not in found:
+                found[slot.predicate] = (match.start(), slot)
+    return [slot for _, slot in sorted(found.values(), key=lambda item: item[0])]
+
+
+def _slot(slot_pattern: SlotPattern, match: re.Match[str]) -> Slot | None:
+    value = match.group("v").strip(" ,.;:!?，。、")
+    if slot_pattern.language == "en" and predicate_of(slot_pattern) == "role":
+        value = re.sub(r"(?i)^an? ", "", value)
+    if slot_pattern.language == "zh":
+        value = value.removesuffix("了").removesuffix("啦")
+    value = _WHEN.sub("", value) or value
+    predicate = slot_pattern.predicate
+    if not value or (predicate.startswith(NAMED) and value.casefold() in NOT_NAMES):
+        return None
+    if predicate == "name" and _NOT_A_NAME.search(value):
+        return None  # 私はデザイナーです, 私は猫アレルギーです: a role or a condition
+    rel = match.groupdict().get("rel")
+    if "{rel}" in predicate:
+        table = PETS if predicate.startswith("pet") else RELATIONS
+        detail = table.get(rel.lower(), rel) if rel else "self"
+        predicate = predicate.replace("{rel}", detail)
+    if predicate == "tool":
+        predicate = f"tool:{tool_kind(value)}"
+    label = rel if rel and slot_pattern.language != "en" else ""
+    return Slot(USER, predicate, value, slot_pattern.language, label)
+
+
+def predicate_of(slot_pattern: SlotPattern) -> str:
+    """The kind of attribute a pattern sets (name, home, person, …)."""
+    return slot_pattern.predicate.split(":")[0]
+
+
+def tool_kind(name: str) -> str:
+    """editor, shell, browser, os or database: what kind of tool a known name is."""
+    folded = name.casefold()
+    for kind, names in TOOLS.items():
+        if any(folded == n.casefold() for n in names):
+            return kind
+    return "other"
+
+
+def described(memory: Memory) -> str:
+    """A memory as an LLM is shown it: its content, and its subject and attribute when known."""
+    predicate = memory.metadata.get("predicate")
+    if predicate:
+        subject = memory.metadata.get("subject")
+        return f"{memory.content} (subject: {subject}, attribute: {predicate})"
+    return memory.content

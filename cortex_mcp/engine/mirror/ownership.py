@@ -1,0 +1,163 @@
+"""Cortex writes only what is cortex's: telling its own pages from the user's edits.
+
+Every page the mirror writes carries the generator marker, and the database keeps a hash of
+what was last written at each path. Before a page is written again, what is on disk is
+compared with that hash:
+
+- no file, or the file is what cortex wrote (or already what it is about to write): write it;
+- a page cortex wrote that differs (or a MEMORY.md that has no marker): a user edit. Its text
+  is imported as memories (source `manual`, category from its section), the file is kept as a
+  timestamped backup in `memory/backups/`, and only then is the page rewritten;
+- a dated or relations page without the marker: the user's own file, never written over.
+
+A file named in `mirror.extra_memory_md` (AGENTS.md, CLAUDE.md, ...) belongs to the user: only
+the block between `BEGIN` and `END` is cortex's. That block is replaced (or appended when there
+is none) and every other byte of the file is kept as it was.
+"""
+
+import contextlib
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+
+from cortex_mcp.engine.render.pages import GENERATOR
+
+BEGIN = (
+    "<!-- cortex-mcp:begin (generated from memory; edits between these lines become memories) -->"
+)
+END = "<!-- cortex-mcp:end -->"
+HASH_PREFIX = "mirror_hash:"
+BACKUPS = Path("memory") / "backups"
+TEXT_ERRORS = "surrogateescape"  # every byte of a user's file survives a decode and encode
+
+
+class Verdict(Enum):
+    """What to do with one page before writing it."""
+
+    WRITE = "write"
+    EDITED = "edited"
+    USERS = "users"
+
+
+@dataclass(frozen=True)
+class OnDisk:
+    """A page's state on disk: the verdict, and the edited text to import when edited."""
+
+    verdict: Verdict
+    edited_text: str = ""
+
+
+def digest(text: str) -> str:
+    """The hash kept for a page (or a block) as written."""
+    return hashlib.sha256(text.encode("utf-8", TEXT_ERRORS)).hexdigest()
+
+
+def hash_key(path: Path) -> str:
+    """The meta key under which the hash of the page at `path` is kept."""
+    return f"{HASH_PREFIX}{path}"
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text with every byte kept (undecodable bytes survive a round trip)."""
+    try:
+        return path.read_bytes().decode("utf-8", TEXT_ERRORS)
+    except FileNotFoundError:
+        return None
+
+
+def has_marker(text: str) -> bool:
+    """True when the text starts with the generator's front matter."""
+    lines = text.splitlines()[:2]
+    return [line.strip() for line in lines] == ["---", GENERATOR]
+
+
+def block_of(page: str) -> str:
+    """The block cortex keeps in a user's file: MEMORY.md without its front matter."""
+    if page.startswith("---\n"):
+        page = page.split("---\n", 2)[2].lstrip("\n")
+    return f"{BEGIN}\n{page.rstrip()}\n{END}\n"
+
+
+def find_block(text: str) -> tuple[int, int] | None:
+    """(start, end) offsets of cortex's block in a user's file, the markers included."""
+    start = text.find(BEGIN.split(" (")[0])
+    if start < 0 or (start > 0 and text[start - 1] != "\n"):
+        return None
+    end = text.find(END, start)
+    if end < 0:
+        return None
+    end += len(END)
+    if text[end : end + 2] == "\r\n":
+        end += 2
+    elif text[end : end + 1] == "\n":
+        end += 1
+    return start, end
+
+
+def splice(existing: str | None, block: str) -> str:
+    """`existing` with cortex's block replaced, or appended when it has none."""
+    if not existing:
+        return block
+    found = find_block(existing)
+    if found is not None:
+        return existing[: found[0]] + block + existing[found[1] :]
+    separator = "" if existing.endswith("\n") else "\n"
+    return existing + separator + "\n" + block
+
+
+def is_ours(text: str, stored: str | None) -> bool:
+    """True when `text` is what cortex last wrote, or was about to write when it stopped: the
+    stored value holds the digests of both while a write is under way."""
+    return stored is not None and digest(text) in stored.split()
+
+
+def judge_page(path: Path, new_text: str, stored: str | None, core: bool) -> OnDisk:
+    """The verdict on a whole page cortex is about to write. `core`: MEMORY.md, whose edits
+    (even to a copy without the marker) are imported; other pages without it are the user's."""
+    text = read_text(path)
+    if text is None or text == new_text or is_ours(text, stored):
+        return OnDisk(Verdict.WRITE)
+    if not has_marker(text) and not core:
+        return OnDisk(Verdict.USERS)
+    return OnDisk(Verdict.EDITED, text)
+
+
+def judge_block(path: Path, stored: str | None) -> OnDisk:
+    """The verdict on cortex's block in a user's file: edited when it is not what was written."""
+    text = read_text(path)
+    found = None if text is None else find_block(text)
+    if text is None or found is None:
+        return OnDisk(Verdict.WRITE)
+    block = text[found[0] : found[1]]
+    if stored is None or is_ours(block, stored):
+        return OnDisk(Verdict.WRITE)
+    return OnDisk(Verdict.EDITED, block)
+
+
+def back_up(path: Path, home: Path, now: datetime) -> Path:
+    """Copy the file as it is now to `memory/backups/<name>.<UTC time>.bak`; the copy's path."""
+    folder = home / BACKUPS
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = now.strftime("%Y%m%dT%H%M%S%fZ")
+    target = folder / f"{path.name}.{stamp}.bak"
+    number = 1
+    while target.exists():
+        number += 1
+        target = folder / f"{path.name}.{stamp}-{number}.bak"
+    shutil.copy2(path, target)
+    return target
+
+
+def remove_temporaries(folders: list[Path], suffix: str) -> int:
+    """Delete temp files a crash left in these folders (`.<name>.*<suffix>`); how many."""
+    removed = 0
+    for folder in folders:
+        for leftover in folder.glob(f".*{suffix}") if folder.is_dir() else []:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(leftover)
+                removed += 1
+    return removed

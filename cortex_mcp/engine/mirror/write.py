@@ -1,0 +1,172 @@
+"""The Markdown mirror on disk (the pages are `mirror.pages`): written atomically, keeping the
+user's edits.
+
+Each file is written to a temporary
+file beside it, flushed to disk and renamed over the old one, so a crash leaves the previous
+version whole. Dated pages this generator wrote that no longer have memories are removed; the
+user's own files never are. What cortex may write over, and what happens to a user's edit, is
+decided in `ownership`.
+"""
+
+import logging
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+
+from cortex_mcp.engine.mirror.ownership import (
+    HASH_PREFIX,
+    OnDisk,
+    Verdict,
+    back_up,
+    block_of,
+    digest,
+    hash_key,
+    is_ours,
+    judge_block,
+    judge_page,
+    read_text,
+    remove_temporaries,
+    splice,
+)
+from cortex_mcp.engine.mirror.pages import mirror_pages, page_paths
+from cortex_mcp.engine.privacy import cleaner_for
+from cortex_mcp.engine.render.pages import is_generated
+from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.engine.transfer import import_text
+from cortex_mcp.errors import CortexError
+from cortex_mcp.store.home import TEMP_SUFFIX, write_atomic
+from cortex_mcp.store.logs import log_action
+from cortex_mcp.store.meta import delete_meta, meta_with_prefix, set_meta
+
+logger = logging.getLogger(__name__)
+
+
+def write_pages(pages: dict[Path, str], generated_dirs: list[Path]) -> None:
+    """Write every page that changed; drop stale generated pages and crashed temporaries."""
+    for path, text in pages.items():
+        if not (path.exists() and path.read_text(encoding="utf-8") == text):
+            write_atomic(path, text)
+    for directory in generated_dirs:
+        for leftover in directory.glob(f".*{TEMP_SUFFIX}"):
+            leftover.unlink(missing_ok=True)
+        for page in directory.glob("*.md"):
+            if page not in pages and is_generated(page):
+                page.unlink(missing_ok=True)
+
+
+def shown(path: Path, home: Path) -> str:
+    """A page's name in reports: relative to the data directory when inside it."""
+    return path.relative_to(home).as_posix() if path.is_relative_to(home) else str(path)
+
+
+async def write_mirror(rt: Runtime, archive: bool = True) -> list[str]:
+    """Regenerate the mirror now (without `archive`, all but the archive months, which change
+    only in lifecycle runs); the pages, relative to the data directory. A page the user edited
+    is kept (imported and backed up) first; a file of the user's own is never written over.
+    One write at a time in a process: two interleaved would take each other's pages for edits."""
+    async with rt.mirror_lock:
+        return await _write_mirror(rt, archive)
+
+
+async def _write_mirror(rt: Runtime, archive: bool) -> list[str]:
+    home = rt.settings.home
+    pages = await mirror_pages(rt, archive)
+    async with rt.db.read() as conn:
+        hashes = await meta_with_prefix(conn, HASH_PREFIX)
+    judged = await anyio.to_thread.run_sync(_judge, rt, pages, hashes)
+    edited = {path: disk for path, disk in judged.items() if disk.verdict is Verdict.EDITED}
+    if edited:
+        await keep_edits(rt, edited)
+        pages = await mirror_pages(rt, archive)
+    own = {p: t for p, t in pages.items() if judged[p].verdict is not Verdict.USERS}
+    for path in set(pages) - set(own):
+        logger.warning("%s is the user's own file: not written over", shown(path, home))
+    _, working_dir, archive_dir = page_paths(home)
+    generated = [working_dir, archive_dir] if archive else [working_dir]
+    extra = rt.settings.mirror.extra_memory_md
+    async with rt.db.write() as conn:  # a write cut short leaves the page still ours
+        for path, page in own.items():
+            upcoming = digest(block_of(page) if path == extra else page)
+            previous = hashes.get(hash_key(path), "").split()[:1]
+            await set_meta(conn, hash_key(path), " ".join([upcoming, *previous]))
+    written, stale = await anyio.to_thread.run_sync(_write_owned, own, generated, extra, hashes)
+    async with rt.db.write() as conn:
+        for path, value in written.items():
+            await set_meta(conn, hash_key(path), value)
+        await delete_meta(conn, [hash_key(path) for path in stale])
+    return sorted(shown(path, home) for path in own)
+
+
+def _judge(rt: Runtime, pages: dict[Path, str], hashes: dict[str, str]) -> dict[Path, OnDisk]:
+    memory_md, extra = page_paths(rt.settings.home)[0], rt.settings.mirror.extra_memory_md
+    return {
+        path: judge_block(path, hashes.get(hash_key(path)))
+        if path == extra
+        else judge_page(path, text, hashes.get(hash_key(path)), core=path == memory_md)
+        for path, text in pages.items()
+    }
+
+
+def _write_owned(
+    pages: dict[Path, str], generated_dirs: list[Path], extra: Path | None, hashes: dict[str, str]
+) -> tuple[dict[Path, str], list[Path]]:
+    """Write the pages cortex owns (only its block of `extra`); drop stale generated pages
+    that are still as written, and crashed temporaries. (hashes written, pages removed)"""
+    written: dict[Path, str] = {}
+    for path, page in pages.items():
+        existing = read_text(path)
+        text = splice(existing, block_of(page)) if path == extra else page
+        if existing != text:
+            write_atomic(path, text)
+        written[path] = digest(block_of(page) if path == extra else page)
+    stale = []
+    for directory in generated_dirs:
+        remove_temporaries([directory], TEMP_SUFFIX)
+        for page_path in directory.glob("*.md"):
+            if page_path in pages or not is_generated(page_path):
+                continue
+            stored, on_disk = hashes.get(hash_key(page_path)), read_text(page_path)
+            if on_disk is not None and (stored is None or is_ours(on_disk, stored)):
+                page_path.unlink(missing_ok=True)
+                stale.append(page_path)
+    return written, stale
+
+
+async def keep_edits(rt: Runtime, edited: dict[Path, OnDisk]) -> None:
+    """Each edited page: back it up, import its text as manual memories, log the event."""
+    home, now = rt.settings.home, rt.clock()
+    memory_md, working_dir, _ = page_paths(home)
+    extra = rt.settings.mirror.extra_memory_md
+    for path, disk in edited.items():
+        backup = await anyio.to_thread.run_sync(back_up, path, home, now)
+        added = 0
+        name = "MEMORY.md" if path in (memory_md, extra) else path.name
+        if path in (memory_md, extra) or path.parent == working_dir:
+            try:
+                clean = await cleaner_for(rt, rt.agent(None))
+                report = await import_text(rt, clean, disk.edited_text, name, source="manual")
+                added = report.memories_added
+            except CortexError as error:  # kept in the backup; nothing imported
+                logger.warning("could not import the edit to %s: %s", shown(path, home), error)
+        async with rt.db.write() as conn:
+            details = {"page": shown(path, home), "backup": shown(backup, home), "added": added}
+            await log_action(conn, "mirror_edit", [], details, now)
+        logger.warning(
+            "kept the edit to %s as %d new memories; the edited file is at %s",
+            *(shown(path, home), added, shown(backup, home)),
+        )
+
+
+async def catch_up(rt: Runtime) -> list[str]:
+    """At start: remove temp files a crash left beside the pages, then bring the mirror up to
+    date with the store (keeping any edits made while cortex was not running)."""
+    home = rt.settings.home
+    folders = [home, home / "memory", *page_paths(home)[1:]]
+    extra = rt.settings.mirror.extra_memory_md
+    if extra is not None:
+        folders.append(extra.parent)
+    removed = await anyio.to_thread.run_sync(remove_temporaries, folders, TEMP_SUFFIX)
+    if removed:
+        logger.warning("removed %d temporary files left by an interrupted mirror write", removed)
+    return await write_mirror(rt, archive=False)

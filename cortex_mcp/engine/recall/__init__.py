@@ -1,0 +1,139 @@
+"""cortex_recall: the order of the steps, each in a module of its own.
+
+The query is read once (`question`), ranked over full text, vectors, dates and the graph
+(`rank`, `graph`), a question about a slot is answered first (`slots`), the conversation log
+fills the places no memory matching the query holds (`log`), and everything is fitted into the
+context block (`block`). No query: the core digest, with the profile first.
+"""
+
+import time
+
+from cortex_mcp.engine.language.redaction import redact
+from cortex_mcp.engine.recall import block
+from cortex_mcp.engine.recall.log import with_log_hits
+from cortex_mcp.engine.recall.question import Question, read_question
+from cortex_mcp.engine.recall.rank import Ranking, find
+from cortex_mcp.engine.recall.slots import slot_answers
+from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.errors import InvalidInput
+from cortex_mcp.models import Category, Layer, LogHit, RecallResult, SearchDebug, SearchHit
+from cortex_mcp.store import memories as rows
+
+ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
+Where = tuple[str, list[Layer] | None, list[Category] | None]
+"""Whose memories, in which layers (None: every layer, and core for the digest) and
+categories (None: all)."""
+DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
+
+
+def check_query(rt: Runtime, query: str) -> None:
+    """InvalidInput when the query is over the configured length."""
+    limit = rt.settings.memory.max_query_chars
+    if len(query) > limit:
+        raise InvalidInput("query", f"{len(query):,} characters; the limit is {limit:,}")
+
+
+async def recall(
+    rt: Runtime, query: str, where: Where, max_results: int, max_tokens: int
+) -> RecallResult:
+    """The memories most relevant to `query`, as a context block within `max_tokens`; no
+    query: the core digest (layers: core unless `where` names others)."""
+    check_query(rt, query)
+    started = time.perf_counter()
+    if not query.strip():
+        result = await digest(rt, where, max_results, max_tokens)
+    else:
+        question = read_question(query, rt.clock())
+        result = await search(rt, question, where, max_results, max_tokens)
+    rt.recall_latencies_ms.append((time.perf_counter() - started) * 1000)
+    return result
+
+
+async def search(
+    rt: Runtime, question: Question, where: Where, max_results: int, max_tokens: int
+) -> RecallResult:
+    """The ranked memories and log lines for a question, fitted into the token budget."""
+    agent, chosen, categories = where
+    layers = chosen or ALL_LAYERS
+    now = rt.clock()
+    ranking, hits = await rank(rt, question, where, keep=max_results)
+    found = [(h.memory, h.score.final_score) for h in hits]
+    # matched: by the query's words, or by time (made on or mentioning a day it names, or
+    # mentioning a date when it asks when): these come before the conversation log's hits
+    matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
+    said: list[LogHit] = []
+    if question.predicates or len(matched) < max_results:  # else: one read, as before the log
+        async with rt.db.read() as conn:
+            answers = await slot_answers(conn, question.predicates, agent, layers, categories)
+            found, said = await with_log_hits(
+                conn, question.log_match, agent, found, matched, answers, max_results
+            )
+    lines = block.answer_lines(ranking.relations, [m for m, _ in found])
+    budget = max(1, max_tokens - block.tokens_of("\n".join(lines))) if lines else max_tokens
+    context, fitted, fitted_said = block.recall_block(
+        [m for m, _ in found], said, question.terms, budget
+    )
+    context = block.with_relations(context, lines, block.CONTEXT_EMPTY)
+    found = found[:fitted]
+    logged = redact(question.text)[0] if rt.settings.sieve.redact_secrets else question.text
+    rt.access.record([m.id for m, _ in found], logged, now)  # the access log keeps it
+    return RecallResult(
+        context=context,
+        memories=[block.to_item(m, score) for m, score in found],
+        total_candidates=len(ranking.scored),
+        tokens_used=block.tokens_of(context),
+        conversation=said[:fitted_said],
+    )
+
+
+async def rank(
+    rt: Runtime, question: Question, where: Where, keep: int | None
+) -> tuple[Ranking, list[SearchHit]]:
+    """Every candidate ranked, and the best `keep` distinct ones read in full (None: all)."""
+    agent, layers, categories = where
+    return await find(
+        rt.db,
+        rt.vectors,
+        question,
+        agent_id=agent,
+        layers=layers or ALL_LAYERS,
+        categories=categories,
+        settings=rt.settings.search,
+        clock=rt.clock,
+        keep=keep,
+    )
+
+
+async def digest(rt: Runtime, where: Where, max_results: int, max_tokens: int) -> RecallResult:
+    """No query: the core memory digest, and the profile first when one exists."""
+    agent, layers, categories = where
+    layers = layers or [Layer.CORE]
+    async with rt.db.read() as conn:
+        found = await rows.live_memories(conn, agent, layers, categories, limit=max_results)
+        profile = await rows.live_profile(conn, agent)
+    memories = ([profile] if profile and profile not in found else []) + found
+    context, fitted = block.context_block(memories, max_tokens, DIGEST_HEADER)
+    kept = memories[:fitted]
+    return RecallResult(
+        context=context,
+        memories=[block.to_item(m, m.importance) for m in kept],
+        total_candidates=len(memories),
+        tokens_used=block.tokens_of(context),
+    )
+
+
+async def search_debug(
+    rt: Runtime, query: str, agent: str, layers: list[Layer] | None
+) -> SearchDebug:
+    """Every candidate for `query` with each factor of its score; changes nothing."""
+    check_query(rt, query)
+    await rt.access.flush()
+    question = read_question(query, rt.clock())
+    ranking, hits = await rank(rt, question, (agent, layers, None), keep=None)
+    return SearchDebug(
+        query=query,
+        terms=question.terms,
+        match_expression=ranking.terms_match,
+        backends=ranking.backends,
+        candidates=hits,
+    )

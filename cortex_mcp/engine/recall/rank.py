@@ -1,0 +1,276 @@
+"""Ranking: candidates from full text, vectors, dates and the graph, fused, scored, best first."""
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import anyio
+
+from cortex_mcp.clock import Clock
+from cortex_mcp.config import SearchSettings
+from cortex_mcp.engine.embedding import VectorIndex
+from cortex_mcp.engine.recall.graph import expand
+from cortex_mcp.engine.recall.question import Question
+from cortex_mcp.models import (
+    BackendTiming,
+    Candidate,
+    Category,
+    Layer,
+    ScoreBreakdown,
+    SearchHit,
+)
+from cortex_mcp.search.scoring import date_boost, fuse, score_candidate, with_dated
+from cortex_mcp.store import dates, fts
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection, Database
+from cortex_mcp.store.relations import Relation
+from cortex_mcp.store.vectors import vector_candidates
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A candidate, its place in the ranking and why."""
+
+    rank: int
+    candidate: Candidate
+    score: ScoreBreakdown
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Every ranked candidate for a query, and what each backend did."""
+
+    terms_match: str | None
+    scored: list[Scored]
+    backends: list[BackendTiming]
+    relations: list[Relation] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TextCandidates:
+    """What full-text search found for a query: (bm25, candidate) pairs, and how it went."""
+
+    match: str | None
+    found: list[tuple[float, Candidate]]
+    timing: BackendTiming
+
+
+async def text_candidates(
+    conn: Connection,
+    question: Question,
+    *,
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+    settings: SearchSettings,
+) -> TextCandidates:
+    """BM25 candidates of the query's terms (none when it has no searchable term)."""
+    match = question.match
+    started = time.perf_counter()
+    found: list[tuple[float, Candidate]] = []
+    if match is not None:
+        found = await fts.text_candidates(
+            conn,
+            match,
+            agent_id,
+            layers,
+            categories,
+            settings.candidate_limit,
+            settings.context_weight,
+        )
+    timing = BackendTiming(
+        name="fts5-bm25",
+        available=True,
+        candidates=len(found),
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+        note=None if match else "query has no searchable terms",
+    )
+    return TextCandidates(match, found, timing)
+
+
+async def rank(
+    conn: Connection,
+    question: Question,
+    text: TextCandidates,
+    *,
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+    settings: SearchSettings,
+    now: datetime,
+    query_vector: list[float] | None = None,
+    vector_backend: BackendTiming | None = None,
+) -> Ranking:
+    """The text candidates and the query vector's nearest memories, scored, best first."""
+    backends = [text.timing]
+    near: list[tuple[float, Candidate]] = []
+    if query_vector is not None and vector_backend is not None:
+        started = time.perf_counter()
+        near = await vector_candidates(
+            conn, query_vector, agent_id, layers, categories, settings.candidate_limit
+        )
+        vector_backend.candidates = len(near)
+        vector_backend.elapsed_ms += (time.perf_counter() - started) * 1000
+    if vector_backend is not None:
+        backends.append(vector_backend)
+    spans, when = question.spans, question.asks_when
+    dated = await dates.dated_candidates(
+        conn, spans, agent_id, layers, categories, settings.candidate_limit
+    )
+    candidates = {candidate.id: candidate for _, candidate in [*text.found, *near]}
+    candidates = {candidate.id: candidate for candidate in dated} | candidates
+    relevance = fuse(
+        {candidate.id: bm25 for bm25, candidate in text.found},
+        {candidate.id: distance for distance, candidate in near},
+        settings,
+    )
+    relevance = with_dated(relevance, [candidate.id for candidate in dated], settings)
+    graph = await expand(
+        conn,
+        question,
+        relevance,
+        candidates,
+        agent_id=agent_id,
+        layers=layers,
+        categories=categories,
+        settings=settings,
+    )
+    relevance, candidates = graph.relevance, graph.candidates
+    mentioned = await dates.mentions(conn, list(candidates)) if spans or when else {}
+    scored = [
+        (
+            candidates[key],
+            score_candidate(
+                value,
+                candidates[key].layer,
+                candidates[key].updated_at,
+                candidates[key].access_count,
+                now,
+                settings,
+                date_boost(
+                    candidates[key].created_at, spans, settings, mentioned.get(key, ()), when
+                ),
+            ),
+        )
+        for key, value in relevance.items()
+    ]
+    scored.sort(key=lambda pair: (-pair[1].final_score, pair[0].id))
+    ranked = [
+        Scored(rank=i, candidate=candidate, score=score)
+        for i, (candidate, score) in enumerate(scored, start=1)
+    ]
+    return Ranking(text.match, ranked, backends, graph.relations)
+
+
+async def find(
+    db: Database,
+    index: VectorIndex,
+    question: Question,
+    *,
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+    settings: SearchSettings,
+    clock: Clock,
+    keep: int | None,
+) -> tuple[Ranking, list[SearchHit]]:
+    """Rank every backend's candidates for `query`; read in full the best `keep` distinct ones
+    (None: all).
+
+    The query is embedded outside any transaction while full-text search runs, so the slower
+    of the two sets the pace. It is embedded only when the stored vectors can answer; when they
+    cannot (none configured, or being re-embedded) the whole search is one read of the store.
+    """
+    where: dict[str, Any] = {"agent_id": agent_id, "layers": layers, "categories": categories}
+    embedded: list[tuple[list[float] | None, BackendTiming]] = []
+
+    async def embed() -> None:
+        embedded.append(await _query_vector(index, question.text, vector_backend(db)))
+
+    async with anyio.create_task_group() as group, db.read() as conn:
+        searchable = await index.searchable(conn)
+        if searchable:
+            group.start_soon(embed)
+        text = await text_candidates(conn, question, **where, settings=settings)
+        if not searchable:
+            off = _vectors_off(db, index)
+            ranking = await rank(
+                conn, question, text, **where, settings=settings, now=clock(), vector_backend=off
+            )
+            return ranking, await search_hits(conn, _chosen(ranking, keep))
+    [(vector, backend)] = embedded
+    async with db.read() as conn:
+        if vector is not None and not await index.searchable(conn):
+            vector, backend = None, _vectors_off(db, index)  # the model changed meanwhile
+        ranking = await rank(
+            conn,
+            question,
+            text,
+            **where,
+            settings=settings,
+            now=clock(),
+            query_vector=vector,
+            vector_backend=backend,
+        )
+        return ranking, await search_hits(conn, _chosen(ranking, keep))
+
+
+def _chosen(ranking: Ranking, keep: int | None) -> list[Scored]:
+    return ranking.scored if keep is None else distinct(ranking.scored, keep)
+
+
+def _vectors_off(db: Database, index: VectorIndex) -> BackendTiming:
+    """The vector backend's report when it cannot take part in this search, and why."""
+    if not db.has_vectors:
+        note = f"sqlite-vec unavailable: {db.note}"
+    elif not index.configured:
+        note = index.embedder.note or "no embedding provider"
+    else:
+        note = "vectors are being (re-)embedded; BM25 only until done"
+    return BackendTiming(
+        name=vector_backend(db), available=False, candidates=0, elapsed_ms=0, note=note
+    )
+
+
+def vector_backend(db: Database) -> str:
+    """The vector search's name in reports: sqlite-vec, or pgvector on PostgreSQL."""
+    return "pgvector" if db.dialect == "postgresql" else "sqlite-vec"
+
+
+async def _query_vector(
+    index: VectorIndex, query: str, backend: str
+) -> tuple[list[float] | None, BackendTiming]:
+    """The query's vector (None when the embedder did not answer) and the backend's report."""
+    started = time.perf_counter()
+    vector = await index.query_vector(query)
+    return vector, BackendTiming(
+        name=backend,
+        available=vector is not None,
+        candidates=0,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+        note=None if vector is not None else "the embedding provider did not answer",
+    )
+
+
+def distinct(scored: list[Scored], limit: int) -> list[Scored]:
+    """The best `limit` candidates, skipping any whose content repeats an earlier one."""
+    seen: set[str] = set()
+    kept: list[Scored] = []
+    for entry in scored:
+        if entry.candidate.content_key not in seen:
+            seen.add(entry.candidate.content_key)
+            kept.append(entry)
+        if len(kept) == limit:
+            break
+    return kept
+
+
+async def search_hits(conn: Connection, scored: list[Scored]) -> list[SearchHit]:
+    """The chosen candidates as hits with their full memories, in ranking order."""
+    memories = await rows.memories_by_id(conn, [entry.candidate.id for entry in scored])
+    return [
+        SearchHit(rank=entry.rank, memory=memories[entry.candidate.id], score=entry.score)
+        for entry in scored
+        if entry.candidate.id in memories
+    ]

@@ -1,0 +1,79 @@
+"""Questions about a slot: "what's my name?", 我住在哪, 今使っているエディタは何 ask for the live
+value of a slot (language/slots.py), however they are worded; recall answers them with that slot's
+memories first, since neither keywords nor a small embedder reliably connect a question to a
+statement worded unlike it ("What's my name?" found the cat before)."""
+
+import re
+
+from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
+
+SLOT_ANSWERS = 3
+
+_ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
+    (
+        ("name",),
+        re.compile(r"(?i)\bmy name\b|\bwho am i\b|我(的名字|叫什么|是谁)|(私|僕|俺)の名前|私は誰"),
+    ),
+    (
+        ("home",),
+        re.compile(
+            r"(?i)\bwhere (do|did) i live\b|\bmy (home|city|hometown)\b"
+            r"|\bwhere am i (based|from)\b|\bwhich city\b|我住(在)?哪|哪个城市|我在哪(里|儿)?生活"
+            r"|どこ(に住|で暮らし)|住んでいる場所"
+        ),
+    ),
+    (
+        ("workplace", "role"),
+        re.compile(
+            r"(?i)\bmy (job|work|role|occupation|profession|employer)\b|\bwhere do i work\b"
+            r"|\bwhat do i do\b|我的(工作|职业)|我在哪(里|儿)?(工作|上班)|我是做什么|職業|仕事|勤め"
+        ),
+    ),
+    (("pet:",), re.compile(r"(?i)\bmy (pet|cat|dog)\b|宠物|我的(猫|狗)|ペット|うちの(猫|犬)")),
+    (
+        ("person:", "birthday:"),
+        re.compile(
+            r"(?i)\bmy (kid|child|children|daughter|son|wife|husband|partner|mother|father|"
+            r"brother|sister)\b|孩子|女儿|儿子|老婆|老公|子供|娘|息子|妻|夫"
+        ),
+    ),
+    (("birthday:",), re.compile(r"(?i)\bbirthday\b|\bborn\b|生日|誕生日|生まれ")),
+    (
+        ("answer_language",),
+        re.compile(r"(?i)\bwhich language\b|\bwhat language\b|什么语言|哪种语言|何語|言語"),
+    ),
+    (
+        ("tool:editor",),
+        re.compile(r"(?i)\b(text )?editor\b|\bIDE\b|编辑器|エディタ"),
+    ),
+    (("tool:database",), re.compile(r"(?i)\bdatabase\b|\bdb\b|数据库|データベース")),
+]
+
+
+def asked_predicates(question: str) -> list[str]:
+    """The slot predicates a question asks about ("what's my name?" → name), as prefixes; a
+    recall puts the live memories of those slots first."""
+    found: list[str] = []
+    for predicates, pattern in _ASKED:
+        if pattern.search(question):
+            found += [p for p in predicates if p not in found]
+    return found
+
+
+async def slot_answers(
+    conn: Connection,
+    predicates: list[str],
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+) -> list[Memory]:
+    """The live memories of the slots a question asks about (`predicates`), newest first."""
+    if not predicates:
+        return []
+    return [
+        m
+        for m in await rows.live_slot_memories(conn, agent_id, predicates, SLOT_ANSWERS)
+        if m.layer in layers and (categories is None or m.category in categories)
+    ]
