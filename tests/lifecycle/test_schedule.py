@@ -202,7 +202,7 @@ async def main() -> None:
         sys.stdout.write("ready\\n")
         sys.stdout.flush()
         await anyio.to_thread.run_sync(sys.stdin.readline)  # go
-        report = await LifecycleScheduler(engine).tick()
+        report = await LifecycleScheduler(engine.runtime).tick()
     sys.stdout.write(json.dumps({"ran": report is not None}) + "\\n")
 
 anyio.run(main)
