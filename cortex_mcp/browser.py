@@ -13,7 +13,7 @@ from pydantic import Field
 
 from cortex_mcp.engine import Engine, browse
 from cortex_mcp.models import Category, Layer
-from cortex_mcp.store.browse import PageFilter
+from cortex_mcp.store.pages import PageFilter
 from cortex_mcp.tools import HARD_CONTENT_LIMIT, AgentId, MemoryId, reports_errors
 
 APP_URI = "ui://cortex/memory-browser"

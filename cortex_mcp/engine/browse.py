@@ -13,10 +13,10 @@ from cortex_mcp.engine.lifecycle import lifecycle_status
 from cortex_mcp.engine.lifecycle.profile import manual_part
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import Category, Layer, Memory, SearchHit, is_memory_id
-from cortex_mcp.store import browse as pages
 from cortex_mcp.store import conversation as said
 from cortex_mcp.store import lifecycle as cycles
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store import pages
 from cortex_mcp.store import relations as graph_rows
 from cortex_mcp.store.logs import log_action
 
