@@ -11,7 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 from mcp_types import Tool as MCPTool
 
-from cortex_mcp import __version__, browser, tools
+from cortex_mcp import __version__, tools
 from cortex_mcp.arguments import (
     argument_limits,
     check_limits,
@@ -19,6 +19,7 @@ from cortex_mcp.arguments import (
     with_limits,
     with_structured_content,
 )
+from cortex_mcp.browser import app as browser
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
 from cortex_mcp.engine import Engine
