@@ -27,7 +27,7 @@ from mcp_types import CallToolResult
 from bench.corpus import Corpus
 from bench.distinct_facts import write_docs
 from bench.latency import SEED, machine, seed
-from cortex_mcp.browser import APP_MIME_TYPE, UI_EXTENSION
+from cortex_mcp.browser.app import APP_MIME_TYPE, UI_EXTENSION
 from cortex_mcp.clock import utc_now
 from cortex_mcp.config import EmbeddingSettings, LifecycleSettings, Settings
 from cortex_mcp.server import build_server

@@ -375,7 +375,7 @@ def git(*args: str) -> str:
 
 
 def machine() -> dict[str, Any]:
-    from cortex_mcp.store.db import pick_driver
+    from cortex_mcp.store.sqlite import pick_driver
 
     driver = pick_driver()
     cpu = next(

@@ -51,9 +51,10 @@ from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.providers.local import MODEL
 from cortex_mcp.server import build_server
 from cortex_mcp.store import vectors
-from cortex_mcp.store.db import Database, open_database
+from cortex_mcp.store.db import Database
 from cortex_mcp.store.migrations import migrate
 from cortex_mcp.store.select import open_store as any_store
+from cortex_mcp.store.sqlite import open_database
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "bench" / "locomo_dev.json"

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 import anyio
 
 from cortex_mcp import __version__
-from cortex_mcp.browse import serve_browser
+from cortex_mcp.browser.host import serve_browser
 from cortex_mcp.config import (
     LEGACY_HOME,
     Settings,

@@ -11,7 +11,15 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 from mcp_types import Tool as MCPTool
 
-from cortex_mcp import __version__, browser, tools
+from cortex_mcp import __version__, tools
+from cortex_mcp.arguments import (
+    argument_limits,
+    check_limits,
+    one_line,
+    with_limits,
+    with_structured_content,
+)
+from cortex_mcp.browser import app as browser
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import Engine
@@ -121,19 +129,19 @@ class CortexServer(browser.AppAwareServer):
         """The tools, their string limits set from the configuration."""
         listed = await super().list_tools()
         for tool in listed:
-            tool.input_schema = tools.with_limits(tool.input_schema, self.limits)
+            tool.input_schema = with_limits(tool.input_schema, self.limits)
         return listed
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Engine, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         """Run a tool; any argument or domain error is one `field: rule` line."""
-        tools.check_limits(arguments, self.limits)
+        check_limits(arguments, self.limits)
         try:
             result = await super().call_tool(name, arguments, context)
         except ToolError as err:
-            raise tools.one_line(err) from err.__cause__
-        return tools.with_structured_content(result)
+            raise one_line(err) from err.__cause__
+        return with_structured_content(result)
 
 
 @asynccontextmanager
@@ -154,7 +162,7 @@ def build_server(
     chosen = exposed(settings, ALL_TOOLS)
     mcp = CortexServer(
         "cortex-mcp",
-        limits=tools.argument_limits(settings),
+        limits=argument_limits(settings),
         version=__version__,
         instructions=instructions([fn.__name__ for fn, _ in chosen]),
         lifespan=partial(lifespan, host),

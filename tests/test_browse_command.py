@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from cortex_mcp.browser import APP_URI
+from cortex_mcp.browser.app import APP_URI
 from tests.conftest import read_text
 from tests.servers import INITIALIZE, MCP_ACCEPT, STARTUP_TIMEOUT_S, browse_server
 

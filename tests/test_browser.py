@@ -8,7 +8,7 @@ import pytest
 from mcp import Client
 from mcp.client.extension import advertise
 
-from cortex_mcp.browser import APP_MIME_TYPE, APP_TOOLS, APP_URI, UI_EXTENSION
+from cortex_mcp.browser.app import APP_MIME_TYPE, APP_TOOLS, APP_URI, UI_EXTENSION
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.server import build_server

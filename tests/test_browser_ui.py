@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.extension import advertise
 
-from cortex_mcp.browser import APP_MIME_TYPE, UI_EXTENSION
+from cortex_mcp.browser.app import APP_MIME_TYPE, UI_EXTENSION
 from cortex_mcp.config import Settings
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, inspect_database, remember

@@ -12,7 +12,7 @@ from mcp import Client
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.server import build_server
-from cortex_mcp.store.db import SqliteDatabase
+from cortex_mcp.store.sqlite import SqliteDatabase
 from tests.conftest import text_of
 from tests.test_tools import row_count
 

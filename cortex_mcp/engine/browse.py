@@ -19,10 +19,10 @@ from cortex_mcp.engine.recall import search_debug
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer, Memory, SearchHit
-from cortex_mcp.store import browse as pages
 from cortex_mcp.store import conversation as said
 from cortex_mcp.store import lifecycle as cycles
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store import pages
 from cortex_mcp.store import relations as graph_rows
 from cortex_mcp.store.logs import log_action
 

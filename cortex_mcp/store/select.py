@@ -4,7 +4,8 @@ from pathlib import Path
 
 from cortex_mcp.config import Settings
 from cortex_mcp.errors import ConfigError
-from cortex_mcp.store.db import Database, open_database
+from cortex_mcp.store.db import Database
+from cortex_mcp.store.sqlite import open_database
 
 
 async def open_store(settings: Settings) -> Database:

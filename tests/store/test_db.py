@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 from anyio import wait_all_tasks_blocked
 
-from cortex_mcp.store.db import open_database, pick_driver
+from cortex_mcp.store.sqlite import open_database, pick_driver
 
 WITHOUT_SQLEAN = """
 import sys, json, anyio, sqlite3

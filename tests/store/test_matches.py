@@ -6,9 +6,9 @@ import pytest
 
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
-from cortex_mcp.store.db import open_database
 from cortex_mcp.store.matches import LIVE_CONTAINING, document_counts
 from cortex_mcp.store.migrations import migrate
+from cortex_mcp.store.sqlite import open_database
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 

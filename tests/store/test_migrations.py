@@ -6,8 +6,8 @@ import aiosqlite
 import pytest
 
 from cortex_mcp.store import migrations
-from cortex_mcp.store.db import open_database
 from cortex_mcp.store.migrations import MIGRATIONS, migrate, schema_version
+from cortex_mcp.store.sqlite import open_database
 from tests.conftest import inspect_database
 
 

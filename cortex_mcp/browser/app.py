@@ -11,11 +11,11 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, ListToolsResult, PaginatedRequestParams, TextContent
 from pydantic import Field
 
+from cortex_mcp.arguments import HARD_CONTENT_LIMIT, AgentId, MemoryId, reports_errors
 from cortex_mcp.engine import browse
 from cortex_mcp.engine.facade import Engine
 from cortex_mcp.models import Category, Layer
-from cortex_mcp.store.browse import PageFilter
-from cortex_mcp.tools import HARD_CONTENT_LIMIT, AgentId, MemoryId, reports_errors
+from cortex_mcp.store.pages import PageFilter
 
 APP_URI = "ui://cortex/memory-browser"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
