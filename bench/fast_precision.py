@@ -27,7 +27,7 @@ import anyio
 from bench.distinct_facts import write_docs
 from bench.fast_labels import LABELS, Label, judge, load_labels
 from bench.fast_writes import FastWrite, fast_writes
-from bench.locomo import DATA, ROOT, machine
+from bench.locomo import DATA, ROOT, git, machine
 from bench.locomo_data import load_samples
 from cortex_mcp.clock import utc_now
 
@@ -145,8 +145,12 @@ def section(document: dict[str, Any]) -> str:
             "| --- | --- |",
             *[f"| {name} | {value} |" for name, value in rows],
             "",
-            f"Lasting facts per category of the judged writes: {categories}.",
-            f"Commit {document['machine']['commit']}, {document['generated_at']}.",
+            textwrap.fill(
+                f"Lasting facts per category of the judged writes: {categories}. The server's"
+                f" code at commit {document['engine commit']}, the bench at"
+                f" {document['machine']['commit']}, {document['generated_at']}.",
+                width=96,
+            ),
             END,
         ]
     )
@@ -172,6 +176,7 @@ async def main() -> None:
         "benchmark": "fast channel precision",
         "generated_at": utc_now().isoformat(timespec="seconds"),
         "machine": machine(),
+        "engine commit": git("log", "-1", "--format=%h", "--", "cortex_mcp"),
         "labels": dict(Counter(label.kind for label in labels)),
         "result": result,
     }

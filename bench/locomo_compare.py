@@ -38,6 +38,7 @@ from bench.locomo import (
     bench_settings,
     context_of,
     copy_vectors,
+    git,
     log,
     machine,
     structured,
@@ -289,8 +290,11 @@ def render(document: dict[str, Any]) -> str:
     """The section's tables for one results document."""
     mode = document["method"]["search"]
     lines = [
-        f"#### {mode} (`{document['file']}`, commit {document['machine']['commit']},"
-        f" {document['generated_at']})",
+        f"### {mode}",
+        "",
+        f"`{document['file']}`, {document['generated_at']}: the server's code (`cortex_mcp/`) at"
+        f" commit {document.get('engine commit', '?')}, the bench at"
+        f" {document['machine']['commit']}.",
         "",
         "| path | recall@10 (1–4) | × remember | MRR | multi-hop | temporal | open-domain"
         " | single-hop | memories / 100 turns | core / 100 turns | floor: empty answers |",
@@ -350,6 +354,7 @@ async def main(args: argparse.Namespace) -> None:
         "file": f"bench/results/{target.name}",
         "generated_at": utc_now().isoformat(timespec="seconds"),
         "machine": machine(),
+        "engine commit": git("log", "-1", "--format=%h", "--", "cortex_mcp"),
         "method": {
             "max_results": MAX_RESULTS,
             "max_tokens": MAX_TOKENS,
