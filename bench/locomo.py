@@ -523,6 +523,13 @@ def parse_args() -> argparse.Namespace:
         help="a PostgreSQL server's postgresql://.../postgres URL: the stores go there",
     )
     cli.add_argument(
+        "--path",
+        help="compare how the conversation reaches the server (bench/locomo_compare.py): a "
+        "comma-separated list of remember, remember-plain, ingest, flush, or all; absent: the "
+        "by-hand configurations below",
+    )
+    cli.add_argument("--bm25", action="store_true", help="with --path: no embedder")
+    cli.add_argument(
         "--set",
         action="append",
         default=[],
@@ -546,6 +553,11 @@ def overrides(pairs: list[str]) -> dict[str, Any]:
 
 async def main() -> None:
     args = parse_args()
+    if args.path:
+        from bench import locomo_compare  # it builds on this module
+
+        await locomo_compare.main(args)
+        return
     if args.docs_only:
         write_docs(json.loads(args.results.read_text(encoding="utf-8")))
         return
