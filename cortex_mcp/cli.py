@@ -13,6 +13,7 @@ import sys
 import traceback
 import webbrowser
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -35,6 +36,7 @@ from cortex_mcp.engine import Engine, forgetting, open_engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.engine.lifecycle.mirror import write_atomic
 from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
+from cortex_mcp.local_socket import serve_local_socket
 from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
 from cortex_mcp.stdio import serve_stdio
@@ -243,7 +245,8 @@ def run_server(settings: Settings, transport: str) -> int:
     host = EngineHost(settings)
     mcp = build_server(settings, host=host)
     if transport == "stdio":
-        return anyio.run(serve_stdio, mcp, TTY_NOTICE if sys.stdin.isatty() else None)
+        notice = TTY_NOTICE if sys.stdin.isatty() else None
+        return anyio.run(serve_stdio, mcp, notice, partial(serve_local_socket, mcp, settings))
     anyio.run(serve_http, mcp, host, settings, "sse" if transport == "sse" else "streamable-http")
     return 0
 
