@@ -36,6 +36,8 @@ from cortex_mcp.engine import Engine, forgetting, open_engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.engine.lifecycle.mirror import write_atomic
 from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
+from cortex_mcp.hooks import install as hook_install
+from cortex_mcp.hooks.install import SETTINGS_FILES
 from cortex_mcp.local_socket import serve_local_socket
 from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
@@ -85,7 +87,20 @@ def parser() -> argparse.ArgumentParser:
     add_privacy_commands(commands, export)
     add_browse_command(commands)
     add_migrate_command(commands)
+    add_hooks_command(commands)
     return top
+
+
+def add_hooks_command(commands: Any) -> None:
+    """`cortex-mcp hooks install|uninstall AGENT [--project]`: the host hooks (#25)."""
+    hooks = commands.add_parser(
+        "hooks", help="add or remove cortex-mcp's hooks in a coding agent's settings"
+    )
+    hooks.add_argument("action", choices=["install", "uninstall"])
+    hooks.add_argument("agent", choices=list(SETTINGS_FILES))
+    hooks.add_argument(
+        "--project", action="store_true", help="this project's settings, not the user's"
+    )
 
 
 def add_migrate_command(commands: Any) -> None:
@@ -321,6 +336,11 @@ def run(args: argparse.Namespace) -> int:
         stream=sys.stderr, level=settings.log_level, format="%(asctime)s %(name)s %(message)s"
     )
     quiet_drivers()
+    if args.command == "hooks":
+        where = Path.cwd() if args.project else None
+        act = hook_install.install if args.action == "install" else hook_install.uninstall
+        sys.stdout.write(act(args.agent, where) + "\n")
+        return 0
     if args.command == "config":
         text = settings_markdown() if args.markdown else settings.model_dump_json(indent=2)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

@@ -18,6 +18,7 @@ from cortex_mcp.engine import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.grants import GrantCheck
+from cortex_mcp.hooks import stats as hook_stats
 from cortex_mcp.resources import MemoryResources
 
 INSTRUCTION_HEAD = (
@@ -190,4 +191,7 @@ def build_server(
     mcp.resource("cortex://relations", mime_type="text/markdown")(reads.relations)
     mcp.resource("cortex://entity/{name}", mime_type="application/json")(reads.entity)
     mcp.prompt("cortex_context", title="Load memory")(reads.context_prompt)
+    mcp.resource("cortex://hooks/stats", mime_type="application/json")(
+        hook_stats.resource(settings.home)
+    )
     return mcp

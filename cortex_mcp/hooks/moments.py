@@ -1,11 +1,8 @@
 """The five moments: what each one reads, which tool it calls on the running server, and
 what it injects. Standard library only (the hook command's hot path)."""
 
-import json
-import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from cortex_mcp.hooks import precheck, transcripts
 from cortex_mcp.hooks.client import Connection
@@ -23,8 +20,7 @@ INJECTION_HEAD = "Memory from earlier sessions (cortex-mcp), relevant to this pr
 DIGEST_HEAD = "Memory from earlier sessions (cortex-mcp):"
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
     """One hook invocation as the host described it on stdin."""
 
     host: str
@@ -171,7 +167,7 @@ class Moments:
             with self.connect() as server:
                 if missed:
                     self._flush(server, event, [m for e in missed for m in e], "stop")
-                arguments = self._exchange(event, last)
+                arguments = exchange_arguments(event, last, self.settings)
                 if arguments["user_message"] or arguments["assistant_message"]:
                     server.call_tool("cortex_ingest", arguments)
             state["position"] = position
@@ -201,46 +197,10 @@ class Moments:
         chunk = transcripts.read_since(event.host, event.transcript, int(state["position"]))
         return chunk.messages, chunk.position
 
-    def _exchange(self, event: Event, messages: list[Message]) -> dict[str, Any]:
-        limit = int(self.settings["max_message_chars"])
-        tool_limit = int(self.settings["tool_result_chars"])
-        results = {m.call_id: m.text for m in messages if m.role == "tool_result"}
-        calls = [
-            {
-                "name": m.tool,
-                "input": cut(m.text, tool_limit),
-                "result": cut(results.get(m.call_id, ""), tool_limit),
-            }
-            for m in messages
-            if m.role == "tool_call"
-        ][-MAX_TOOL_CALLS:]
-        user = "\n\n".join(m.text for m in messages if m.role == "user")
-        reply = "\n\n".join(m.text for m in messages if m.role == "assistant")
-        arguments: dict[str, Any] = {
-            "user_message": cut(user, limit),
-            "assistant_message": cut(reply or event.inline_reply, limit),
-        }
-        if event.session_id:
-            arguments["session_id"] = event.session_id[:128]
-        if calls:
-            arguments["tool_calls"] = calls
-        return arguments
-
     def _flush(
         self, server: Connection, event: Event, messages: list[Message], reason: str
     ) -> None:
-        limit = int(self.settings["max_message_chars"])
-        tool_limit = int(self.settings["tool_result_chars"])
-        flat: list[dict[str, str]] = []
-        names = {m.call_id: m.tool for m in messages if m.role == "tool_call"}
-        for m in messages:
-            if m.role in ("user", "assistant"):
-                flat.append({"role": m.role, "content": cut(m.text, limit)})
-            elif m.role == "tool_call":
-                flat.append({"role": "tool", "content": f"{m.tool} {cut(m.text, tool_limit)}"})
-            elif m.text.strip():
-                name = names.get(m.call_id, "tool")
-                flat.append({"role": "tool", "content": f"{name} → {cut(m.text, tool_limit)}"})
+        flat = flush_messages(messages, self.settings)
         for start in range(0, len(flat), FLUSH_BATCH):
             arguments: dict[str, Any] = {
                 "messages": flat[start : start + FLUSH_BATCH],
@@ -251,6 +211,49 @@ class Moments:
             server.call_tool("cortex_flush", arguments)
 
 
-def pointer_json(event: Event) -> str:
-    """The spool record of an event: where to read, never what was said."""
-    return json.dumps(event.pointer() | {"pid": os.getpid()}, ensure_ascii=False)
+def exchange_arguments(
+    event: Event, messages: list[Message], settings: dict[str, Any]
+) -> dict[str, Any]:
+    """cortex_ingest's arguments for one exchange: the user's text, the reply, and the tool
+    calls with their results, each cut to its limit."""
+    limit = int(settings["max_message_chars"])
+    tool_limit = int(settings["tool_result_chars"])
+    results = {m.call_id: m.text for m in messages if m.role == "tool_result"}
+    calls = [
+        {
+            "name": m.tool,
+            "input": cut(m.text, tool_limit),
+            "result": cut(results.get(m.call_id, ""), tool_limit),
+        }
+        for m in messages
+        if m.role == "tool_call"
+    ][-MAX_TOOL_CALLS:]
+    user = "\n\n".join(m.text for m in messages if m.role == "user")
+    reply = "\n\n".join(m.text for m in messages if m.role == "assistant")
+    arguments: dict[str, Any] = {
+        "user_message": cut(user, limit),
+        "assistant_message": cut(reply or event.inline_reply, limit),
+    }
+    if event.session_id:
+        arguments["session_id"] = event.session_id[:128]
+    if calls:
+        arguments["tool_calls"] = calls
+    return arguments
+
+
+def flush_messages(messages: list[Message], settings: dict[str, Any]) -> list[dict[str, str]]:
+    """cortex_flush's messages: texts as they are, each tool call with its result as one
+    `tool` message, everything cut to its limit."""
+    limit = int(settings["max_message_chars"])
+    tool_limit = int(settings["tool_result_chars"])
+    flat: list[dict[str, str]] = []
+    names = {m.call_id: m.tool for m in messages if m.role == "tool_call"}
+    for m in messages:
+        if m.role in ("user", "assistant"):
+            flat.append({"role": m.role, "content": cut(m.text, limit)})
+        elif m.role == "tool_call":
+            flat.append({"role": "tool", "content": f"{m.tool} {cut(m.text, tool_limit)}"})
+        elif m.text.strip():
+            name = names.get(m.call_id, "tool")
+            flat.append({"role": "tool", "content": f"{name} → {cut(m.text, tool_limit)}"})
+    return flat

@@ -4,9 +4,8 @@ in a JSON file) so a moment reads only what is new. Standard library only."""
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 TAIL_BYTES = 256 << 10
 """How much of a transcript's end a prompt reads for its recent messages."""
@@ -24,8 +23,7 @@ class BadTranscript(Exception):
     """A transcript line that is not what its host writes: `file:line: rule`."""
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     """One message of a transcript: user or assistant text, a tool call or a tool result."""
 
     role: str  # user | assistant | tool_call | tool_result
@@ -34,8 +32,7 @@ class Message:
     tool: str = ""
 
 
-@dataclass(frozen=True)
-class Chunk:
+class Chunk(NamedTuple):
     """The messages after a position, and the position after them."""
 
     messages: list[Message]
