@@ -117,8 +117,10 @@ def run(host: str, moment: str, payload: dict[str, Any]) -> str:
         moments = Moments(data_home, settings, INJECT_TIMEOUT_S)
         try:
             context = getattr(moments, moment.replace("-", "_"))(event)
-        except NoServer:
+        except NoServer as err:
             context = fallback(data_home, moment, settings)
+            if not context:
+                say(f"{moment}: no cortex-mcp server ({err}); nothing injected")
         return render(host, moment, context)
     check_transcript(event)
     if detach():
