@@ -16,6 +16,16 @@ MAX_TOOL_CALLS = 50
 RECENT_CHARS = 300
 """Each recent transcript message adds at most this much to a prompt's query."""
 QUERY_CHARS = 1800
+MAX_LOG_HITS = 2
+MIN_SHARED_WORDS = 2
+"""A conversation-log message is injected only when it shares this many content words with
+the prompt (or all of them, for a shorter prompt)."""
+STOP_TEXT = """
+    the and for are was were you your our with that this what which when where who how why
+    does did can could should would will about from into have has had not but use its all
+    is it to of in on at we do an or be as by if so no my me up us i'm
+"""
+STOP_WORDS = frozenset(STOP_TEXT.split())
 INJECTION_HEAD = "Memory from earlier sessions (cortex-mcp), relevant to this prompt:"
 DIGEST_HEAD = "Memory from earlier sessions (cortex-mcp):"
 
@@ -56,6 +66,29 @@ class Event(NamedTuple):
             "transcript_path": str(self.transcript) if self.transcript else None,
             "cwd": self.cwd,
         }
+
+
+def content_words(text: str) -> set[str]:
+    """The words that carry meaning: Latin words of 2+ letters minus stop words (a plural's
+    "s" dropped), and each pair of adjacent CJK characters."""
+    words: set[str] = set()
+    latin: list[str] = []
+    previous = ""
+    for ch in text.lower() + " ":
+        if ord(ch) >= 0x2E80 and ch.isalnum():
+            if previous:
+                words.add(previous + ch)
+            previous = ch
+            continue
+        previous = ""
+        if ch.isalnum():
+            latin.append(ch)
+        elif latin:
+            word = "".join(latin)
+            latin = []
+            if len(word) >= 2 and word not in STOP_WORDS:
+                words.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
+    return words
 
 
 def estimate_tokens(text: str) -> int:
@@ -108,8 +141,8 @@ class Moments:
             project = Path(event.cwd).name if event.cwd else ""
             hits = self._relevant(server, project, budget) if project else []
         lines = [str(digest.get("context", "")).strip()]
-        known = {line.strip() for line in lines[0].splitlines()}
-        lines += [hit for hit in hits if hit not in known]
+        known = {str(m.get("id")) for m in digest.get("memories", []) if isinstance(m, dict)}
+        lines += [line for memory_id, line in hits if memory_id not in known]
         text = within("\n".join([DIGEST_HEAD, *[line for line in lines if line]]), budget)
         return self._counted(event, text if text != DIGEST_HEAD else "")
 
@@ -128,20 +161,31 @@ class Moments:
             :QUERY_CHARS
         ]
         with self.connect() as server:
-            hits = self._relevant(server, query, budget)
+            hits = [line for _, line in self._relevant(server, query, budget, event.prompt)]
         text = within("\n".join([INJECTION_HEAD, *hits]), budget) if hits else ""
         return self._counted(event, text if text != INJECTION_HEAD else "", prompt=True)
 
-    def _relevant(self, server: Connection, query: str, budget: int) -> list[str]:
+    def _relevant(
+        self, server: Connection, query: str, budget: int, words_of: str = ""
+    ) -> list[tuple[str, str]]:
+        """(id, line) of what recall found for `query` that is worth injecting: memories at
+        or above the relevance floor, and conversation-log messages (whose scores only rank
+        them against each other) sharing enough words with `words_of` (default: the query)."""
         result = server.call_tool(
             "cortex_recall", {"query": query, "max_results": 8, "max_tokens": max(50, budget * 2)}
         )
         floor = float(self.settings["relevance_floor"])
-        return [
-            f"- [{hit.get('category')}] {hit.get('content')}"
+        found = [
+            (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
             for hit in result.get("memories", [])
             if isinstance(hit, dict) and float(hit.get("score", 0)) >= floor
         ]
+        asked = content_words(words_of or query)
+        for hit in result.get("conversation", [])[:MAX_LOG_HITS]:
+            said = str(hit.get("content", "")) if isinstance(hit, dict) else ""
+            if len(asked & content_words(said)) >= min(MIN_SHARED_WORDS, len(asked)) > 0:
+                found.append((str(hit.get("exchange_id")), f"- [said earlier] {said[:400]}"))
+        return found
 
     def _counted(self, event: Event, text: str, prompt: bool = False) -> str:
         with session_state(self.home, event.host, event.session_id) as state:
