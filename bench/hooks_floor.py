@@ -30,6 +30,7 @@ from bench.locomo import (
 )
 from bench.locomo_data import Sample, load_samples
 from cortex_mcp.engine.host import EngineHost
+from cortex_mcp.hooks.moments import content_words
 from cortex_mcp.server import build_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,18 +71,22 @@ OFF_TOPIC = [
     "Make the table sortable by each column",
     "Move the secrets from the config file into environment variables",
 ]
-FLOORS = [round(0.05 * i, 2) for i in range(0, 25)]
+FLOORS = [round(0.05 * i, 2) for i in range(25)]
 MAX_OFF_TOPIC = 0.2
+SHARED = [0, 1, 2]
+
+
+Hit = tuple[float, bool, int]  # score, holds the answer, content words shared with the prompt
 
 
 async def recall_scores(
     home: Path, sample: Sample, owners: dict[str, list[str]], provider: str
-) -> tuple[list[list[tuple[float, bool]]], list[list[float]]]:
-    """Per question: (score, holds evidence) of each memory; per off-topic prompt: scores."""
+) -> tuple[list[list[Hit]], list[list[Hit]]]:
+    """Per question and per off-topic prompt: each recalled memory as a Hit."""
     settings = bench_settings(home, provider)
     host = EngineHost(settings)
-    questions: list[list[tuple[float, bool]]] = []
-    off: list[list[float]] = []
+    questions: list[list[Hit]] = []
+    off: list[list[Hit]] = []
     async with host.use() as engine:
         if provider != "none":
             await vectors_ready(engine)
@@ -89,13 +94,19 @@ async def recall_scores(
             for question in sample.questions:
                 found = structured(
                     await client.call_tool(
-                        "cortex_recall", {"query": question.text, "max_results": 8, "max_tokens": 600}
+                        "cortex_recall",
+                        {"query": question.text, "max_results": 8, "max_tokens": 600},
                     )
                 )
                 evidence = set(question.evidence)
+                asked = content_words(question.text)
                 questions.append(
                     [
-                        (float(m["score"]), bool(evidence & set(owners.get(m["id"], []))))
+                        (
+                            float(m["score"]),
+                            bool(evidence & set(owners.get(m["id"], []))),
+                            len(asked & content_words(m["content"])),
+                        )
                         for m in found["memories"]
                     ]
                 )
@@ -105,34 +116,41 @@ async def recall_scores(
                         "cortex_recall", {"query": prompt, "max_results": 8, "max_tokens": 600}
                     )
                 )
-                off.append([float(m["score"]) for m in found["memories"]])
+                asked = content_words(prompt)
+                off.append(
+                    [
+                        (float(m["score"]), False, len(asked & content_words(m["content"])))
+                        for m in found["memories"]
+                    ]
+                )
     return questions, off
 
 
-def table(
-    questions: list[list[tuple[float, bool]]], off: list[list[float]]
-) -> list[dict[str, Any]]:
+def table(questions: list[list[Hit]], off: list[list[Hit]]) -> list[dict[str, Any]]:
+    """Each (floor, shared words) rule: precision, answered, off-topic injections, F1."""
     rows = []
-    for floor in FLOORS:
-        kept = [(s, good) for hits in questions for s, good in hits if s >= floor]
-        precision = sum(good for _, good in kept) / len(kept) if kept else 0.0
-        answered = sum(any(good and s >= floor for s, good in hits) for hits in questions)
-        answered_share = answered / len(questions)
-        injected = sum(any(s >= floor for s in hits) for hits in off) / len(off)
-        f1 = (
-            2 * precision * answered_share / (precision + answered_share)
-            if precision + answered_share
-            else 0.0
-        )
-        rows.append(
-            {
-                "floor": floor,
-                "precision": round(precision, 3),
-                "answered": round(answered_share, 3),
-                "off_topic_injected": round(injected, 3),
-                "f1": round(f1, 3),
-            }
-        )
+    for shared in SHARED:
+        for floor in FLOORS:
+
+            def passes(hit: Hit, floor: float = floor, shared: int = shared) -> bool:
+                return hit[0] >= floor and hit[2] >= shared
+
+            kept = [hit for hits in questions for hit in hits if passes(hit)]
+            precision = sum(hit[1] for hit in kept) / len(kept) if kept else 0.0
+            answered = sum(any(h[1] and passes(h) for h in hits) for hits in questions)
+            answered_share = answered / len(questions)
+            injected = sum(any(passes(h) for h in hits) for hits in off) / len(off)
+            total = precision + answered_share
+            rows.append(
+                {
+                    "floor": floor,
+                    "shared_words": shared,
+                    "precision": round(precision, 3),
+                    "answered": round(answered_share, 3),
+                    "off_topic_injected": round(injected, 3),
+                    "f1": round(2 * precision * answered_share / total if total else 0.0, 3),
+                }
+            )
     return rows
 
 
@@ -148,7 +166,7 @@ async def main() -> None:
         questions, off = await recall_scores(home, sample, owners, args.provider)
     rows = table(questions, off)
     allowed = [r for r in rows if r["off_topic_injected"] <= MAX_OFF_TOPIC] or rows
-    best = max(allowed, key=lambda r: (r["f1"], -r["floor"]))
+    best = max(allowed, key=lambda r: (r["f1"], -r["floor"], -r["shared_words"]))
     result = {
         "sample": args.sample,
         "provider": args.provider,
@@ -162,7 +180,8 @@ async def main() -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(previous, indent=2) + "\n")
     for row in rows:
-        print(row)
+        if row["off_topic_injected"] <= MAX_OFF_TOPIC or row["floor"] in (0.5, 1.0):
+            print(row)
     print("chosen", best)
 
 

@@ -37,8 +37,9 @@ from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.engine.lifecycle.mirror import write_atomic
 from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
 from cortex_mcp.hooks import install as hook_install
+from cortex_mcp.hooks.importer import SOURCES, import_transcripts
 from cortex_mcp.hooks.install import SETTINGS_FILES
-from cortex_mcp.local_socket import serve_local_socket
+from cortex_mcp.local_socket import hook_settings, serve_local_socket
 from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
 from cortex_mcp.stdio import serve_stdio
@@ -82,6 +83,11 @@ def parser() -> argparse.ArgumentParser:
     load.add_argument("path", type=Path)
     load.add_argument("--check", action="store_true", help="validate and count; write nothing")
     load.add_argument("--strict", action="store_true", help="refuse a file with any bad row")
+    load.add_argument(
+        "--transcripts",
+        choices=SOURCES,
+        help="PATH holds coding-agent session transcripts: one flush per session (#25)",
+    )
     cycle = commands.add_parser("lifecycle", help="run the lifecycle now, or preview it")
     cycle.add_argument("action", choices=["run", "preview"])
     add_privacy_commands(commands, export)
@@ -238,6 +244,15 @@ async def admin(settings: Settings, args: argparse.Namespace) -> str:
             return await purge_command(engine, args)
         if args.command == "export":
             return await engine.export_memory(args.format, include_forgotten=args.include_forgotten)
+        if args.command == "import" and args.transcripts:
+            return await import_transcripts(
+                engine,
+                settings.home,
+                args.path,
+                args.transcripts,
+                hook_settings(settings),
+                dry_run=args.check,
+            )
         if args.command == "import":
             loaded = await engine.import_memory(args.path, strict=args.strict, dry_run=args.check)
             return loaded.model_dump_json(indent=2)

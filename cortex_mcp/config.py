@@ -490,8 +490,16 @@ class HooksSettings(Section):
     relevance_floor: float = Field(
         default=0.5,
         ge=0,
-        le=1,
-        description="A recalled memory is injected into a prompt only at this score or above.",
+        le=10,
+        description="A recalled memory is injected into a prompt only at this recall score or "
+        "above (bench/hooks_floor.py picks it on LoCoMo).",
+    )
+    shared_words: int = Field(
+        default=2,
+        ge=0,
+        le=10,
+        description="…and only when it shares this many content words with the prompt (all of "
+        "them when the prompt has fewer): recall always ranks something first.",
     )
     recent_messages: int = Field(
         default=2, ge=0, le=10, description="Transcript messages added to a prompt's query."

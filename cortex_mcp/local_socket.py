@@ -61,11 +61,17 @@ def owned_elsewhere(path: Path) -> bool:
         probe.close()
 
 
-def publish(settings: Settings) -> None:
-    """The hook settings, where the hook command reads them."""
+def hook_settings(settings: Settings) -> dict[str, Any]:
+    """What the hook command needs of the settings, as it reads them."""
     published = settings.hooks.model_dump(mode="json", exclude={"socket"})
     published["max_message_chars"] = settings.sieve.max_message_chars
-    write_private(hooks_dir(settings.home) / PUBLISHED_NAME, json.dumps(published, indent=2))
+    return published
+
+
+def publish(settings: Settings) -> None:
+    """The hook settings, where the hook command reads them."""
+    text = json.dumps(hook_settings(settings), indent=2)
+    write_private(hooks_dir(settings.home) / PUBLISHED_NAME, text)
 
 
 def replay_spool(data_home: Path) -> None:

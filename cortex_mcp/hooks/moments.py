@@ -17,9 +17,6 @@ RECENT_CHARS = 300
 """Each recent transcript message adds at most this much to a prompt's query."""
 QUERY_CHARS = 1800
 MAX_LOG_HITS = 2
-MIN_SHARED_WORDS = 2
-"""A conversation-log message is injected only when it shares this many content words with
-the prompt (or all of them, for a shorter prompt)."""
 STOP_TEXT = """
     the and for are was were you your our with that this what which when where who how why
     does did can could should would will about from into have has had not but use its all
@@ -170,20 +167,28 @@ class Moments:
     ) -> list[tuple[str, str]]:
         """(id, line) of what recall found for `query` that is worth injecting: memories at
         or above the relevance floor, and conversation-log messages (whose scores only rank
-        them against each other) sharing enough words with `words_of` (default: the query)."""
+        them against each other); both sharing enough content words with `words_of` (the
+        prompt; default the query)."""
         result = server.call_tool(
             "cortex_recall", {"query": query, "max_results": 8, "max_tokens": max(50, budget * 2)}
         )
         floor = float(self.settings["relevance_floor"])
+        asked = content_words(words_of or query)
+        needed = min(int(self.settings["shared_words"]), len(asked))
+
+        def shares(text: str) -> bool:
+            return len(asked & content_words(text)) >= needed
+
         found = [
             (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
             for hit in result.get("memories", [])
-            if isinstance(hit, dict) and float(hit.get("score", 0)) >= floor
+            if isinstance(hit, dict)
+            and float(hit.get("score", 0)) >= floor
+            and shares(str(hit.get("content", "")))
         ]
-        asked = content_words(words_of or query)
         for hit in result.get("conversation", [])[:MAX_LOG_HITS]:
             said = str(hit.get("content", "")) if isinstance(hit, dict) else ""
-            if len(asked & content_words(said)) >= min(MIN_SHARED_WORDS, len(asked)) > 0:
+            if asked and shares(said):
                 found.append((str(hit.get("exchange_id")), f"- [said earlier] {said[:400]}"))
         return found
 

@@ -13,6 +13,7 @@ FALLBACK_SETTINGS: dict[str, Any] = {
     "session_start_tokens": 400,
     "prompt_tokens": 300,
     "relevance_floor": 0.5,
+    "shared_words": 2,
     "recent_messages": 2,
     "tool_result_chars": 2000,
     "max_message_chars": 32_000,
