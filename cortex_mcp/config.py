@@ -488,7 +488,7 @@ class HooksSettings(Section):
         default=300, ge=0, le=8000, description="Budget of what one prompt gets (0: none)."
     )
     relevance_floor: float = Field(
-        default=0.5,
+        default=0.95,
         ge=0,
         le=10,
         description="A recalled memory is injected into a prompt only at this recall score or "

@@ -12,7 +12,7 @@ PUBLISHED_NAME = "settings.json"
 FALLBACK_SETTINGS: dict[str, Any] = {
     "session_start_tokens": 400,
     "prompt_tokens": 300,
-    "relevance_floor": 0.5,
+    "relevance_floor": 0.95,
     "shared_words": 2,
     "recent_messages": 2,
     "tool_result_chars": 2000,
