@@ -498,8 +498,8 @@ class HooksSettings(Section):
         default=2,
         ge=0,
         le=10,
-        description="…and only when it shares this many content words with the prompt (all of "
-        "them when the prompt has fewer): recall always ranks something first.",
+        description="What is injected into a prompt must also share this many content words "
+        "with it (all of them when it has fewer): recall always ranks something first.",
     )
     recent_messages: int = Field(
         default=2, ge=0, le=10, description="Transcript messages added to a prompt's query."

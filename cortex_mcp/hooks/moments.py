@@ -243,7 +243,10 @@ class Moments:
             return [], int(state["position"])
         if state["transcript"] != str(event.transcript):
             state["transcript"], state["position"] = str(event.transcript), 0
-        chunk = transcripts.read_since(event.host, event.transcript, int(state["position"]))
+        try:
+            chunk = transcripts.read_since(event.host, event.transcript, int(state["position"]))
+        except transcripts.BadTranscript:  # a file this version cannot read: the inline text
+            return [], int(state["position"])
         return chunk.messages, chunk.position
 
     def _flush(
