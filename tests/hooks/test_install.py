@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from tests.launch import REPO
 
 CORTEX = Path(sys.executable).parent / "cortex-mcp"
 PLUGIN = REPO / "clients" / "claude-code"
-THEIRS = {  # what the user had before: other hooks and settings
+THEIRS: dict[str, dict[str, Any]] = {  # what the user had before: other hooks and settings
     "claude-code": {
         "model": "opus",
         "hooks": {
@@ -37,7 +38,6 @@ FILES = {
     "claude-code": ".claude/settings.json",
     "codex": ".codex/hooks.json",
     "gemini": ".gemini/settings.json",
-    "cortex": "",
     "cursor": ".cursor/hooks.json",
 }
 
@@ -55,7 +55,7 @@ def cortex(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def commands(settings: dict) -> dict[str, list[str]]:
+def commands(settings: dict[str, Any]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for event, entries in settings.get("hooks", {}).items():
         for entry in entries:
