@@ -23,13 +23,14 @@ class Connection:
     """One MCP session on the local socket, initialized on open."""
 
     def __init__(self, path: Path, timeout: float) -> None:
+        self._timeout = timeout
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._socket.settimeout(timeout)
         try:
             self._socket.connect(str(path))
         except OSError as err:
             self._socket.close()
-            raise NoServer(f"{path}: {err.strerror or err}") from err
+            raise NoServer(f"no cortex-mcp server at {path} ({err.strerror or err})") from err
         self._pending = b""
         self._next_id = 0
         self._request(
@@ -93,6 +94,8 @@ class Connection:
         while b"\n" not in self._pending:
             try:
                 chunk = self._socket.recv(1 << 16)
+            except TimeoutError as err:
+                raise NoServer(f"the server gave no answer within {self._timeout:g} s") from err
             except OSError as err:
                 raise NoServer(f"receive: {err.strerror or err}") from err
             if not chunk:

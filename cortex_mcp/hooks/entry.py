@@ -120,7 +120,7 @@ def run(host: str, moment: str, payload: dict[str, Any]) -> str:
         except NoServer as err:
             context = fallback(data_home, moment, settings)
             if not context:
-                say(f"{moment}: no cortex-mcp server ({err}); nothing injected")
+                say(f"{moment}: {err}; nothing injected")
         return render(host, moment, context)
     check_transcript(event)
     if detach():
@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         say(str(err))
         output = render(host, moment, "")
     except NoServer as err:
-        say(f"{moment}: no cortex-mcp server ({err}); nothing injected")
+        say(f"{moment}: {err}; nothing injected")
         output = render(host, moment, "")
     except Exception as err:  # the top of a hook: one line, never a traceback
         first = str(err).splitlines()[0][:200] if str(err) else ""
