@@ -45,9 +45,19 @@ INSTRUCTION_STEPS = {  # tool: the bullet that tells the model when to call it
 }
 
 
+INGEST_ALONE = """\
+- After each exchange worth keeping, call cortex_ingest with the user's message and your reply;
+  cortex extracts what matters from both sides and ignores small talk."""
+"""The ingest bullet when cortex_remember is not exposed (CORTEX_TOOLS): nothing to point at."""
+
+
 def instructions(tool_names: list[str]) -> str:
     """The server's instructions, naming only the tools this server exposes."""
-    steps = [step for name, step in INSTRUCTION_STEPS.items() if name in tool_names]
+    steps = [
+        INGEST_ALONE if name == "cortex_ingest" and "cortex_remember" not in tool_names else step
+        for name, step in INSTRUCTION_STEPS.items()
+        if name in tool_names
+    ]
     return "\n".join([INSTRUCTION_HEAD, *steps, INSTRUCTION_TAIL])
 
 
