@@ -137,7 +137,7 @@ async def serve_local_socket(mcp: MCPServer[Any], settings: Settings) -> None:
     private_dir(path.parent)
     limit = anyio.CapacityLimiter(MAX_CONNECTIONS)
     while True:
-        if not owned_elsewhere(path):
+        if not await anyio.to_thread.run_sync(owned_elsewhere, path):
             try:
                 listener = await anyio.create_unix_listener(path, mode=0o600)
             except OSError as err:

@@ -18,7 +18,7 @@ from typing import Any
 
 from cortex_mcp.hooks import spool
 from cortex_mcp.hooks.client import NoServer
-from cortex_mcp.hooks.moments import Event, Moments
+from cortex_mcp.hooks.moments import DIGEST_HEAD, Event, Moments, within
 from cortex_mcp.hooks.output import EVENT_NAMES, HOSTS, MOMENTS, render
 from cortex_mcp.hooks.paths import home, hooks_dir, published_settings
 
@@ -139,8 +139,6 @@ def fallback(data_home: Path, moment: str, settings: dict[str, Any]) -> str:
     (opening the store here would cost the user a second per prompt)."""
     if moment != "session-start":
         return ""
-    from cortex_mcp.hooks.moments import DIGEST_HEAD, within
-
     try:
         mirror = (data_home / "MEMORY.md").read_text("utf-8")
     except OSError:
