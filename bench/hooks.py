@@ -28,7 +28,7 @@ from bench.corpus import Corpus
 from bench.latency import SEED, SERVER_ENV, seed, summary
 from cortex_mcp.hooks.client import Connection
 from cortex_mcp.hooks.paths import socket_path
-from cortex_mcp.hooks.state import read_state, state_file
+from cortex_mcp.hooks.state import read_state, session_state, state_file
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -96,14 +96,15 @@ def saving_moment(
     end of what came before (as after earlier moments); each run waits for the detached
     child to finish before the next."""
     session = f"{moment}-{transcript.stat().st_size}"
-    quiet = {**env, "CORTEX_HOOK_FOREGROUND": "1"}
     payload = {"session_id": session, "transcript_path": str(transcript), "cwd": "/tmp"}
     state = state_file(home, "claude-code", session)
 
     def position() -> int:
         return int((read_state(state) or {}).get("position", -1))
 
-    hook(quiet, "stop", payload)  # the first moment of a session reads what came before
+    with session_state(home, "claude-code", session) as started:  # a session under way:
+        started["transcript"] = str(transcript)  # what came before went to memory already
+        started["position"] = transcript.stat().st_size
     times = []
     for run in range(runs):
         with transcript.open("a", encoding="utf-8") as handle:
@@ -213,7 +214,7 @@ def main() -> None:
     cli.add_argument("--quick", action="store_true")
     args = cli.parse_args()
     args.prompts, args.floor, args.saves, args.big_mb = (
-        (30, 10, 8, 10) if args.quick else (200, 30, 30, BIG_TRANSCRIPT_MB)
+        (30, 10, 8, 10) if args.quick else (100, 20, 20, BIG_TRANSCRIPT_MB)
     )
     with tempfile.TemporaryDirectory() as folder:
         report = run(args, Path(folder))
