@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -56,10 +57,19 @@ TIMEOUTS: list[str] = []
 """Hooks that gave up waiting for the server (they inject nothing and say so)."""
 
 
+CPU_MS: dict[str, list[float]] = {}
+"""CPU time (user + system) of each hook process, by moment: what the hook itself costs,
+free of the waiting a loaded machine adds to wall time."""
+
+
 def timed(command: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, bytes]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, input=stdin, capture_output=True, env=env, check=False)
     elapsed = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    CPU_MS.setdefault(command[-1], []).append(cpu)
     if done.returncode != 0 or (done.stderr and b"no answer within" not in done.stderr):
         raise RuntimeError(f"{command}: {done.returncode} {done.stderr.decode()[:300]}")
     if done.stderr:
@@ -139,6 +149,7 @@ def socket_recall(home: Path, queries: list[str]) -> list[float]:
 
 def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     home = work / "home"
+    load_at_start = os.getloadavg()
     corpus = Corpus(SEED)
     seeded = anyio.run(seed, home, MEMORIES, corpus, LOG_MESSAGES)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "cortex_mcp")], check=True)
@@ -165,9 +176,12 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         results["prompt"] = summary(prompt_ms) | {
             "injected_share": round(injected / len(prompts), 2)
         }
-        results["prompt_skipped_by_precheck"] = summary(
-            [hook(env, "prompt", {"session_id": "k", "prompt": "ok"})[0] for _ in range(args.floor)]
-        )
+        skipped = [
+            hook(env, "prompt", {"session_id": "k", "prompt": "ok"}) for _ in range(args.floor)
+        ]
+        CPU_MS["prompt (skipped by the pre-check)"] = CPU_MS["prompt"][-args.floor :]
+        del CPU_MS["prompt"][-args.floor :]
+        results["prompt_skipped_by_precheck"] = summary([ms for ms, _ in skipped])
         results["session_start"] = summary(
             [
                 hook(env, "session-start", {"session_id": f"s{n}", "cwd": "/tmp/pelican"})[0]
@@ -188,10 +202,12 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         results["big_transcript"] = {"megabytes": args.big_mb, "exchanges": exchanges}
         results["server_import_for_comparison"] = summary(server_import(env, 3))
         results["hooks_that_timed_out"] = {m: TIMEOUTS.count(m) for m in set(TIMEOUTS)}
+        results["cpu_ms_per_process"] = {name: summary(ms) for name, ms in CPU_MS.items()}
     finally:
         server.stdin.close()  # type: ignore[union-attr]
         server.wait(60)
     return {
+        "load_average_at_start": load_at_start,
         "machine": {
             "platform": platform.platform(),
             "python": platform.python_version(),
