@@ -3,7 +3,7 @@ are never sent twice) and what was injected (tokens per turn and per session). O
 per session under <home>/hooks/sessions, 0600, changed under an exclusive lock. It holds
 positions and counts, never transcript text. Standard library only."""
 
-import hashlib
+import binascii
 import json
 import os
 from collections.abc import Iterator
@@ -29,9 +29,11 @@ else:  # pragma: no cover - no Unix socket, no hooks server on Windows yet
 
 
 def state_file(data_home: Path, host: str, session_id: str) -> Path:
-    """The state file of one host session (its name is a hash: ids are the host's text)."""
-    digest = hashlib.sha256(f"{host}\0{session_id}".encode()).hexdigest()[:32]
-    return state_dir(data_home) / f"{digest}.json"
+    """The state file of one host session: the id's safe characters and a checksum of the
+    whole id (ids are the host's text; hashlib would load OpenSSL into every hook)."""
+    raw = f"{host}\0{session_id}".encode()
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in session_id[:64])
+    return state_dir(data_home) / f"{host}-{safe}-{binascii.crc32(raw):08x}.json"
 
 
 def empty_state(host: str, session_id: str) -> dict[str, Any]:
