@@ -13,6 +13,7 @@ import sys
 import traceback
 import webbrowser
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -34,6 +35,10 @@ from cortex_mcp.config import (
 from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
+from cortex_mcp.hooks import install as hook_install
+from cortex_mcp.hooks.importer import SOURCES, import_transcripts
+from cortex_mcp.hooks.install import SETTINGS_FILES
+from cortex_mcp.local_socket import hook_settings, serve_local_socket
 from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
 from cortex_mcp.stdio import serve_stdio
@@ -77,12 +82,30 @@ def parser() -> argparse.ArgumentParser:
     load.add_argument("path", type=Path)
     load.add_argument("--check", action="store_true", help="validate and count; write nothing")
     load.add_argument("--strict", action="store_true", help="refuse a file with any bad row")
+    load.add_argument(
+        "--transcripts",
+        choices=SOURCES,
+        help="PATH holds coding-agent session transcripts: one flush per session (#25)",
+    )
     cycle = commands.add_parser("lifecycle", help="run the lifecycle now, or preview it")
     cycle.add_argument("action", choices=["run", "preview"])
     add_privacy_commands(commands, export)
     add_browse_command(commands)
     add_migrate_command(commands)
+    add_hooks_command(commands)
     return top
+
+
+def add_hooks_command(commands: Any) -> None:
+    """`cortex-mcp hooks install|uninstall AGENT [--project]`: the host hooks (#25)."""
+    hooks = commands.add_parser(
+        "hooks", help="add or remove cortex-mcp's hooks in a coding agent's settings"
+    )
+    hooks.add_argument("action", choices=["install", "uninstall"])
+    hooks.add_argument("agent", choices=list(SETTINGS_FILES))
+    hooks.add_argument(
+        "--project", action="store_true", help="this project's settings, not the user's"
+    )
 
 
 def add_migrate_command(commands: Any) -> None:
@@ -218,6 +241,15 @@ async def admin(settings: Settings, args: argparse.Namespace) -> str:
             return await purge_command(engine, args)
         if args.command == "export":
             return await engine.export_memory(args.format, include_forgotten=args.include_forgotten)
+        if args.command == "import" and args.transcripts:
+            return await import_transcripts(
+                engine,
+                settings.home,
+                args.path,
+                args.transcripts,
+                hook_settings(settings),
+                dry_run=args.check,
+            )
         if args.command == "import":
             loaded = await engine.import_memory(args.path, strict=args.strict, dry_run=args.check)
             return loaded.model_dump_json(indent=2)
@@ -240,7 +272,8 @@ def run_server(settings: Settings, transport: str) -> int:
     host = EngineHost(settings)
     mcp = build_server(settings, host=host)
     if transport == "stdio":
-        return anyio.run(serve_stdio, mcp, TTY_NOTICE if sys.stdin.isatty() else None)
+        notice = TTY_NOTICE if sys.stdin.isatty() else None
+        return anyio.run(serve_stdio, mcp, notice, partial(serve_local_socket, mcp, settings))
     anyio.run(serve_http, mcp, host, settings, "sse" if transport == "sse" else "streamable-http")
     return 0
 
@@ -315,6 +348,11 @@ def run(args: argparse.Namespace) -> int:
         stream=sys.stderr, level=settings.log_level, format="%(asctime)s %(name)s %(message)s"
     )
     quiet_drivers()
+    if args.command == "hooks":
+        where = Path.cwd() if args.project else None
+        act = hook_install.install if args.action == "install" else hook_install.uninstall
+        sys.stdout.write(act(args.agent, where) + "\n")
+        return 0
     if args.command == "config":
         text = settings_markdown() if args.markdown else settings.model_dump_json(indent=2)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

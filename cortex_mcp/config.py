@@ -472,6 +472,48 @@ class RemoteSettings(Section):
     )
 
 
+class HooksSettings(Section):
+    """The host hooks (`cortex-mcp-hook`): the local socket they reach this server on, what
+    each moment may inject, and which moments run (README: Hooks)."""
+
+    socket: bool = Field(
+        default=True,
+        description="Listen on <home>/hooks/cortex.sock (0600, this user only) for the hook "
+        "command; off: hooks fall back to MEMORY.md and the spool.",
+    )
+    session_start_tokens: int = Field(
+        default=400, ge=0, le=8000, description="Budget of the SessionStart digest (0: none)."
+    )
+    prompt_tokens: int = Field(
+        default=300, ge=0, le=8000, description="Budget of what one prompt gets (0: none)."
+    )
+    relevance_floor: float = Field(
+        default=0.95,
+        ge=0,
+        le=10,
+        description="A recalled memory is injected into a prompt only at this recall score or "
+        "above (bench/hooks_floor.py picks it on LoCoMo).",
+    )
+    shared_words: int = Field(
+        default=2,
+        ge=0,
+        le=10,
+        description="What is injected into a prompt must also share this many content words "
+        "with it (all of them when it has fewer): recall always ranks something first.",
+    )
+    recent_messages: int = Field(
+        default=2, ge=0, le=10, description="Transcript messages added to a prompt's query."
+    )
+    tool_result_chars: int = Field(
+        default=2000, ge=0, description="A tool call's input or result is cut to this length."
+    )
+    session_start: bool = Field(default=True, description="Inject the digest at SessionStart.")
+    prompt: bool = Field(default=True, description="Recall for each prompt (UserPromptSubmit).")
+    stop: bool = Field(default=True, description="Ingest each finished exchange (Stop).")
+    pre_compact: bool = Field(default=True, description="Flush before compaction (PreCompact).")
+    session_end: bool = Field(default=True, description="Flush the rest at SessionEnd.")
+
+
 class Settings(BaseSettings):
     """Every knob of cortex-mcp. Env CORTEX_* (nested with __), then <home>/config.toml."""
 
@@ -524,6 +566,7 @@ class Settings(BaseSettings):
     lifecycle: LifecycleSettings = LifecycleSettings()
     mirror: MirrorSettings = MirrorSettings()
     remote: RemoteSettings = RemoteSettings()
+    hooks: HooksSettings = HooksSettings()
 
     @field_validator("tools", mode="before")
     @classmethod

@@ -26,6 +26,7 @@ from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.grants import GrantCheck
+from cortex_mcp.hooks import stats as hook_stats
 from cortex_mcp.resources import MemoryResources
 
 INSTRUCTION_HEAD = (
@@ -52,9 +53,19 @@ INSTRUCTION_STEPS = {  # tool: the bullet that tells the model when to call it
 }
 
 
+INGEST_ALONE = """\
+- After each exchange worth keeping, call cortex_ingest with the user's message and your reply;
+  cortex extracts what matters from both sides and ignores small talk."""
+"""The ingest bullet when cortex_remember is not exposed (CORTEX_TOOLS): nothing to point at."""
+
+
 def instructions(tool_names: list[str]) -> str:
     """The server's instructions, naming only the tools this server exposes."""
-    steps = [step for name, step in INSTRUCTION_STEPS.items() if name in tool_names]
+    steps = [
+        INGEST_ALONE if name == "cortex_ingest" and "cortex_remember" not in tool_names else step
+        for name, step in INSTRUCTION_STEPS.items()
+        if name in tool_names
+    ]
     return "\n".join([INSTRUCTION_HEAD, *steps, INSTRUCTION_TAIL])
 
 
@@ -198,4 +209,7 @@ def build_server(
     mcp.resource("cortex://relations", mime_type="text/markdown")(reads.relations)
     mcp.resource("cortex://entity/{name}", mime_type="application/json")(reads.entity)
     mcp.prompt("cortex_context", title="Load memory")(reads.context_prompt)
+    mcp.resource("cortex://hooks/stats", mime_type="application/json")(
+        hook_stats.resource(settings.home)
+    )
     return mcp

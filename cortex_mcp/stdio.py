@@ -18,7 +18,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import suppress
 from typing import Any, cast
 
@@ -147,10 +147,15 @@ async def stdin_lines(fd: int = 0) -> AsyncIterator[bytes]:
             yield line
 
 
-async def serve_stdio(mcp: MCPServer[Any], notice: str | None = None) -> int:
+async def serve_stdio(
+    mcp: MCPServer[Any],
+    notice: str | None = None,
+    beside: Callable[[], Coroutine[Any, Any, None]] | None = None,
+) -> int:
     """Serve `mcp` on stdin/stdout until EOF (exit code 0), SIGINT (130) or SIGTERM (143).
     `notice` (for a terminal) goes to stderr once the signals are watched, so a Ctrl-C typed
-    after it always stops the server the same way."""
+    after it always stops the server the same way. `beside` (the hooks' local socket) runs
+    for as long as stdio does."""
     lines = CheckedLines(stdin_lines())
     exit_code = 0
     async with anyio.create_task_group() as tasks:
@@ -166,6 +171,8 @@ async def serve_stdio(mcp: MCPServer[Any], notice: str | None = None) -> int:
 
         if sys.platform != "win32":  # asyncio has no signal handlers there: Ctrl-C raises
             await tasks.start(watch_signals)
+        if beside is not None:
+            tasks.start_soon(beside)
         if notice:
             sys.stderr.write(notice + "\n")
             sys.stderr.flush()

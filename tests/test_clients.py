@@ -38,10 +38,15 @@ from tests.launch import (  # noqa: F401 - built_dist, installed_npm_package, wa
 from tests.servers import INITIALIZE, STOP_TIMEOUT_S, http_server, stop
 
 STDIO_CONFIGS = {
+    "claude-code/.mcp.json": "mcpServers",  # the Claude Code plugin's server (#25)
     "claude-desktop/claude_desktop_config.json": "mcpServers",
     "cursor/mcp.json": "mcpServers",
     "windsurf/mcp_config.json": "mcpServers",
     "vscode/mcp.json": "servers",
+}
+PLUGIN_FILES = {  # the Claude Code plugin's manifest and hooks: tests/hooks/test_install.py
+    "claude-code/.claude-plugin/plugin.json",
+    "claude-code/hooks/hooks.json",
 }
 REMOTE_CONFIGS = {  # file: (servers key, URL field)
     "cursor/mcp.remote.json": ("mcpServers", "url"),
@@ -85,7 +90,7 @@ def test_every_json_config_in_clients_parses_and_is_tested_here() -> None:
         if "npm" not in path.relative_to(CLIENTS).parts
     }
 
-    assert set(configs) == set(STDIO_CONFIGS) | set(REMOTE_CONFIGS)
+    assert set(configs) == set(STDIO_CONFIGS) | set(REMOTE_CONFIGS) | PLUGIN_FILES
 
 
 @pytest.mark.parametrize("relative", sorted(STDIO_CONFIGS))

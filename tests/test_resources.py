@@ -109,6 +109,7 @@ async def test_resources_are_listed(client: Client) -> None:
         "cortex://lifecycle/log",
         "ui://cortex/memory-browser",  # the memory browser (#16)
         "cortex://relations",  # the entity graph (#15)
+        "cortex://hooks/stats",  # what the host hooks injected (#25)
     }
     assert templates == {
         "cortex://memory/{memory_id}",

@@ -1,0 +1,178 @@
+"""`cortex-mcp-hook HOST MOMENT`: what a coding agent's hook runs. It reads the host's JSON on
+stdin, talks to the running cortex-mcp server over its local socket, prints what the host
+should inject, and always exits 0: malformed stdin, a broken transcript path or no server
+cost one line on stderr and inject nothing, never the user's prompt.
+
+The saving moments (stop, pre-compact, session-end) check their input, then fork: the host
+gets its exit at once while the child reads the transcript and calls the server (or spools
+a pointer when no server runs). Standard library only: an import-linter contract keeps the
+MCP SDK, pydantic, the settings and the engine out of this module and what it imports.
+"""
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from cortex_mcp.hooks import spool
+from cortex_mcp.hooks.client import NoServer
+from cortex_mcp.hooks.moments import DIGEST_HEAD, Event, Moments, within
+from cortex_mcp.hooks.output import EVENT_NAMES, HOSTS, MOMENTS, render
+from cortex_mcp.hooks.paths import home, hooks_dir, published_settings
+
+MAX_STDIN = 4 << 20
+INJECT_TIMEOUT_S = 2.0
+"""The user waits for these: past it, nothing is injected."""
+SAVE_TIMEOUT_S = 60.0
+SETTING_OF = {
+    "session-start": "session_start",
+    "prompt": "prompt",
+    "stop": "stop",
+    "pre-compact": "pre_compact",
+    "session-end": "session_end",
+}
+USAGE = f"usage: cortex-mcp-hook {{{','.join(HOSTS)}}} {{{','.join(MOMENTS)}}}"
+
+
+class HookError(Exception):
+    """Bad input: one line for stderr."""
+
+
+def say(line: str) -> None:
+    """One line on stderr (the host shows or logs it; it never reaches the model)."""
+    try:
+        sys.stderr.write(f"cortex-mcp-hook: {line}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def read_payload() -> dict[str, Any]:
+    """The host's JSON object from stdin."""
+    data = sys.stdin.buffer.read(MAX_STDIN + 1)
+    if len(data) > MAX_STDIN:
+        raise HookError(f"stdin: larger than {MAX_STDIN:,} bytes")
+    try:
+        payload = json.loads(data or b"null")
+    except ValueError as err:
+        raise HookError(f"stdin: not JSON ({err})") from err
+    if not isinstance(payload, dict):
+        raise HookError("stdin: must be a JSON object")
+    return payload
+
+
+def check_transcript(event: Event) -> None:
+    """A transcript path the host gave must name a readable file."""
+    if event.transcript is not None and not event.transcript.is_file():
+        raise HookError(f"transcript_path: {event.transcript} is not a readable file")
+
+
+def detach() -> bool:
+    """Fork; True in the parent (which returns to the host at once). The child leaves the
+    host's session and pipes, so the host stops waiting when the parent exits."""
+    if os.environ.get("CORTEX_HOOK_FOREGROUND") or not hasattr(os, "fork"):
+        return False
+    if os.fork():
+        return True
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for descriptor in (0, 1, 2):
+        os.dup2(null, descriptor)
+    return False
+
+
+def log(data_home: Path, line: str) -> None:
+    """A detached child's trouble, one line in <home>/hooks/hooks.log (no conversation)."""
+    try:
+        folder = hooks_dir(data_home)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        descriptor = os.open(folder / "hooks.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(descriptor, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+    except OSError:
+        pass
+
+
+def save(moments: Moments, event: Event) -> None:
+    """Run a saving moment; with no server, spool its pointer for the next one."""
+    try:
+        getattr(moments, event.moment.replace("-", "_"))(event)
+    except NoServer:
+        spool.put(moments.home, event.pointer())
+
+
+def run(host: str, moment: str, payload: dict[str, Any]) -> str:
+    """The moment for this host; what goes to stdout."""
+    if moment not in EVENT_NAMES[host]:
+        raise HookError(f"{host} has no {moment} hook here (README: Hooks)")
+    data_home = home()
+    settings = published_settings(data_home)
+    event = Event.of(host, moment, payload)
+    if not settings[SETTING_OF[moment]]:
+        return render(host, moment, "")
+    if moment in ("session-start", "prompt"):
+        check_transcript(event)
+        moments = Moments(data_home, settings, INJECT_TIMEOUT_S)
+        try:
+            context = getattr(moments, moment.replace("-", "_"))(event)
+        except NoServer as err:
+            context = fallback(data_home, moment, settings)
+            if not context:
+                say(f"{moment}: {err}; nothing injected")
+        return render(host, moment, context)
+    check_transcript(event)
+    if detach():
+        return render(host, moment, "")
+    try:
+        save(Moments(data_home, settings, SAVE_TIMEOUT_S), event)
+    except Exception as err:
+        log(data_home, f"{moment} {event.session_id[:16]}: {type(err).__name__}: {err}")
+        if os.environ.get("CORTEX_HOOK_FOREGROUND"):
+            raise
+    return render(host, moment, "")
+
+
+def fallback(data_home: Path, moment: str, settings: dict[str, Any]) -> str:
+    """With no server: the start of MEMORY.md (the mirror) at session start, else nothing
+    (opening the store here would cost the user a second per prompt)."""
+    if moment != "session-start":
+        return ""
+    try:
+        mirror = (data_home / "MEMORY.md").read_text("utf-8")
+    except OSError:
+        return ""
+    text = within(f"{DIGEST_HEAD}\n{mirror}", int(settings["session_start_tokens"]))
+    return text if text != DIGEST_HEAD else ""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `cortex-mcp-hook`; always 0 (a hook never blocks the host)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2 or args[0] not in HOSTS or args[1] not in MOMENTS:
+        say(USAGE)
+        return 0
+    host, moment = args
+    try:
+        output = run(host, moment, read_payload())
+    except HookError as err:
+        say(str(err))
+        output = render(host, moment, "")
+    except NoServer as err:
+        say(f"{moment}: {err}; nothing injected")
+        output = render(host, moment, "")
+    except Exception as err:  # the top of a hook: one line, never a traceback
+        first = str(err).splitlines()[0][:200] if str(err) else ""
+        say(f"{moment}: {type(err).__name__}: {first}")
+        output = render(host, moment, "")
+    try:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

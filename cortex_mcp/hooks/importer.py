@@ -1,0 +1,86 @@
+"""`cortex-mcp import PATH --transcripts claude-code|codex`: past sessions become memory on
+day one. Each transcript file is one session, sent to flush in batches (reason "import"), as
+PreCompact would have sent it. Every file is read before anything is written: one bad line
+anywhere is named (file and line) and nothing is imported. A file imported before sends only
+what was added to it since (the hooks' per-session position)."""
+
+import json
+from pathlib import Path
+from typing import Any, Protocol
+
+from cortex_mcp.errors import InvalidInput
+from cortex_mcp.hooks import transcripts
+from cortex_mcp.hooks.moments import FLUSH_BATCH, flush_messages
+from cortex_mcp.hooks.state import read_state, session_state, state_file
+
+SOURCES = ("claude-code", "codex")
+
+
+class Flushes(Protocol):
+    """The one engine method an import needs."""
+
+    async def flush(
+        self,
+        messages: list[tuple[str, str]],
+        *,
+        session_id: str | None = None,
+        reason: str = "compaction",
+        agent_id: str | None = None,
+    ) -> Any:
+        """Extract from messages and keep them in the conversation log."""
+
+
+def transcript_files(path: Path) -> list[Path]:
+    """The file, or every *.jsonl under the folder, in name order."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+    if path.is_file():
+        return [path]
+    raise InvalidInput(str(path), "no such file or folder")
+
+
+async def import_transcripts(
+    engine: Flushes,
+    data_home: Path,
+    path: Path,
+    source: str,
+    settings: dict[str, Any],
+    dry_run: bool = False,
+) -> str:
+    """Import every transcript under `path`; the JSON report."""
+    files = transcript_files(path)
+    chunks: list[tuple[Path, transcripts.Chunk]] = []
+    for file in files:
+        key = f"import:{file.resolve()}"
+        known = read_state(state_file(data_home, source, key)) or {}
+        start = int(known.get("position", 0))
+        try:
+            chunk = transcripts.read_since(source, file, start, strict=True)
+        except transcripts.BadTranscript as err:
+            raise InvalidInput("import", f"{err}; nothing was imported") from err
+        except OSError as err:
+            raise InvalidInput(str(file), f"cannot be read ({err.strerror})") from err
+        chunks.append((file, chunk))
+    report: dict[str, Any] = {
+        "source": source,
+        "files": len(files),
+        "sessions": 0,
+        "messages": 0,
+        "memories": 0,
+        "dry_run": dry_run,
+    }
+    for file, chunk in chunks:
+        flat = flush_messages(chunk.messages, settings)
+        if flat:
+            report["sessions"] += 1
+            report["messages"] += len(flat)
+        if dry_run:
+            continue
+        with session_state(data_home, source, f"import:{file.resolve()}") as state:
+            for start in range(0, len(flat), FLUSH_BATCH):
+                batch = [(m["role"], m["content"]) for m in flat[start : start + FLUSH_BATCH]]
+                result = await engine.flush(batch, session_id=file.stem[:128], reason="import")
+                report["memories"] += len(getattr(result, "memories", []))
+            state["position"] = chunk.position
+            state["flushed"] += len(flat)
+    return json.dumps(report, indent=2)

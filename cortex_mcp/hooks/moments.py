@@ -1,0 +1,311 @@
+"""The five moments: what each one reads, which tool it calls on the running server, and
+what it injects. Standard library only (the hook command's hot path)."""
+
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from cortex_mcp.hooks import precheck, transcripts
+from cortex_mcp.hooks.client import Connection
+from cortex_mcp.hooks.paths import socket_path
+from cortex_mcp.hooks.state import count_injection, session_state
+from cortex_mcp.hooks.transcripts import Message
+
+FLUSH_BATCH = 200
+"""Messages per cortex_flush call (the tool takes up to 5,000; smaller calls fail smaller)."""
+MAX_TOOL_CALLS = 50
+RECENT_CHARS = 300
+"""Each recent transcript message adds at most this much to a prompt's query."""
+QUERY_CHARS = 1800
+MAX_LOG_HITS = 2
+STOP_TEXT = """
+    the and for are was were you your our with that this what which when where who how why
+    does did can could should would will about from into have has had not but use its all
+    is it to of in on at we do an or be as by if so no my me up us i'm
+"""
+STOP_WORDS = frozenset(STOP_TEXT.split())
+INJECTION_HEAD = "Memory from earlier sessions (cortex-mcp), relevant to this prompt:"
+DIGEST_HEAD = "Memory from earlier sessions (cortex-mcp):"
+
+
+class Event(NamedTuple):
+    """One hook invocation as the host described it on stdin."""
+
+    host: str
+    moment: str
+    session_id: str
+    transcript: Path | None
+    cwd: str
+    prompt: str
+    inline_reply: str
+
+    @classmethod
+    def of(cls, host: str, moment: str, payload: dict[str, Any]) -> "Event":
+        """The event from the host's stdin JSON (fields named as each host names them)."""
+        transcript = payload.get("transcript_path")
+        session = payload.get("session_id") or payload.get("conversation_id") or ""
+        reply = payload.get("prompt_response") or payload.get("last_assistant_message") or ""
+        return cls(
+            host=host,
+            moment=moment,
+            session_id=str(session),
+            transcript=Path(transcript) if isinstance(transcript, str) and transcript else None,
+            cwd=str(payload.get("cwd") or ""),
+            prompt=str(payload.get("prompt") or ""),
+            inline_reply=str(reply),
+        )
+
+    def pointer(self) -> dict[str, Any]:
+        """The event without any conversation text (what the spool may keep)."""
+        return {
+            "host": self.host,
+            "moment": self.moment,
+            "session_id": self.session_id,
+            "transcript_path": str(self.transcript) if self.transcript else None,
+            "cwd": self.cwd,
+        }
+
+
+def content_words(text: str) -> set[str]:
+    """The words that carry meaning: Latin words of 2+ letters minus stop words (a plural's
+    "s" dropped), and each pair of adjacent CJK characters."""
+    words: set[str] = set()
+    latin: list[str] = []
+    previous = ""
+    for ch in text.lower() + " ":
+        if ord(ch) >= 0x2E80 and ch.isalnum():
+            if previous:
+                words.add(previous + ch)
+            previous = ch
+            continue
+        previous = ""
+        if ch.isalnum():
+            latin.append(ch)
+        elif latin:
+            word = "".join(latin)
+            latin = []
+            if len(word) >= 2 and word not in STOP_WORDS:
+                words.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
+    return words
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens of `text`, roughly: a wide (CJK) character each, four other characters each."""
+    wide = sum(1 for ch in text if ord(ch) >= 0x2E80)
+    return wide + (len(text) - wide + 3) // 4
+
+
+def within(text: str, tokens: int) -> str:
+    """`text` cut at a line end so it fits in `tokens` ("" when not even a line fits)."""
+    kept: list[str] = []
+    used = 0
+    for line in text.splitlines():
+        cost = estimate_tokens(line) + 1
+        if used + cost > tokens:
+            break
+        kept.append(line)
+        used += cost
+    return "\n".join(kept).strip()
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` at most `limit` characters, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 40)] + f" … [{len(text) - limit + 40:,} characters cut]"
+
+
+class Moments:
+    """Runs the moments against the server on the local socket of `data_home`."""
+
+    def __init__(self, data_home: Path, settings: dict[str, Any], timeout: float) -> None:
+        self.home = data_home
+        self.settings = settings
+        self.timeout = timeout
+
+    def connect(self) -> Connection:
+        """A session with the running server (NoServer when there is none)."""
+        return Connection(socket_path(self.home), self.timeout)
+
+    # -- injecting moments -------------------------------------------------------------
+
+    def session_start(self, event: Event) -> str:
+        """The digest (core memory and profile) and what memory says of this project."""
+        budget = int(self.settings["session_start_tokens"])
+        if budget <= 0:
+            return ""
+        with self.connect() as server:
+            digest = server.call_tool("cortex_recall", {"max_tokens": max(50, budget)})
+            project = Path(event.cwd).name if event.cwd else ""
+            hits = self._relevant(server, project, budget) if project else []
+        lines = [str(digest.get("context", "")).strip()]
+        known = {str(m.get("id")) for m in digest.get("memories", []) if isinstance(m, dict)}
+        lines += [line for memory_id, line in hits if memory_id not in known]
+        text = within("\n".join([DIGEST_HEAD, *[line for line in lines if line]]), budget)
+        return self._counted(event, text if text != DIGEST_HEAD else "")
+
+    def prompt(self, event: Event) -> str:
+        """The memories relevant to this prompt and the last turns, above the floor."""
+        budget = int(self.settings["prompt_tokens"])
+        if budget <= 0 or not precheck.should_retrieve(event.prompt):
+            with session_state(self.home, event.host, event.session_id) as state:
+                state["skipped"] += 1
+            return ""
+        recent = []
+        if event.transcript is not None and self.settings["recent_messages"]:
+            count = int(self.settings["recent_messages"])
+            recent = transcripts.recent_texts(event.host, event.transcript, count)
+        query = " ".join([event.prompt[:QUERY_CHARS], *(m.text[:RECENT_CHARS] for m in recent)])[
+            :QUERY_CHARS
+        ]
+        with self.connect() as server:
+            hits = [line for _, line in self._relevant(server, query, budget, event.prompt)]
+        text = within("\n".join([INJECTION_HEAD, *hits]), budget) if hits else ""
+        return self._counted(event, text if text != INJECTION_HEAD else "", prompt=True)
+
+    def _relevant(
+        self, server: Connection, query: str, budget: int, words_of: str = ""
+    ) -> list[tuple[str, str]]:
+        """(id, line) of what recall found for `query` that is worth injecting: memories at
+        or above the relevance floor, and conversation-log messages (whose scores only rank
+        them against each other); both sharing enough content words with `words_of` (the
+        prompt; default the query)."""
+        result = server.call_tool(
+            "cortex_recall", {"query": query, "max_results": 8, "max_tokens": max(50, budget * 2)}
+        )
+        floor = float(self.settings["relevance_floor"])
+        asked = content_words(words_of or query)
+        needed = min(int(self.settings["shared_words"]), len(asked))
+
+        def shares(text: str) -> bool:
+            return len(asked & content_words(text)) >= needed
+
+        found = [
+            (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
+            for hit in result.get("memories", [])
+            if isinstance(hit, dict)
+            and float(hit.get("score", 0)) >= floor
+            and shares(str(hit.get("content", "")))
+        ]
+        for hit in result.get("conversation", [])[:MAX_LOG_HITS]:
+            said = str(hit.get("content", "")) if isinstance(hit, dict) else ""
+            if asked and shares(said):
+                found.append((str(hit.get("exchange_id")), f"- [said earlier] {said[:400]}"))
+        return found
+
+    def _counted(self, event: Event, text: str, prompt: bool = False) -> str:
+        with session_state(self.home, event.host, event.session_id) as state:
+            state["prompts"] += int(prompt)
+            count_injection(state, estimate_tokens(text) if text else 0)
+        return text
+
+    # -- saving moments -----------------------------------------------------------------
+
+    def stop(self, event: Event) -> None:
+        """The finished exchange to cortex_ingest (exchanges the hook missed: to flush)."""
+        with session_state(self.home, event.host, event.session_id) as state:
+            messages, position = self._unsent(event, state)
+            pending = transcripts.exchanges(messages)
+            if not pending and event.prompt and event.inline_reply:
+                pending = [
+                    [Message("user", event.prompt), Message("assistant", event.inline_reply)]
+                ]
+            if not pending:
+                state["position"] = position
+                return
+            *missed, last = pending
+            with self.connect() as server:
+                if missed:
+                    self._flush(server, event, [m for e in missed for m in e], "stop")
+                arguments = exchange_arguments(event, last, self.settings)
+                if arguments["user_message"] or arguments["assistant_message"]:
+                    server.call_tool("cortex_ingest", arguments)
+            state["position"] = position
+            state["ingested"] += 1
+
+    def pre_compact(self, event: Event, reason: str = "compaction") -> None:
+        """Everything not yet sent to memory, to cortex_flush; each line once."""
+        with session_state(self.home, event.host, event.session_id) as state:
+            messages, position = self._unsent(event, state)
+            if messages:
+                with self.connect() as server:
+                    self._flush(server, event, messages, reason)
+                state["flushed"] += len(messages)
+            state["position"] = position
+            if reason == "session-end":
+                state["ended"] = True
+
+    def session_end(self, event: Event) -> None:
+        """The rest of the session flushed, and the session marked ended."""
+        self.pre_compact(event, reason="session-end")
+
+    def _unsent(self, event: Event, state: dict[str, Any]) -> tuple[list[Message], int]:
+        if event.transcript is None:
+            return [], int(state["position"])
+        if state["transcript"] != str(event.transcript):
+            state["transcript"], state["position"] = str(event.transcript), 0
+        try:
+            chunk = transcripts.read_since(event.host, event.transcript, int(state["position"]))
+        except transcripts.BadTranscript:  # a file this version cannot read: the inline text
+            return [], int(state["position"])
+        return chunk.messages, chunk.position
+
+    def _flush(
+        self, server: Connection, event: Event, messages: list[Message], reason: str
+    ) -> None:
+        flat = flush_messages(messages, self.settings)
+        for start in range(0, len(flat), FLUSH_BATCH):
+            arguments: dict[str, Any] = {
+                "messages": flat[start : start + FLUSH_BATCH],
+                "reason": reason,
+            }
+            if event.session_id:
+                arguments["session_id"] = event.session_id[:128]
+            server.call_tool("cortex_flush", arguments)
+
+
+def exchange_arguments(
+    event: Event, messages: list[Message], settings: dict[str, Any]
+) -> dict[str, Any]:
+    """cortex_ingest's arguments for one exchange: the user's text, the reply, and the tool
+    calls with their results, each cut to its limit."""
+    limit = int(settings["max_message_chars"])
+    tool_limit = int(settings["tool_result_chars"])
+    results = {m.call_id: m.text for m in messages if m.role == "tool_result"}
+    calls = [
+        {
+            "name": m.tool,
+            "input": cut(m.text, tool_limit),
+            "result": cut(results.get(m.call_id, ""), tool_limit),
+        }
+        for m in messages
+        if m.role == "tool_call"
+    ][-MAX_TOOL_CALLS:]
+    user = "\n\n".join(m.text for m in messages if m.role == "user")
+    reply = "\n\n".join(m.text for m in messages if m.role == "assistant")
+    arguments: dict[str, Any] = {
+        "user_message": cut(user, limit),
+        "assistant_message": cut(reply or event.inline_reply, limit),
+    }
+    if event.session_id:
+        arguments["session_id"] = event.session_id[:128]
+    if calls:
+        arguments["tool_calls"] = calls
+    return arguments
+
+
+def flush_messages(messages: list[Message], settings: dict[str, Any]) -> list[dict[str, str]]:
+    """cortex_flush's messages: texts as they are, each tool call with its result as one
+    `tool` message, everything cut to its limit."""
+    limit = int(settings["max_message_chars"])
+    tool_limit = int(settings["tool_result_chars"])
+    flat: list[dict[str, str]] = []
+    names = {m.call_id: m.tool for m in messages if m.role == "tool_call"}
+    for m in messages:
+        if m.role in ("user", "assistant"):
+            flat.append({"role": m.role, "content": cut(m.text, limit)})
+        elif m.role == "tool_call":
+            flat.append({"role": "tool", "content": f"{m.tool} {cut(m.text, tool_limit)}"})
+        elif m.text.strip():
+            name = names.get(m.call_id, "tool")
+            flat.append({"role": "tool", "content": f"{name} → {cut(m.text, tool_limit)}"})
+    return flat

@@ -1,0 +1,93 @@
+"""Where the hooks keep things, all under <home>/hooks: the socket, published settings,
+per-session state and the spool. Standard library only (the hook command's hot path)."""
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+SOCKET_NAME = "cortex.sock"
+PUBLISHED_NAME = "settings.json"
+FALLBACK_SETTINGS: dict[str, Any] = {
+    "session_start_tokens": 400,
+    "prompt_tokens": 300,
+    "relevance_floor": 0.95,
+    "shared_words": 2,
+    "recent_messages": 2,
+    "tool_result_chars": 2000,
+    "max_message_chars": 32_000,
+    "session_start": True,
+    "prompt": True,
+    "stop": True,
+    "pre_compact": True,
+    "session_end": True,
+}
+"""What the hook uses before any server has published its settings (a test keeps these equal
+to the defaults of `HooksSettings` in cortex_mcp.config)."""
+
+
+def default_home() -> Path:
+    """The platform's data folder for cortex-mcp, as `cortex_mcp.config.DEFAULT_HOME`."""
+    if sys.platform == "darwin":
+        return Path("~/Library/Application Support/cortex-mcp").expanduser()
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path("~/AppData/Local").expanduser())
+        return Path(base) / "cortex-mcp"
+    xdg = os.environ.get("XDG_DATA_HOME", "").strip()
+    base_dir = Path(xdg) if xdg and Path(xdg).is_absolute() else Path("~/.local/share")
+    return base_dir.expanduser() / "cortex-mcp"
+
+
+def home() -> Path:
+    """The data folder: CORTEX_HOME when set and not empty, else the platform's default."""
+    raw = os.environ.get("CORTEX_HOME")
+    return Path(raw).expanduser() if raw else default_home()
+
+
+def hooks_dir(data_home: Path) -> Path:
+    """<home>/hooks."""
+    return data_home / "hooks"
+
+
+def socket_path(data_home: Path) -> Path:
+    """The server's local socket."""
+    return hooks_dir(data_home) / SOCKET_NAME
+
+
+def state_dir(data_home: Path) -> Path:
+    """One state file per host session."""
+    return hooks_dir(data_home) / "sessions"
+
+
+def spool_dir(data_home: Path) -> Path:
+    """Moments that found no server, for the next server to replay."""
+    return hooks_dir(data_home) / "spool"
+
+
+def private_dir(path: Path) -> Path:
+    """`path` made if missing, readable by this user only (0700)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+def published_settings(data_home: Path) -> dict[str, Any]:
+    """The hook settings the last server published, over the fallback defaults."""
+    settings = dict(FALLBACK_SETTINGS)
+    try:
+        published = json.loads((hooks_dir(data_home) / PUBLISHED_NAME).read_text("utf-8"))
+    except (OSError, ValueError):
+        return settings
+    if isinstance(published, dict):
+        settings.update({k: v for k, v in published.items() if k in FALLBACK_SETTINGS})
+    return settings
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write `text` to `path` whole (temp file, rename), readable by this user only (0600)."""
+    private_dir(path.parent)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)

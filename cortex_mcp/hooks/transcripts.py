@@ -1,0 +1,238 @@
+"""Session transcripts as messages: Claude Code's JSONL, Codex CLI's rollout JSONL and Gemini
+CLI's session JSON, each read from a position (a byte offset in a JSONL file, a message index
+in a JSON file) so a moment reads only what is new. Standard library only."""
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+TAIL_BYTES = 256 << 10
+"""How much of a transcript's end a prompt reads for its recent messages."""
+SKIPPED_PREFIXES = (
+    "<command-",
+    "<local-command",
+    "<environment_context>",
+    "<user_instructions>",
+    "<system-reminder>",
+)
+"""User text the host writes itself (slash-command echoes, Codex's context blocks)."""
+
+
+class BadTranscript(Exception):
+    """A transcript line that is not what its host writes: `file:line: rule`."""
+
+
+class Message(NamedTuple):
+    """One message of a transcript: user or assistant text, a tool call or a tool result."""
+
+    role: str  # user | assistant | tool_call | tool_result
+    text: str
+    call_id: str = ""
+    tool: str = ""
+
+
+class Chunk(NamedTuple):
+    """The messages after a position, and the position after them."""
+
+    messages: list[Message]
+    position: int
+
+
+def _text_of(content: Any) -> str:
+    """The text of a message content: a string, or a list of typed blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [_text_of(b.get("text", b.get("content", ""))) for b in content if _is_text(b)]
+        return "\n".join(part for part in parts if part)
+    return ""
+
+
+def _is_text(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") in ("text", "input_text", "output_text")
+
+
+def _own_text(text: str) -> bool:
+    stripped = text.strip()
+    return bool(stripped) and not stripped.startswith(SKIPPED_PREFIXES)
+
+
+def claude_messages(entry: dict[str, Any]) -> list[Message]:
+    """The messages of one Claude Code transcript line (none for summaries, meta lines,
+    sidechains and snapshots)."""
+    if entry.get("type") not in ("user", "assistant") or entry.get("isMeta"):
+        return []
+    if entry.get("isSidechain"):
+        return []
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        raise ValueError("`message` must be an object")
+    content = message.get("content")
+    role = "user" if entry["type"] == "user" else "assistant"
+    if isinstance(content, str):
+        return [Message(role, content)] if _own_text(content) else []
+    found: list[Message] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and _own_text(str(block.get("text", ""))):
+            found.append(Message(role, str(block["text"])))
+        elif kind == "tool_use":
+            arguments = json.dumps(block.get("input", {}), ensure_ascii=False)
+            found.append(
+                Message("tool_call", arguments, str(block.get("id", "")), str(block.get("name")))
+            )
+        elif kind == "tool_result":
+            found.append(
+                Message(
+                    "tool_result", _text_of(block.get("content")), str(block.get("tool_use_id"))
+                )
+            )
+    return found
+
+
+def codex_messages(entry: dict[str, Any]) -> list[Message]:
+    """The messages of one Codex CLI rollout line (response items only: the event stream
+    repeats them)."""
+    if entry.get("type") != "response_item":
+        return []
+    item = entry.get("payload")
+    if not isinstance(item, dict):
+        raise ValueError("`payload` must be an object")
+    kind = item.get("type")
+    if kind == "message" and item.get("role") in ("user", "assistant"):
+        text = _text_of(item.get("content"))
+        return [Message(str(item["role"]), text)] if _own_text(text) else []
+    if kind in ("function_call", "custom_tool_call", "local_shell_call"):
+        arguments = item.get("arguments", item.get("input", item.get("action", "")))
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        return [
+            Message("tool_call", arguments, str(item.get("call_id", "")), str(item.get("name")))
+        ]
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        output = item.get("output", "")
+        if isinstance(output, dict):
+            output = output.get("content", json.dumps(output, ensure_ascii=False))
+        return [Message("tool_result", _text_of(output), str(item.get("call_id", "")))]
+    return []
+
+
+def gemini_messages(entry: dict[str, Any]) -> list[Message]:
+    """The messages of one Gemini CLI session message (`type` user or gemini)."""
+    kind = entry.get("type")
+    text = _text_of(entry.get("content", ""))
+    if kind == "user":
+        return [Message("user", text)] if _own_text(text) else []
+    if kind != "gemini":
+        return []
+    found = [Message("assistant", text)] if text.strip() else []
+    for number, call in enumerate(entry.get("toolCalls") or []):
+        if not isinstance(call, dict):
+            continue
+        call_id = str(call.get("id", number))
+        found.append(
+            Message(
+                "tool_call",
+                json.dumps(call.get("args", {}), ensure_ascii=False),
+                call_id,
+                str(call.get("name")),
+            )
+        )
+        found.append(Message("tool_result", _text_of(call.get("resultDisplay", "")), call_id))
+    return found
+
+
+JSONL_READERS: dict[str, Callable[[dict[str, Any]], list[Message]]] = {
+    "claude-code": claude_messages,
+    "codex": codex_messages,
+}
+
+
+def _parse_lines(
+    path: Path, data: bytes, read: Callable[[dict[str, Any]], list[Message]], strict: bool
+) -> Iterator[Message]:
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            entry = json.loads(raw)
+            if not isinstance(entry, dict):
+                raise ValueError("a line must be a JSON object")
+            yield from read(entry)
+        except (ValueError, KeyError, AttributeError) as err:
+            if strict:
+                raise BadTranscript(f"{path}:{number}: {err}") from err
+
+
+def read_since(host: str, path: Path, position: int, strict: bool = False) -> Chunk:
+    """The messages of `path` after `position`, up to its last complete line (a JSONL file
+    being written ends mid-line). Lines not understood are skipped, or with `strict` raise
+    BadTranscript naming the first one (line numbers count from `position`)."""
+    if host == "gemini":
+        messages = _gemini_all(path)
+        start = position if 0 <= position <= len(messages) else 0
+        return Chunk(messages[start:], len(messages))
+    read = JSONL_READERS.get(host)
+    if read is None:
+        return Chunk([], position)
+    with path.open("rb") as handle:
+        size = handle.seek(0, 2)
+        if position > size or position < 0:  # the file was replaced: read it again
+            position = 0
+        handle.seek(position)
+        rest = handle.read()
+    end = rest.rfind(b"\n") + 1
+    if strict and end < len(rest) and rest[end:].strip():
+        end = len(rest)  # a finished file's last line needs no newline
+    messages = list(_parse_lines(path, rest[:end], read, strict))
+    return Chunk(messages, position + end)
+
+
+def _gemini_all(path: Path) -> list[Message]:
+    try:
+        session = json.loads(path.read_bytes())
+    except ValueError as err:
+        raise BadTranscript(f"{path}:1: not JSON ({err})") from err
+    entries = session.get("messages") if isinstance(session, dict) else session
+    if not isinstance(entries, list):
+        raise BadTranscript(f"{path}:1: no `messages` list")
+    found: list[Message] = []
+    for number, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise BadTranscript(f"{path}: message {number}: must be an object")
+        found.extend(gemini_messages(entry))
+    return found
+
+
+def recent_texts(host: str, path: Path, count: int) -> list[Message]:
+    """The last `count` user and assistant texts, from the end of the file only."""
+    if count <= 0 or host not in JSONL_READERS:
+        return []
+    with path.open("rb") as handle:
+        size = handle.seek(0, 2)
+        handle.seek(max(0, size - TAIL_BYTES))
+        data = handle.read()
+    if size > TAIL_BYTES:
+        data = data[data.find(b"\n") + 1 :]
+    found: list[Message] = []
+    for raw in data.split(b"\n"):
+        try:
+            entry = json.loads(raw)
+            if isinstance(entry, dict):
+                found.extend(JSONL_READERS[host](entry))
+        except (ValueError, KeyError):
+            continue  # a tail may start or end mid-line
+    return [m for m in found if m.role in ("user", "assistant")][-count:]
+
+
+def exchanges(messages: list[Message]) -> list[list[Message]]:
+    """The messages cut into exchanges, each from a user text to the next one."""
+    found: list[list[Message]] = []
+    for message in messages:
+        if message.role == "user" or not found:
+            found.append([])
+        found[-1].append(message)
+    return found

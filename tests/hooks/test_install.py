@@ -1,0 +1,149 @@
+"""`cortex-mcp hooks install|uninstall AGENT --project`: our entries in the agent's own file,
+everything else in it left as it was; and the Claude Code plugin as its own CLI validates it."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cortex_mcp.hooks.output import EVENT_NAMES
+from tests.launch import REPO
+
+CORTEX = Path(sys.executable).parent / "cortex-mcp"
+PLUGIN = REPO / "clients" / "claude-code"
+THEIRS: dict[str, dict[str, Any]] = {  # what the user had before: other hooks and settings
+    "claude-code": {
+        "model": "opus",
+        "hooks": {
+            "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send done"}]}]
+        },
+    },
+    "codex": {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}},
+    "gemini": {
+        "theme": "dark",
+        "hooks": {
+            "BeforeTool": [
+                {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "audit"}]}
+            ]
+        },
+    },
+    "cursor": {"version": 1, "hooks": {"afterFileEdit": [{"command": "prettier --write"}]}},
+}
+FILES = {
+    "claude-code": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+    "cursor": ".cursor/hooks.json",
+}
+
+
+def cortex(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
+    return subprocess.run(
+        [str(CORTEX), *args],
+        cwd=cwd,
+        env={**env, "CORTEX_HOME": str(cwd / "home")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def commands(settings: dict[str, Any]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for event, entries in settings.get("hooks", {}).items():
+        for entry in entries:
+            for hook in entry.get("hooks", [entry]):
+                found.setdefault(event, []).append(hook["command"])
+    return found
+
+
+@pytest.mark.parametrize("agent", list(THEIRS))
+def test_install_adds_our_moments_keeps_theirs_and_uninstall_restores_the_file(
+    tmp_path: Path, agent: str
+) -> None:
+    path = tmp_path / FILES[agent]
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(THEIRS[agent], indent=2))
+
+    first = cortex("hooks", "install", agent, "--project", cwd=tmp_path)
+    second = cortex("hooks", "install", agent, "--project", cwd=tmp_path)  # again: no duplicates
+
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    installed = json.loads(path.read_text())
+    ours = {
+        event: [c for c in cmds if "cortex-mcp-hook" in c]
+        for event, cmds in commands(installed).items()
+    }
+    for moment, event in EVENT_NAMES[agent].items():
+        assert len(ours[event]) == 1 and ours[event][0].endswith(
+            f"cortex-mcp-hook {agent} {moment}"
+        )
+        assert f"CORTEX_HOME={tmp_path / 'home'}" in ours[event][0]
+    for key, value in THEIRS[agent].items():
+        if key != "hooks":
+            assert installed[key] == value
+    for event, entries in THEIRS[agent]["hooks"].items():
+        assert all(entry in installed["hooks"][event] for entry in entries)
+
+    removed = cortex("hooks", "uninstall", agent, "--project", cwd=tmp_path)
+
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads(path.read_text()) == THEIRS[agent]
+
+
+def test_a_broken_settings_file_is_named_and_left_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"model": "opus",')
+
+    done = cortex("hooks", "install", "claude-code", "--project", cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "settings.json" in done.stderr
+    assert path.read_text() == '{"model": "opus",'
+
+
+def test_the_plugin_runs_the_server_and_every_claude_code_moment() -> None:
+    manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
+    servers = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]
+    hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())
+
+    assert manifest["name"] == "cortex-mcp"
+    assert servers["cortex"]["args"][-1] == "cortex-mcp-server"
+    found = commands(hooks)
+    assert set(found) == set(EVENT_NAMES["claude-code"].values())
+    for moment, event in EVENT_NAMES["claude-code"].items():
+        assert found[event] == [
+            f"uvx --from cortex-mcp-server cortex-mcp-hook claude-code {moment}"
+        ]
+
+
+def claude_cli() -> Path | None:
+    ci = REPO / ".ci-node" / "node_modules" / ".bin" / "claude"
+    found = ci if ci.exists() else shutil.which("claude")
+    return Path(found) if found else None
+
+
+@pytest.mark.skipif(claude_cli() is None, reason="the Claude Code CLI is not installed (.ci/run)")
+def test_the_claude_code_cli_validates_the_plugin_strictly(tmp_path: Path) -> None:
+    cli = claude_cli()
+    assert cli is not None
+    env = {k: v for k, v in os.environ.items() if "ANTHROPIC" not in k}
+    done = subprocess.run(
+        [str(cli), "plugin", "validate", "--strict", str(PLUGIN)],
+        env={**env, "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Validation passed" in done.stdout

@@ -1,0 +1,129 @@
+"""Transcripts in each host's format become messages, read from where the last moment
+stopped; what goes to ingest and flush is cut to its limits."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cortex_mcp.hooks import transcripts
+from cortex_mcp.hooks.moments import Event, exchange_arguments, flush_messages
+from cortex_mcp.hooks.paths import FALLBACK_SETTINGS
+from tests.hooks.hosts import (
+    claude_exchange,
+    claude_line,
+    codex_exchange,
+    gemini_session,
+    write_jsonl,
+)
+
+
+def test_claude_code_jsonl_keeps_texts_and_tool_calls_and_skips_host_lines(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "s.jsonl",
+        [
+            {"type": "summary", "summary": "earlier", "leafUuid": "x"},
+            claude_line("user", "<command-name>/clear</command-name>"),
+            claude_line("user", "Caveat: local commands", isMeta=True),
+            *claude_exchange(
+                "Run the tests", "All green.", ("Bash", {"command": "pytest"}, "3 passed")
+            ),
+            claude_line("assistant", [{"type": "text", "text": "side"}], isSidechain=True),
+        ],
+    )
+
+    chunk = transcripts.read_since("claude-code", path, 0)
+
+    assert [(m.role, m.text) for m in chunk.messages] == [
+        ("user", "Run the tests"),
+        ("tool_call", '{"command": "pytest"}'),
+        ("tool_result", "3 passed"),
+        ("assistant", "All green."),
+    ]
+    assert chunk.messages[1].tool == "Bash"
+    assert chunk.position == path.stat().st_size
+
+
+def test_a_position_reads_only_what_is_new_and_a_half_written_line_waits(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "s.jsonl", claude_exchange("one", "reply one"))
+    first = transcripts.read_since("claude-code", path, 0)
+    write_jsonl(path, claude_exchange("two", "reply two"), append=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(claude_line("user", "three"))[:30])  # still being written
+
+    second = transcripts.read_since("claude-code", path, first.position)
+
+    assert [m.text for m in second.messages] == ["two", "reply two"]
+    assert second.position < path.stat().st_size
+    again = transcripts.read_since("claude-code", path, second.position)
+    assert again.messages == [] and again.position == second.position
+
+
+def test_codex_rollout_reads_response_items_once(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "rollout.jsonl",
+        codex_exchange("List the files", "Two files.", ("shell", '{"command":["ls"]}', "a\nb")),
+    )
+
+    messages = transcripts.read_since("codex", path, 0).messages
+
+    assert [(m.role, m.text) for m in messages] == [
+        ("user", "List the files"),
+        ("tool_call", '{"command":["ls"]}'),
+        ("tool_result", "a\nb"),
+        ("assistant", "Two files."),
+    ]
+
+
+def test_gemini_session_json_reads_from_a_message_index(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(gemini_session([("hi there", "hello"), ("and now?", "done")])))
+
+    first = transcripts.read_since("gemini", path, 0)
+    second = transcripts.read_since("gemini", path, 2)
+
+    assert [m.text for m in first.messages] == ["hi there", "hello", "and now?", "done"]
+    assert [m.text for m in second.messages] == ["and now?", "done"] and second.position == 4
+
+
+def test_strict_reading_names_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    good = json.dumps(claude_line("user", "fine"))
+    path.write_text(f"{good}\n{good}\n{{not json\n")
+
+    with pytest.raises(transcripts.BadTranscript, match=r"bad\.jsonl:3: "):
+        transcripts.read_since("claude-code", path, 0, strict=True)
+    assert len(transcripts.read_since("claude-code", path, 0).messages) == 2  # hooks skip it
+
+
+def test_recent_texts_come_from_the_end_of_a_large_file(tmp_path: Path) -> None:
+    lines = [line for n in range(3000) for line in claude_exchange(f"question {n}", f"answer {n}")]
+    path = write_jsonl(tmp_path / "big.jsonl", lines)
+    assert path.stat().st_size > transcripts.TAIL_BYTES
+
+    recent = transcripts.recent_texts("claude-code", path, 2)
+
+    assert [m.text for m in recent] == ["question 2999", "answer 2999"]
+
+
+def test_tool_results_over_the_limit_are_cut_never_sent_whole() -> None:
+    settings = {**FALLBACK_SETTINGS, "tool_result_chars": 200}
+    huge = "x" * 50_000
+    messages = [
+        transcripts.Message("user", "read the log"),
+        transcripts.Message("tool_call", '{"path": "app.log"}', "t1", "Read"),
+        transcripts.Message("tool_result", huge, "t1"),
+        transcripts.Message("assistant", "The log is long."),
+    ]
+    event = Event("claude-code", "stop", "s1", None, "", "", "")
+
+    arguments = exchange_arguments(event, messages, settings)
+    flushed = flush_messages(messages, settings)
+
+    call = arguments["tool_calls"][0]
+    assert call["name"] == "Read" and len(call["result"]) <= 200
+    assert "characters cut" in call["result"]
+    assert arguments["user_message"] == "read the log"
+    assert arguments["assistant_message"] == "The log is long."
+    assert all(len(m["content"]) <= 200 + len("Read → ") for m in flushed if m["role"] == "tool")
+    assert [m["role"] for m in flushed] == ["user", "tool", "tool", "assistant"]
