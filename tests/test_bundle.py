@@ -188,4 +188,4 @@ def test_the_bundle_with_its_memory_folder_left_empty_starts_on_the_default_with
 
     assert done.returncode == 0, done.stderr
     assert "warning" not in done.stderr, done.stderr
-    assert json.loads(done.stdout)["home"]["value"] == str(data / "cortex-mcp")
+    assert json.loads(done.stdout)["home"] == str(data / "cortex-mcp")

@@ -157,12 +157,14 @@ async def test_readme_client_snippet_with_the_checkout_path_answers_initialize(
 def test_readme_does_not_present_an_unpublished_command_as_the_way_in() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     use_it = readme[readme.index("## Use it from") : readme.index("## Tools")]
+    unpublished = ('"args": ["cortex-mcp-server"]', '"args": ["-y", "cortex-mcp"]')
 
-    assert '"args": ["cortex-mcp-server"]' not in use_it
     assert "starts the same command, `uvx cortex-mcp-server`" not in use_it
     for paragraph in use_it.split("\n\n"):
-        if "npx" in paragraph and "cortex-mcp" in paragraph and "mcp-remote" not in paragraph:
-            assert "published" in paragraph, paragraph
+        if any(command in paragraph for command in unpublished):
+            assert re.search(r"[Oo]nce (`cortex-mcp-server` is on PyPI|published)", paragraph), (
+                paragraph
+            )
 
 
 def test_vscode_remote_config_asks_for_the_token_as_a_password() -> None:

@@ -24,7 +24,7 @@ const UVX_FAILED =
   `cortex-mcp: uvx could not get ${DISTRIBUTION}==${VERSION} and no Python on PATH has it; ${HOW}`;
 // What uv writes before it starts the program (progress, then an error); the server's own lines
 // look otherwise. Lines are held while they look like this, so a uv failure can be replaced.
-const UV_LINE = /^(\s|error:|warning:|hint:|Resolved |Prepared |Installed |Uninstalled |Downloading |Downloaded |Building |Built |Audited |Using |Updated |Updating )/;
+const UV_LINE = /^($|\s|error:|warning:|hint:|Resolved |Prepared |Installed |Uninstalled |Downloading |Downloaded |Building |Built |Audited |Using |Updated |Updating )/;
 // Exit 0 only when the installed distribution is ours, at our version.
 const PROBE =
   'import sys\nfrom importlib.metadata import PackageNotFoundError, version\n' +
