@@ -136,11 +136,10 @@ async def test_the_manifest_lists_every_tool_the_model_sees_with_its_title(
     manifest = json.loads((staged_bundle(tmp_path / "b") / "manifest.json").read_text("utf-8"))
     async with Client(build_server(Settings(home=cortex_home))) as client:
         listed = (await client.list_tools()).tools
-    for_the_model = {
+    for_the_model = {  # MCP Apps: a tool without `visibility` is for the model and the app
         tool.name: tool.title
         for tool in listed
-        if "app" not in ((tool.meta or {}).get("ui") or {}).get("visibility", ["model"])
-        or "model" in (tool.meta or {})["ui"]["visibility"]
+        if "model" in ((tool.meta or {}).get("ui") or {}).get("visibility", ["model", "app"])
     }
 
     assert {tool["name"]: tool["description"] for tool in manifest["tools"]} == for_the_model
