@@ -25,13 +25,17 @@ from cortex_mcp.browser.host import serve_browser
 from cortex_mcp.config import (
     LEGACY_HOME,
     Settings,
+    config_toml,
+    cortex_variables,
     debug_requested,
     empty_home_warning,
     home_is_default,
     load_settings,
+    provider_environment,
     settings_markdown,
     unknown_variables,
 )
+from cortex_mcp.config_report import config_report
 from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
@@ -39,6 +43,7 @@ from cortex_mcp.hooks import install as hook_install
 from cortex_mcp.hooks.importer import SOURCES, import_transcripts
 from cortex_mcp.hooks.install import SETTINGS_FILES
 from cortex_mcp.local_socket import hook_settings, serve_local_socket
+from cortex_mcp.providers.build import choose_embedder
 from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
 from cortex_mcp.stdio import serve_stdio
@@ -219,6 +224,8 @@ def run_browse(settings: Settings, args: argparse.Namespace) -> int:
     def ready(url: str) -> None:
         if args.agent:
             url += "&" + urlencode({"agent": args.agent})
+        sys.stdout.write(f"{url}\n")  # alone on stdout, for scripts; the story on stderr
+        sys.stdout.flush()
         sys.stderr.write(f"cortex-mcp: memory browser at {url}\n")
         sys.stderr.flush()
         if not args.no_open:
@@ -257,14 +264,32 @@ async def admin(settings: Settings, args: argparse.Namespace) -> str:
         return json.dumps(report.brief(), ensure_ascii=False, indent=2)
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
-    """Settings with the CLI flags on top of the environment and config.toml."""
+def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the CLI flags set; a flag the chosen transport cannot use is an error."""
     overrides: dict[str, Any] = {}
     if getattr(args, "host", None):
         overrides["host"] = args.host
     if getattr(args, "port", None) is not None:
         overrides["port"] = args.port
-    return load_settings(**overrides)
+    if overrides and getattr(args, "transport", None) == "stdio":
+        flag = "--port" if "port" in overrides else "--host"
+        raise ConfigError(
+            flag,
+            "only sse and streamable-http listen on a port; stdio talks through stdin/stdout",
+            "drop it, or add --transport streamable-http",
+        )
+    return overrides
+
+
+def provider_warnings(settings: Settings) -> list[str]:
+    """One line for an embedding provider chosen by name that cannot be used (no key)."""
+    if settings.embedding.provider in ("auto", "none", "local"):
+        return []
+    embedder, why = choose_embedder(settings.embedding, provider_environment())
+    if embedder is not None:
+        return []
+    needs = why.removeprefix("embedding: ")
+    return [f"embedding.provider={needs}; recall is keyword search only until one is set"]
 
 
 def run_server(settings: Settings, transport: str) -> int:
@@ -343,7 +368,10 @@ def run(args: argparse.Namespace) -> int:
     for warning in [*unknown_variables(), empty_home_warning()]:
         if warning:
             sys.stderr.write(f"cortex-mcp: warning: {warning}\n")
-    settings = settings_from(args)
+    overrides = overrides_from(args)
+    settings = load_settings(**overrides)
+    for warning in provider_warnings(settings):
+        sys.stderr.write(f"cortex-mcp: warning: {warning}\n")
     logging.basicConfig(
         stream=sys.stderr, level=settings.log_level, format="%(asctime)s %(name)s %(message)s"
     )
@@ -354,8 +382,13 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(act(args.agent, where) + "\n")
         return 0
     if args.command == "config":
-        text = settings_markdown() if args.markdown else settings.model_dump_json(indent=2)
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        if args.markdown:
+            sys.stdout.write(settings_markdown())
+            return 0
+        report = config_report(
+            settings, cortex_variables(), provider_environment(), config_toml(), overrides
+        )
+        sys.stdout.write(report)
         return 0
     try:
         prepare_store(settings)

@@ -12,6 +12,7 @@ reference (docs/configuration.md) is generated from this one file.
 
 import difflib
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -24,6 +25,7 @@ from pydantic_settings import (
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
 )
 
@@ -618,6 +620,11 @@ PROVIDER_VARIABLES = (
 )
 
 
+def cortex_variables() -> dict[str, str]:
+    """The CORTEX_* variables set and not empty, as typed (for `cortex-mcp config`'s sources)."""
+    return {k: v for k, v in os.environ.items() if k.upper().startswith("CORTEX_") and v}
+
+
 def provider_environment() -> dict[str, str]:
     """The ecosystem's standard provider variables, as set in the environment."""
     return {name: os.environ[name] for name in PROVIDER_VARIABLES if os.environ.get(name)}
@@ -628,9 +635,11 @@ def load_settings(**overrides: Any) -> Settings:
 
     Raises ConfigError naming the variable, `config.toml:<line>` or the flag at fault.
     """
-    toml = home_from_environment() / "config.toml"
+    toml = config_toml()
     try:
         return Settings(**overrides)
+    except SettingsError as err:  # a complex value (a list, a table) that is not JSON
+        raise unparsable(err) from err
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(str(toml), f"not valid TOML ({err})", "fix that line") from err
     except OSError as err:
@@ -641,6 +650,34 @@ def load_settings(**overrides: Any) -> Settings:
         raise explain(err, toml, overrides) from err
 
 
+def config_toml() -> Path:
+    """The config.toml the settings are read from: in the home CORTEX_HOME names."""
+    return home_from_environment() / "config.toml"
+
+
+def unparsable(err: SettingsError) -> ConfigError:
+    """A variable holding a list or a table that is not valid JSON, as one line naming it."""
+    field = re.search(r'field "([^"]+)"', str(err))
+    name = field.group(1) if field else "settings"
+    variable = next(
+        (typed for typed in os.environ if typed.upper() == f"CORTEX_{name}".upper()),
+        f"CORTEX_{name}".upper(),
+    )
+    example = JSON_EXAMPLES.get(name, "")
+    detail = f" ({err.__cause__})" if err.__cause__ else ""
+    return ConfigError(
+        variable, f"must be valid JSON{example}{detail}", "fix or unset the variable"
+    )
+
+
+JSON_EXAMPLES = {
+    "auth_tokens": ', a list such as [{"token": "…", "agents": ["me"], "shared": "read"}]',
+    "allowed_hosts": ', a list such as ["example.com"]',
+    "allowed_origins": ', a list such as ["https://example.com"]',
+}
+"""What a list-valued variable looks like, for the error when it is not JSON."""
+
+
 def explain(err: ValidationError, toml: Path, overrides: dict[str, Any]) -> ConfigError:
     """The first problem of `err` as a ConfigError naming where the value was typed."""
     problems = err.errors()
@@ -649,22 +686,23 @@ def explain(err: ValidationError, toml: Path, overrides: dict[str, Any]) -> Conf
     variable = "CORTEX_" + "__".join(keys).upper()
     typed = {name.upper(): name for name in os.environ}
     rule = str(first["msg"]).removeprefix("Value error, ").replace("Input should be", "must be")
-    if first["type"] == "extra_forbidden":
-        rule = "not a setting" + _did_you_mean(variable)
-    if len(problems) > 1:
-        rule += f" (and {len(problems) - 1} more problem(s))"
+    unknown = first["type"] == "extra_forbidden"
+    more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
     if keys and keys[0] in overrides:
-        return ConfigError(f"--{keys[0]}", rule, "change the flag")
+        return ConfigError(f"--{keys[0]}", rule + more, "change the flag")
     if variable in typed:
-        return ConfigError(typed[variable], rule, "fix or unset the variable")
-    line = _toml_line(toml, keys)
+        rule = "not a setting" + _did_you_mean(variable) if unknown else rule
+        return ConfigError(typed[variable], rule + more, "fix or unset the variable")
+    line = toml_line(toml, keys)
+    rule = "not a setting" + _did_you_mean_in_toml(keys) if unknown else rule
     if line is not None:
-        return ConfigError(f"{toml}:{line}", f"{'.'.join(keys)}: {rule}", "fix that line")
-    return ConfigError(".".join(keys) or "settings", rule, "fix the setting")
+        return ConfigError(f"{toml}:{line}", f"{'.'.join(keys)}: {rule}{more}", "fix that line")
+    return ConfigError(".".join(keys) or "settings", rule + more, "fix the setting")
 
 
-def _toml_line(toml: Path, keys: list[str]) -> int | None:
-    """The line of config.toml where `keys` (section, then key) is set, if it is there."""
+def toml_line(toml: Path, keys: list[str]) -> int | None:
+    """The line of config.toml where `keys` (section, then key) is set, or where the table
+    `[keys]` opens, if it is there."""
     try:
         lines = toml.read_text(encoding="utf-8").splitlines()
     except OSError:
@@ -674,10 +712,39 @@ def _toml_line(toml: Path, keys: list[str]) -> int | None:
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if line.startswith("[") and line.endswith("]"):
-            current = line.strip("[]").strip()
+            current = line.strip("[]").strip().strip('"')
+            if current == ".".join(keys):
+                return number
         elif line.split("=", 1)[0].strip().strip('"') == wanted and current == section:
             return number
     return None
+
+
+def _did_you_mean_in_toml(keys: list[str]) -> str:
+    """The closest key config.toml could have meant: a table (`[search]`) or a key of the
+    same table, written as it is written in the file."""
+    if len(keys) == 1:
+        tables = [name for name, field in Settings.model_fields.items() if is_section(field)]
+        plain = [name for name, field in Settings.model_fields.items() if not is_section(field)]
+        close = difflib.get_close_matches(keys[0].lower(), tables + plain, n=1, cutoff=0.6)
+        if not close:
+            return ""
+        return (
+            f" (did you mean [{close[0]}]?)"
+            if close[0] in tables
+            else f" (did you mean {close[0]}?)"
+        )
+    section = Settings.model_fields.get(keys[0])
+    annotation = section.annotation if section is not None else None
+    if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+        return ""
+    close = difflib.get_close_matches(keys[-1].lower(), list(annotation.model_fields), n=1)
+    return f" (did you mean {close[0]} in [{keys[0]}]?)" if close else ""
+
+
+def is_section(field: FieldInfo) -> bool:
+    """Whether a setting is a table of settings (`[search]`), not a value."""
+    return isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
 
 
 def known_variables() -> list[str]:

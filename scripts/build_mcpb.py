@@ -7,9 +7,13 @@
 
 The bundle uses the `uv` server type: the host runs `uv run --directory <bundle>
 server/main.py`; uv brings Python and the dependencies listed in the bundle's own
-pyproject.toml (this project's, with the `local` extra for semantic search). The
+pyproject.toml (this project's, which carry the local embedder where its wheels exist). The
 cortex_mcp package itself travels inside the bundle (server/cortex_mcp), so the bundle
 works before anything is published on PyPI.
+
+Runs on any Python 3.11+ with the standard library alone (no virtualenv, no `mcp`): it reads
+pyproject.toml and copies files. The tools the manifest lists are the ones the model sees;
+tests/test_bundle.py checks them against a running server's tools/list.
 
 `user_config` asks for the memory folder, the embedding choice and the optional OpenAI and
 Anthropic keys (marked sensitive, so the host keeps them in the OS keychain).
@@ -24,15 +28,32 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 
-from cortex_mcp.server import TITLES  # noqa: E402 - after the checkout is importable
+TOOLS = {  # name: title, as tools/list shows them to the model (the app-only tools are not here)
+    "cortex_recall": "Recall memories",
+    "cortex_remember": "Remember a fact",
+    "cortex_ingest": "Learn from an exchange",
+    "cortex_flush": "Save messages before compaction",
+    "cortex_forget": "Forget a memory",
+    "cortex_restore": "Restore a forgotten memory",
+    "cortex_search_debug": "Explain a recall",
+    "cortex_lifecycle": "Consolidate memory",
+    "cortex_profile": "Write the user's profile",
+    "cortex_browse": "Open the memory browser",
+}
 
 MAIN = '''\
 """Entry point of the cortex-mcp MCP Bundle: the bundled cortex_mcp package, as
 `cortex-mcp-server` runs it (uv starts this file; its folder is first on sys.path)."""
 
-from cortex_mcp.cli import main
+import os
+
+# The host passes an unanswered "memory folder" as an empty CORTEX_HOME: that is the default
+# folder, as the install dialog says, not a mistake worth a warning at every start.
+if os.environ.get("CORTEX_HOME") == "":
+    del os.environ["CORTEX_HOME"]
+
+from cortex_mcp.cli import main  # noqa: E402 - after the environment is settled
 
 raise SystemExit(main())
 '''
@@ -108,7 +129,7 @@ def manifest(meta: dict[str, Any]) -> dict[str, Any]:
                 "env": ENV,
             },
         },
-        "tools": [{"name": name, "description": title} for name, title in TITLES.items()],
+        "tools": [{"name": name, "description": title} for name, title in TOOLS.items()],
         "user_config": USER_CONFIG,
         "compatibility": {
             "platforms": ["darwin", "win32", "linux"],
@@ -118,8 +139,9 @@ def manifest(meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def bundle_pyproject(meta: dict[str, Any]) -> str:
-    """The bundle's pyproject.toml: dependencies only (`package = false`: nothing to build)."""
-    requirements = [*meta["dependencies"], *meta["optional-dependencies"]["local"]]
+    """The bundle's pyproject.toml: dependencies only (`package = false`: nothing to build).
+    The plain install's: they carry the local embedder (the `local` extra only repeats it)."""
+    requirements = list(dict.fromkeys(meta["dependencies"]))
     lines = "\n".join(f"    {json.dumps(requirement)}," for requirement in requirements)
     return (
         "[project]\n"

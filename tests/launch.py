@@ -30,6 +30,9 @@ VENV_BIN = Path(sys.executable).parent
 DISTRIBUTION = "cortex-mcp-server"
 """Our name on PyPI, and the console script `uvx cortex-mcp-server` runs."""
 
+CHECKOUT_PLACEHOLDER = "/absolute/path/to/cortex-mcp"
+"""What the shipped configs say in place of the user's checkout folder or wheel file."""
+
 BUILD_TIMEOUT_S = 600
 """`python -m build` makes an isolated build environment, then the sdist, then a wheel from it."""
 
@@ -55,8 +58,9 @@ class Uvx:
     path: Path
     env: dict[str, str]
 
-    def command(self, wheel: Path, *args: str) -> list[str]:
-        return [str(self.path), "--from", str(wheel), DISTRIBUTION, *args]
+    def command(self, source: Path, *args: str) -> list[str]:
+        """`uvx --from <wheel or checkout> cortex-mcp-server <args>`."""
+        return [str(self.path), "--from", str(source), DISTRIBUTION, *args]
 
 
 def run(command: Sequence[str | Path], timeout_s: float, **kwargs: Any) -> str:
@@ -89,6 +93,7 @@ MCPB_PACKAGE = "@anthropic-ai/mcpb@2"
 BUILT = pytest.StashKey[Dist]()
 MCPB = pytest.StashKey[Path]()
 UVX = pytest.StashKey[Uvx]()
+CHECKOUT_UVX = pytest.StashKey[Uvx]()
 NPM_BIN = pytest.StashKey[Path]()
 
 
@@ -124,6 +129,18 @@ def warm_uvx(
         # cache holds the environment, offline mode runs the same program without round trips.
         request.config.stash[UVX] = Uvx(uvx_path, {**env, "UV_OFFLINE": "1"})
     return request.config.stash[UVX]
+
+
+@pytest.fixture(scope="session", name="checkout_uvx")
+def warm_checkout(request: pytest.FixtureRequest, uvx: Uvx) -> Uvx:
+    """The same uvx, its cache warmed once with `uvx --from <this checkout> cortex-mcp-server`
+    (uv builds the checkout with its build backend, from the package index), then offline."""
+    if CHECKOUT_UVX not in request.config.stash:
+        online = {k: v for k, v in uvx.env.items() if k != "UV_OFFLINE"}
+        warm = Uvx(uvx.path, online).command(REPO, "--version")
+        assert run(warm, FIRST_UVX_TIMEOUT_S, env=full_env(online)).startswith("cortex-mcp ")
+        request.config.stash[CHECKOUT_UVX] = uvx
+    return request.config.stash[CHECKOUT_UVX]
 
 
 @pytest.fixture(scope="session", name="npm_bin")

@@ -181,21 +181,23 @@ def query_one(database: Path, sql: str) -> Any:
 
 @asynccontextmanager
 async def browse_server(home: Path, *args: str) -> AsyncIterator[str]:
-    """`cortex-mcp browse --no-open` on `home`: yields the page URL it prints (with its token)."""
+    """`cortex-mcp browse --no-open` on `home`: yields the page URL it prints alone on stdout,
+    where scripts read it (with its token)."""
     process = await anyio.open_process(
         [sys.executable, "-m", "cortex_mcp", "browse", "--no-open", *args],
         env=server_env(home),
         stdin=DEVNULL,
-        stdout=DEVNULL,
-        stderr=PIPE,
+        stdout=PIPE,
+        stderr=DEVNULL,
     )
     try:
-        assert process.stderr is not None
+        assert process.stdout is not None
         seen = b""
         with anyio.fail_after(STARTUP_TIMEOUT_S):
-            while b"?token=" not in seen or not seen.endswith(b"\n"):
-                seen += await process.stderr.receive()
-        line = next(x for x in seen.decode().splitlines() if "memory browser at" in x)
-        yield line.split("memory browser at ", 1)[1].strip()
+            while not seen.endswith(b"\n"):
+                seen += await process.stdout.receive()
+        (line,) = seen.decode().splitlines()
+        assert line.startswith("http://127.0.0.1:") and "?token=" in line, line
+        yield line
     finally:
         await stop(process)

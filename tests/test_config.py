@@ -122,3 +122,41 @@ def test_docs_configuration_md_is_generated_from_the_settings() -> None:
     )
     for name in Settings.model_fields:
         assert f"`{name}" in documented
+
+
+def test_config_command_says_where_each_value_came_from(cortex_home: Path) -> None:
+    import os
+
+    cortex_home.mkdir(parents=True)
+    (cortex_home / "config.toml").write_text("[search]\nrrf_k = 7\n", encoding="utf-8")
+    env = {**os.environ, "CORTEX_PORT": "21999", "CORTEX_HOME": str(cortex_home)}
+
+    printed = json.loads(run_cli("config", env=env).stdout)
+
+    assert printed["sources"] == {
+        "home": "CORTEX_HOME",
+        "port": "CORTEX_PORT",
+        "search.rrf_k": f"{cortex_home / 'config.toml'}:2",
+    }
+    assert printed["search"]["rrf_k"] == 7
+
+
+def test_config_command_shows_the_embedder_in_use_and_the_key_set_never_its_value(
+    cortex_home: Path,
+) -> None:
+    import os
+
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    secret = "sk-test-never-printed-0123456789"
+
+    printed = json.loads(run_cli("config", env={**base, "OPENAI_API_KEY": secret}).stdout)
+    keyless = json.loads(run_cli("config", env=base).stdout)
+
+    assert printed["embedding"]["provider"] == "auto", "the setting as given"
+    assert printed["in_use"]["embedding"]["provider"] == "openai", "what auto resolved to"
+    assert printed["in_use"]["embedding"]["model"] == "text-embedding-3-small"
+    assert printed["in_use"]["keys"] == {"OPENAI_API_KEY": "set in the environment"}
+    assert printed["in_use"]["llm"]["providers"] == ["openai gpt-4o-mini"]
+    assert keyless["in_use"]["embedding"]["provider"] in ("local", "none (keyword search only)")
+    assert keyless["in_use"]["keys"] == {}
+    assert secret not in run_cli("config", env={**base, "OPENAI_API_KEY": secret}).stdout

@@ -232,3 +232,71 @@ def test_someone_elses_cortex_db_at_the_old_home_stays_where_it_is(tmp_path: Pat
     assert "moved" not in done.stderr
     assert (legacy / "cortex.db").read_bytes() == before
     assert (tmp_path / "data" / "cortex-mcp" / "cortex.db").exists(), "a fresh database instead"
+
+
+@pytest.mark.parametrize(
+    ("toml", "line_number", "suggestion"),
+    [
+        ("[serch]\nrrf_k = 3\n", 1, "(did you mean [search]?)"),
+        ("log_level = 'INFO'\n[search]\nrrf_kk = 3\n", 3, "(did you mean rrf_k in [search]?)"),
+        ("prot = 22000\n", 1, "(did you mean port?)"),
+    ],
+)
+def test_an_unknown_table_or_key_in_config_toml_names_file_line_and_the_toml_key_meant(
+    tmp_path: Path, toml: str, line_number: int, suggestion: str
+) -> None:
+    (tmp_path / "config.toml").write_text(toml, encoding="utf-8")
+
+    line = one_error_line(cortex("config", env={"CORTEX_HOME": str(tmp_path)}))
+
+    assert line.startswith(f"cortex-mcp: {tmp_path / 'config.toml'}:{line_number}: ")
+    assert "not a setting" in line
+    assert suggestion in line
+    assert "CORTEX_" not in line, "a TOML file is answered in TOML, not with a variable"
+
+
+@pytest.mark.parametrize("value", ["[{bad", "not json at all", '{"token": "x"'])
+def test_a_malformed_cortex_auth_tokens_is_one_line_naming_the_variable_and_the_rule(
+    tmp_path: Path, value: str
+) -> None:
+    env = {"CORTEX_HOME": str(tmp_path), "CORTEX_AUTH_TOKENS": value}
+
+    line = one_error_line(cortex("config", env=env))
+
+    assert line.startswith("cortex-mcp: CORTEX_AUTH_TOKENS: must be valid JSON, a list such as")
+    assert line.endswith("fix or unset the variable")
+    assert "unexpected" not in line and "SettingsError" not in line
+    assert not (tmp_path / "cortex.db").exists()
+
+
+def test_an_embedding_provider_named_without_its_key_is_a_warning_at_start(tmp_path: Path) -> None:
+    env = {"CORTEX_HOME": str(tmp_path), "CORTEX_EMBEDDING__PROVIDER": "openai"}
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "OPENAI_"))}
+
+    done = subprocess.run(
+        [str(COMMAND)],
+        env={**base, **env},
+        input="",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0] == (
+        "cortex-mcp: warning: embedding.provider=openai needs OPENAI_API_KEY or OPENAI_BASE_URL;"
+        " recall is keyword search only until one is set"
+    )
+
+
+@pytest.mark.parametrize("flag", [["--port", "1234"], ["--host", "0.0.0.0"]])
+def test_a_port_or_host_for_stdio_is_refused_in_one_line_not_ignored(
+    tmp_path: Path, flag: list[str]
+) -> None:
+    line = one_error_line(cortex("serve", *flag, env={"CORTEX_HOME": str(tmp_path)}))
+
+    assert line.startswith(f"cortex-mcp: {flag[0]}: only sse and streamable-http listen on a port")
+    assert "--transport streamable-http" in line
+    assert not (tmp_path / "cortex.db").exists()

@@ -4,12 +4,16 @@ Before each answer it calls `cortex_recall`; after each exchange, `cortex_ingest
 its history, `cortex_flush` with the messages it is about to drop. The "model" is a stand-in
 that needs no network: replace `answer()` with a call to your LLM.
 
-    python clients/python/agent.py                       # chat on the terminal
-    python clients/python/agent.py --script lines.txt    # one user message per line
-    python clients/python/agent.py --server "python -m cortex_mcp"
+    .venv/bin/python clients/python/agent.py                      # chat on the terminal
+    .venv/bin/python clients/python/agent.py --script lines.txt   # one user message per line
+    python agent.py --server "uvx --from /absolute/path/to/cortex-mcp cortex-mcp-server"
+
+By default the server is this Python's `-m cortex_mcp`: run it with the virtualenv the README's
+first command makes in a checkout (cortex-mcp is not on PyPI yet).
 """
 
 import argparse
+import importlib.util
 import os
 import shlex
 import sys
@@ -114,17 +118,28 @@ async def chat(args: argparse.Namespace) -> None:
     print(f"cortex calls: {calls}", file=sys.stderr)
 
 
+THIS_PYTHON = shlex.join([sys.executable, "-m", "cortex_mcp"])
+"""The default server: cortex-mcp installed beside the `mcp` SDK this script runs on."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--script", type=Path, help="file of user messages, one per line")
     parser.add_argument(
-        "--server", default="uvx cortex-mcp-server", help="command that starts cortex-mcp"
+        "--server",
+        default=THIS_PYTHON,
+        help="command that starts cortex-mcp (default: this Python, -m cortex_mcp)",
     )
     parser.add_argument("--session-id", default="example-agent")
     parser.add_argument("--keep", type=int, default=6, help="messages kept before a flush")
     args = parser.parse_args()
     if args.keep < 2:
         parser.error("--keep must be at least 2 (one exchange)")
+    if args.server == THIS_PYTHON and importlib.util.find_spec("cortex_mcp") is None:
+        parser.error(
+            f"{sys.executable} has no cortex_mcp: run this script with the Python of a"
+            " virtualenv that has cortex-mcp installed, or pass --server"
+        )
     anyio.run(chat, args)
 
 

