@@ -465,7 +465,21 @@ class RemoteSettings(Section):
         "beyond it the oldest connection still waiting to send a request is closed.",
     )
     max_sessions: int = Field(
-        default=100, gt=0, description="Concurrent MCP sessions (SSE streams, HTTP sessions)."
+        default=100,
+        gt=0,
+        description="Concurrent MCP sessions (SSE streams, HTTP sessions); a new one past it"
+        " ends the session idle longest.",
+    )
+    max_sessions_per_client: int = Field(
+        default=20,
+        gt=0,
+        description="Sessions one client (one token; without tokens, one address) may hold;"
+        " a new one past it ends that client's session idle longest.",
+    )
+    body_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="A request's body must arrive within this after its headers (else 408).",
     )
     session_idle_timeout_s: float = Field(
         default=1800.0, gt=0, description="A session with no message for this long is closed."
