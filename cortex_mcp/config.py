@@ -85,8 +85,21 @@ class DatabaseSettings(Section):
     connect_timeout_s: float = Field(
         default=10.0,
         gt=0,
-        description="How long a call waits for a PostgreSQL connection before it reports"
-        " the database unreachable.",
+        description="How long opening the store (at start, and `migrate`) waits for PostgreSQL"
+        " before it reports the database unreachable.",
+    )
+    call_timeout_s: float = Field(
+        default=2.0,
+        gt=0,
+        description="How long a call waits for a pooled PostgreSQL connection before it answers"
+        " that the database is unreachable (while it is down, calls fail this fast).",
+    )
+    reconnect_every_s: float = Field(
+        default=0.5,
+        gt=0,
+        le=30,
+        description="While PostgreSQL is down, the pool tries to reconnect this often at most"
+        " (backoff capped here, so recovery follows the database's return within about this).",
     )
 
     @field_validator("url")

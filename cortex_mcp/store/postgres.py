@@ -7,8 +7,10 @@ the SQL differs, the store module holds both texts, see `db.Sql`).
 Every write transaction first takes one transaction-level advisory lock, so writers from any
 number of processes take turns exactly as they do on one SQLite file (BEGIN IMMEDIATE): a
 check-then-write inside a transaction sees no interleaved writer. Reads never wait for it.
-When PostgreSQL is unreachable, a call fails with a one-line StoreUnavailable naming the cause;
-the pool keeps reconnecting in the background with backoff.
+When PostgreSQL is unreachable, a call fails within `call_timeout_s` with a one-line
+StoreUnavailable naming the cause; the pool keeps reconnecting in the background with a backoff
+capped at `reconnect_every_s` (psycopg_pool's own doubles without bound, so recovery took longer
+the longer the outage lasted), so calls work again within about that of the database's return.
 """
 
 import logging
@@ -22,6 +24,7 @@ import psycopg
 import psycopg_pool
 from pgvector.psycopg import register_vector_async
 from psycopg.rows import RowMaker
+from psycopg_pool.base import AttemptWithBackoff
 
 from cortex_mcp.errors import StoreUnavailable
 from cortex_mcp.store.db import Connection, Database, Params, Sql
@@ -179,6 +182,35 @@ class PostgresDatabase(Database):
         await self.pool.close()
 
 
+class CappedBackoff(AttemptWithBackoff):
+    """psycopg_pool's reconnect backoff, starting at a tenth of a second and never waiting
+    more than `most_s` between attempts."""
+
+    INITIAL_DELAY = 0.1
+
+    def __init__(self, *, timeout: float, most_s: float) -> None:
+        super().__init__(timeout=timeout)
+        self.most_s = most_s
+
+    def update_delay(self, now: float) -> None:
+        """The next delay: doubled, as psycopg_pool does, then capped."""
+        super().update_delay(now)
+        self.delay = min(self.delay, self.most_s)
+
+
+class BoundedReconnectPool(psycopg_pool.AsyncConnectionPool[Any]):
+    """The pool, reconnecting with `CappedBackoff` (it has no setting of its own for this)."""
+
+    reconnect_every_s: float = 0.5
+
+    async def _add_connection(
+        self, attempt: AttemptWithBackoff | None, growing: bool = False
+    ) -> None:
+        if attempt is None:
+            attempt = CappedBackoff(timeout=self.reconnect_timeout, most_s=self.reconnect_every_s)
+        await super()._add_connection(attempt, growing)
+
+
 async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
     await register_vector_async(conn)
 
@@ -195,24 +227,32 @@ async def _create_extension(url: str, timeout_s: float) -> None:
             await conn.execute("select pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
 
 
-async def open_postgres(url: str, pool_size: int, timeout_s: float) -> PostgresDatabase:
-    """Connect a pool to the database at `url` (creating the pgvector extension if needed).
+async def open_postgres(
+    url: str,
+    pool_size: int,
+    timeout_s: float,
+    call_timeout_s: float | None = None,
+    reconnect_every_s: float = 0.5,
+) -> PostgresDatabase:
+    """Connect a pool to the database at `url` (creating the pgvector extension if needed);
+    opening waits up to `timeout_s`, each call later up to `call_timeout_s` (default: the same).
 
     Raises StoreUnavailable, naming the cause, when PostgreSQL cannot be reached.
     """
     try:
         await _create_extension(url, timeout_s)
-        pool: psycopg_pool.AsyncConnectionPool[Any] = psycopg_pool.AsyncConnectionPool(
+        pool = BoundedReconnectPool(
             url,
             min_size=1,
             max_size=max(1, pool_size),
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, "connect_timeout": max(2, int(timeout_s))},
             configure=_configure,
             check=psycopg_pool.AsyncConnectionPool.check_connection,
-            timeout=timeout_s,
+            timeout=call_timeout_s or timeout_s,
             reconnect_timeout=300,  # retried with backoff; later calls try again
             open=False,
         )
+        pool.reconnect_every_s = reconnect_every_s
         await pool.open(wait=True, timeout=timeout_s)
     except (psycopg.Error, psycopg_pool.PoolTimeout) as err:
         raise unavailable(err) from err
