@@ -216,7 +216,7 @@ def http_app(
         inner = mcp.streamable_http_app(
             transport_security=security,
             host=settings.host,
-            max_sessions=limits.max_sessions,  # a backstop: StreamableSessions makes room first
+            max_sessions=None,  # StreamableSessions bounds them, ending the idlest instead
             session_idle_timeout=limits.session_idle_timeout_s,
         )
         book = SessionBook(limits.max_sessions, limits.max_sessions_per_client)

@@ -59,33 +59,52 @@ class OpenSession:
 
 @dataclass
 class SessionBook:
-    """The open sessions and the rule that picks which one gives way."""
+    """The open sessions and the rule that picks which ones give way."""
 
     max_sessions: int
     per_client: int
     clock: Callable[[], float] = time.monotonic
     sessions: dict[str, OpenSession] = field(default_factory=dict)
-    opening: dict[str, int] = field(default_factory=dict)
 
     def count(self, client: str | None = None) -> int:
-        """Sessions open or being opened, of `client` or of everyone."""
+        """Sessions open, of `client` or of everyone."""
         if client is None:
-            return len(self.sessions) + sum(self.opening.values())
-        mine = sum(1 for s in self.sessions.values() if s.client == client)
-        return mine + self.opening.get(client, 0)
+            return len(self.sessions)
+        return sum(1 for s in self.sessions.values() if s.client == client)
 
-    def in_the_way(self, client: str) -> tuple[bool, str | None]:
-        """(room needed, the session to end for it): the client's own idlest when it is at its
-        limit, else everyone's idlest when all sessions are taken; None when all are busy."""
-        if self.count(client) >= self.per_client:
-            return True, self._idlest(lambda s: s.client == client)
-        if self.count() >= self.max_sessions:
-            return True, self._idlest(lambda s: True)
-        return False, None
+    def full_and_busy(self, client: str) -> bool:
+        """True when a new session of `client` would pass a limit and no session in the way
+        can give way (every one is serving a request): then, and only then, refuse it."""
+        if self.count(client) >= self.per_client and self._idlest(client, None) is None:
+            return True
+        return self.count() >= self.max_sessions and self._idlest(None, None) is None
 
-    def _idlest(self, eligible: Callable[[OpenSession], bool]) -> str | None:
-        idle = [(s.last_active, sid) for sid, s in self.sessions.items() if not s.busy]
-        idle = [(t, sid) for t, sid in idle if eligible(self.sessions[sid])]
+    def over_limits(self, opened: str) -> list[str]:
+        """The sessions to end now that `opened` is open: the client's idlest while it holds
+        more than its share, then everyone's idlest while more than the total are open."""
+        client = self.sessions[opened].client
+        ending: list[str] = []
+        while self.count(client) - self._among(ending, client) > self.per_client:
+            victim = self._idlest(client, [opened, *ending])
+            if victim is None:
+                break
+            ending.append(victim)
+        while self.count() - len(ending) > self.max_sessions:
+            victim = self._idlest(None, [opened, *ending])
+            if victim is None:
+                break
+            ending.append(victim)
+        return ending
+
+    def _among(self, ids: list[str], client: str) -> int:
+        return sum(1 for sid in ids if self.sessions[sid].client == client)
+
+    def _idlest(self, client: str | None, besides: list[str] | None) -> str | None:
+        idle = [
+            (s.last_active, sid)
+            for sid, s in self.sessions.items()
+            if not s.busy and (client is None or s.client == client) and sid not in (besides or [])
+        ]
         return min(idle)[1] if idle else None
 
     def touch(self, session_id: str) -> OpenSession | None:
@@ -94,6 +113,14 @@ class SessionBook:
         if found is not None:
             found.last_active = self.clock()
         return found
+
+    async def end(self, ids: list[str]) -> None:
+        """End these sessions (forgotten first, so none is ended twice)."""
+        for sid in ids:
+            ended = self.sessions.pop(sid, None)
+            if ended is not None:
+                logger.info("ending the session idle longest, to make room for a new one")
+                await ended.end()
 
 
 def busy_response(detail: str) -> JSONResponse:
@@ -129,20 +156,9 @@ class StreamableSessions:
 
     async def _open(self, scope: Scope, receive: Receive, send: Send) -> None:
         client = client_of(scope)
-        async with self.lock:
-            while True:
-                needed, victim = self.book.in_the_way(client)
-                if not needed:
-                    break
-                if victim is None:
-                    await busy_response("every open session is serving a request")(
-                        scope, receive, send
-                    )
-                    return
-                ended = self.book.sessions.pop(victim)
-                logger.info("ending the idlest session to open another (%s)", client[:14])
-                await ended.end()
-            self.book.opening[client] = self.book.opening.get(client, 0) + 1
+        if self.book.full_and_busy(client):
+            await busy_response("every open session is serving a request")(scope, receive, send)
+            return
         opened: list[str] = []
 
         async def noting_send(message: Message) -> None:
@@ -152,15 +168,14 @@ class StreamableSessions:
                     opened.append(found.decode("latin-1"))
             await send(message)
 
-        try:
-            await self.app(scope, receive, noting_send)
-        finally:
-            self.book.opening[client] -= 1
-            if opened:
-                template = dict(scope)
-                self.book.sessions[opened[0]] = OpenSession(
-                    client, self.book.clock(), lambda: self._delete(template, opened[0])
-                )
+        await self.app(scope, receive, noting_send)
+        if opened:  # open now: the idlest in the way give way (never a request refused)
+            template = dict(scope)
+            self.book.sessions[opened[0]] = OpenSession(
+                client, self.book.clock(), lambda: self._delete(template, opened[0])
+            )
+            async with self.lock:
+                await self.book.end(self.book.over_limits(opened[0]))
 
     async def _use(self, session_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         session = self.book.touch(session_id)
@@ -244,14 +259,9 @@ class SseSessions:
 
     async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
         client = client_of(scope)
-        while True:
-            needed, victim = self.book.in_the_way(client)
-            if not needed:
-                break
-            if victim is None:
-                await busy_response("every SSE session is open and busy")(scope, receive, send)
-                return
-            await self.book.sessions.pop(victim).end()
+        if self.book.full_and_busy(client):
+            await busy_response("every SSE session is open and busy")(scope, receive, send)
+            return
         key = f"stream-{id(scope)}"
         ended: list[bool] = []
         session: list[str] = []
@@ -274,6 +284,7 @@ class SseSessions:
                     stream.cancel()
 
                 self.book.sessions[key] = OpenSession(client, self.clock(), end)
+                await self.book.end(self.book.over_limits(key))
                 tasks.start_soon(self._expire, stream, key)
                 await self.app(scope, receive, noting_send)
                 stream.cancel()

@@ -20,6 +20,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import lru_cache
 from typing import Any
 
+import anyio
 import psycopg
 import psycopg_pool
 from pgvector.psycopg import register_vector_async
@@ -152,15 +153,36 @@ class PostgresDatabase(Database):
     @asynccontextmanager
     async def _transaction(self, write: bool) -> AsyncIterator[Connection]:
         try:
-            async with self.pool.connection() as conn, conn.transaction():
-                neutral = PostgresConnection(conn)
-                if write:
-                    await conn.execute("select pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                else:  # one snapshot for every statement, as a deferred BEGIN on SQLite
-                    await conn.execute("set transaction isolation level repeatable read")
-                yield neutral
+            conn = await self._connection()
+            try:
+                async with conn.transaction():
+                    neutral = PostgresConnection(conn)
+                    if write:
+                        await conn.execute("select pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                    else:  # one snapshot for every statement, as a deferred BEGIN on SQLite
+                        await conn.execute("set transaction isolation level repeatable read")
+                    yield neutral
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self.pool.putconn(conn)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as err:
             raise unavailable(err) from err
+
+    async def _connection(self) -> psycopg.AsyncConnection[Any]:
+        """A pooled connection within the pool's timeout, given up early once the pool's
+        reconnects are failing (see WAIT_SLICE_S)."""
+        deadline = anyio.current_time() + self.pool.timeout
+        while True:
+            remaining = deadline - anyio.current_time()
+            try:
+                conn: psycopg.AsyncConnection[Any] = await self.pool.getconn(
+                    timeout=max(0.01, min(WAIT_SLICE_S, remaining))
+                )
+                return conn
+            except psycopg_pool.PoolTimeout:
+                down = isinstance(self.pool, BoundedReconnectPool) and self.pool.down
+                if down or remaining <= WAIT_SLICE_S:
+                    raise
 
     @asynccontextmanager
     async def outside_transaction(self) -> AsyncIterator[Connection]:
@@ -199,9 +221,11 @@ class CappedBackoff(AttemptWithBackoff):
 
 
 class BoundedReconnectPool(psycopg_pool.AsyncConnectionPool[Any]):
-    """The pool, reconnecting with `CappedBackoff` (it has no setting of its own for this)."""
+    """The pool, reconnecting with `CappedBackoff` (it has no setting of its own for this), and
+    knowing whether its last attempt to connect failed (the database is down)."""
 
     reconnect_every_s: float = 0.5
+    down: bool = False
 
     async def _add_connection(
         self, attempt: AttemptWithBackoff | None, growing: bool = False
@@ -209,6 +233,21 @@ class BoundedReconnectPool(psycopg_pool.AsyncConnectionPool[Any]):
         if attempt is None:
             attempt = CappedBackoff(timeout=self.reconnect_timeout, most_s=self.reconnect_every_s)
         await super()._add_connection(attempt, growing)
+
+    async def _connect(self, timeout: float | None = None) -> Any:  # noqa: ASYNC109 - theirs
+        try:
+            conn = await super()._connect(timeout)
+        except psycopg.OperationalError:
+            self.down = True
+            raise
+        self.down = False
+        return conn
+
+
+WAIT_SLICE_S = 0.25
+"""A call waits for a pooled connection in slices this long, and stops at the first slice that
+ends with the database known to be down: a call that opens several transactions fails in
+about this much each, not the whole `call_timeout_s` each."""
 
 
 async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:

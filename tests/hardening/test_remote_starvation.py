@@ -185,3 +185,21 @@ def test_the_invalid_descriptor_errors_of_accept_retries_are_rate_limited() -> N
         for _ in range(500)
     ]
     assert shown.count(True) == 1
+
+
+async def test_requests_that_open_no_session_end_none(cortex_home: Path) -> None:
+    env = {"CORTEX_AUTH_TOKEN": ADMIN, "CORTEX_REMOTE__MAX_SESSIONS_PER_CLIENT": "2"}
+    async with http_server(cortex_home, "streamable-http", env=env) as server:
+        url = f"{server.base_url}/mcp"
+        async with httpx2.AsyncClient(timeout=WAIT_S) as http:
+            ids = [(await open_session(http, url, ADMIN)).headers["mcp-session-id"] for _ in "ab"]
+            strays = [
+                (await http.post(url, json=PING, headers=headers(ADMIN))).status_code
+                for _ in range(5)  # no session id and no initialize: refused by the SDK
+            ]
+            answers = [
+                (await http.post(url, json=PING, headers=headers(ADMIN, i))).status_code
+                for i in ids
+            ]
+    assert all(status >= 400 for status in strays)
+    assert answers == [200, 200]
