@@ -42,7 +42,7 @@ import anyio.lowlevel
 import httpx2
 from anyio.abc import Process, SocketStream
 
-from bench.remote_load import INITIALIZE, TOKEN, free_port, recaller, timed_recall
+from bench.remote_load import INITIALIZE, TOKEN, free_port
 from cortex_mcp.clock import utc_now
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,6 +122,60 @@ async def fresh_initialize(port: int) -> float | None:
     return None
 
 
+class RawSession:
+    """An MCP session over plain HTTP requests: a transport error is a failed call, never a
+    crashed client (the measuring client must outlive what it measures)."""
+
+    def __init__(self, port: int, http: httpx2.AsyncClient) -> None:
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.http = http
+        self.headers = {
+            "Authorization": f"Bearer {TOKEN}",
+            "Accept": "application/json, text/event-stream",
+        }
+        self.calls = 1
+
+    async def open(self) -> None:
+        answer = await self.http.post(self.url, json=INITIALIZE, headers=self.headers)
+        self.headers |= {
+            "mcp-session-id": answer.headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-06-18",
+        }
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        await self.http.post(self.url, json=note, headers=self.headers)
+        await self.call("cortex_remember", {"content": "The user drinks green tea"})
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> bool:
+        self.calls += 1
+        message = {
+            "jsonrpc": "2.0",
+            "id": self.calls,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments},
+        }
+        answer = await self.http.post(self.url, json=message, headers=self.headers)
+        return answer.status_code == 200 and '"result"' in answer.text
+
+    async def timed_recall(self) -> float | None:
+        """One recall's round trip in ms; None when it failed or took over CALL_TIMEOUT_S."""
+        started = time.perf_counter()
+        with anyio.move_on_after(CALL_TIMEOUT_S):
+            try:
+                if await self.call("cortex_recall", {"query": "tea"}):
+                    return (time.perf_counter() - started) * 1000
+            except httpx2.HTTPError:
+                return None
+        return None
+
+
+@asynccontextmanager
+async def recaller(port: int) -> AsyncIterator[RawSession]:
+    async with httpx2.AsyncClient(timeout=CALL_TIMEOUT_S) as http:
+        session = RawSession(port, http)
+        await session.open()
+        yield session
+
+
 def summary(values: list[float | None]) -> dict[str, Any]:
     done = sorted(v for v in values if v is not None)
     return {
@@ -132,14 +186,14 @@ def summary(values: list[float | None]) -> dict[str, Any]:
     }
 
 
-async def measured_calls(port: int, client: Any, seconds: float) -> dict[str, Any]:
+async def measured_calls(port: int, client: RawSession, seconds: float) -> dict[str, Any]:
     """New-client initializes and session recalls, alternating, for `seconds`."""
     fresh: list[float | None] = []
     recalls: list[float | None] = []
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         fresh.append(await fresh_initialize(port))
-        recalls.append(await timed_recall(client))
+        recalls.append(await client.timed_recall())
         await anyio.sleep(0.2)
     return {"new_client_initialize": summary(fresh), "session_recall": summary(recalls)}
 

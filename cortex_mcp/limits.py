@@ -3,11 +3,12 @@
 - `GuardedH11Protocol`: uvicorn's h11 protocol with a header timeout (a connection must send
   its request headers within `remote.header_timeout_s`, counted from the connect, so a
   slowloris is dropped) and a connection cap applied as each connection is accepted: past
-  `max_connections`, the oldest open connection still waiting to send a request is closed
-  (this one, if every other is serving). The cap is derived from the descriptor limit
-  (`connection_cap`) with room for the listening socket's accept burst (`ACCEPT_BACKLOG`:
-  asyncio accepts up to `backlog` connections before any of them is seen), so `accept()`
-  never runs out of descriptors, and CPython's retry-per-EMFILE storm never starts.
+  `max_connections`, the oldest open connection that has not sent a request is closed (else
+  the oldest idle keep-alive one; this one, if every other is serving). The cap is derived
+  from the descriptor limit (`connection_cap`) with room for the listening socket's accept
+  burst (`ACCEPT_BACKLOG`: asyncio accepts up to `backlog` connections before any of them is
+  seen), so `accept()` never runs out of descriptors, and CPython's retry-per-EMFILE storm
+  never starts.
 - `BodyDeadline`: a request's body must arrive within `remote.body_timeout_s` of its headers;
   a slower one is answered 408 and its connection closed.
 - `RepeatedErrorFilter`: "Too many open files", failed accepts and the invalid-descriptor
@@ -16,11 +17,13 @@
 
 import logging
 import resource
+import socket
 import time
 from collections.abc import Callable
 from typing import Any
 
 import anyio
+import uvicorn
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -28,8 +31,12 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 logger = logging.getLogger(__name__)
 
 ACCEPT_BACKLOG = 16
-"""The listening socket's backlog, which is also how many connections asyncio accepts in one
-go before the protocol of any of them runs (CPython's `_accept_connection`)."""
+"""How many connections asyncio accepts in one go before the protocol of any of them runs
+(CPython's `_accept_connection` takes the listening backlog for this)."""
+KERNEL_BACKLOG = 1024
+"""The listening socket's queue in the kernel, set once asyncio listens with ACCEPT_BACKLOG:
+connections wait there without costing this process a descriptor, and a client's connect is
+not dropped (and retried a second or more later) because a flood filled a short queue."""
 DESCRIPTOR_RESERVE = 64 + 2 * ACCEPT_BACKLOG
 """Descriptors kept free for the database, logs and outgoing provider calls, and for two
 accept bursts whose connections are not counted yet (or closed but not yet released)."""
@@ -84,8 +91,9 @@ class GuardedH11Protocol(H11Protocol):
             self.transport.close()
 
     def _evict(self) -> None:
-        """Close the oldest open connection that is not serving a request (this one if none);
-        one already closing does not count (it would be closed again, and nothing freed)."""
+        """Close the oldest open connection that has not sent a whole request yet, else the
+        oldest kept alive between requests (a client that was served), else this one; one
+        already closing does not count (it would be closed again, and nothing freed)."""
         waiting = [
             c
             for c in self.connections
@@ -94,7 +102,8 @@ class GuardedH11Protocol(H11Protocol):
             and c._waiting()
             and not c.transport.is_closing()
         ]
-        oldest = min(waiting, key=lambda c: c.connected_at, default=self)
+        silent = [c for c in waiting if c._serving() is None]
+        oldest = min(silent or waiting, key=lambda c: c.connected_at, default=self)
         oldest.transport.abort()  # at once: nothing to flush to a connection that sent nothing
 
 
@@ -105,6 +114,16 @@ def guarded_protocol(header_timeout_s: float, max_connections: int) -> type[Guar
         (GuardedH11Protocol,),
         {"header_timeout_s": header_timeout_s, "max_connections": max_connections},
     )
+
+
+class CortexUvicorn(uvicorn.Server):
+    """uvicorn's server, its listening sockets given KERNEL_BACKLOG once asyncio has set up
+    its accept loop with the small ACCEPT_BACKLOG (see there)."""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:  # noqa: D102
+        await super().startup(sockets)
+        for sock in sockets or []:
+            sock.listen(KERNEL_BACKLOG)
 
 
 class BodyDeadline:

@@ -29,6 +29,7 @@ from cortex_mcp.grants import GRANT_KEY, Grant, token_grants
 from cortex_mcp.limits import (
     ACCEPT_BACKLOG,
     BodyDeadline,
+    CortexUvicorn,
     connection_cap,
     guarded_protocol,
     quiet_repeated_accept_errors,
@@ -263,7 +264,7 @@ async def serve_http(
     url = f"http://{host_header_name(settings.host)}:{settings.port}{path}"
     logger.warning("cortex-mcp %s on %s", transport, url)
     with sock:
-        await uvicorn.Server(config).serve(sockets=[sock])
+        await CortexUvicorn(config).serve(sockets=[sock])
 
 
 class PortUnavailable(CortexError):

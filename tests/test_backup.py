@@ -17,6 +17,7 @@ from cortex_mcp import cli
 from cortex_mcp.config import Settings
 from cortex_mcp.engine import open_engine
 from tests.conftest import FrozenClock
+from tests.postgres import LocalPostgres
 
 
 def quiet_settings(home: Path) -> Settings:
@@ -159,3 +160,32 @@ def test_export_backup_and_migrate_work_from_a_read_only_home(filled: Path, tmp_
     assert "locker is number 41" in exported.read_text(encoding="utf-8")
     assert rows(backup, "conversation_log") == rows(filled / "cortex.db", "conversation_log")
     assert json.loads(runs[2].stdout)["verified"] is True
+
+
+def test_a_backup_of_a_postgresql_store_holds_its_conversation_log(
+    cortex_home: Path,
+    local_postgres: LocalPostgres,
+    clock: FrozenClock,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    url = local_postgres.fresh_database()
+    monkeypatch.setenv("CORTEX_DATABASE_URL", url)
+    monkeypatch.setenv("CORTEX_EMBEDDING__PROVIDER", "none")
+    monkeypatch.setenv("CORTEX_LLM__PROVIDER", "none")
+    settings = quiet_settings(cortex_home).model_copy(update={"database": Settings().database})
+    anyio.run(fill_settings, settings, clock)
+    backup = tmp_path / "pg-backup.db"
+
+    status, out, err = cli_run(capsys, "backup", "--output", str(backup))
+
+    assert status == 0, err
+    assert json.loads(out)["verified"] is True
+    assert rows(backup, "conversation_log") == 2 and rows(backup, "memories") > 0
+
+
+async def fill_settings(settings: Settings, clock: FrozenClock) -> None:
+    async with open_engine(settings, clock, {}) as engine:
+        await engine.remember("The user's locker is number 41")
+        await engine.ingest("My locker code is 7731.", "Noted.")

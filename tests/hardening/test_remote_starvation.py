@@ -60,7 +60,18 @@ async def test_the_connection_cap_holds_at_accept_time(cortex_home: Path) -> Non
         "CORTEX_REMOTE__MAX_CONNECTIONS": "40",
     }
     flood: list[SocketStream] = []
+    env["CORTEX_REMOTE__IDLE_TIMEOUT_S"] = "120"
     async with http_server(cortex_home, "streamable-http", env=env) as server:
+        served = await anyio.connect_tcp("127.0.0.1", server.port)  # a client already served,
+        await served.send(  # kept alive between its requests
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n".encode()
+            + f"Authorization: Bearer {ADMIN}\r\nContent-Type: application/json\r\n".encode()
+            + b"Accept: application/json, text/event-stream\r\n"
+            + f"Content-Length: {len(json.dumps(INITIALIZE))}\r\n\r\n".encode()
+            + json.dumps(INITIALIZE).encode()
+        )
+        with anyio.fail_after(WAIT_S):
+            assert (await served.receive()).startswith(b"HTTP/1.1 200 ")
         idle_descriptors = open_descriptors(server)
         try:
             for _ in range(400):
@@ -68,9 +79,11 @@ async def test_the_connection_cap_holds_at_accept_time(cortex_home: Path) -> Non
             await anyio.sleep(1)  # the last accepts, and the closes they cause, are done
             kept = [stream for stream in flood if await still_open(stream)]
             held = open_descriptors(server) - idle_descriptors
+            served_kept = await still_open(served)
         finally:
-            for stream in flood:
+            for stream in [*flood, served]:
                 await stream.aclose()
+    assert served_kept  # the silent connections went first
     assert len(kept) <= 40
     assert held <= 40
     assert kept == flood[-len(kept) :]  # the newest are kept: the oldest waiting ones went
