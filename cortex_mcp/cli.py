@@ -21,6 +21,13 @@ from urllib.parse import urlencode
 import anyio
 
 from cortex_mcp import __version__
+from cortex_mcp.backup import (
+    backup_store,
+    home_writable,
+    migrate_command,
+    progress,
+    readable_settings,
+)
 from cortex_mcp.browser.host import serve_browser
 from cortex_mcp.config import (
     LEGACY_HOME,
@@ -47,11 +54,11 @@ from cortex_mcp.providers.build import choose_embedder
 from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
 from cortex_mcp.stdio import serve_stdio
-from cortex_mcp.store.copy import copy_store
-from cortex_mcp.store.home import check_database_file, move_legacy_home, prepare_home, write_atomic
+from cortex_mcp.store.home import check_database_file, move_legacy_home, prepare_home
 from cortex_mcp.store.migrations import migrate
 from cortex_mcp.store.names import display_url
-from cortex_mcp.store.select import open_store, open_target
+from cortex_mcp.store.output import write_output
+from cortex_mcp.store.select import open_store
 
 TTY_NOTICE = (
     "cortex-mcp: this is an MCP server; it waits for a client's JSON-RPC messages on stdin."
@@ -98,6 +105,12 @@ def parser() -> argparse.ArgumentParser:
     add_browse_command(commands)
     add_migrate_command(commands)
     add_hooks_command(commands)
+    backup = commands.add_parser(
+        "backup",
+        help="write the whole store (conversation log included) to one SQLite file; restore"
+        " with `migrate --from FILE`",
+    )
+    backup.add_argument("--output", type=Path, required=True, help="the backup file to write")
     return top
 
 
@@ -120,39 +133,18 @@ def add_migrate_command(commands: Any) -> None:
         help="copy the whole store to PostgreSQL (--to postgresql://...) or to a SQLite file"
         " (--to PATH); resumable, verified by counts and a content hash",
     )
-    move.add_argument("--to", required=True, metavar="URL_OR_FILE", dest="target")
+    move.add_argument(
+        "--to",
+        metavar="URL_OR_FILE",
+        dest="target",
+        help="copy into here (default with --from: the configured store, e.g. a restore)",
+    )
     move.add_argument(
         "--from",
         metavar="URL_OR_FILE",
         dest="source",
         help="copy from here instead of the configured store",
     )
-
-
-async def migrate_command(settings: Settings, args: argparse.Namespace) -> str:
-    """Copy the source store into the target (both migrated first); the verified report."""
-    source = await (open_target(args.source, settings) if args.source else open_store(settings))
-    try:
-        try:
-            target = await open_target(args.target, settings)
-        except StoreUnavailable as err:  # name the target, not the source, as what failed
-            where = f"migrate --to {display_url(args.target)}"
-            raise ConfigError(where, err.cause, "nothing was copied") from err
-        try:
-            await migrate(source)
-            await migrate(target)
-
-            def progress(table: str, rows: int) -> None:
-                sys.stderr.write(f"cortex-mcp: migrate: {table}: {rows:,} rows\n")
-
-            report = await copy_store(source, target, progress)
-        finally:
-            await target.close()
-    finally:
-        await source.close()
-    if not report.verified:
-        raise StoreUnavailable("the copy does not match its source (see the counts); run again")
-    return json.dumps(report.to_json(), indent=2)
 
 
 def add_privacy_commands(commands: Any, export: argparse.ArgumentParser) -> None:
@@ -351,7 +343,7 @@ def emit(text: str, output: Path | None) -> int:
     (flushed and checked); on any error, one line and exit status 1."""
     try:
         if output is not None:
-            write_atomic(output, text)
+            write_output(output, text.encode("utf-8", "surrogateescape"))
         else:
             write_stdout(text)
     except OSError as err:
@@ -390,6 +382,8 @@ def run(args: argparse.Namespace) -> int:
         )
         sys.stdout.write(report)
         return 0
+    if args.command in READS_ONLY and not home_writable(settings):
+        return run_reading(settings, args)  # a read-only home: the store is only read
     try:
         prepare_store(settings)
     except StoreUnavailable as err:
@@ -399,9 +393,9 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "browse":
         return run_browse(settings, args)
     try:
-        if args.command == "migrate":
-            return emit(anyio.run(migrate_command, settings, args) + "\n", None)
-        if args.command in ("export", "import", "lifecycle", "purge"):
+        if args.command in READS_ONLY:
+            return run_reading(settings, args)
+        if args.command in ("import", "lifecycle", "purge"):
             text = anyio.run(admin, settings, args)
             return emit(text if text.endswith("\n") else text + "\n", getattr(args, "output", None))
         return run_server(settings, getattr(args, "transport", "stdio"))
@@ -409,6 +403,27 @@ def run(args: argparse.Namespace) -> int:
         if err.field != "tools":
             raise
         raise ConfigError("CORTEX_TOOLS", err.rule, "fix or unset the variable") from err
+    except StoreUnavailable as err:
+        raise ConfigError(
+            f"database {store_name(settings)}", err.cause, "the command stopped there"
+        ) from err
+
+
+READS_ONLY = ("export", "backup", "migrate")
+"""Commands that only read the configured store: they work from a read-only home."""
+
+
+def run_reading(settings: Settings, args: argparse.Namespace) -> int:
+    """`export`, `backup` or `migrate`, through a snapshot when the home is read-only."""
+    try:
+        with readable_settings(settings) as readable:
+            if args.command == "backup":
+                text = anyio.run(backup_store, readable, args.output, progress)
+                return emit(text + "\n", None)
+            if args.command == "migrate":
+                return emit(anyio.run(migrate_command, readable, args) + "\n", None)
+            text = anyio.run(admin, readable, args)
+        return emit(text if text.endswith("\n") else text + "\n", args.output)
     except StoreUnavailable as err:
         raise ConfigError(
             f"database {store_name(settings)}", err.cause, "the command stopped there"

@@ -87,8 +87,21 @@ class DatabaseSettings(Section):
     connect_timeout_s: float = Field(
         default=10.0,
         gt=0,
-        description="How long a call waits for a PostgreSQL connection before it reports"
-        " the database unreachable.",
+        description="How long opening the store (at start, and `migrate`) waits for PostgreSQL"
+        " before it reports the database unreachable.",
+    )
+    call_timeout_s: float = Field(
+        default=2.0,
+        gt=0,
+        description="How long a call waits for a pooled PostgreSQL connection before it answers"
+        " that the database is unreachable (while it is down, calls fail this fast).",
+    )
+    reconnect_every_s: float = Field(
+        default=0.5,
+        gt=0,
+        le=30,
+        description="While PostgreSQL is down, the pool tries to reconnect this often at most"
+        " (backoff capped here, so recovery follows the database's return within about this).",
     )
 
     @field_validator("url")
@@ -467,7 +480,21 @@ class RemoteSettings(Section):
         "beyond it the oldest connection still waiting to send a request is closed.",
     )
     max_sessions: int = Field(
-        default=100, gt=0, description="Concurrent MCP sessions (SSE streams, HTTP sessions)."
+        default=100,
+        gt=0,
+        description="Concurrent MCP sessions (SSE streams, HTTP sessions); a new one past it"
+        " ends the session idle longest.",
+    )
+    max_sessions_per_client: int = Field(
+        default=20,
+        gt=0,
+        description="Sessions one client (one token; without tokens, one address) may hold;"
+        " a new one past it ends that client's session idle longest.",
+    )
+    body_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="A request's body must arrive within this after its headers (else 408).",
     )
     session_idle_timeout_s: float = Field(
         default=1800.0, gt=0, description="A session with no message for this long is closed."

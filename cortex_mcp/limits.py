@@ -2,32 +2,44 @@
 
 - `GuardedH11Protocol`: uvicorn's h11 protocol with a header timeout (a connection must send
   its request headers within `remote.header_timeout_s`, counted from the connect, so a
-  slowloris is dropped) and a connection cap: past `max_connections` (kept below the process's
-  descriptor limit), the oldest connection still waiting to send a request is closed.
-- `SseSessions`: at most `max_sessions` SSE streams; a stream whose session sent no message
-  for `session_idle_timeout_s` is closed.
-- `RepeatedErrorFilter`: "Too many open files" and its kind are logged once a minute with a
-  count, not once per failed accept.
+  slowloris is dropped) and a connection cap applied as each connection is accepted: past
+  `max_connections`, the oldest open connection that has not sent a request is closed (else
+  the oldest idle keep-alive one; this one, if every other is serving). The cap is derived
+  from the descriptor limit (`connection_cap`) with room for the listening socket's accept
+  burst (`ACCEPT_BACKLOG`: asyncio accepts up to `backlog` connections before any of them is
+  seen), so `accept()` never runs out of descriptors, and CPython's retry-per-EMFILE storm
+  never starts.
+- `BodyDeadline`: a request's body must arrive within `remote.body_timeout_s` of its headers;
+  a slower one is answered 408 and its connection closed.
+- `RepeatedErrorFilter`: "Too many open files", failed accepts and the invalid-descriptor
+  errors their retries leave at shutdown are logged once a minute with a count, not once each.
 """
 
 import logging
 import resource
+import socket
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs
 
 import anyio
+import uvicorn
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 logger = logging.getLogger(__name__)
 
-DESCRIPTOR_RESERVE = 64
-"""Descriptors kept free for the database, logs and outgoing provider calls."""
-SESSION_CHECK_S = 1.0
-SESSION_ID = b"session_id="
+ACCEPT_BACKLOG = 16
+"""How many connections asyncio accepts in one go before the protocol of any of them runs
+(CPython's `_accept_connection` takes the listening backlog for this)."""
+KERNEL_BACKLOG = 1024
+"""The listening socket's queue in the kernel, set once asyncio listens with ACCEPT_BACKLOG:
+connections wait there without costing this process a descriptor, and a client's connect is
+not dropped (and retried a second or more later) because a flood filled a short queue."""
+DESCRIPTOR_RESERVE = 64 + 2 * ACCEPT_BACKLOG
+"""Descriptors kept free for the database, logs and outgoing provider calls, and for two
+accept bursts whose connections are not counted yet (or closed but not yet released)."""
 
 
 def connection_cap(configured: int) -> int:
@@ -48,7 +60,8 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_made(transport)
         self.connected_at = time.monotonic()
         self.header_timer: Any = self.loop.call_later(self.header_timeout_s, self._headers_late)
-        if len(self.connections) > self.max_connections:
+        open_now = [c for c in self.connections if not c.transport.is_closing()]
+        if len(open_now) > self.max_connections:
             self._evict()
 
     def handle_events(self) -> None:  # noqa: D102 - uvicorn's
@@ -78,12 +91,20 @@ class GuardedH11Protocol(H11Protocol):
             self.transport.close()
 
     def _evict(self) -> None:
-        """Close the oldest connection that is not serving a request (this one if none)."""
+        """Close the oldest open connection that has not sent a whole request yet, else the
+        oldest kept alive between requests (a client that was served), else this one; one
+        already closing does not count (it would be closed again, and nothing freed)."""
         waiting = [
-            c for c in self.connections if isinstance(c, GuardedH11Protocol) and c._waiting()
+            c
+            for c in self.connections
+            if isinstance(c, GuardedH11Protocol)
+            and c is not self
+            and c._waiting()
+            and not c.transport.is_closing()
         ]
-        oldest = min(waiting, key=lambda c: c.connected_at, default=self)
-        oldest.transport.close()
+        silent = [c for c in waiting if c._serving() is None]
+        oldest = min(silent or waiting, key=lambda c: c.connected_at, default=self)
+        oldest.transport.abort()  # at once: nothing to flush to a connection that sent nothing
 
 
 def guarded_protocol(header_timeout_s: float, max_connections: int) -> type[GuardedH11Protocol]:
@@ -95,86 +116,73 @@ def guarded_protocol(header_timeout_s: float, max_connections: int) -> type[Guar
     )
 
 
-class SseSessions:
-    """ASGI middleware for the SSE app: bound the streams, close idle ones."""
+class CortexUvicorn(uvicorn.Server):
+    """uvicorn's server, its listening sockets given KERNEL_BACKLOG once asyncio has set up
+    its accept loop with the small ACCEPT_BACKLOG (see there)."""
 
-    def __init__(
-        self,
-        app: ASGIApp,
-        max_sessions: int,
-        idle_timeout_s: float,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:  # noqa: D102
+        await super().startup(sockets)
+        for sock in sockets or []:
+            sock.listen(KERNEL_BACKLOG)
+
+
+class BodyDeadline:
+    """ASGI middleware: the whole body of a request must arrive within `timeout_s` of its
+    headers; past it the request is cancelled (the app never sees a half body) and the client
+    gets 408 and a closed connection. Streams that read no body (GET) are not limited."""
+
+    def __init__(self, app: ASGIApp, timeout_s: float) -> None:
         self.app = app
-        self.max_sessions = max_sessions
-        self.idle_timeout_s = idle_timeout_s
-        self.clock = clock
-        self.streams = 0
-        self.last_message: dict[str, float] = {}
+        self.timeout_s = timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Count and watch GET /sse streams; note each POSTed message's session."""
+        """Pass the request on with a receive that cancels it at the deadline."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
-        elif scope["method"] == "GET" and scope["path"].rstrip("/").endswith("/sse"):
-            await self._stream(scope, receive, send)
-        else:
-            session = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id")
-            if session and session[0] in self.last_message:
-                self.last_message[session[0]] = self.clock()
-            await self.app(scope, receive, send)
-
-    async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.streams >= self.max_sessions:
-            busy = JSONResponse(
-                {"error": "busy", "detail": f"{self.max_sessions} SSE sessions are open"},
-                status_code=503,
-                headers={"Retry-After": "10", "Connection": "close"},
-            )
-            await busy(scope, receive, send)
             return
-        self.streams += 1
-        session: list[str] = []
-        started = self.clock()
+        deadline = anyio.current_time() + self.timeout_s
+        body_done, late, started = [False], [False], [False]
+        with anyio.CancelScope() as request:
 
-        ended: list[bool] = []
+            async def timed_receive() -> Message:
+                if body_done[0]:
+                    return await receive()
+                with anyio.move_on_after(max(0.0, deadline - anyio.current_time())):
+                    message = await receive()
+                    if message["type"] != "http.request" or not message.get("more_body", False):
+                        body_done[0] = True
+                    return message
+                late[0] = True
+                request.cancel()
+                await anyio.lowlevel.checkpoint()  # the cancellation, raised here
+                return {"type": "http.disconnect"}  # never reached
 
-        async def noting_send(message: Message) -> None:
-            body = message.get("body", b"") if message["type"] == "http.response.body" else b""
-            if message["type"] == "http.response.body" and not message.get("more_body", False):
-                ended.append(True)
-            if not session and SESSION_ID in body:
-                found = body.split(SESSION_ID, 1)[1].split(b"\r", 1)[0].split(b"\n", 1)[0]
-                session.append(found.decode("latin-1").strip())
-                self.last_message[session[0]] = self.clock()
-            await send(message)
+            async def noting_send(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    started[0] = True
+                await send(message)
 
-        try:
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(self._expire, tasks.cancel_scope, session, started)
-                await self.app(scope, receive, noting_send)
-                tasks.cancel_scope.cancel()
-            if session and not ended:  # expired: end the stream properly, not mid-chunk
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-        finally:
-            self.streams -= 1
-            if session:
-                self.last_message.pop(session[0], None)
-
-    async def _expire(self, stream: anyio.CancelScope, session: list[str], started: float) -> None:
-        while True:
-            await anyio.sleep(min(SESSION_CHECK_S, self.idle_timeout_s))
-            last = self.last_message.get(session[0], started) if session else started
-            if self.clock() - last >= self.idle_timeout_s:
-                logger.info("closing an SSE session idle for %.0f s", self.clock() - last)
-                stream.cancel()
-                return
+            await self.app(scope, timed_receive, noting_send)
+        if late[0] and not started[0]:
+            logger.info("closing a request whose body took over %.0f s", self.timeout_s)
+            answer = JSONResponse(
+                {"error": "request timeout", "detail": f"send the body within {self.timeout_s} s"},
+                status_code=408,
+                headers={"Connection": "close"},
+            )
+            await answer(scope, receive, send)
 
 
 class RepeatedErrorFilter(logging.Filter):
     """Let one record about running out of descriptors through per `every_s`, with a count."""
 
-    MARKERS = ("Too many open files", "EMFILE", "ENFILE", "out of system resource")
+    MARKERS = (
+        "Too many open files",
+        "EMFILE",
+        "ENFILE",
+        "out of system resource",
+        "Invalid file descriptor",  # the accept retries asyncio scheduled, run after shutdown
+    )
 
     def __init__(self, every_s: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()

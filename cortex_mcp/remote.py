@@ -27,10 +27,19 @@ from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import CortexError
 from cortex_mcp.grants import GRANT_KEY, Grant, token_grants
 from cortex_mcp.limits import (
-    SseSessions,
+    ACCEPT_BACKLOG,
+    BodyDeadline,
+    CortexUvicorn,
     connection_cap,
     guarded_protocol,
     quiet_repeated_accept_errors,
+)
+from cortex_mcp.sessions import (
+    CLIENT_KEY,
+    SessionBook,
+    SseSessions,
+    StreamableSessions,
+    client_key_of_token,
 )
 
 logger = logging.getLogger(__name__)
@@ -136,18 +145,23 @@ class BearerTokenGate:
 
     def match(self, authorization: bytes) -> tuple[bool, Grant | None]:
         """(accepted, the token's grant) for an Authorization header."""
+        accepted, grant, _ = self.identify(authorization)
+        return accepted, grant
+
+    def identify(self, authorization: bytes) -> tuple[bool, Grant | None, bytes]:
+        """(accepted, the token's grant, the token) for an Authorization header."""
         scheme, _, credentials = authorization.strip().partition(b" ")
         given = credentials.strip()
-        accepted, grant = False, None
+        accepted, grant, matched = False, None, b""
         for token, token_grant in self.tokens.items():  # every one compared: constant time
             if hmac.compare_digest(given, token):
-                accepted, grant = True, token_grant
-        return scheme.lower() == b"bearer" and accepted, grant
+                accepted, grant, matched = True, token_grant, token
+        return scheme.lower() == b"bearer" and accepted, grant, matched
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer 401 unless the request carries a token; pass everything else through."""
         authorization = dict(scope.get("headers", [])).get(b"authorization", b"")
-        accepted, grant = self.match(authorization)
+        accepted, grant, token = self.identify(authorization)
         if scope["type"] == "http" and not accepted:
             await discard_some_body(receive)
             response = JSONResponse(
@@ -159,6 +173,8 @@ class BearerTokenGate:
             return
         if grant is not None:
             scope.setdefault("state", {})[GRANT_KEY] = grant
+        if accepted:  # sessions are counted per token (limits.SessionBook)
+            scope.setdefault("state", {})[CLIENT_KEY] = client_key_of_token(token)
         await self.app(scope, receive, send)
 
 
@@ -188,28 +204,40 @@ def http_app(
     security = transport_security(settings)
     limits = settings.remote
     inner: Starlette
+    served: ASGIApp
     if transport == "sse":
         inner = mcp.sse_app(transport_security=security, host=settings.host)
-        sessions = SseSessions(inner, limits.max_sessions, limits.session_idle_timeout_s)
+        served = SseSessions(
+            inner,
+            limits.max_sessions,
+            limits.session_idle_timeout_s,
+            limits.max_sessions_per_client,
+        )
     else:
         inner = mcp.streamable_http_app(
             transport_security=security,
             host=settings.host,
-            max_sessions=limits.max_sessions,
+            max_sessions=None,  # StreamableSessions bounds them, ending the idlest instead
             session_idle_timeout=limits.session_idle_timeout_s,
         )
+        book = SessionBook(limits.max_sessions, limits.max_sessions_per_client)
+        served = StreamableSessions(inner, book)
 
     @asynccontextmanager
     async def hold_engine(app: Starlette) -> AsyncIterator[None]:
         async with host.use(), inner.router.lifespan_context(app):
             yield
 
-    served: ASGIApp = sessions if transport == "sse" else inner
     app: ASGIApp = Starlette(routes=[Mount("/", app=served)], lifespan=hold_engine)
+    app = BodyDeadline(app, limits.body_timeout_s)
     tokens = token_grants(settings)
     if tokens:
         app = BearerTokenGate(app, tokens)
     return app
+
+
+SHUTDOWN_GRACE_S = 1
+"""On SIGTERM, requests being served get this long to finish before they are cancelled."""
 
 
 async def serve_http(
@@ -227,7 +255,8 @@ async def serve_http(
         log_config=None,  # uvicorn's own config sends access logs to stdout; ours is stderr
         http=guarded_protocol(limits.header_timeout_s, connection_cap(limits.max_connections)),
         timeout_keep_alive=limits.idle_timeout_s,
-        timeout_graceful_shutdown=5,
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+        backlog=ACCEPT_BACKLOG,
     )
     sock = listening_socket(settings)  # before the URL is announced: a busy port says so first
     quiet_repeated_accept_errors()
@@ -235,7 +264,7 @@ async def serve_http(
     url = f"http://{host_header_name(settings.host)}:{settings.port}{path}"
     logger.warning("cortex-mcp %s on %s", transport, url)
     with sock:
-        await uvicorn.Server(config).serve(sockets=[sock])
+        await CortexUvicorn(config).serve(sockets=[sock])
 
 
 class PortUnavailable(CortexError):

@@ -1,11 +1,36 @@
-"""The cortex:// resources: core memory, profile, stats, one memory by id, the entity graph."""
+"""The cortex:// resources: core memory, profile, stats, one memory by id, the entity graph.
 
+Every read answers in one line when it cannot be served: a bad name or id is "not found"; a
+store that is down, full or unreadable is `database: <cause>` (the SDK would say only "Error
+reading resource" for anything that is not its own ResourceError).
+"""
+
+import functools
 import json
+from collections.abc import Awaitable, Callable
+from typing import ParamSpec
 
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from cortex_mcp.engine.host import EngineHost
-from cortex_mcp.errors import InvalidInput
+from cortex_mcp.errors import CortexError, InvalidInput
+
+P = ParamSpec("P")
+
+
+def one_line(read: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]]:
+    """A read whose domain and store errors reach the client as their own one line."""
+
+    @functools.wraps(read)
+    async def reading(*args: P.args, **kwargs: P.kwargs) -> str:
+        try:
+            return await read(*args, **kwargs)
+        except InvalidInput as err:
+            raise ResourceNotFoundError(str(err)) from err
+        except CortexError as err:
+            raise ResourceError(str(err).splitlines()[0]) from err
+
+    return reading
 
 
 class MemoryResources:
@@ -14,18 +39,22 @@ class MemoryResources:
     def __init__(self, host: EngineHost) -> None:
         self.host = host
 
+    @one_line
     async def core(self) -> str:
         """Core memory as Markdown grouped by category (same content as MEMORY.md)."""
         return await self.host.engine.core_markdown()
 
+    @one_line
     async def profile(self) -> str:
         """The synthesized user profile, or why there is none yet."""
         return await self.host.engine.profile_markdown()
 
+    @one_line
     async def stats(self) -> str:
         """Counts, database size, backends and recall latency percentiles, as JSON."""
         return json.dumps(await self.host.engine.stats(), ensure_ascii=False, indent=2)
 
+    @one_line
     async def context_prompt(self, agent_id: str | None = None) -> str:
         """Load what cortex-mcp remembers about the user into this conversation."""
         engine = self.host.engine
@@ -37,40 +66,34 @@ class MemoryResources:
             f"{profile}\n{core}"
         )
 
+    @one_line
     async def memory(self, memory_id: str) -> str:
         """One memory with its metadata and supersede chain, as JSON."""
-        try:
-            return await self.host.engine.memory_json(memory_id)
-        except InvalidInput as err:
-            raise ResourceNotFoundError(str(err)) from err
+        return await self.host.engine.memory_json(memory_id)
 
+    @one_line
     async def relations(self) -> str:
         """The live entity relations, with a Mermaid graph of the top entities, as Markdown."""
         return await self.host.engine.relations_markdown()
 
+    @one_line
     async def entity(self, name: str) -> str:
         """One entity by any of its names: its relations, current and closed, and its
         memories, as JSON."""
-        try:
-            return await self.host.engine.entity_json(name)
-        except InvalidInput as err:
-            raise ResourceNotFoundError(str(err)) from err
+        return await self.host.engine.entity_json(name)
 
+    @one_line
     async def lifecycle_log(self) -> str:
         """The latest lifecycle runs with their reports, newest first, as JSON."""
         runs = await self.host.engine.lifecycle_log()
         return json.dumps(runs, ensure_ascii=False, indent=2)
 
+    @one_line
     async def working(self, date: str) -> str:
         """One day of working memory (YYYY-MM-DD) as Markdown."""
-        try:
-            return await self.host.engine.working_markdown(date)
-        except InvalidInput as err:
-            raise ResourceNotFoundError(str(err)) from err
+        return await self.host.engine.working_markdown(date)
 
+    @one_line
     async def archive(self, month: str) -> str:
         """One month of the archive (YYYY-MM) with its summary, as Markdown."""
-        try:
-            return await self.host.engine.archive_markdown(month)
-        except InvalidInput as err:
-            raise ResourceNotFoundError(str(err)) from err
+        return await self.host.engine.archive_markdown(month)

@@ -2,10 +2,12 @@
 
 Rows keep their keys (memory ids and sequence numbers, log ids), so a copy can be run again
 after an interruption: each batch is one transaction on the target, and rows already there are
-skipped. The full-text index and the dates a memory mentions are written on the target as rows
-arrive (derived data, in each engine's own form); vectors are not copied: the embedding cache
-is, so the target's vector index is rebuilt from it without calling the embedding model again.
-At the end, counts per table and a content hash of the memories are compared.
+skipped. The dates a memory mentions are copied with it, as they were resolved when it was
+written. The full-text index is written on the target as rows arrive (derived data, in each
+engine's own form); vectors are not copied: the embedding cache is, so the target's vector
+index is rebuilt from it without calling the embedding model again. `REBUILT` names every
+other table of either schema and why it is not copied (a test holds the two lists to the
+schema). At the end, counts and a content hash of every copied table are compared.
 """
 
 import hashlib
@@ -122,6 +124,21 @@ TABLES = (  # in an order that satisfies every reference (superseded_by comes af
     ),
     Table("meta", "key", ("key", "value")),
 )
+DATES = Table("memory_dates", "memory_seq", ("memory_seq", "start_day", "end_day"))
+"""Copied memory by memory (rows have no key of their own): after the memories."""
+COPIED = (*TABLES, DATES)
+REBUILT = {  # table (or prefix of FTS5's shadow tables): why it is not copied
+    "memories_fts": "SQLite's full-text index, written as memories arrive",
+    "conversation_fts": "SQLite's full-text index, written as log messages arrive",
+    "memory_terms": "PostgreSQL's full-text index, written as memories arrive",
+    "memory_documents": "PostgreSQL's full-text index, written as memories arrive",
+    "conversation_terms": "PostgreSQL's full-text index, written as log messages arrive",
+    "conversation_documents": "PostgreSQL's full-text index, written as log messages arrive",
+    "text_totals": "PostgreSQL's full-text totals, kept by triggers",
+    "memory_vectors": "the vector index, rebuilt from the embedding cache",
+    "lifecycle_lease": "who runs the lifecycle now: a lease of the source's processes",
+    "schema_version": "the target's own migrations",
+}
 SKIPPED_META = ("embedding.",)  # the vector index is rebuilt on the target, from the cache
 SEQUENCES = {"memories": "seq", "access_log": "id", "lifecycle_log": "id"} | {
     "extraction_queue": "id",
@@ -138,13 +155,13 @@ class CopyReport:
     already_there: dict[str, int] = field(default_factory=dict)
     source_counts: dict[str, int] = field(default_factory=dict)
     target_counts: dict[str, int] = field(default_factory=dict)
-    source_hash: str = ""
-    target_hash: str = ""
+    source_hashes: dict[str, str] = field(default_factory=dict)
+    target_hashes: dict[str, str] = field(default_factory=dict)
 
     @property
     def verified(self) -> bool:
-        """True when every count and the content hash agree."""
-        return self.source_counts == self.target_counts and self.source_hash == self.target_hash
+        """True when every count and every table's content hash agree."""
+        return self.source_counts == self.target_counts and self.source_hashes == self.target_hashes
 
     def to_json(self) -> dict[str, Any]:
         """The report as a JSON-ready dict."""
@@ -154,7 +171,16 @@ class CopyReport:
             "already_there": self.already_there,
             "source_counts": self.source_counts,
             "target_counts": self.target_counts,
-            "memories_hash": {"source": self.source_hash, "target": self.target_hash},
+            "memories_hash": {
+                "source": self.source_hashes.get("memories", ""),
+                "target": self.target_hashes.get("memories", ""),
+            },
+            "mismatched_tables": sorted(
+                name
+                for name in self.source_hashes
+                if self.source_hashes[name] != self.target_hashes.get(name)
+                or self.source_counts.get(name) != self.target_counts.get(name)
+            ),
         }
 
 
@@ -166,6 +192,7 @@ async def copy_store(source: Database, target: Database, progress: Progress) -> 
     report = CopyReport()
     for table in TABLES:
         await _copy_table(source, target, table, report, progress)
+    await _copy_dates(source, target, report, progress)
     await _link_supersedes(source, target)
     if target.dialect == "postgresql":
         async with target.write() as conn:
@@ -176,8 +203,8 @@ async def copy_store(source: Database, target: Database, progress: Progress) -> 
                 )
     report.source_counts = await counts(source)
     report.target_counts = await counts(target)
-    report.source_hash = await memories_hash(source)
-    report.target_hash = await memories_hash(target)
+    report.source_hashes = await table_hashes(source)
+    report.target_hashes = await table_hashes(target)
     return report
 
 
@@ -234,6 +261,49 @@ async def _insert_missing(conn: Connection, table: Table, rows: list[tuple[Any, 
     return len(fresh)
 
 
+async def _copy_dates(
+    source: Database, target: Database, report: CopyReport, progress: Progress
+) -> None:
+    """The dates of each memory, for the memories whose dates the target lacks (a memory's
+    rows are written in one transaction, so a memory has all of its dates or none)."""
+    report.copied[DATES.name] = report.already_there[DATES.name] = 0
+    after = -1
+    while True:
+        async with source.read() as conn:
+            seqs = [
+                int(row[0])
+                for row in await conn.fetch_all(
+                    "select seq from memories where seq > ? order by seq limit ?", (after, BATCH)
+                )
+            ]
+            if not seqs:
+                return
+            rows = await conn.fetch_all(
+                "select memory_seq, start_day, end_day from memory_dates"
+                " where memory_seq >= ? and memory_seq <= ?",
+                (seqs[0], seqs[-1]),
+            )
+        after = seqs[-1]
+        async with target.write() as conn:
+            present = {
+                int(row[0])
+                for row in await conn.fetch_all(
+                    "select distinct memory_seq from memory_dates"
+                    " where memory_seq >= ? and memory_seq <= ?",
+                    (seqs[0], seqs[-1]),
+                )
+            }
+            fresh = [tuple(row) for row in rows if int(row[0]) not in present]
+            if fresh:
+                await conn.executemany(
+                    "insert into memory_dates (memory_seq, start_day, end_day) values (?, ?, ?)",
+                    fresh,
+                )
+        report.copied[DATES.name] += len(fresh)
+        report.already_there[DATES.name] += len(rows) - len(fresh)
+        progress(DATES.name, report.copied[DATES.name] + report.already_there[DATES.name])
+
+
 def _key_of(table: Table, row: tuple[Any, ...]) -> Any:
     values = dict(zip(table.columns, row, strict=True))
     if table.name == "exchange_links":
@@ -261,24 +331,52 @@ async def counts(db: Database) -> dict[str, int]:
     """Rows per copied table (meta without the keys the target rebuilds)."""
     found: dict[str, int] = {}
     async with db.read() as conn:
-        for table in TABLES:
-            skip = " where key not like 'embedding.%'" if table.name == "meta" else ""
-            row = await conn.fetch_one(f"select count(*) from {table.name}{skip}")  # noqa: S608
+        for table in COPIED:
+            row = await conn.fetch_one(
+                f"select count(*) from {table.name}{_kept(table)}"  # noqa: S608 - ours
+            )
             found[table.name] = int(row[0]) if row else 0
     return found
 
 
-async def memories_hash(db: Database) -> str:
-    """SHA-256 over every memory's fields in id order, metadata compared as JSON (each engine
-    may spell the same JSON differently)."""
-    digest = hashlib.sha256()
-    columns = [c for c in MEMORY_COLUMNS if c != "seq"] + ["superseded_by"]
-    async with db.read() as conn:
-        rows = await conn.fetch_all(
-            f"select {', '.join(columns)} from memories order by id"  # noqa: S608 - ours
-        )
-    for row in rows:
-        values = dict(zip(columns, row, strict=True))
-        values["metadata"] = json.loads(values["metadata"])
-        digest.update(json.dumps(values, sort_keys=True, ensure_ascii=False).encode("utf-8"))
-    return digest.hexdigest()
+def _kept(table: Table) -> str:
+    """The filter of the rows a copy carries over (meta: not the vector index's keys)."""
+    return " where key not like 'embedding.%'" if table.name == "meta" else ""
+
+
+async def table_hashes(db: Database) -> dict[str, str]:
+    """A content hash per copied table: SHA-256 of each row (JSON text compared as JSON, since
+    each engine may spell the same JSON differently), summed, so row order does not matter
+    (the engines sort text differently)."""
+    return {table.name: await _table_hash(db, table) for table in COPIED}
+
+
+async def _table_hash(db: Database, table: Table) -> str:
+    columns = [*table.columns, "superseded_by"] if table.name == "memories" else table.columns
+    total, offset = 0, 0
+    while True:
+        async with db.read() as conn:
+            rows = await conn.fetch_all(
+                f"select {', '.join(columns)} from {table.name}{_kept(table)}"  # noqa: S608
+                f" order by {', '.join(columns[:3])} limit ? offset ?",
+                (BATCH, offset),
+            )
+        for row in rows:
+            values = [_comparable(value) for value in row]
+            text = json.dumps(values, sort_keys=True, ensure_ascii=False).encode("utf-8")
+            total += int.from_bytes(hashlib.sha256(text).digest(), "big")
+        if len(rows) < BATCH:
+            return f"{total % (1 << 256):064x}"
+        offset += BATCH
+
+
+def _comparable(value: Any) -> Any:
+    """A column's value in a form both engines give alike."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).hex()
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value

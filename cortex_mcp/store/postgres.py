@@ -7,8 +7,10 @@ the SQL differs, the store module holds both texts, see `db.Sql`).
 Every write transaction first takes one transaction-level advisory lock, so writers from any
 number of processes take turns exactly as they do on one SQLite file (BEGIN IMMEDIATE): a
 check-then-write inside a transaction sees no interleaved writer. Reads never wait for it.
-When PostgreSQL is unreachable, a call fails with a one-line StoreUnavailable naming the cause;
-the pool keeps reconnecting in the background with backoff.
+When PostgreSQL is unreachable, a call fails within `call_timeout_s` with a one-line
+StoreUnavailable naming the cause; the pool keeps reconnecting in the background with a backoff
+capped at `reconnect_every_s` (psycopg_pool's own doubles without bound, so recovery took longer
+the longer the outage lasted), so calls work again within about that of the database's return.
 """
 
 import logging
@@ -18,10 +20,12 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import lru_cache
 from typing import Any
 
+import anyio
 import psycopg
 import psycopg_pool
 from pgvector.psycopg import register_vector_async
 from psycopg.rows import RowMaker
+from psycopg_pool.base import AttemptWithBackoff
 
 from cortex_mcp.errors import StoreUnavailable
 from cortex_mcp.store.db import Connection, Database, Params, Sql
@@ -149,15 +153,36 @@ class PostgresDatabase(Database):
     @asynccontextmanager
     async def _transaction(self, write: bool) -> AsyncIterator[Connection]:
         try:
-            async with self.pool.connection() as conn, conn.transaction():
-                neutral = PostgresConnection(conn)
-                if write:
-                    await conn.execute("select pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                else:  # one snapshot for every statement, as a deferred BEGIN on SQLite
-                    await conn.execute("set transaction isolation level repeatable read")
-                yield neutral
+            conn = await self._connection()
+            try:
+                async with conn.transaction():
+                    neutral = PostgresConnection(conn)
+                    if write:
+                        await conn.execute("select pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                    else:  # one snapshot for every statement, as a deferred BEGIN on SQLite
+                        await conn.execute("set transaction isolation level repeatable read")
+                    yield neutral
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self.pool.putconn(conn)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as err:
             raise unavailable(err) from err
+
+    async def _connection(self) -> psycopg.AsyncConnection[Any]:
+        """A pooled connection within the pool's timeout, given up early once the pool's
+        reconnects are failing (see WAIT_SLICE_S)."""
+        deadline = anyio.current_time() + self.pool.timeout
+        while True:
+            remaining = deadline - anyio.current_time()
+            try:
+                conn: psycopg.AsyncConnection[Any] = await self.pool.getconn(
+                    timeout=max(0.01, min(WAIT_SLICE_S, remaining))
+                )
+                return conn
+            except psycopg_pool.PoolTimeout:
+                down = isinstance(self.pool, BoundedReconnectPool) and self.pool.down
+                if down or remaining <= WAIT_SLICE_S:
+                    raise
 
     @asynccontextmanager
     async def outside_transaction(self) -> AsyncIterator[Connection]:
@@ -179,6 +204,52 @@ class PostgresDatabase(Database):
         await self.pool.close()
 
 
+class CappedBackoff(AttemptWithBackoff):
+    """psycopg_pool's reconnect backoff, starting at a tenth of a second and never waiting
+    more than `most_s` between attempts."""
+
+    INITIAL_DELAY = 0.1
+
+    def __init__(self, *, timeout: float, most_s: float) -> None:
+        super().__init__(timeout=timeout)
+        self.most_s = most_s
+
+    def update_delay(self, now: float) -> None:
+        """The next delay: doubled, as psycopg_pool does, then capped."""
+        super().update_delay(now)
+        self.delay = min(self.delay, self.most_s)
+
+
+class BoundedReconnectPool(psycopg_pool.AsyncConnectionPool[Any]):
+    """The pool, reconnecting with `CappedBackoff` (it has no setting of its own for this), and
+    knowing whether its last attempt to connect failed (the database is down)."""
+
+    reconnect_every_s: float = 0.5
+    down: bool = False
+
+    async def _add_connection(
+        self, attempt: AttemptWithBackoff | None, growing: bool = False
+    ) -> None:
+        if attempt is None:
+            attempt = CappedBackoff(timeout=self.reconnect_timeout, most_s=self.reconnect_every_s)
+        await super()._add_connection(attempt, growing)
+
+    async def _connect(self, timeout: float | None = None) -> Any:  # noqa: ASYNC109 - theirs
+        try:
+            conn = await super()._connect(timeout)
+        except psycopg.OperationalError:
+            self.down = True
+            raise
+        self.down = False
+        return conn
+
+
+WAIT_SLICE_S = 0.25
+"""A call waits for a pooled connection in slices this long, and stops at the first slice that
+ends with the database known to be down: a call that opens several transactions fails in
+about this much each, not the whole `call_timeout_s` each."""
+
+
 async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
     await register_vector_async(conn)
 
@@ -195,24 +266,32 @@ async def _create_extension(url: str, timeout_s: float) -> None:
             await conn.execute("select pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
 
 
-async def open_postgres(url: str, pool_size: int, timeout_s: float) -> PostgresDatabase:
-    """Connect a pool to the database at `url` (creating the pgvector extension if needed).
+async def open_postgres(
+    url: str,
+    pool_size: int,
+    timeout_s: float,
+    call_timeout_s: float | None = None,
+    reconnect_every_s: float = 0.5,
+) -> PostgresDatabase:
+    """Connect a pool to the database at `url` (creating the pgvector extension if needed);
+    opening waits up to `timeout_s`, each call later up to `call_timeout_s` (default: the same).
 
     Raises StoreUnavailable, naming the cause, when PostgreSQL cannot be reached.
     """
     try:
         await _create_extension(url, timeout_s)
-        pool: psycopg_pool.AsyncConnectionPool[Any] = psycopg_pool.AsyncConnectionPool(
+        pool = BoundedReconnectPool(
             url,
             min_size=1,
             max_size=max(1, pool_size),
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, "connect_timeout": max(2, int(timeout_s))},
             configure=_configure,
             check=psycopg_pool.AsyncConnectionPool.check_connection,
-            timeout=timeout_s,
+            timeout=call_timeout_s or timeout_s,
             reconnect_timeout=300,  # retried with backoff; later calls try again
             open=False,
         )
+        pool.reconnect_every_s = reconnect_every_s
         await pool.open(wait=True, timeout=timeout_s)
     except (psycopg.Error, psycopg_pool.PoolTimeout) as err:
         raise unavailable(err) from err

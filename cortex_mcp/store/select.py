@@ -27,6 +27,8 @@ async def open_store(settings: Settings) -> Database:
         settings.database.url.get_secret_value(),
         settings.database.pool_size,
         settings.database.connect_timeout_s,
+        settings.database.call_timeout_s,
+        settings.database.reconnect_every_s,
     )
 
 
@@ -36,7 +38,11 @@ async def open_target(where: str, settings: Settings) -> Database:
         from cortex_mcp.store.postgres import open_postgres
 
         return await open_postgres(
-            where, settings.database.pool_size, settings.database.connect_timeout_s
+            where,
+            settings.database.pool_size,
+            settings.database.connect_timeout_s,
+            settings.database.call_timeout_s,
+            settings.database.reconnect_every_s,
         )
     return await open_database(
         Path(where), settings.store.busy_timeout_ms, settings.store.synchronous
