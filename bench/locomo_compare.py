@@ -22,6 +22,7 @@ import argparse
 import json
 import statistics
 import tempfile
+import textwrap
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -292,9 +293,12 @@ def render(document: dict[str, Any]) -> str:
     lines = [
         f"### {mode}",
         "",
-        f"`{document['file']}`, {document['generated_at']}: the server's code (`cortex_mcp/`) at"
-        f" commit {document.get('engine commit', '?')}, the bench at"
-        f" {document['machine']['commit']}.",
+        textwrap.fill(
+            f"`{document['file']}`, {document['generated_at']}: the server's code"
+            f" (`cortex_mcp/`) at commit {document.get('engine commit', '?')}, the bench at"
+            f" {document['machine']['commit']}.",
+            width=96,
+        ),
         "",
         "| path | recall@10 (1–4) | × remember | MRR | multi-hop | temporal | open-domain"
         " | single-hop | memories / 100 turns | core / 100 turns | floor: empty answers |",
