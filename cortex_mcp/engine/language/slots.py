@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cortex_mcp.engine.language import subjects
+from cortex_mcp.engine.language.attributes import find_attributes
 from cortex_mcp.models import Category, Memory
 
 USER = "user"
@@ -131,6 +132,8 @@ class Slot:
             template = OTHERS_TEMPLATES[self.language].get(self.attribute, "{w}: {v}.")
             who = self.who[:1].upper() + self.who[1:] if self.language == "en" else self.who
             return template.format(v=self.value, w=who or self.subject, a=article)
+        if kind in ("version", "uses"):
+            return ATTRIBUTE_TEMPLATES[self.language].format(s=self.subject, v=self.value)
         template = TEMPLATES[self.language].get(kind, TEMPLATES[self.language]["other"])
         return template.format(v=self.value, d=self.label or detail.replace("_", " "), a=article)
 
@@ -175,6 +178,8 @@ TEMPLATES = {
 }
 
 
+ATTRIBUTE_TEMPLATES = {"en": "The {s} uses {v}.", "zh": "{s}使用{v}。", "ja": "{s}は{v}を使っています。"}
+"""An attribute of a project (or of the user) as a sentence of its own."""
 OTHERS_TEMPLATES = {
     "en": {"home": "{w} lives in {v}.", "workplace": "{w} works at {v}.",
            "role": "{w} works as {a} {v}."},
@@ -521,7 +526,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
 
 _NEGATED = re.compile(
     r"(?i:\b(?:no longer|not|never|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|used to)\s+"
-    r"(?:\w+\s+){0,2}$)|(?:不再|不|没有?|从不|并不)(?:再)?$"
+    r"(?:\w+\s+){0,2}$)|(?:不再|不|没有?|从不|并不)(?:再)?$|(?:禁止|严禁|不准|不要|别|不许)$"
+    r"|(?i:\b(?:stop|avoid|ban|banned|forbid|forbidden)\s+(?:\w+\s+){0,2}$)"
 )
 _THIRD_PARTY = re.compile(
     r"さん|くん|ちゃん|様|先生|彼女?|氏|他|她|朋友|同事|"
@@ -568,10 +574,17 @@ def find_slots(sentence: str) -> list[Slot]:
             slot = _slot(slot_pattern, match, sentence)
             if slot is not None and slot.predicate not in found:
                 found[slot.predicate] = (match.start(), slot)
+    language = "ja" if kana else "zh" if _CJK.search(sentence) else "en"
+    for attribute in find_attributes(sentence):
+        key = f"{attribute.subject}|{attribute.attribute}"
+        if not _NEGATED.search(sentence[: attribute.start][-24:]) and key not in found:
+            slot = Slot(attribute.subject, attribute.attribute, attribute.value, language)
+            found[key] = (attribute.start, slot)
     return [slot for _, slot in sorted(found.values(), key=lambda item: item[0])]
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _subject(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> subjects.Subject:
