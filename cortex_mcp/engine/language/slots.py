@@ -57,6 +57,7 @@ TOOLS = {
 LANGUAGES = {
     "chinese": "Chinese", "mandarin": "Chinese", "english": "English", "japanese": "Japanese",
     "korean": "Korean", "french": "French", "german": "German", "spanish": "Spanish",
+    "traditional chinese": "Chinese", "simplified chinese": "Chinese",
     "中文": "Chinese", "汉语": "Chinese", "简体中文": "Chinese", "繁体中文": "Chinese",
     "英文": "English", "英语": "English", "日语": "Japanese", "日文": "Japanese",
     "韩语": "Korean", "法语": "French", "德语": "German",
@@ -477,7 +478,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
     *_p(
         "ja",
         "role",
-        rf"(?:私|僕|俺)は{_ROLE_JA}です",
+        rf"(?:私|僕|俺|{subjects.JA_RELATIONS}|[\u4e00-\u9fff\u30a0-\u30ff]{{1,6}}さん)(?:は|も)"
+        rf"{_ROLE_JA}です",
         rf"(?:^|[、はも]){_ROLE_JA}として(?:働いて|勤務して|勤めて)",
         rf"(?:^|[、はも]){_ROLE_JA}(?:をしています|をしていて|に転職しました)",
     ),
@@ -547,6 +549,7 @@ _NOT_A_NAME = re.compile(
     r"エンジニア|開発者|デザイナー|学生|教師|医者|会社員|研究者|マネージャー|弁護士|投資家"
     r"|アレルギー|担当|出身|好き|嫌い|苦手|初心者|社員"
 )
+_A_ROLE = re.compile(r"^(?:一名|一个|一位|个)|" + _ROLE_ZH.replace("(?P<v>", "(?:"))
 _WHEN = re.compile(r"^(?:先月|今月|去年|今年|最近|先週|昨日|今日|現在|今は?|上个月|去年|最近|刚刚)")
 
 
@@ -608,6 +611,8 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> Slo
         return None
     if predicate == "name" and _NOT_A_NAME.search(value):
         return None  # 私はデザイナーです, 私は猫アレルギーです: a role or a condition
+    if predicate == "person:{rel}" and _A_ROLE.search(value):
+        return None  # 我姐姐是一名医生: her job, not her name
     subject = _subject(slot_pattern, match, sentence)
     if not subject.known:
         return None

@@ -77,8 +77,9 @@ EN_OTHER = (
 _MENTION = re.compile(
     "|".join(
         [
+            r"(?P<en_we>\b(?i:we|we're|we've|our|us)\b|\b(?i:my|our) \w+(?: \w+)? (?i:and I|and me)\b)",
             EN_OTHER,
-            r"(?P<en_we>\b(?i:we|we're|we've|our|us)\b|\b(?i:and I|and me)\b)",
+            r"(?P<en_we2>\b(?i:we|we're|we've|our|us)\b)",
             r"(?P<en_unknown>\b(?i:he|she|they|his|her|their|him|them)\b)",
             r"(?P<en_user>\bI\b|\bI'[a-z]+|\b(?i:my|me|myself)\b)",
             rf"(?:我的?|我们的?)?(?:(?P<zh_rel>{ZH_RELATIONS})|(?P<zh_group>{ZH_GROUPS})(?P<zh_group_name>"
