@@ -9,6 +9,7 @@ hold (a wrong one could supersede a true memory); both are asserted as floors.""
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from cortex_mcp.engine.ingest.fast import fast_statements
 from cortex_mcp.engine.language.slots import Slot
 
 DATA = Path(__file__).parent.parent / "data" / "facts_labelled.json"
-CASES: dict[str, list[dict[str, object]]] = json.loads(DATA.read_text(encoding="utf-8"))
+CASES: dict[str, list[dict[str, Any]]] = json.loads(DATA.read_text(encoding="utf-8"))
 SIGNALS = ("rule", "decision")
 PRECISION_FLOOR = 0.95
 RECALL_FLOOR = 0.9
@@ -64,7 +65,9 @@ def score(language: str) -> tuple[float, float, list[str]]:
 def test_each_language_has_sixty_cases_with_negatives(language: str) -> None:
     cases = CASES[language]
     negatives = [c for c in cases if not c["facts"]]
-    others = [c for c in cases if any(f[0] not in ("user", "signal", "project") for f in c["facts"])]  # type: ignore[union-attr]
+    others = [
+        c for c in cases if any(f[0] not in ("user", "signal", "project") for f in c["facts"])
+    ]
     assert len(cases) >= 60
     assert len(negatives) >= 12
     assert len(others) >= 6  # facts of a related or named person

@@ -93,10 +93,26 @@ class Attribute:
     start: int
 
 
-def find_attributes(sentence: str) -> list[Attribute]:
-    """The attributes a statement sets, one per attribute, in order."""
+_ENGLISH_PATTERNS = 3
+"""The first patterns are English; the rest read only a sentence with CJK characters."""
+_FIRST_WORDS = frozenset(name.split()[0].casefold() for names in KINDS.values() for name in names)
+_WORDS = re.compile(r"[A-Za-z][\w.]*")
+
+
+def _worth_reading(sentence: str) -> bool:
+    """Every attribute names a version or a known tool: a sentence with neither is skipped."""
+    if any(c.isdigit() for c in sentence):
+        return True
+    return any(w.casefold().rstrip(".") in _FIRST_WORDS for w in _WORDS.findall(sentence))
+
+
+def find_attributes(sentence: str, cjk: bool = True) -> list[Attribute]:
+    """The attributes a statement sets, one per attribute, in order (`cjk`: whether the
+    sentence has Chinese or Japanese characters, so their patterns need reading)."""
     found: dict[tuple[str, str], Attribute] = {}
-    for pattern in _PATTERNS:
+    if not _worth_reading(sentence):
+        return []
+    for pattern in _PATTERNS if cjk else _PATTERNS[:_ENGLISH_PATTERNS]:
         for match in pattern.finditer(sentence):
             attribute = _attribute(match)
             if attribute is not None:

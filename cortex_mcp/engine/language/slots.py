@@ -40,8 +40,9 @@ PETS = {
     "ネコ": "cat", "犬": "dog", "イヌ": "dog", "うさぎ": "rabbit", "柴犬": "dog",
     "corgi": "dog", "labrador": "dog", "poodle": "dog", "beagle": "dog", "husky": "dog",
     "retriever": "dog", "terrier": "dog", "bulldog": "dog", "dachshund": "dog", "shiba": "dog",
-    "collie": "dog", "tabby": "cat", "goldfish": "fish", "fish": "fish", "guinea pig": "guinea pig",
-    "柯基": "dog", "金毛": "dog", "泰迪": "dog", "柴犬": "dog", "金鱼": "fish", "トイプードル": "dog",
+    "collie": "dog", "tabby": "cat", "goldfish": "fish", "fish": "fish",
+    "guinea pig": "guinea pig", "柯基": "dog", "金毛": "dog", "泰迪": "dog", "金鱼": "fish",
+    "トイプードル": "dog",
 }  # fmt: skip
 TOOLS = {
     "editor": (
@@ -113,8 +114,10 @@ class Slot:
     @property
     def attribute(self) -> str:
         """The kind of attribute, whoever's it is: home for "home" and "person:mother:home"."""
-        return self.predicate.rsplit(":", 1)[-1] if self.predicate.count(":") == 2 else (
-            self.predicate.split(":")[0]
+        return (
+            self.predicate.rsplit(":", 1)[-1]
+            if self.predicate.count(":") == 2
+            else (self.predicate.split(":")[0])
         )
 
     @property
@@ -179,7 +182,11 @@ TEMPLATES = {
 }
 
 
-ATTRIBUTE_TEMPLATES = {"en": "The {s} uses {v}.", "zh": "{s}使用{v}。", "ja": "{s}は{v}を使っています。"}
+ATTRIBUTE_TEMPLATES = {
+    "en": "The {s} uses {v}.",
+    "zh": "{s}使用{v}。",
+    "ja": "{s}は{v}を使っています。",
+}
 """An attribute of a project (or of the user) as a sentence of its own."""
 OTHERS_TEMPLATES = {
     "en": {"home": "{w} lives in {v}.", "workplace": "{w} works at {v}.",
@@ -209,8 +216,8 @@ _PET_EN = _alternatives(tuple(k for k in PETS if k.isascii()))
 _PET_ZH = "猫咪|小猫|狗狗|小狗|兔子|鹦鹉|仓鼠|乌龟|柯基|金毛|泰迪|柴犬|金鱼|猫|狗"
 _PET_JA = "トイプードル|柴犬|ネコ|イヌ|うさぎ|猫|犬"
 _WHO_EN = (
-    rf"(?P<who>\b(?i:my) (?:(?i:{subjects.EN_RELATIONS})(?:,? [A-Z][a-z]+)?|(?i:{subjects.EN_GROUPS}),?"
-    rf" [A-Z][a-z]+)|\b[A-Z][a-z]+(?: [A-Z][a-z]+)?(?<!\bI))"
+    rf"(?P<who>\b(?i:my) (?:(?i:{subjects.EN_RELATIONS})(?:,? [A-Z][a-z]+)?"
+    rf"|(?i:{subjects.EN_GROUPS}),? [A-Z][a-z]+)|\b[A-Z][a-z]+(?: [A-Z][a-z]+)?(?<!\bI))"
 )
 """Someone other than the user, named or related, as the subject of an English clause."""
 _WHO_ZH = (
@@ -566,8 +573,11 @@ def find_slots(sentence: str) -> list[Slot]:
     if _REPORTED.search(sentence):
         return []
     kana = bool(_KANA.search(sentence))
+    cjk = kana or bool(_CJK.search(sentence))
     found: dict[str, tuple[int, Slot]] = {}
     for slot_pattern in SLOT_PATTERNS:
+        if slot_pattern.language != "en" and not cjk:
+            continue  # no Chinese or Japanese pattern reads a sentence without a CJK character
         if slot_pattern.language == "zh" and kana:
             continue  # 住在 / 在…工作 read in a Japanese sentence are not Chinese
         for match in slot_pattern.pattern.finditer(sentence):
@@ -578,7 +588,7 @@ def find_slots(sentence: str) -> list[Slot]:
             if slot is not None and slot.predicate not in found:
                 found[slot.predicate] = (match.start(), slot)
     language = "ja" if kana else "zh" if _CJK.search(sentence) else "en"
-    for attribute in find_attributes(sentence):
+    for attribute in find_attributes(sentence, cjk):
         key = f"{attribute.subject}|{attribute.attribute}"
         if not _NEGATED.search(sentence[: attribute.start][-24:]) and key not in found:
             slot = Slot(attribute.subject, attribute.attribute, attribute.value, language)

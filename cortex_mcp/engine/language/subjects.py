@@ -9,6 +9,7 @@ one "mother"), names as written.
 """
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 USER_KEY = "user"
@@ -47,15 +48,20 @@ _JA_ONLY = frozenset(
      "母親", "父親", "祖母", "祖父", "嫁", "友達", "友人", "同僚"]
 )  # fmt: skip
 _NOT_NAMES = frozenset(
-    "The This That These Those It There Here What When Where Why How Who Which And But Or So If "
-    "Then Also Yes No Ok Okay Hi Hello Hey Thanks Actually Please Today Tomorrow Yesterday My "
-    "Our Your His Her Their We You They He She Everyone Someone Nobody Everybody Monday Tuesday "
-    "Wednesday Thursday Friday Saturday Sunday Just Well Oh Wow Sure Maybe Now Recently".split()
-)
+    [
+        "The", "This", "That", "These", "Those", "It", "There", "Here", "What", "When", "Where",
+        "Why", "How", "Who", "Which", "And", "But", "Or", "So", "If", "Then", "Also", "Yes", "No",
+        "Ok", "Okay", "Hi", "Hello", "Hey", "Thanks", "Actually", "Please", "Today", "Tomorrow",
+        "Yesterday", "My", "Our", "Your", "His", "Her", "Their", "We", "You", "They", "He", "She",
+        "Everyone", "Someone", "Nobody", "Everybody", "Monday", "Tuesday", "Wednesday", "Thursday",
+        "Friday", "Saturday", "Sunday", "Just", "Well", "Oh", "Wow", "Sure", "Maybe", "Now",
+        "Recently",
+    ]
+)  # fmt: skip
 
 
-def _alternatives(words: object) -> str:
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))  # type: ignore[call-overload]
+def _alternatives(words: Iterable[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
 EN_RELATIONS = _alternatives(k for k in RELATIONS if k.isascii())
@@ -77,7 +83,7 @@ EN_OTHER = (
 _MENTION = re.compile(
     "|".join(
         [
-            r"(?P<en_we>\b(?i:we|we're|we've|our|us)\b|\b(?i:my|our) \w+(?: \w+)? (?i:and I|and me)\b)",
+            r"(?P<en_we>\b(?i:my|our) \w+(?: \w+)? (?i:and I|and me)\b)",
             EN_OTHER,
             r"(?P<en_we2>\b(?i:we|we're|we've|our|us)\b)",
             r"(?P<en_unknown>\b(?i:he|she|they|his|her|their|him|them)\b)",
