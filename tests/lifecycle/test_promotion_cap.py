@@ -30,7 +30,7 @@ async def test_one_run_promotes_at_most_five_and_the_next_run_takes_the_rest(
             created=created + timedelta(seconds=i),
             importance=0.9,
             metadata={"channel": "deep"},
-        )  # fmt: skip
+        )
         for i, text in enumerate(decisions)
     ]
     ids = await plant(engine, *facts)
