@@ -107,7 +107,7 @@ def main() -> None:
     document = {"benchmark": "paraphrase", "machine": machine(), "results": results}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    for language, counts in results.items():
+    for language, counts in document["results"].items():
         print(
             f"{language}: {counts['at_write']}/{counts['pairs']} at write, "
             f"{counts['after_merge']}/{counts['pairs']} after the lifecycle merge"

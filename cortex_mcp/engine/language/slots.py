@@ -217,9 +217,11 @@ _PET_ZH = "猫咪|小猫|狗狗|小狗|兔子|鹦鹉|仓鼠|乌龟|柯基|金毛
 _PET_JA = "トイプードル|柴犬|ネコ|イヌ|うさぎ|猫|犬"
 _WHO_EN = (
     rf"(?P<who>\b(?i:my) (?:(?i:{subjects.EN_RELATIONS})(?:,? [A-Z][a-z]+)?"
-    rf"|(?i:{subjects.EN_GROUPS}),? [A-Z][a-z]+)|\b[A-Z][a-z]+(?: [A-Z][a-z]+)?(?<!\bI))"
+    rf"|(?i:{subjects.EN_GROUPS}),? [A-Z][a-z]+))"
 )
-"""Someone other than the user, named or related, as the subject of an English clause."""
+"""Someone of the user's, related or named (my mom, my colleague Tom), as the subject of an
+English clause. A bare name is not read: "Alice moved to Austin" and "Alice moved to Denver" may
+be two facts of a story, not a change (bench/distinct_facts.py)."""
 _WHO_ZH = (
     rf"(?P<who>(?:我的?)?(?:{subjects.ZH_RELATIONS})|(?:我的?)?(?:{subjects.ZH_GROUPS})"
     rf"(?:{subjects.ZH_NAME}))"
@@ -624,7 +626,7 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> Slo
     if predicate == "person:{rel}" and _A_ROLE.search(value):
         return None  # 我姐姐是一名医生: her job, not her name
     subject = _subject(slot_pattern, match, sentence)
-    if not subject.known:
+    if not subject.known or subject.bare:
         return None
     rel = match.groupdict().get("rel")
     if "{rel}" in predicate:

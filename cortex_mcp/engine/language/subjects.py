@@ -95,7 +95,8 @@ _MENTION = re.compile(
             r"(?P<zh_user>我)",
             rf"(?:私の|うちの|僕の|俺の)?(?:(?P<ja_rel>{JA_RELATIONS})|(?P<ja_group>{JA_GROUPS})の"
             rf"(?P<ja_group_name>[\u4e00-\u9fff\u30a0-\u30ff]{{1,6}}))(?=は|が|も|の|、|と|$)",
-            r"(?P<ja_name>[\u4e00-\u9fff\u30a0-\u30ff]{1,6})(?:さん|くん|ちゃん|様|氏)",
+            r"(?P<ja_name>[\u3040-\u309f\u4e00-\u9fff\u30a0-\u30ff]{1,8}?)(?:さん|くん|ちゃん|様|氏|"
+            r"先生)",
             r"(?P<ja_we>私たち|僕たち|我々)",
             r"(?P<ja_unknown>彼女|彼ら|彼)",
             r"(?P<ja_user>私|僕|俺|わたし)",
@@ -110,6 +111,9 @@ class Subject:
 
     key: str
     written: str = ""
+    bare: bool = False
+    """Named only (田中さん, Alice), not as someone of the user's: a story may say "Alice moved
+    to Austin" and "Alice moved to Denver" of two people or two times, so no slot is read."""
 
     @property
     def is_user(self) -> bool:
@@ -139,7 +143,7 @@ def mentioned(match: re.Match[str]) -> Subject:
         if group in groups:
             return Subject(groups[f"{group}_name"], written)
     if "ja_name" in groups:
-        return Subject(groups["ja_name"], written)
+        return Subject(groups["ja_name"], written, bare=True)
     if any(k.endswith("_user") for k in groups):
         return USER
     return UNKNOWN
@@ -160,7 +164,7 @@ def named(written: str) -> Subject:
     if match is not None:
         return mentioned(match)
     if re.fullmatch(_EN_NAME, written) and written.split()[0] not in _NOT_NAMES:
-        return Subject(written, written)
+        return Subject(written, written, bare=True)
     return UNKNOWN
 
 
