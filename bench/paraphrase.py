@@ -69,7 +69,13 @@ PAIRS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-async def measure() -> dict[str, Any]:
+async def memory_document(client: Client, memory_id: str) -> dict[str, Any]:
+    """cortex://memory/<id> as JSON."""
+    contents = (await client.read_resource(f"cortex://memory/{memory_id}")).contents[0]
+    return dict(json.loads(getattr(contents, "text", "{}")))
+
+
+async def measure() -> dict[str, dict[str, int]]:
     """Remember each pair, run the lifecycle, count what was recognised."""
     by_language: dict[str, dict[str, int]] = {}
     with tempfile.TemporaryDirectory() as home:
@@ -90,24 +96,20 @@ async def measure() -> dict[str, Any]:
             await client.call_tool("cortex_lifecycle", {"action": "run"})
             for language, ids in firsts.items():
                 merged = 0
-                for one, two in ids:
-                    first = json.loads(
-                        (await client.read_resource(f"cortex://memory/{one}")).contents[0].text  # type: ignore[union-attr]
-                    )
-                    second = json.loads(
-                        (await client.read_resource(f"cortex://memory/{two}")).contents[0].text  # type: ignore[union-attr]
-                    )
-                    merged += one == two or bool(first["superseded_by"] or second["superseded_by"])
+                for first_id, second_id in ids:
+                    documents = [await memory_document(client, i) for i in (first_id, second_id)]
+                    merged += first_id == second_id or any(d["superseded_by"] for d in documents)
                 by_language[language]["after_merge"] = merged
     return by_language
 
 
 def main() -> None:
     results = anyio.run(measure)
-    document = {"benchmark": "paraphrase", "machine": machine(), "results": results}
+    document: dict[str, Any] = {"benchmark": "paraphrase", "machine": machine()}
+    document["results"] = results
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    for language, counts in document["results"].items():
+    for language, counts in results.items():
         print(
             f"{language}: {counts['at_write']}/{counts['pairs']} at write, "
             f"{counts['after_merge']}/{counts['pairs']} after the lifecycle merge"
