@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from cortex_mcp.engine.ingest.fast import fast_statements
-from cortex_mcp.engine.language.slots import Slot
+from cortex_mcp.engine.language.slots import Slot, find_slots
+from cortex_mcp.engine.language.triples import Triple, slot_triple
 
 DATA = Path(__file__).parent.parent / "data" / "facts_labelled.json"
 CASES: dict[str, list[dict[str, Any]]] = json.loads(DATA.read_text(encoding="utf-8"))
@@ -99,3 +100,20 @@ def test_a_sentence_of_several_facts_is_one_memory_each_with_the_sentence_as_con
 
     assert [(p.slot.predicate if p.slot else None) for p in proposals] == ["home", "role"]
     assert all(p.extra["context"] == sentence for p in proposals)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "triple"),
+    [
+        ("我妈妈现在住在重庆。", ("user's mother", "lives in", "重庆")),
+        ("My colleague Tom works at Initech.", ("Tom", "works at", "Initech")),
+        ("We upgraded the project to Python 3.12.", ("project", "uses", "Python 3.12")),
+        ("I'm allergic to peanuts.", ("user", "allergic to", "peanuts")),
+    ],
+)
+def test_the_entity_graph_gets_the_right_subject(
+    sentence: str, triple: tuple[str, str, str]
+) -> None:
+    (slot,) = find_slots(sentence)
+
+    assert slot_triple(slot) == Triple(*triple)
