@@ -379,6 +379,12 @@ class LifecycleSettings(Section):
     promote_min_age_hours: float = Field(
         default=24.0, ge=0, description="Working memories younger than this are not judged yet."
     )
+    promote_max_per_run: int = Field(
+        default=5,
+        ge=1,
+        description="Most working memories one run promotes to core per agent, best scores "
+        "first (seed 004); the rest wait for the next run, and the report lists them.",
+    )
     merge_llm_similarity: float = Field(
         default=0.5,
         gt=0,

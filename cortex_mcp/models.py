@@ -27,6 +27,7 @@ class Category(StrEnum):
 
     IDENTITY = "identity"
     PREFERENCE = "preference"
+    RULE = "rule"
     DECISION = "decision"
     FACT = "fact"
     INSIGHT = "insight"

@@ -162,6 +162,10 @@ async def find_live_by_content(
     return to_memory(row) if row else None
 
 
+RESTATED_CONFIDENCE = 0.05
+"""How much more a fact is believed each time it is stated again (seed 004: twice → ≥ 0.85)."""
+
+
 async def reinforce_memory(
     conn: Connection,
     memory: Memory,
@@ -170,8 +174,9 @@ async def reinforce_memory(
     now: datetime,
     lift: bool = True,
 ) -> Memory:
-    """A duplicate was stated again: keep the higher importance, count it, and with `lift`
-    move it to core (an explicit remember of something in working or archive)."""
+    """A duplicate was stated again: keep the higher importance, count it, raise its
+    confidence by `RESTATED_CONFIDENCE` (at most to 0.99), and with `lift` move it to core (an
+    explicit remember of something in working or archive)."""
     metadata = dict(memory.metadata)
     metadata["mentions"] = int(metadata.get("mentions", 1)) + 1
     if tags:
@@ -180,14 +185,15 @@ async def reinforce_memory(
         Sql(
             "update memories set layer = case when :lift then 'core' else layer end,"
             " expires_at = case when :lift then null else expires_at end,"
-            " importance = max(importance, :importance), updated_at = :now, metadata = :metadata"
-            " where id = :id",
+            " importance = max(importance, :importance), updated_at = :now, metadata = :metadata,"
+            " confidence = min(0.99, confidence + :raise) where id = :id",
             "update memories set layer = case when :lift then 'core' else layer end,"
             " expires_at = case when :lift then null else expires_at end,"
             " importance = greatest(importance, :importance), updated_at = :now,"
-            " metadata = :metadata where id = :id",
+            " metadata = :metadata, confidence = least(0.99, confidence + :raise) where id = :id",
         ),
         {
+            "raise": RESTATED_CONFIDENCE,
             "lift": lift,
             "importance": importance,
             "now": to_text(now),

@@ -16,8 +16,8 @@ type View = "memories" | "search" | "graph" | "lifecycle" | "stats" | "profile" 
 const LAYERS = ["working", "core", "archive"];
 // The values of cortex_mcp.models.Category (tests/test_browser.py checks they match).
 const CATEGORIES = [
-  "identity", "preference", "decision", "fact", "insight", "todo", "correction", "skill",
-  "relationship", "project_state", "context", "summary", "profile",
+  "identity", "preference", "rule", "decision", "fact", "insight", "todo", "correction",
+  "skill", "relationship", "project_state", "context", "summary", "profile",
 ];
 const VIEWS: [View, string][] = [
   ["memories", "Memories"], ["search", "Search"], ["graph", "Graph"],

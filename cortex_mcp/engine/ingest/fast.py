@@ -37,7 +37,7 @@ def fast_statements(message: str) -> list[Proposal]:
             proposals.append(_proposal(sentence, importance, "slot", correction, slots[0]))
         elif slots:
             proposals += [
-                _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot)
+                _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot, sentence)
                 for slot in slots
             ]
         elif signal is not None:
@@ -73,9 +73,17 @@ _HEDGED = re.compile(
 
 
 def _proposal(
-    content: str, importance: float, name: str, correction: bool, kind: Slot | Category
+    content: str,
+    importance: float,
+    name: str,
+    correction: bool,
+    kind: Slot | Category,
+    context: str = "",
 ) -> Proposal:
     slot = kind if isinstance(kind, Slot) else None
+    extra: dict[str, str] = {"signal": name}
+    if context:
+        extra["context"] = context  # the sentence a fact of several was one of
     return Proposal(
         content=content,
         category=kind.category if isinstance(kind, Slot) else kind,
@@ -84,7 +92,7 @@ def _proposal(
         source="user",
         channel="fast",
         confidence=0.9,
-        extra={"signal": name},
+        extra=extra,
         slot=slot,
         correction=correction,
     )

@@ -7,8 +7,9 @@ transaction, so two processes storing one statement at once store it once:
    supersedes the holder (chain kept, the higher importance kept);
 3. the LLM's verdict, if one was asked for (outside the transaction) and passed the guard:
    an answer that calls memories about different people or things the same is refused;
-4. a correction with no slot supersedes the closest live memory about the same subject, when
-   their overlap reaches `CORRECTION_OVERLAP` (measured on tests/data/corrections.json);
+4. a correction with no slot supersedes the closest live memory about the same subject (the
+   same named people, and the user's fact only by the user's: `language.subjects`), when their
+   overlap reaches `CORRECTION_OVERLAP` (measured on tests/data/corrections.json);
 5. anything else is new.
 """
 
@@ -22,6 +23,7 @@ from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.answers import llm_object
 from cortex_mcp.engine.language.patterns import without_correction_markers
 from cortex_mcp.engine.language.slots import Slot, described, value_key
+from cortex_mcp.engine.language.subjects import same_subject
 from cortex_mcp.engine.llm import Ask
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.facts import names_differ, subjects_differ
@@ -127,7 +129,9 @@ def guarded(proposal: Proposal, verdict: Verdict) -> Verdict:
     if target is None or verdict.action == "new":
         return verdict
     differ = names_differ if verdict.action == "duplicate" else subjects_differ
-    if differ(proposal.content, target.content):
+    if differ(proposal.content, target.content) or not same_subject(
+        proposal.content, target.content
+    ):
         refused = f"llm said {verdict.action} of {target.id}: different subject or value"
         logger.info("refused an LLM %s verdict: different subject or value", verdict.action)
         return Verdict("new", rule="llm answer refused", refused=refused)
@@ -169,17 +173,23 @@ async def closest_for_correction(
     by shared words, else by meaning (`nearby`, from the vectors); with why."""
     text = without_correction_markers(proposal.content)
     for score, memory in await close_candidates(conn, text, agent_id, CORRECTION_OVERLAP):
-        if not subjects_differ(text, memory.content):
+        if not _other_subject(text, memory):
             return f"correction: closest memory ({score:.2f})", memory
     for similarity, memory in nearby:
         if (
             similarity >= CORRECTION_SIMILARITY
             and memory.category != Category.PROFILE
-            and not subjects_differ(text, memory.content)
+            and not _other_subject(text, memory)
             and await _still_live(conn, memory)
         ):
             return f"correction: nearest in meaning ({similarity:.2f})", memory
     return None
+
+
+def _other_subject(text: str, memory: Memory) -> bool:
+    """The correction is about someone else than the memory (实は、母は… / 東京に住んでいます):
+    different names, or one the user's and the other a relation's."""
+    return subjects_differ(text, memory.content) or not same_subject(text, memory.content)
 
 
 async def settle(

@@ -24,6 +24,7 @@ EXTRACTION_CATEGORIES = [
     "skill",
     "relationship",
     "project_state",
+    "rule",
 ]
 
 SYSTEM_PROMPT = """You are a memory extraction engine for an AI assistant.
@@ -70,7 +71,7 @@ For each memory worth extracting, output a JSON object with these fields:
   "memories": [
     {{
       "content": "Self-contained description of what to remember",
-      "category": "one of: identity | preference | decision | fact | insight | todo | correction | skill | relationship | project_state",
+      "category": "one of: identity | preference | decision | fact | insight | todo | correction | skill | relationship | project_state | rule",
       "importance": 0.0-1.0,
       "source": "user | assistant | both",
       "reasoning": "Brief explanation of why this is worth remembering (for debugging, not stored)",
@@ -90,6 +91,7 @@ CATEGORY GUIDE:
 - skill: User's expertise level, tools they know, languages they speak
 - relationship: People, companies, properties, assets the user is connected to
 - project_state: Current status of ongoing projects, where things left off
+- rule: A convention or constraint to follow (must / never / always, 必须 / 禁止, 必ず / 禁止)
 
 RELATIONS (optional): the links between named people, pets, places, organisations and things
 this memory states, e.g. {{"subject": "Wang Wei", "predicate": "works at", "object": "Globex"}};

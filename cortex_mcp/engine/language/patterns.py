@@ -26,6 +26,15 @@ def _any(*patterns: str, flags: int = 0) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p, flags) for p in patterns)
 
 
+_RULE_VERBS = (
+    r"(?:use|run|write|commit|push|merge|deploy|add|include|put|keep|store|place|format|name|"
+    r"prefix|call|check|test|document|reply|answer|respond|cite|start|end|log|return|wrap|pin|"
+    r"lint|sign|review|squash|rebase|import|mock|hard-?code|delete|edit|modify|touch|expose|"
+    r"print|catch|raise|leave|skip|disable|bypass|rename|mention|ship|release|type|annotate)"
+)
+"""What a convention tells one to do ("Always use type hints", "Never commit secrets"); not
+"Never give up", "Always up for something sweet"."""
+
 SIGNALS: tuple[Signal, ...] = (
     Signal(
         "correction",
@@ -65,6 +74,36 @@ SIGNALS: tuple[Signal, ...] = (
         ),
     ),
     Signal(
+        "rule",
+        Category.RULE,
+        0.85,
+        _any(
+            rf"^\W*(?:please )?(?:always|never|do not|don'?t) (?:ever )?{_RULE_VERBS}\b",
+            r"^(?!\W*(?:i|we|you|he|she|they|it|it's|that|this|there|these|those|one|must)\b)"
+            r"[^,;!]*?(?<!\ba )\b(?:must|shall)(?: not|n't)? (?:always |never |only )?"
+            r"(?!(?:be|feel|have|look|seem|sound|taste|get|go|know|love|for|see|visit|try|do|"
+            r"admit|say)\b)[a-z]+",
+            r"^(?!\W*(?:i|we|you|he|she|they|it|it's|that|this|there|these|those|one|must)\b)"
+            r"[^,;!]*?\b(?:must|shall)(?: not|n't)? (?:always |never |only )?be [a-z]+(?:ed|en)\b",
+            r"\b(?:is|are) (?:not )?(?:allowed|required|forbidden|prohibited) to "
+            rf"{_RULE_VERBS}\b|\b(?:is|are) (?:forbidden|prohibited|not allowed)\b",
+            r"\b(?:the|our|my|team|house|project|code) (?:rule|convention|policy|guideline) "
+            r"(?:here )?is(?: that|:| to)|^\W*(?:rule|convention|policy)\s*[:：]",
+            flags=re.IGNORECASE,
+        )
+        + _any(
+            r"(?<![我你他她])(?:必须|禁止|不得|不允许|严禁|一律|务必)",
+            r"(?:规范|原则|规则|约定|规定)(?:是|[:：])",
+            r"(?<![我你他她])(?:不能|不要|不可以)(?=[^，。]*(?:代码|文件|目录|测试|提交|分支|接口|函数|"
+            r"变量|依赖|数据库|主分支|[A-Za-z]{2,}))",
+        )
+        + _any(
+            r"禁止|ルール(?:は|です|として)|規約|規則|してはいけない|してはならない|してはダメ",
+            r"必ず[^。]*(?:こと|てください|ください)(?:[。]|$)",
+            r"(?:ないこと|ること)[。]?$",
+        ),
+    ),
+    Signal(
         "preference",
         Category.PREFERENCE,
         0.8,
@@ -92,13 +131,21 @@ SIGNALS: tuple[Signal, ...] = (
         "decision",
         Category.DECISION,
         0.8,
-        _any(r"决定|选择了|最终用|确定用|就这样吧|就用")
+        _any(r"决定|选择了|最终用|确定用|就这样吧|就用|最后选了|选用了|定了用")
         + _any(
             r"\b(I|we)('ve| have)? (decided|chose|picked|settled on)\b",
             r"\b(I|we)('ll| will| are going to) go with\b|\blet'?s go with\b|\bfinal decision\b",
+            r"\b(I|we)('ve| have)? (went|gone|ended up going) with (?!(?:my|our|the kids|him|her|"
+            r"them|friends|family|mom|dad|\w+ (?:for|to) (?:lunch|dinner|breakfast|a walk|a drive|"
+            r"coffee|drinks))\b)"
+            r"[\w./+-]+(?: [A-Z][\w./+-]*)? (?:for|over|instead of|rather than|as|because)\b",
+            r"\bwe('re| are) going with\b|\b(I|we) opted for\b",
             flags=re.IGNORECASE,
         )
-        + _any(r"(に|と)決めました|に決定|にします|を選びました|で行きます|で決まり"),
+        + _any(
+            r"(に|と)決めました|に決定|にします|を選びました|で行きます|で決まり",
+            r"(を使う|を採用する|にする|で行く)ことにしました|を採用しました",
+        ),
     ),
     Signal(
         "remember",
@@ -145,7 +192,7 @@ _AGREES = re.compile(
     r"|^\W*(はい|ええ|いいね|いいですね|それで(お願いします|いきましょう|行きましょう)|了解|賛成|オッケー)"
 )
 _REPORTS_DECISION = re.compile(
-    r"(?i)\b(we|you|I)('ve| have)? (decided|agreed|settled on|chose|picked|went with)\b"
+    r"(?i)\b(we|you|I)('ve| have)? (decided|agreed|settled on|chose|picked|went with|opted for)\b"
     r"|\bwe'?re going with\b|\bthe decision (is|was)\b"
     r"|决定了|已经决定|定下来了|商定|最终(选择|决定)了|決めました|決定しました|決まりました"
 )

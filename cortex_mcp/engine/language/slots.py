@@ -13,6 +13,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from cortex_mcp.engine.language import subjects
+from cortex_mcp.engine.language.attributes import find_attributes
 from cortex_mcp.models import Category, Memory
 
 USER = "user"
@@ -35,7 +37,12 @@ PETS = {
     "bunny": "rabbit", "parrot": "parrot", "hamster": "hamster", "turtle": "turtle",
     "猫": "cat", "猫咪": "cat", "小猫": "cat", "狗": "dog", "狗狗": "dog", "小狗": "dog",
     "兔子": "rabbit", "鹦鹉": "parrot", "仓鼠": "hamster", "乌龟": "turtle",
-    "ネコ": "cat", "犬": "dog", "イヌ": "dog", "うさぎ": "rabbit",
+    "ネコ": "cat", "犬": "dog", "イヌ": "dog", "うさぎ": "rabbit", "柴犬": "dog",
+    "corgi": "dog", "labrador": "dog", "poodle": "dog", "beagle": "dog", "husky": "dog",
+    "retriever": "dog", "terrier": "dog", "bulldog": "dog", "dachshund": "dog", "shiba": "dog",
+    "collie": "dog", "tabby": "cat", "goldfish": "fish", "fish": "fish",
+    "guinea pig": "guinea pig", "柯基": "dog", "金毛": "dog", "泰迪": "dog", "金鱼": "fish",
+    "トイプードル": "dog",
 }  # fmt: skip
 TOOLS = {
     "editor": (
@@ -51,6 +58,7 @@ TOOLS = {
 LANGUAGES = {
     "chinese": "Chinese", "mandarin": "Chinese", "english": "English", "japanese": "Japanese",
     "korean": "Korean", "french": "French", "german": "German", "spanish": "Spanish",
+    "traditional chinese": "Chinese", "simplified chinese": "Chinese",
     "中文": "Chinese", "汉语": "Chinese", "简体中文": "Chinese", "繁体中文": "Chinese",
     "英文": "English", "英语": "English", "日语": "Japanese", "日文": "Japanese",
     "韩语": "Korean", "法语": "French", "德语": "German",
@@ -76,6 +84,14 @@ CATEGORIES = {
     "person": Category.RELATIONSHIP,
     "pet": Category.RELATIONSHIP,
     "birthday": Category.FACT,
+    "allergy": Category.FACT,
+    "diet": Category.PREFERENCE,
+    "avoids": Category.PREFERENCE,
+    "units": Category.PREFERENCE,
+    "format": Category.PREFERENCE,
+    "answer_style": Category.PREFERENCE,
+    "version": Category.PROJECT_STATE,
+    "uses": Category.PROJECT_STATE,
 }
 
 
@@ -88,11 +104,21 @@ class Slot:
     value: str
     language: str
     label: str = ""
+    who: str = ""
 
     @property
     def category(self) -> Category:
-        """Where a memory of this slot belongs."""
+        """Where a memory of this slot belongs (another person's fact: with the people)."""
         return CATEGORIES[self.predicate.split(":")[0]]
+
+    @property
+    def attribute(self) -> str:
+        """The kind of attribute, whoever's it is: home for "home" and "person:mother:home"."""
+        return (
+            self.predicate.rsplit(":", 1)[-1]
+            if self.predicate.count(":") == 2
+            else (self.predicate.split(":")[0])
+        )
 
     @property
     def key(self) -> str:
@@ -105,8 +131,14 @@ class Slot:
     def statement(self) -> str:
         """The slot as a sentence of its own, in its language (for a sentence of several)."""
         kind, _, detail = self.predicate.partition(":")
-        template = TEMPLATES[self.language].get(kind, TEMPLATES[self.language]["other"])
         article = "an" if self.value[:1].lower() in "aeiou" else "a"
+        if self.predicate.count(":") == 2 and kind == "person":
+            template = OTHERS_TEMPLATES[self.language].get(self.attribute, "{w}: {v}.")
+            who = self.who[:1].upper() + self.who[1:] if self.language == "en" else self.who
+            return template.format(v=self.value, w=who or self.subject, a=article)
+        if kind in ("version", "uses"):
+            return ATTRIBUTE_TEMPLATES[self.language].format(s=self.subject, v=self.value)
+        template = TEMPLATES[self.language].get(kind, TEMPLATES[self.language]["other"])
         return template.format(v=self.value, d=self.label or detail.replace("_", " "), a=article)
 
 
@@ -150,6 +182,22 @@ TEMPLATES = {
 }
 
 
+ATTRIBUTE_TEMPLATES = {
+    "en": "The {s} uses {v}.",
+    "zh": "{s}使用{v}。",
+    "ja": "{s}は{v}を使っています。",
+}
+"""An attribute of a project (or of the user) as a sentence of its own."""
+OTHERS_TEMPLATES = {
+    "en": {"home": "{w} lives in {v}.", "workplace": "{w} works at {v}.",
+           "role": "{w} works as {a} {v}."},
+    "zh": {"home": "{w}住在{v}。", "workplace": "{w}在{v}工作。", "role": "{w}是{v}。"},
+    "ja": {"home": "{w}は{v}に住んでいます。", "workplace": "{w}は{v}で働いています。",
+           "role": "{w}は{v}です。"},
+}  # fmt: skip
+"""Another person's fact as a sentence of its own."""
+
+
 def value_key(value: str) -> str:
     """A slot value as compared: NFKC, case-folded, single spaces, no trailing punctuation."""
     folded = unicodedata.normalize("NFKC", value).casefold()
@@ -165,8 +213,19 @@ _JA_RELATIONS = ("娘", "息子", "妻", "夫", "母", "父", "兄", "弟", "姉
 _REL_ZH = _alternatives(k for k in RELATIONS if not k.isascii() and k not in _JA_RELATIONS)
 _REL_JA = _alternatives(_JA_RELATIONS)
 _PET_EN = _alternatives(tuple(k for k in PETS if k.isascii()))
-_PET_ZH = "猫咪|小猫|狗狗|小狗|兔子|鹦鹉|仓鼠|乌龟|猫|狗"
-_PET_JA = "ネコ|イヌ|うさぎ|猫|犬"
+_PET_ZH = "猫咪|小猫|狗狗|小狗|兔子|鹦鹉|仓鼠|乌龟|柯基|金毛|泰迪|柴犬|金鱼|猫|狗"
+_PET_JA = "トイプードル|柴犬|ネコ|イヌ|うさぎ|猫|犬"
+_WHO_EN = (
+    rf"(?P<who>\b(?i:my) (?:(?i:{subjects.EN_RELATIONS})(?:,? [A-Z][a-z]+)?"
+    rf"|(?i:{subjects.EN_GROUPS}),? [A-Z][a-z]+))"
+)
+"""Someone of the user's, related or named (my mom, my colleague Tom), as the subject of an
+English clause. A bare name is not read: "Alice moved to Austin" and "Alice moved to Denver" may
+be two facts of a story, not a change (bench/distinct_facts.py)."""
+_WHO_ZH = (
+    rf"(?P<who>(?:我的?)?(?:{subjects.ZH_RELATIONS})|(?:我的?)?(?:{subjects.ZH_GROUPS})"
+    rf"(?:{subjects.ZH_NAME}))"
+)
 _TOOL = _alternatives(tuple(t for names in TOOLS.values() for t in names))
 _LANG = _alternatives(tuple(LANGUAGES))
 
@@ -180,15 +239,18 @@ _JA_VALUE = r"(?P<v>[^\s、。,.!！？?はがをにで「」]{1,16})"
 _ROLE_EN = (
     r"(?P<v>(?:an? )?(?:[a-z-]+ ){0,3}(?:developer|engineer|designer|manager|scientist|analyst|"
     r"teacher|student|researcher|doctor|nurse|lawyer|consultant|architect|writer|founder|"
-    r"investor|accountant|programmer|administrator|product owner))\b"
+    r"investor|accountant|programmer|administrator|product owner|chef|pharmacist|professor|"
+    r"journalist|dentist|electrician|paramedic|therapist|librarian))\b"
 )
 _ROLE_ZH = (
     r"(?P<v>[^\s，。,.；;]{0,8}?(?:工程师|开发者|开发|程序员|设计师|经理|学生|老师|医生|律师|"
-    r"投资者|研究员|分析师|创业者|产品经理|架构师|运维))"
+    r"投资者|研究员|分析师|创业者|产品经理|架构师|运维|护士|会计|厨师|司机|记者|作家|教授|"
+    r"销售|警察|公务员|主管|总监|翻译|药剂师|运营))"
 )
 _ROLE_JA = (
     r"(?P<v>[^\s、。はが]{0,8}?(?:エンジニア|開発者|デザイナー|学生|教師|医者|会社員|研究者|"
-    r"マネージャー|弁護士|投資家))"
+    r"マネージャー|弁護士|投資家|看護師|医師|薬剤師|公務員|プログラマー|教員|保育士|会計士|"
+    r"営業|シェフ))"
 )
 _DATE_EN = (
     r"(?P<v>(?:January|February|March|April|May|June|July|August|September|October|November|"
@@ -226,15 +288,26 @@ SLOT_PATTERNS: list[SlotPattern] = [
     ),
     *_p(
         "en",
+        "home",
+        rf"{_WHO_EN} (?i:now |currently |still |also )?(?i:lives|is living|is based|has (?:just )?"
+        rf"moved|moved|relocated) (?i:in|to)\s+{_PLACE}",
+    ),
+    *_p(
+        "en",
         "workplace",
         rf"(?i:\bI (?:now |currently )?work (?:at|for)|\bI(?:'ve| have)? (?:just |recently )?"
         rf"joined)\s+{_ORG}",
+        rf"(?i:\bI (?:now |currently )?work as (?:an? )?[a-z -]{{1,40}}? (?:at|for))\s+{_ORG}",
+        rf"{_WHO_EN} (?i:now |currently |still )?(?i:works (?:at|for)|joined)\s+{_ORG}",
     ),
     *_p(
         "en",
         "role",
         rf"(?i:\bI work as|\bmy (?:job|role|position|title) is|\bI(?:'m| am) (?=an? ))"
         rf"\s*(?i:{_ROLE_EN})",
+        rf"(?i:\bI (?:now |currently )?work (?:at|for) [^,.;]{{1,40}}? as|\bI(?:'ve| have)? "
+        rf"(?:just )?joined [^,.;]{{1,40}}? as)\s+(?i:{_ROLE_EN})",
+        rf"{_WHO_EN} (?i:now |currently |still )?(?i:works as|is (?=an? ))\s*(?i:{_ROLE_EN})",
     ),
     *_p(
         "en",
@@ -260,6 +333,61 @@ SLOT_PATTERNS: list[SlotPattern] = [
         "pet:{rel}",
         rf"(?i:\bmy (?P<rel>{_PET_EN})(?:'s name)? is (?:called |named )?){_NAME}",
         rf"(?i:\bI have an? (?P<rel>{_PET_EN}) (?:called|named) ){_NAME}",
+        rf"(?i:\bI (?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? (?:called|named) )"
+        rf"{_NAME}",
+    ),
+    *_p(
+        "en",
+        "allergy",
+        r"(?i:\bI(?:'m| am) (?:severely |very |also |seriously )?allergic to (?:the )?)"
+        r"(?P<v>[a-z][a-z -]{1,30}?)(?=[,.;!]| and\b| so\b| but\b|$)",
+        r"(?i:\bI have an? )(?P<v>[a-z]+(?: [a-z]+)?)(?= allergy\b)",
+    ),
+    *_p(
+        "en",
+        "diet",
+        r"(?i:\bI(?:'m| am) (?:a |now |strictly |also )?)(?P<v>(?i:vegetarian|vegan|pescatarian|"
+        r"gluten-free|lactose intolerant|keto|halal|kosher))\b",
+    ),
+    *_p(
+        "en",
+        "avoids",
+        r"(?i:\bI (?:don't|do not|never|can't|cannot) eat )(?!(?:much|a lot|anything|that|this|"
+        r"it|now|today|anymore|out|there|here|well|too|enough|after|before|so|late|any)\b)"
+        r"(?P<v>[a-z][a-z -]{1,24}?)(?=[,.;!]| or\b| and\b| because\b|$)",
+    ),
+    *_p(
+        "en",
+        "units",
+        r"(?i:\b(?:please )?(?:always )?use|\bI prefer|\b(?:give|show) me (?:everything |"
+        r"measurements |numbers )?in) (?:the )?(?P<v>(?i:metric|imperial))(?= units| system|"
+        r" measurements|\b)",
+    ),
+    *_p(
+        "en",
+        "format:temperature",
+        r"(?i:\b(?:please )?(?:always )?use|\bI prefer|\btemperatures? in) (?:degrees )?"
+        r"(?P<v>(?i:Celsius|Fahrenheit))\b",
+    ),
+    *_p(
+        "en",
+        "format:time",
+        r"(?i:\b(?:please )?(?:always )?use|\bI prefer|\bin) (?:the )?(?P<v>24-hour|12-hour)"
+        r"(?= time| clock| format)",
+    ),
+    *_p(
+        "en",
+        "format:date",
+        r"(?i:\bdates? (?:as|in|like|format(?: is)?)|\bdate format(?: is)?|\buse) "
+        r"(?P<v>YYYY-MM-DD|DD/MM/YYYY|MM/DD/YYYY|ISO(?: |-)?8601|ISO dates)",
+    ),
+    *_p(
+        "en",
+        "answer_style",
+        r"(?i:\b(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? (?:in|using|with)"
+        r"|\b(?:please )?(?:always )?use) (?P<v>(?i:keigo|formal Japanese|polite Japanese|"
+        r"casual Japanese|Traditional Chinese|Simplified Chinese|formal English|casual English|"
+        r"a formal tone|a casual tone|British English|American English))\b",
     ),
     *_p(
         "en",
@@ -270,19 +398,23 @@ SLOT_PATTERNS: list[SlotPattern] = [
     *_p(
         "zh",
         "home",
-        rf"(?:我|^|[，,；;])(?:现在|目前|已经|刚)?(?:住在|生活在|定居在|搬到了?|搬家到了?)"
+        rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:现在|目前|已经|刚|也|还)?(?:住在|生活在|定居在|搬到了?|"
+        rf"搬家到了?|搬去了?)"
         rf"{_CJK_VALUE}{_CJK_END}",
     ),
     *_p(
         "zh",
         "workplace",
-        rf"(?:我|^|[，,；;])(?:现在|目前)?在{_CJK_VALUE}(?:工作|上班)",
+        rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:现在|目前|也|还)?在{_CJK_VALUE}(?:工作|上班)",
+        rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:最近|已经|刚)?(?:跳槽|转职|换工作)(?:到|去)了?{_CJK_VALUE}"
+        rf"{_CJK_END}",
         rf"(?:我|^|[，,；;])(?:现在|目前)?(?:就职于|任职于){_CJK_VALUE}{_CJK_END}",
     ),
     *_p(
         "zh",
         "role",
-        rf"我(?:现在|目前)?是(?:一名|一个|一位|个)?{_ROLE_ZH}",
+        rf"(?:{_WHO_ZH}|我|[，,；;])(?:现在|目前|也|还)?是(?:一名|一个|一位|个)?{_ROLE_ZH}",
+        rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:已经|最近|刚)?转行(?:做|当|成为)了?(?:一名|一个)?{_ROLE_ZH}",
         rf"(?:我|^|[，,；;])(?:现在|目前)?(?:做|从事){_CJK_VALUE}(?:工作)?{_CJK_END}",
         rf"我的(?:工作|职业)是{_CJK_VALUE}{_CJK_END}",
     ),
@@ -312,6 +444,23 @@ SLOT_PATTERNS: list[SlotPattern] = [
     ),
     *_p(
         "zh",
+        "pet:{rel}",
+        rf"我(?:有|养了?)(?:一只|一条|只|条)叫(?P<v>[\u4e00-\u9fffA-Za-z]{{1,6}})的(?P<rel>{_PET_ZH})",
+    ),
+    *_p("zh", "allergy", rf"(?:{_WHO_ZH}|我)(?:对)(?P<v>[^\s，。,.；;]{{1,10}}?)过敏"),
+    *_p("zh", "diet", r"我(?:是|现在是)?(?P<v>素食者|素食主义者|纯素食者|吃素)"),
+    *_p("zh", "avoids", r"我(?:不吃|不能吃|吃不了|从不吃)(?P<v>[^\s，。,.；;了吗呢啊]{1,6})"),
+    *_p("zh", "units", r"(?:用|使用|采用)(?P<v>公制|英制)(?:单位)?"),
+    *_p("zh", "format:temperature", r"(?:用|使用)(?P<v>摄氏度?|华氏度?)"),
+    *_p("zh", "format:time", r"(?:用|使用)(?P<v>24小时制|12小时制)"),
+    *_p(
+        "zh",
+        "answer_style",
+        r"(?:用|使用)(?P<v>繁体(?:中文|字)?|繁體(?:中文|字)?|简体(?:中文|字)?|敬语|正式的?语气|"
+        r"口语化?的?语气)(?:来)?(?:回答|回复|交流|写|跟我说|和我说)",
+    ),
+    *_p(
+        "zh",
         "birthday:{rel}",
         rf"我(?:的)?(?:(?P<rel>{_REL_ZH})的)?生日是(?P<v>\d{{1,2}}月\d{{1,2}}[日号])",
     ),
@@ -325,11 +474,42 @@ SLOT_PATTERNS: list[SlotPattern] = [
     *_p(
         "ja",
         "home",
-        rf"{_JA_VALUE}に(?:住んで(?:い|お)ます|住んでる|引っ越しました|引っ越した)",
-        r"(?P<v>[\u4e00-\u9fff\u30a0-\u30ff]{1,8})在住",
+        rf"{_JA_VALUE}に(?:住んで(?:い|お)ます|住んでいて|住んでいる|住んでる|引っ越しました|"
+        rf"引っ越した|引っ越して|引っ越すことになりました)",
+        r"(?:^|[はも、])(?P<v>[\u4e00-\u9fff\u30a0-\u30ff]{1,8})在住(?=です|の|で|[。、]|$)",
     ),
-    *_p("ja", "workplace", rf"{_JA_VALUE}(?:で働いて(?:い|お)ます|に勤めて(?:い|お)ます)"),
-    *_p("ja", "role", rf"(?:私|僕|俺)は{_ROLE_JA}です"),
+    *_p(
+        "ja",
+        "workplace",
+        rf"{_JA_VALUE}(?:で働いて(?:い|お)ます|で働いていて|で働いている|に勤めて(?:い|お)ます|"
+        rf"に勤めていて|に転職しました|に転職して|に入社しました)",
+    ),
+    *_p(
+        "ja",
+        "role",
+        rf"(?:私|僕|俺|{subjects.JA_RELATIONS}|[\u4e00-\u9fff\u30a0-\u30ff]{{1,6}}さん)(?:は|も)"
+        rf"{_ROLE_JA}です",
+        rf"(?:^|[、はも]){_ROLE_JA}として(?:働いて|勤務して|勤めて)",
+        rf"(?:^|[、はも]){_ROLE_JA}(?:をしています|をしていて|に転職しました)",
+    ),
+    *_p(
+        "ja",
+        "pet:{rel}",
+        rf"(?P<rel>{_PET_JA})の(?P<v>[\u30a0-\u30ff\u3040-\u309f\u4e00-\u9fff]{{1,6}}?)を飼って",
+    ),
+    *_p(
+        "ja",
+        "allergy",
+        r"(?:^|[はもが、])(?P<v>[^\s、。はがをにで]{1,10}?)(?:の)?アレルギー(?:です|があります|を持って|持ち)",
+    ),
+    *_p("ja", "diet", r"(?P<v>ベジタリアン|ヴィーガン|菜食主義者)(?:です|なので|になりました)"),
+    *_p("ja", "avoids", r"(?:^|[、])(?P<v>[^\s、。はがを]{1,8})(?:が|は)食べられません"),
+    *_p("ja", "units", r"(?P<v>メートル法|ヤード・ポンド法)で"),
+    *_p(
+        "ja",
+        "answer_style",
+        r"(?P<v>敬語|タメ口|丁寧語|です・ます調|繁体字|簡体字)で(?:答えて|話して|回答して|書いて|お願い|返事して)",
+    ),
     *_p(
         "ja",
         "answer_language",
@@ -357,7 +537,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
 
 _NEGATED = re.compile(
     r"(?i:\b(?:no longer|not|never|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|used to)\s+"
-    r"(?:\w+\s+){0,2}$)|(?:不再|不|没有?|从不|并不)(?:再)?$"
+    r"(?:\w+\s+){0,2}$)|(?:不再|不|没有?|从不|并不)(?:再)?$|(?:禁止|严禁|不准|不要|别|不许)$"
+    r"|(?i:\b(?:stop|avoid|ban|banned|forbid|forbidden)\s+(?:\w+\s+){0,2}$)"
 )
 _THIRD_PARTY = re.compile(
     r"さん|くん|ちゃん|様|先生|彼女?|氏|他|她|朋友|同事|"
@@ -377,26 +558,60 @@ _NOT_A_NAME = re.compile(
     r"エンジニア|開発者|デザイナー|学生|教師|医者|会社員|研究者|マネージャー|弁護士|投資家"
     r"|アレルギー|担当|出身|好き|嫌い|苦手|初心者|社員"
 )
+_A_ROLE = re.compile(r"^(?:一名|一个|一位|个)|" + _ROLE_ZH.replace("(?P<v>", "(?:"))
 _WHEN = re.compile(r"^(?:先月|今月|去年|今年|最近|先週|昨日|今日|現在|今は?|上个月|去年|最近|刚刚)")
 
 
+MULTI_VALUED = ("allergy", "avoids")
+"""Attributes a person has several values of: each value is a fact of its own."""
+OTHERS_ATTRIBUTES = frozenset(["home", "workplace", "role", "allergy", "diet", "avoids"])
+"""What the fast channel records of a related or named person."""
+
+
 def find_slots(sentence: str) -> list[Slot]:
-    """The slots a statement of the user sets, in order; none for negated or reported ones."""
+    """The slots a statement sets, in order, each with its subject: the user's, or a named or
+    related person's (`person:<who>:<attribute>`); none for negated or reported ones, or for
+    he / she / we."""
     if _REPORTED.search(sentence):
         return []
+    kana = bool(_KANA.search(sentence))
+    cjk = kana or bool(_CJK.search(sentence))
     found: dict[str, tuple[int, Slot]] = {}
     for slot_pattern in SLOT_PATTERNS:
+        if slot_pattern.language != "en" and not cjk:
+            continue  # no Chinese or Japanese pattern reads a sentence without a CJK character
+        if slot_pattern.language == "zh" and kana:
+            continue  # 住在 / 在…工作 read in a Japanese sentence are not Chinese
         for match in slot_pattern.pattern.finditer(sentence):
             before = sentence[: match.start()]
-            if _NEGATED.search(before[-24:]) or _THIRD_PARTY.search(before):
+            if _NEGATED.search(before[-24:]):
                 continue
-            slot = _slot(slot_pattern, match)
+            slot = _slot(slot_pattern, match, sentence)
             if slot is not None and slot.predicate not in found:
                 found[slot.predicate] = (match.start(), slot)
+    language = "ja" if kana else "zh" if _CJK.search(sentence) else "en"
+    for attribute in find_attributes(sentence, cjk):
+        key = f"{attribute.subject}|{attribute.attribute}"
+        if not _NEGATED.search(sentence[: attribute.start][-24:]) and key not in found:
+            slot = Slot(attribute.subject, attribute.attribute, attribute.value, language)
+            found[key] = (attribute.start, slot)
     return [slot for _, slot in sorted(found.values(), key=lambda item: item[0])]
 
 
-def _slot(slot_pattern: SlotPattern, match: re.Match[str]) -> Slot | None:
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _subject(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> subjects.Subject:
+    who = match.groupdict().get("who")
+    if who:
+        return subjects.named(who)
+    if "{rel}" in slot_pattern.predicate:  # my wife is called Mary: the user's relation
+        return subjects.subject_before(sentence[: match.start()])
+    return subjects.subject_before(sentence[: match.start("v")])
+
+
+def _slot(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> Slot | None:
     value = match.group("v").strip(" ,.;:!?，。、")
     if slot_pattern.language == "en" and predicate_of(slot_pattern) == "role":
         value = re.sub(r"(?i)^an? ", "", value)
@@ -408,15 +623,30 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str]) -> Slot | None:
         return None
     if predicate == "name" and _NOT_A_NAME.search(value):
         return None  # 私はデザイナーです, 私は猫アレルギーです: a role or a condition
+    if predicate == "person:{rel}" and _A_ROLE.search(value):
+        return None  # 我姐姐是一名医生: her job, not her name
+    subject = _subject(slot_pattern, match, sentence)
+    if not subject.known or subject.bare:
+        return None
     rel = match.groupdict().get("rel")
     if "{rel}" in predicate:
+        if not subject.is_user:
+            return None
         table = PETS if predicate.startswith("pet") else RELATIONS
         detail = table.get(rel.lower(), rel) if rel else "self"
         predicate = predicate.replace("{rel}", detail)
     if predicate == "tool":
         predicate = f"tool:{tool_kind(value)}"
+    if predicate in MULTI_VALUED:
+        predicate = f"{predicate}:{value_key(value)}"
     label = rel if rel and slot_pattern.language != "en" else ""
-    return Slot(USER, predicate, value, slot_pattern.language, label)
+    if subject.is_user:
+        return Slot(USER, predicate, value, slot_pattern.language, label)
+    if predicate.split(":")[0] not in OTHERS_ATTRIBUTES:
+        return None
+    who = subject.written or subject.key
+    return Slot(subject.key, f"person:{subject.key}:{predicate}", value, slot_pattern.language,
+                who=who)  # fmt: skip
 
 
 def predicate_of(slot_pattern: SlotPattern) -> str:

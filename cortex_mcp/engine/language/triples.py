@@ -36,6 +36,15 @@ def slot_triple(slot: Slot) -> Triple:
     """The relation a slot states: (user, works at, Acme), (user, wife, Anna), (user, has cat,
     Mochi), (user, birthday, May 3)."""
     kind, _, detail = slot.predicate.partition(":")
+    if kind == "person" and slot.predicate.count(":") == 2:  # another person's own fact
+        attribute = slot.attribute
+        subject = slot.subject if slot.subject[:1].isupper() else f"user's {slot.subject}"
+        return Triple(subject, SLOT_PREDICATES.get(attribute, attribute), slot.value)
+    if kind in ("version", "uses"):
+        return Triple(slot.subject, "uses", slot.value)
+    if kind in ("allergy", "avoids", "diet"):
+        return Triple(slot.subject, {"allergy": "allergic to", "avoids": "avoids"}.get(kind, kind),
+                      slot.value)  # fmt: skip
     if kind in SLOT_PREDICATES:
         predicate = SLOT_PREDICATES[kind]
     elif kind == "person":

@@ -28,6 +28,7 @@ class Curve:
 CURVES: dict[Category, Curve] = {
     Category.IDENTITY: Curve(0.0, 1.0),
     Category.PREFERENCE: Curve(0.002, 0.5),
+    Category.RULE: Curve(0.002, 0.5),
     Category.SKILL: Curve(0.002, 0.5),
     Category.RELATIONSHIP: Curve(0.002, 0.4),
     Category.DECISION: Curve(0.004, 0.3),

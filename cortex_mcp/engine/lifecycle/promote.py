@@ -1,9 +1,12 @@
 """Working memory: promote what earned it to core; move what expired unpromoted to the archive.
 
 A working memory is judged once it is `promote_min_age_hours` old (so recalls can count) or
-when it expires. Its promotion score weighs importance, how often it was recalled, whether it
-came from a high-signal channel or category, and how new it is next to core memory. Nothing is
-deleted: an expired memory that was not promoted moves to the archive.
+when it expires. Its promotion score weighs importance, how often it was recalled or restated
+(seed 004: a fact extracted twice counts), whether it came from a high-signal channel or
+category, and how new it is next to core memory. One run promotes at most
+`promote_max_per_run` per agent, best first; the rest stay in working (even past their expiry)
+and the report names them. Nothing is deleted: an expired memory that was not promoted moves to
+the archive.
 """
 
 from collections import Counter
@@ -31,9 +34,15 @@ def signal_of(memory: Memory) -> float:
     return 0.6 if memory.category in HIGH_SIGNAL_CATEGORIES else 0.0
 
 
+def restatements(memory: Memory) -> int:
+    """How many times the fact was stated again after the first (`mentions` - 1)."""
+    return max(0, int(memory.metadata.get("mentions", 1)) - 1)
+
+
 def promotion_score(memory: Memory, novelty: float) -> float:
-    """0.35 importance + 0.25 recalls + 0.2 signal + 0.2 novelty, in [0, 1]."""
-    recalls = min(1.0, memory.access_count / RECALLS_FOR_FULL_CREDIT)
+    """0.35 importance + 0.25 recalls and restatements + 0.2 signal + 0.2 novelty, in [0, 1]."""
+    uses = memory.access_count + restatements(memory)
+    recalls = min(1.0, uses / RECALLS_FOR_FULL_CREDIT)
     score = 0.35 * memory.importance + 0.25 * recalls + 0.2 * signal_of(memory) + 0.2 * novelty
     return round(score, 4)
 
@@ -55,16 +64,29 @@ def plan_working(state: State, settings: LifecycleSettings) -> list[Change]:
     novelty_index = NeighbourIndex(core_sets, frequency)
     min_age = timedelta(hours=settings.promote_min_age_hours)
     changes: list[Change] = []
+    worthy: list[tuple[float, Memory]] = []
     for memory in working:
         if not is_judged(memory, now, min_age):
             continue
         score = promotion_score(memory, 1.0 - novelty_index.best(working_sets[memory.id]))
         promotable = memory.metadata.get("channel") not in NOT_PROMOTED_CHANNELS
         if promotable and score >= settings.promote_threshold:
-            changes.append(_move(state, memory, Layer.CORE, "promote", score))
+            worthy.append((score, memory))
         elif memory.expires_at is not None and memory.expires_at <= now:
             changes.append(_move(state, memory, Layer.ARCHIVE, "expire", score))
+    promoted: Counter[str | None] = Counter()
+    for score, memory in sorted(worthy, key=lambda item: (-item[0], item[1].created_at)):
+        if promoted[memory.agent_id] < settings.promote_max_per_run:
+            promoted[memory.agent_id] += 1
+            changes.append(_move(state, memory, Layer.CORE, "promote", score))
+        else:
+            changes.append(_deferred(memory, score))
     return changes
+
+
+def _deferred(memory: Memory, score: float) -> Change:
+    """Worth promoting but over this run's cap: left in working for the next run."""
+    return Change(action="defer_promotion", expect=expecting(memory), details={"score": score})
 
 
 def _move(state: State, memory: Memory, layer: Layer, action: str, score: float) -> Change:

@@ -43,6 +43,10 @@ class LifecycleReport(BaseModel):
     started_at: datetime
     duration_ms: float = 0.0
     promoted: list[str] = Field(default_factory=list, description="Working → core.")
+    promotion_deferred: list[str] = Field(
+        default_factory=list,
+        description="Worth promoting, left for the next run: over the per-run cap.",
+    )
     expired: list[str] = Field(default_factory=list, description="Working → archive (TTL).")
     merged: list[MergeReport] = Field(default_factory=list)
     merges_refused: list[str] = Field(
@@ -71,6 +75,7 @@ class LifecycleReport(BaseModel):
             "dry_run": self.dry_run,
             "duration_ms": round(self.duration_ms, 1),
             "promoted": _some(self.promoted),
+            "promotion_deferred": _some(self.promotion_deferred),
             "expired": _some(self.expired),
             "merged": _some([m.model_dump() for m in self.merged]),
             "merges_refused": _some(self.merges_refused),
@@ -93,6 +98,8 @@ def record(report: LifecycleReport, change: Change) -> None:
     details, ids = change.details, list(change.expect)
     if change.action == "promote":
         report.promoted += ids
+    elif change.action == "defer_promotion":
+        report.promotion_deferred += ids
     elif change.action == "expire":
         report.expired += ids
     elif change.action == "archive":

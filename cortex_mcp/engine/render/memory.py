@@ -9,6 +9,7 @@ from cortex_mcp.models import Category, Memory
 CATEGORY_HEADINGS: dict[Category, str] = {
     Category.IDENTITY: "Who the user is",
     Category.PREFERENCE: "Preferences and habits",
+    Category.RULE: "Rules and conventions",
     Category.DECISION: "Decisions",
     Category.PROJECT_STATE: "Projects and where they stand",
     Category.TODO: "Open to-dos",
