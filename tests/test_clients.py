@@ -58,6 +58,8 @@ REMOTE_CONFIGS = {  # file: (servers key, URL field)
     "windsurf/mcp_config.remote.json": ("mcpServers", "serverUrl"),
     "vscode/mcp.remote.json": ("servers", "url"),
 }
+PLUGIN_CHECKOUT = "${CLAUDE_PLUGIN_ROOT}/../.."
+"""The Claude Code plugin lives in the checkout (clients/claude-code): its server runs from there."""
 TOKEN = "token-for-the-client-config-tests"
 TOKEN_PLACEHOLDERS = ("${env:CORTEX_AUTH_TOKEN}", "${input:cortex-token}")
 
@@ -76,7 +78,10 @@ def as_launched(entry: dict[str, Any], source: Path, uvx: Uvx, home: Path) -> St
     """The entry as its client runs it once the user has written the absolute path of their
     checkout or wheel (`source`) in place of the placeholder, with the tests' own uvx."""
     assert entry["command"] == "uvx"
-    args = [arg.replace(CHECKOUT_PLACEHOLDER, str(source)) for arg in entry["args"]]
+    args = [
+        arg.replace(CHECKOUT_PLACEHOLDER, str(source)).replace(PLUGIN_CHECKOUT, str(source))
+        for arg in entry["args"]
+    ]
     env = {**entry.get("env", {}), **uvx.env, "CORTEX_HOME": str(home)}
     return StdioServerParameters(command=str(uvx.path), args=args, env=env)
 
@@ -107,10 +112,11 @@ def test_stdio_config_runs_uvx_from_a_local_copy_with_our_pypi_name_never_the_fo
     relative: str,
 ) -> None:
     entry = cortex_entry(relative, STDIO_CONFIGS[relative])
+    source = PLUGIN_CHECKOUT if relative.startswith("claude-code/") else CHECKOUT_PLACEHOLDER
 
     assert (entry["command"], entry["args"]) == (
         "uvx",
-        ["--from", CHECKOUT_PLACEHOLDER, DISTRIBUTION],
+        ["--from", source, DISTRIBUTION],
     ), "works before anything is published: the user's checkout or wheel"
     if relative.startswith("vscode/"):
         assert entry["type"] == "stdio"

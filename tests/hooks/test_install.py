@@ -116,12 +116,16 @@ def test_the_plugin_runs_the_server_and_every_claude_code_moment() -> None:
     hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())
 
     assert manifest["name"] == "cortex-mcp"
-    assert servers["cortex"]["args"][-1] == "cortex-mcp-server"
+    assert servers["cortex"]["args"] == [
+        "--from",
+        "${CLAUDE_PLUGIN_ROOT}/../..",
+        "cortex-mcp-server",
+    ]
     found = commands(hooks)
     assert set(found) == set(EVENT_NAMES["claude-code"].values())
     for moment, event in EVENT_NAMES["claude-code"].items():
         assert found[event] == [
-            f"uvx --from cortex-mcp-server cortex-mcp-hook claude-code {moment}"
+            f'uvx --from "${{CLAUDE_PLUGIN_ROOT}}/../.." cortex-mcp-hook claude-code {moment}'
         ]
 
 
