@@ -59,7 +59,7 @@ REMOTE_CONFIGS = {  # file: (servers key, URL field)
     "vscode/mcp.remote.json": ("servers", "url"),
 }
 PLUGIN_CHECKOUT = "${CLAUDE_PLUGIN_ROOT}/../.."
-"""The Claude Code plugin lives in the checkout (clients/claude-code): its server runs from there."""
+"""The Claude Code plugin lives in the checkout (clients/claude-code): it runs from there."""
 TOKEN = "token-for-the-client-config-tests"
 TOKEN_PLACEHOLDERS = ("${env:CORTEX_AUTH_TOKEN}", "${input:cortex-token}")
 
