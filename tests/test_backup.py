@@ -130,12 +130,16 @@ def read_only_run(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
             pytest.skip("a read-only mount needs unshare -m here")
         mount = 'mount --bind -o ro "$0" "$0" && exec "$@"'
         command = ["unshare", "-m", "sh", "-c", mount, str(home), *command]
-        return subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+        return subprocess.run(
+            command, capture_output=True, text=True, encoding="utf-8", env=env, check=False
+        )
     modes = {p: p.stat().st_mode for p in [home, *home.rglob("*")]}
     for path in modes:
         path.chmod(stat.S_IMODE(modes[path]) & ~0o222)
     try:
-        return subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+        return subprocess.run(
+            command, capture_output=True, text=True, encoding="utf-8", env=env, check=False
+        )
     finally:
         for path, mode in modes.items():
             path.chmod(stat.S_IMODE(mode))

@@ -103,13 +103,16 @@ def test_without_a_server_saving_moments_spool_a_pointer_never_the_text(tmp_path
         assert done.returncode == 0 and done.stderr == b"", done.stderr
 
     records = sorted(spool_dir(home).glob("*.json"))
-    assert [json.loads(r.read_text())["moment"] for r in records] == ["stop", "pre-compact"]
+    assert [json.loads(r.read_text(encoding="utf-8"))["moment"] for r in records] == [
+        "stop",
+        "pre-compact",
+    ]
     assert stat.S_IMODE(spool_dir(home).stat().st_mode) == 0o700
     for record in records:
         assert stat.S_IMODE(record.stat().st_mode) == 0o600
     for written in home.rglob("*"):
         if written.is_file():
-            assert "vault" not in written.read_text(errors="replace"), written
+            assert "vault" not in written.read_text(encoding="utf-8", errors="replace"), written
 
 
 def test_without_a_server_session_start_reads_memory_md_within_the_budget(tmp_path: Path) -> None:

@@ -22,7 +22,13 @@ def cortex(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "CORTEX_LLM__PROVIDER": "none",
     }
     return subprocess.run(
-        [str(CORTEX), *args], env=env, capture_output=True, text=True, timeout=120, check=False
+        [str(CORTEX), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
     )
 
 
@@ -77,7 +83,7 @@ def test_a_bad_line_is_named_with_its_file_and_line_and_nothing_is_written(tmp_p
     write_jsonl(folder / "a.jsonl", claude_exchange("Keep me", "ok"))
     bad = folder / "b.jsonl"
     write_jsonl(bad, claude_exchange("one", "two"))
-    with bad.open("a") as handle:
+    with bad.open("a", encoding="utf-8") as handle:
         handle.write('{"type": "user", "message": "not an object"}\n')
     home = tmp_path / "home"
 

@@ -50,6 +50,7 @@ def cortex(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         env={**env, "CORTEX_HOME": str(cwd / "home")},
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=60,
         check=False,
     )
@@ -70,13 +71,13 @@ def test_install_adds_our_moments_keeps_theirs_and_uninstall_restores_the_file(
 ) -> None:
     path = tmp_path / FILES[agent]
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(THEIRS[agent], indent=2))
+    path.write_text(json.dumps(THEIRS[agent], indent=2), encoding="utf-8")
 
     first = cortex("hooks", "install", agent, "--project", cwd=tmp_path)
     second = cortex("hooks", "install", agent, "--project", cwd=tmp_path)  # again: no duplicates
 
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
-    installed = json.loads(path.read_text())
+    installed = json.loads(path.read_text(encoding="utf-8"))
     ours = {
         event: [c for c in cmds if "cortex-mcp-hook" in c]
         for event, cmds in commands(installed).items()
@@ -95,25 +96,25 @@ def test_install_adds_our_moments_keeps_theirs_and_uninstall_restores_the_file(
     removed = cortex("hooks", "uninstall", agent, "--project", cwd=tmp_path)
 
     assert removed.returncode == 0, removed.stderr
-    assert json.loads(path.read_text()) == THEIRS[agent]
+    assert json.loads(path.read_text(encoding="utf-8")) == THEIRS[agent]
 
 
 def test_a_broken_settings_file_is_named_and_left_unchanged(tmp_path: Path) -> None:
     path = tmp_path / ".claude" / "settings.json"
     path.parent.mkdir()
-    path.write_text('{"model": "opus",')
+    path.write_text('{"model": "opus",', encoding="utf-8")
 
     done = cortex("hooks", "install", "claude-code", "--project", cwd=tmp_path)
 
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "settings.json" in done.stderr
-    assert path.read_text() == '{"model": "opus",'
+    assert path.read_text(encoding="utf-8") == '{"model": "opus",'
 
 
 def test_the_plugin_runs_the_server_and_every_claude_code_moment() -> None:
-    manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
-    servers = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]
-    hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())
+    manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    servers = json.loads((PLUGIN / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]
+    hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text(encoding="utf-8"))
 
     assert manifest["name"] == "cortex-mcp"
     assert servers["cortex"]["args"] == [
@@ -145,6 +146,7 @@ def test_the_claude_code_cli_validates_the_plugin_strictly(tmp_path: Path) -> No
         env={**env, "HOME": str(tmp_path)},
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=120,
         check=False,
     )

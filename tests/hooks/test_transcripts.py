@@ -77,7 +77,9 @@ def test_codex_rollout_reads_response_items_once(tmp_path: Path) -> None:
 
 def test_gemini_session_json_reads_from_a_message_index(tmp_path: Path) -> None:
     path = tmp_path / "session.json"
-    path.write_text(json.dumps(gemini_session([("hi there", "hello"), ("and now?", "done")])))
+    path.write_text(
+        json.dumps(gemini_session([("hi there", "hello"), ("and now?", "done")])), encoding="utf-8"
+    )
 
     first = transcripts.read_since("gemini", path, 0)
     second = transcripts.read_since("gemini", path, 2)
@@ -89,7 +91,7 @@ def test_gemini_session_json_reads_from_a_message_index(tmp_path: Path) -> None:
 def test_strict_reading_names_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     good = json.dumps(claude_line("user", "fine"))
-    path.write_text(f"{good}\n{good}\n{{not json\n")
+    path.write_text(f"{good}\n{good}\n{{not json\n", encoding="utf-8")
 
     with pytest.raises(transcripts.BadTranscript, match=r"bad\.jsonl:3: "):
         transcripts.read_since("claude-code", path, 0, strict=True)
