@@ -143,10 +143,21 @@ class CortexServer(browser.AppAwareServer):
             tool.input_schema = with_limits(tool.input_schema, self.limits)
         return listed
 
+    def check_known(self, name: str, arguments: dict[str, Any]) -> None:
+        """ToolError for an argument the tool does not take: a misspelt one is never ignored
+        (the memory would be written without what the caller meant to say)."""
+        schema = self._tool_input_schema(name)
+        taken = set(schema.get("properties", {})) if schema else set()
+        unknown = sorted(set(arguments) - taken) if schema else []
+        if unknown:
+            listed = ", ".join(sorted(taken))
+            raise ToolError(f"{unknown[0]}: is not an argument of {name} (it takes {listed})")
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Engine, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         """Run a tool; any argument or domain error is one `field: rule` line."""
+        self.check_known(name, arguments)
         check_limits(arguments, self.limits)
         try:
             result = await super().call_tool(name, arguments, context)

@@ -215,6 +215,12 @@ async def test_bad_arguments_name_the_field_and_the_rule_and_change_nothing(
         ("cortex_forget", {}, "memory_id"),
         ("cortex_restore", {"memory_id": "x" * 65}, "memory_id"),
         ("cortex_search_debug", {"query": "q" * 2001}, "query"),
+        (  # a misspelt argument is never ignored (#29)
+            "cortex_remember",
+            {"content": "My favourite colour is red", "colour": "red"},
+            "colour: is not an argument of cortex_remember",
+        ),
+        ("cortex_recall", {"query": "q", "limit": 3}, "limit: is not an argument of cortex_recall"),
     ]
     for tool, arguments, expected in cases:
         assert isinstance(arguments, dict)
