@@ -70,6 +70,7 @@ async def test_the_scheduler_runs_when_due_and_then_waits_for_the_next_fire(
     runs = await lifecycle_log(engine.runtime)
     assert [r["status"] for r in runs] == ["ok", "ok"]
     assert runs[0]["report"]["promoted"] == {"count": 0, "first": []}
+    assert all(r["report"]["duration_ms"] > 0 for r in runs), "the log records how long (#29)"
     status = await lifecycle_status(engine.runtime)
     assert status["last_successful_run"] == "2026-01-02T03:00:00.000000Z"
     assert status["next_run"] == "2026-01-03T03:00:00.000000Z" and not status["running"]

@@ -140,13 +140,10 @@ async def run_lifecycle(
 
 async def run_holding(rt: Runtime, lease: Lease) -> LifecycleReport:
     """Run every phase under a lease the caller took (and releases)."""
-    started, now = time.perf_counter(), rt.clock()
-    report = await _run_holding(rt, lease, now)
-    report.duration_ms = (time.perf_counter() - started) * 1000
-    return report
+    return await _run_holding(rt, lease, rt.clock(), time.perf_counter())
 
 
-async def _run_holding(rt: Runtime, lease: Lease, now: datetime) -> LifecycleReport:
+async def _run_holding(rt: Runtime, lease: Lease, now: datetime, started: float) -> LifecycleReport:
     async with rt.db.write() as conn:
         run_id = await store.start_run(conn, lease.owner, now)
     try:
@@ -160,6 +157,7 @@ async def _run_holding(rt: Runtime, lease: Lease, now: datetime) -> LifecycleRep
         cancelled = isinstance(error, anyio.get_cancelled_exc_class())
         await _finish(rt, run_id, "cancelled" if cancelled else "failed", None, repr(error))
         raise
+    report.duration_ms = (time.perf_counter() - started) * 1000  # before the log records it
     await _finish(rt, run_id, "ok", report, None)
     return report
 
