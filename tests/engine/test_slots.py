@@ -60,3 +60,10 @@ def test_the_same_language_in_two_scripts_is_one_value() -> None:
     (chinese,) = find_slots("以后回答请用中文。")
     (english,) = find_slots("Please answer in Chinese.")
     assert chinese.key == english.key == "chinese"
+
+
+@pytest.mark.parametrize("sentence", ["昨天我做了一个蛋糕", "妈妈问我做了什么作业", "我做过销售"])
+def test_something_done_is_no_job(sentence: str) -> None:
+    # 做了 / 做过 is something done, not "I work as": the second sentence superseded the first
+    # as a new role value (tests/test_time.py, found merging #24)
+    assert [s for s in find_slots(sentence) if s.predicate == "role"] == []
