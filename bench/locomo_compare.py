@@ -130,7 +130,7 @@ async def ask(
     async with host.use() as engine:
         if provider == "local":
             await vectors_ready(engine)
-        async with Client(build_server(engine.settings, engine.clock, host=host)) as client:
+        async with Client(build_server(engine.settings, engine.runtime.clock, host=host)) as client:
 
             async def recall(text: str) -> dict[str, Any]:
                 arguments = {"query": text, "max_results": MAX_RESULTS, "max_tokens": MAX_TOKENS}
