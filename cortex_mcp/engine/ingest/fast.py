@@ -11,6 +11,7 @@ import re
 from dataclasses import replace
 
 from cortex_mcp.engine.ingest.proposal import Proposal
+from cortex_mcp.engine.language.lasting import is_lasting
 from cortex_mcp.engine.language.patterns import (
     DECISION,
     SIGNALS,
@@ -40,7 +41,7 @@ def fast_statements(message: str) -> list[Proposal]:
                 _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot)
                 for slot in slots
             ]
-        elif signal is not None:
+        elif signal is not None and is_lasting(sentence, signal.name):
             proposals.append(
                 _proposal(sentence, signal.importance, signal.name, correction, signal.category)
             )
