@@ -356,3 +356,21 @@ async def recent_exchanges(conn: Connection, agent_id: str, limit: int) -> list[
         {"agent_id": agent_id, "limit": limit},
     )
     return [to_message(row) for row in rows]
+
+
+async def visible_messages(conn: Connection, seqs: list[int], agent_id: str) -> list[LoggedMessage]:
+    """The agent's visible messages among these sequence numbers (the turns around a hit)."""
+    if not seqs:
+        return []
+    rows = await fetch_all(
+        conn,
+        Sql(
+            "select * from conversation_log where seq in (select value from json_each(:seqs))"
+            " and agent_id = :agent_id and deleted_at is null order by seq",
+            "select * from conversation_log"
+            " where seq in (select cast(json_array_elements_text(cast(:seqs as json)) as bigint))"
+            " and agent_id = :agent_id and deleted_at is null order by seq",
+        ),
+        {"seqs": json.dumps(seqs), "agent_id": agent_id},
+    )
+    return [to_message(row) for row in rows]
