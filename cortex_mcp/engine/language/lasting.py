@@ -58,8 +58,13 @@ _DEMONSTRATIVE = re.compile(
     r"\b(?:it|them|this|that|these|those|the|some|your|his|her|their|its)\b", re.IGNORECASE
 )
 _ABOUT_THE_OTHER = re.compile(r"\b(?:your|you're|you've|you)\b", re.IGNORECASE)
-_SPEAKER_FACT = re.compile(r"\b(?:I|I'm|I've|my|me)\b")
-_DECIDED = re.compile(r"\b(?:I|we) (?:have |had |just )?decided to\b", re.IGNORECASE)
+_SPEAKER_FACT = re.compile(r"\b(?:I|I'm|I've|my|me|[Ww]e|[Oo]ur|us|[Ll]et's)\b")
+_LIKING_WORD = re.compile(r"\b(?:love|like|enjoy|adore|hate|fan|favou?rite)\b", re.IGNORECASE)
+_POINTING = re.compile(r"\b(?:it|them|this|that|these|those)\b", re.IGNORECASE)
+_CHOICE_EXPLAINED = re.compile(
+    r"\b(?:chose|picked)\b.*\b(?:it|them|this|that|these|those|because|'?cause)\b", re.IGNORECASE
+)
+_MIXED = re.compile(r"\bI(?:'m| am) (?:a )?(?:mix|kind|sort) of\b", re.IGNORECASE)
 _DEMONSTRATIVE_LATE = re.compile(
     r"\b(?:this|that|those|these|them)\b\W*$|\bthose\b|decided to \w+ (?:\w+ )?(?:this|that|it)\b",
     re.IGNORECASE,
@@ -132,10 +137,14 @@ def is_lasting(sentence: str, signal: str) -> bool:
         return False
     if signal in ("preference", "identity", "decision") and _ABOUT_THE_OTHER.search(text):
         return False
-    if signal in ("preference", "identity"):
+    if signal in ("preference", "identity") and _LIKING_WORD.search(text):
         return states_liking(text)
+    if signal in ("preference", "identity") and (_POINTING.search(text) or _MIXED.search(text)):
+        return False  # "I don't want to let them down": about something unnamed
+    if signal == "decision" and _CHOICE_EXPLAINED.search(text):
+        return False  # "I chose furniture that…", "I picked this color because…"
     if signal == "decision":
-        return bool(_DECIDED.search(text)) and not _DEMONSTRATIVE_LATE.search(text)
+        return not _DEMONSTRATIVE_LATE.search(text)
     if signal == "todo":
         return not (_DEMONSTRATIVE_LATE.search(text) or _GERUND_START.match(text))
     return True

@@ -45,6 +45,11 @@ CONTEXT_WEIGHT = 0.5
 weight that measured best for a memory's context)."""
 
 
+MIN_CONTEXT_ONLY_WORDS = 4
+"""A turn only its neighbours match joins the list when it has this many words ("OK." does
+not: it says nothing on its own)."""
+
+
 async def with_context(
     conn: Connection, found: list[tuple[float, LoggedMessage]], agent_id: str
 ) -> list[tuple[float, LoggedMessage]]:
@@ -63,7 +68,8 @@ async def with_context(
         if seq + step not in messages
     }
     for message in await log.visible_messages(conn, sorted(near), agent_id):
-        messages[message.seq] = message
+        if len(message.content.split()) >= MIN_CONTEXT_ONLY_WORDS:
+            messages[message.seq] = message
     scored: list[tuple[float, LoggedMessage]] = []
     for seq, message in messages.items():
         around = sum(
