@@ -64,6 +64,7 @@ def assistant_decisions(user: str, assistant: str) -> list[Proposal]:
         if any(p.search(sentence) for p in DECISION.patterns)
         and (agreed or reports_decision(sentence))
         and not _HEDGED.search(sentence)
+        and is_lasting(sentence, "decision")
     ]
 
 
