@@ -18,9 +18,9 @@ A slot (name, city, employer…) never reaches this gate: `slots.find_slots` alr
 
 import re
 
-MIN_WORDS = 4
-"""Fewer words than this, once the speaker's name is off, is a fragment ("I love it!"; "I love
-them so much" is five, and refused for its pronoun)."""
+MIN_WORDS = 3
+"""Fewer words than this, once the speaker's name is off, is a fragment ("Love it!"; "I prefer
+tea." is three and passes; "I love them so much" is refused for its pronoun)."""
 
 _SPEAKER = re.compile(
     r"^\s*(?!(?:Correction|Note|Update|Important|Reminder|Decision|Todo|TODO|Fact|FYI)\b)"
