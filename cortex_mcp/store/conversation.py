@@ -2,9 +2,10 @@
 
 It is not memory: it never decays into core, is not in MEMORY.md or an export; recall ranks its
 messages beside the memories (`engine/recall/log.py`). Each row is one message; the messages of
-one cortex_ingest (or one cortex_flush) share an exchange id. A row lists the memories extracted from it, and says
-whether an LLM extraction of its exchange is still owed (`pending`, retried with backoff; or
-`waiting`, logged while no LLM could answer, taken when a provider is configured later).
+one cortex_ingest (or one cortex_flush) share an exchange id. A row lists the memories extracted
+from it, and says whether an LLM extraction of its exchange is still owed (`pending`, retried
+with backoff; or `waiting`, logged while no LLM could answer, taken when a provider is
+configured later).
 """
 
 import json
