@@ -195,7 +195,7 @@ async def test_a_new_embedding_model_re_embeds_everything_while_search_stays_bm2
     assert found["memories"][0]["content"] == "a dog named Rex"
 
 
-async def test_search_stays_bm25_only_until_re_embedding_finishes(
+async def test_search_stays_bm25_only_until_the_new_model_has_a_first_vector(
     cortex_home: Path, fake_openai: FakeOpenAI, sdks_imported: None, clock: FrozenClock
 ) -> None:
     async with open_engine(vector_settings(cortex_home, fake_openai), clock) as engine:
@@ -210,6 +210,25 @@ async def test_search_stays_bm25_only_until_re_embedding_finishes(
     vector_search = next(b for b in debug.backends if b.name == vector_backend())
     assert not vector_search.available
     assert stats["search"]["mode"] == "bm25 only" and stats["vectors"]["reembedding"] is True
+
+
+async def test_vector_search_answers_for_each_memory_as_soon_as_it_has_its_vector(
+    cortex_home: Path, fake_openai: FakeOpenAI, sdks_imported: None, clock: FrozenClock
+) -> None:
+    async with open_engine(vector_settings(cortex_home, fake_openai), clock) as engine:
+        await engine.remember("The cat sleeps on the piano")
+        await engine.vectors.backfill()
+        await engine.recall("kitten")  # the query's vector is kept in the query cache
+        fake_openai.status = 500  # the next memory waits for the back-fill
+        await engine.remember("The deploy key rotates every 90 days")
+        stats = await engine.stats()
+        found = await engine.recall("kitten")
+        debug = await engine.search_debug("kitten")
+
+    assert stats["search"]["mode"] == "hybrid (bm25 + vectors)"
+    assert stats["vectors"]["waiting"] == 1 and stats["vectors"]["with_vectors"] == 1
+    assert next(b for b in debug.backends if b.name == vector_backend()).available
+    assert found.memories[0].content == "The cat sleeps on the piano"
 
 
 async def test_a_query_is_not_embedded_while_the_vectors_cannot_answer_it(

@@ -1,8 +1,10 @@
 """Vectors for memories and queries: cached, batched, back-filled, re-embedded on model change.
 
 Embedding never blocks a write: memories are embedded right after they are stored when the
-embedder answers in time, and otherwise by the back-fill. While a model change is being
-re-embedded, vector search stays off and recall runs on BM25 alone.
+embedder answers in time, and otherwise by the back-fill. Vector search answers for each memory
+as soon as it has its vector of the configured model (#23: no wait for the whole back-fill);
+the others are found by BM25 meanwhile. After a model change it is off until the first vector
+of the new model is stored.
 """
 
 import logging
@@ -47,15 +49,15 @@ class VectorIndex:
         return self.embedder.embedder.model if self.embedder.embedder else None
 
     async def searchable(self, conn: Connection | None = None) -> bool:
-        """True when every memory has a vector of the configured model (read in `conn`'s
-        transaction when one is given)."""
+        """True when the stored vectors are of the configured model, whether or not every
+        memory has one yet (read in `conn`'s transaction when one is given)."""
         if not self.configured:
             return False
         if conn is None:
             async with self.db.read() as own:
                 return await self.searchable(own)
-        model, complete = await vectors.search_state(conn, COMPLETE_KEY)
-        return complete and model == self.model
+        model, _ = await vectors.search_state(conn, COMPLETE_KEY)
+        return model is not None and model == self.model
 
     async def index(self, items: list[tuple[int, str]]) -> int:
         """Embed and store vectors for (seq, content) pairs; how many were stored."""

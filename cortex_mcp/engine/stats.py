@@ -49,6 +49,7 @@ async def engine_stats(rt: Runtime) -> dict[str, Any]:
             "dimension": dimension,
             "configured_model": rt.vectors.model,
             "reembedding": rt.vectors.configured and not searchable,
+            "waiting": coverage["without_vectors"] if rt.vectors.configured else 0,
         },
         "providers": {
             "llm": rt.llm.snapshot(),

@@ -1,10 +1,11 @@
 """The conversation log: every ingested or flushed message, verbatim after redaction.
 
-It is not memory: it never decays into core, is not in MEMORY.md or an export, and recall reads
-it only as a last resort. Each row is one message; the messages of one cortex_ingest (or one
-cortex_flush) share an exchange id. A row lists the memories extracted from it, and says
-whether an LLM extraction of its exchange is still owed (`pending`, retried with backoff; or
-`waiting`, logged while no LLM could answer, taken when a provider is configured later).
+It is not memory: it never decays into core, is not in MEMORY.md or an export; recall ranks its
+messages beside the memories (`engine/recall/log.py`). Each row is one message; the messages of
+one cortex_ingest (or one cortex_flush) share an exchange id. A row lists the memories extracted
+from it, and says whether an LLM extraction of its exchange is still owed (`pending`, retried
+with backoff; or `waiting`, logged while no LLM could answer, taken when a provider is
+configured later).
 """
 
 import json
@@ -354,5 +355,23 @@ async def recent_exchanges(conn: Connection, agent_id: str, limit: int) -> list[
         " where agent_id = :agent_id and deleted_at is null"
         " group by exchange_id order by max(seq) desc limit :limit) order by seq",
         {"agent_id": agent_id, "limit": limit},
+    )
+    return [to_message(row) for row in rows]
+
+
+async def visible_messages(conn: Connection, seqs: list[int], agent_id: str) -> list[LoggedMessage]:
+    """The agent's visible messages among these sequence numbers (the turns around a hit)."""
+    if not seqs:
+        return []
+    rows = await fetch_all(
+        conn,
+        Sql(
+            "select * from conversation_log where seq in (select value from json_each(:seqs))"
+            " and agent_id = :agent_id and deleted_at is null order by seq",
+            "select * from conversation_log"
+            " where seq in (select cast(json_array_elements_text(cast(:seqs as json)) as bigint))"
+            " and agent_id = :agent_id and deleted_at is null order by seq",
+        ),
+        {"seqs": json.dumps(seqs), "agent_id": agent_id},
     )
     return [to_message(row) for row in rows]

@@ -11,6 +11,7 @@ import re
 from dataclasses import replace
 
 from cortex_mcp.engine.ingest.proposal import Proposal
+from cortex_mcp.engine.language.lasting import is_lasting
 from cortex_mcp.engine.language.patterns import (
     DECISION,
     SIGNALS,
@@ -40,7 +41,7 @@ def fast_statements(message: str) -> list[Proposal]:
                 _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot, sentence)
                 for slot in slots
             ]
-        elif signal is not None:
+        elif signal is not None and is_lasting(sentence, signal.name):
             proposals.append(
                 _proposal(sentence, signal.importance, signal.name, correction, signal.category)
             )
@@ -63,6 +64,7 @@ def assistant_decisions(user: str, assistant: str) -> list[Proposal]:
         if any(p.search(sentence) for p in DECISION.patterns)
         and (agreed or reports_decision(sentence))
         and not _HEDGED.search(sentence)
+        and is_lasting(sentence, "decision")
     ]
 
 

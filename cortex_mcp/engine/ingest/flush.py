@@ -3,8 +3,9 @@
 Every message is first kept verbatim in the conversation log, one row each (none is cut), as
 one exchange. Then messages are extracted in token-capped batches (the fast channel on the
 user's messages and on the assistant's agreed decisions, the LLM on each batch); a batch the LLM
-cannot take is owed an extraction from the log when a configured provider can retry it. A
-session summary is written as an episode memory.
+cannot take is owed an extraction from the log when a configured provider can retry it. With
+an LLM a session summary is written as an episode memory; without one nothing is (a summary cut
+from the first and last messages matches everything and answers nothing, #23).
 """
 
 import logging
@@ -13,7 +14,6 @@ from datetime import timedelta
 
 from cortex_mcp.engine.ingest.channels import (
     Message,
-    around,
     deep_proposals,
     fast_channel,
     profile_text,
@@ -181,22 +181,16 @@ async def session_summary(
     reason: str,
     exchange: str,
 ) -> StoredMemory | None:
-    """An episode-style memory of the whole session: by the LLM, or extractively without one."""
+    """An episode-style memory of the whole session written by the LLM; none without one."""
     budget = rt.settings.sieve.flush_batch_tokens
     transcript = transcript_of(messages, list(range(len(messages))), budget)
     transcript = truncate_to_tokens(transcript, budget * 2)
     answer = await rt.llm.complete(
         SUMMARY_SYSTEM, SUMMARY_PROMPT.format(transcript=transcript), json_mode=False
     )
-    if answer is not None and answer.strip():
-        text, how = answer.strip(), "llm"
-    else:
-        users = [m.content for m in messages if m.role == "user" and m.content.strip()]
-        if not users:
-            return None
-        picked = users[:1] + (users[-1:] if len(users) > 1 else [])
-        text = f"Session ({len(messages)} messages): " + " … ".join(around(u) for u in picked)
-        how = "extractive"
+    if answer is None or not answer.strip():
+        return None
+    text = answer.strip()
     proposal = Proposal(
         content=truncate_to_tokens(text, rt.settings.memory.max_content_chars // 4),
         category=Category.SUMMARY,
@@ -206,7 +200,7 @@ async def session_summary(
         channel="summary",
         session_id=session,
         expires_at=rt.clock() + timedelta(hours=rt.settings.sieve.working_ttl_hours),
-        extra={"kind": "episode", "reason": reason, "summary_by": how},
+        extra={"kind": "episode", "reason": reason, "summary_by": "llm"},
     )
     async with rt.db.write() as conn:
         memory = build_memory(proposal, agent, rt.clock(), Layer.WORKING)

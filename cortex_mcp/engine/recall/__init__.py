@@ -1,8 +1,9 @@
 """cortex_recall: the order of the steps, each in a module of its own.
 
 The query is read once (`question`), ranked over full text, vectors, dates and the graph
-(`rank`, `graph`), a question about a slot is answered first (`slots`), the conversation log
-fills the places no memory matching the query holds (`log`), and everything is fitted into the
+(`rank`, `graph`), a question about a slot is answered first (`slots`), the conversation log's
+messages (each searched with the turns around it) compete with the memories for every place
+(`log`), and everything is fitted into the
 context block (`block`). No query: the core digest, with the profile first.
 """
 
@@ -62,12 +63,11 @@ async def search(
     # mentioning a date when it asks when): these come before the conversation log's hits
     matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
     said: list[LogHit] = []
-    if question.predicates or len(matched) < max_results:  # else: one read, as before the log
-        async with rt.db.read() as conn:
-            answers = await slot_answers(conn, question.predicates, agent, layers, categories)
-            found, said = await with_log_hits(
-                conn, question.log_match, agent, found, matched, answers, max_results
-            )
+    async with rt.db.read() as conn:  # the log competes for every place (#23)
+        answers = await slot_answers(conn, question.predicates, agent, layers, categories)
+        found, said = await with_log_hits(
+            conn, question.log_match, agent, found, matched, answers, max_results
+        )
     lines = block.answer_lines(ranking.relations, [m for m, _ in found])
     budget = max(1, max_tokens - block.tokens_of("\n".join(lines))) if lines else max_tokens
     context, fitted, fitted_said = block.recall_block(

@@ -1,6 +1,6 @@
 """The conversation log as a recall source: the messages that add something to the memories
-shown, never a message whose memory is already in the block nor the same text twice. It reads
-the log as a last resort, after the memories and at a low weight (`LOG_WEIGHT`).
+shown, never a message whose memory is already in the block nor the same text twice. Its hits
+and the memories matching the query compete for the same places (`with_log_hits`, #23).
 """
 
 import re
@@ -9,10 +9,12 @@ from collections.abc import Sequence
 
 from cortex_mcp.models import LogHit, Memory
 from cortex_mcp.store import conversation as log
+from cortex_mcp.store.conversation import LoggedMessage
 from cortex_mcp.store.db import Connection
 
-LOG_WEIGHT = 0.3
-"""A log hit's score is its normalised BM25 times this: always below the memories shown."""
+LOG_WEIGHT = 1.0
+"""A log hit's score is its BM25 normalised to the best hit's, times this; a memory's is its
+score normalised to the best memory's: the two compete for the same places."""
 MIN_REPEAT_CHARS = 4
 """Shorter text ("OK") is not counted as a repeat inside a longer one."""
 
@@ -36,6 +38,52 @@ def repeats(text: str, shown: Sequence[str]) -> bool:
     return False
 
 
+CONTEXT_TURNS = 2
+"""A message is searched with the turns this close to it, before and after, in its session."""
+CONTEXT_WEIGHT = 0.5
+"""A word found in a message's surrounding turns counts this much of one found in it (the
+weight that measured best for a memory's context)."""
+
+
+MIN_CONTEXT_ONLY_WORDS = 4
+"""A turn only its neighbours match joins the list when it has this many words ("OK." does
+not: it says nothing on its own)."""
+
+
+async def with_context(
+    conn: Connection, found: list[tuple[float, LoggedMessage]], agent_id: str
+) -> list[tuple[float, LoggedMessage]]:
+    """The log's BM25 hits rescored with their surrounding turns: each message gets its own
+    score plus `CONTEXT_WEIGHT` times those of the matching turns within `CONTEXT_TURNS` of it
+    in the same session; a turn only its neighbours match joins the list. Best first (BM25
+    scores are negative: lower is better)."""
+    if not found:
+        return []
+    own = {message.seq: bm25 for bm25, message in found}
+    messages = {message.seq: message for _, message in found}
+    near = {
+        seq + step
+        for seq in own
+        for step in range(-CONTEXT_TURNS, CONTEXT_TURNS + 1)
+        if seq + step not in messages
+    }
+    for message in await log.visible_messages(conn, sorted(near), agent_id):
+        if len(message.content.split()) >= MIN_CONTEXT_ONLY_WORDS:
+            messages[message.seq] = message
+    scored: list[tuple[float, LoggedMessage]] = []
+    for seq, message in messages.items():
+        around = sum(
+            own[other]
+            for step in range(-CONTEXT_TURNS, CONTEXT_TURNS + 1)
+            if step
+            and (other := seq + step) in own
+            and messages[other].session_id == message.session_id
+        )
+        scored.append((own.get(seq, 0.0) + CONTEXT_WEIGHT * around, message))
+    scored.sort(key=lambda pair: (pair[0], pair[1].seq))
+    return scored
+
+
 async def log_hits(
     conn: Connection,
     match: str | None,
@@ -49,7 +97,9 @@ async def log_hits(
     memory's exchange may show: a memory keeps it as context, searched but never shown.)"""
     if match is None or limit <= 0:
         return []
-    found = await log.search_log(conn, match, agent_id, limit * 4 + 8)
+    found = await with_context(
+        conn, await log.search_log(conn, match, agent_id, limit * 4 + 8), agent_id
+    )
     shown_ids = {m.id for m in shown}
     texts = [m.content for m in shown]
     best = min((bm25 for bm25, _ in found), default=0.0)
@@ -83,20 +133,29 @@ async def with_log_hits(
     answers: list[Memory],
     max_results: int,
 ) -> tuple[list[tuple[Memory, float]], list[LogHit]]:
-    """The memories to show, with a slot's `answers` first, and the log hits for the places
-    left: the log takes the places no memory matching the query's words (`matched`) holds,
-    before memories only a vector found (nearest is not relevant)."""
-    top = max((score for _, score in found), default=1.0)
+    """The memories and log hits to show, fused into one ranking of `max_results` places: a
+    slot's `answers` first; then memories matching the query (`matched`) and log messages by
+    their relevance, each normalised to the best of its kind (the log weighed by
+    `LOG_WEIGHT`); then memories only a vector found (nearest is not relevant). A message whose
+    memory is shown is not shown (the memory stands for it)."""
+    top = max((score for _, score in found), default=1.0) or 1.0
     answered = {m.id for m in answers}
     matched = matched | answered
     ranked = [(m, top) for m in answers] + [x for x in found if x[0].id not in answered]
     ranked = ranked[:max_results]
-    strong = [(m, score) for m, score in ranked if m.id in matched]
-    said: list[LogHit] = []
-    if len(strong) < max_results:
-        shown = [m for m, _ in ranked]
-        said = await log_hits(
-            conn, match, agent_id=agent_id, shown=shown, limit=max_results - len(strong)
-        )
+    said = await log_hits(
+        conn, match, agent_id=agent_id, shown=[m for m, _ in ranked], limit=max_results
+    )
+    places: list[tuple[float, int, Memory | LogHit]] = [
+        (2.0 if m.id in answered else score / top, i, m)
+        for i, (m, score) in enumerate(ranked)
+        if m.id in matched
+    ]
+    places += [(hit.score, len(ranked) + i, hit) for i, hit in enumerate(said)]
+    places.sort(key=lambda place: (-place[0], place[1]))
+    chosen = places[:max_results]
+    scores = {m.id: score for m, score in ranked}
+    strong = [(p, scores[p.id]) for _, _, p in chosen if isinstance(p, Memory)]
+    kept_said = [p for _, _, p in chosen if isinstance(p, LogHit)]
     weak = [(m, score) for m, score in ranked if m.id not in matched]
-    return strong + weak[: max(0, max_results - len(strong) - len(said))], said
+    return strong + weak[: max(0, max_results - len(strong) - len(kept_said))], kept_said

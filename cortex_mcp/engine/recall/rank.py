@@ -227,7 +227,7 @@ def _vectors_off(db: Database, index: VectorIndex) -> BackendTiming:
     elif not index.configured:
         note = index.embedder.note or "no embedding provider"
     else:
-        note = "vectors are being (re-)embedded; BM25 only until done"
+        note = "no vector of the configured model yet (being embedded); BM25 only until one is"
     return BackendTiming(
         name=vector_backend(db), available=False, candidates=0, elapsed_ms=0, note=note
     )
