@@ -64,6 +64,8 @@ _POINTING = re.compile(r"\b(?:it|them|this|that|these|those)\b", re.IGNORECASE)
 _CHOICE_EXPLAINED = re.compile(
     r"\b(?:chose|picked)\b.*\b(?:it|them|this|that|these|those|because|'?cause)\b", re.IGNORECASE
 )
+_NAMED = re.compile(r"(?<=\s)(?!I\b)[A-Z][\w+#.-]*")
+"""A name after the first word ("I prefer Rust for it"): the fact keeps its object."""
 _MIXED = re.compile(r"\bI(?:'m| am) (?:a )?(?:mix|kind|sort) of\b", re.IGNORECASE)
 _DEMONSTRATIVE_LATE = re.compile(
     r"\b(?:this|that|those|these|them)\b\W*$|\bthose\b|decided to \w+ (?:\w+ )?(?:this|that|it)\b",
@@ -131,6 +133,8 @@ def is_lasting(sentence: str, signal: str) -> bool:
     text = without_speaker(sentence)
     if signal == "correction":
         return not (is_fragment(text) or _FALSE_CORRECTION.search(text) or _CHATTY.search(text))
+    if signal == "rule":  # a convention is about the work, not the speaker (#24's patterns)
+        return not is_fragment(text)
     if is_fragment(text) or not _SPEAKER_FACT.search(text):
         return False
     if _LOST_REFERENT.search(text) or _ADVICE.search(text):
@@ -139,7 +143,9 @@ def is_lasting(sentence: str, signal: str) -> bool:
         return False
     if signal in ("preference", "identity") and _LIKING_WORD.search(text):
         return states_liking(text)
-    if signal in ("preference", "identity") and (_POINTING.search(text) or _MIXED.search(text)):
+    if signal in ("preference", "identity") and _MIXED.search(text):
+        return False
+    if signal in ("preference", "identity") and _POINTING.search(text) and not _NAMED.search(text):
         return False  # "I don't want to let them down": about something unnamed
     if signal == "decision" and _CHOICE_EXPLAINED.search(text):
         return False  # "I chose furniture that…", "I picked this color because…"

@@ -70,6 +70,7 @@ async def search(
         )
     lines = block.answer_lines(ranking.relations, [m for m, _ in found])
     budget = max(1, max_tokens - block.tokens_of("\n".join(lines))) if lines else max_tokens
+    said = block.distinct_said(said, question.terms)
     context, fitted, fitted_said = block.recall_block(
         [m for m, _ in found], said, question.terms, budget
     )

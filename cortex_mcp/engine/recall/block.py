@@ -1,6 +1,7 @@
 """The context block a recall answers with: relation lines, the memories, then what was said
 in earlier conversations, each part cut to what the token budget leaves."""
 
+from cortex_mcp.engine.recall.log import repeats
 from cortex_mcp.models import LogHit, Memory, RecallItem
 from cortex_mcp.search.budget import estimate_tokens, fit_lines
 from cortex_mcp.search.entities import relation_line
@@ -63,6 +64,19 @@ def log_line(hit: LogHit, terms: list[str]) -> str:
     """One log hit as a line of the context block: date, who said it, the message."""
     day = hit.created_at.date().isoformat()
     return f"- [{day} · said by {hit.role}] {snippet(hit.content, terms)}"
+
+
+def distinct_said(said: list[LogHit], terms: list[str]) -> list[LogHit]:
+    """The log hits whose lines repeat no earlier one: two long messages (a reply quoting
+    another) can be cut to the same window."""
+    kept: list[LogHit] = []
+    shown: list[str] = []
+    for hit in said:
+        line = snippet(hit.content, terms)
+        if not repeats(line, shown):
+            kept.append(hit)
+            shown.append(line)
+    return kept
 
 
 def recall_block(
