@@ -72,6 +72,11 @@ async def seed(settings: Settings, clock: FrozenClock) -> dict[str, str]:
                 ("r3", "Bob", "uses", "Postgres", None),
             ],
         )
+        db.execute(  # a relation that no longer holds: drawn dashed, with its end date
+            "insert into relations (id, agent_id, subject, predicate, object, confidence,"
+            " created_at, updated_at, valid_to) values ('r4', 'default', 'Bob', 'uses', 'MySQL',"
+            " 0.9, '2025-06-01T09:00:00Z', '2026-01-04T09:00:00Z', '2026-01-04T09:00:00Z')"
+        )
     return {"old": old["id"], "new": new["id"], "rehearsals": rehearsals["id"]}
 
 
@@ -111,11 +116,14 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
     assert "Alvarez" in steps["chain"][0] and "Chen" in steps["chain"][1]
     assert steps["edited"] == "The user's dentist is Dr. Chen on Elm Street"
     assert (steps["after_forget"], steps["after_restore"]) == ("forgotten", "live")
+    assert steps["chain_after_restore"] == ["live"]  # Dr. Alvarez restored: no longer replaced
     assert steps["bm25_first"].endswith("The user plays the cello in an orchestra")
     assert steps["hybrid_first"].endswith("The user plays the cello in an orchestra")
     assert steps["breakdown_rows"] >= 2
     assert steps["breakdown_header"].split("\t")[2:5] == ["final", "bm25", "text"]
-    assert steps["graph_nodes"] == 6  # Alice, Atlas, Bob, Postgres; the user —has cat→ Mimi
+    assert steps["graph_nodes"] == 7  # Alice, Atlas, Bob, Postgres, MySQL; the user —has cat→ Mimi
+    assert steps["ended_edges"] == 1
+    assert steps["ended_labels"] == ["uses (ended 2026-01-04)"]
     assert "Alice —manages→ Atlas" in steps["entity"]
     assert "Alice manages the Atlas project" in steps["entity"]
     assert "promoted" in steps["preview"]
@@ -135,6 +143,9 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
             "select content, importance, deleted_at from memories where id = ?", (ids["new"],)
         ).fetchone()
         actions = [row[0] for row in db.execute("select action from lifecycle_log")]
+        alvarez = db.execute(
+            "select superseded_by, deleted_at from memories where id = ?", (ids["old"],)
+        ).fetchone()
         purged = db.execute(
             "select count(*) from memories where id = ?", (ids["rehearsals"],)
         ).fetchone()[0]
@@ -143,5 +154,6 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
         0.95,
         None,
     )
-    assert {"edit", "forget", "restore", "purge"} <= set(actions)
+    assert {"edit", "forget", "restore", "restore_superseded", "purge"} <= set(actions)
     assert purged == 0
+    assert tuple(alvarez) == (None, None)  # live again beside Dr. Chen

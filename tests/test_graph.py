@@ -3,6 +3,8 @@ their memory, used by recall, and shown by cortex://relations and cortex://entit
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ from mcp.shared.exceptions import MCPError
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.engine.language.redaction import Cleaner
+from cortex_mcp.engine.render.pages import render_relations
 from cortex_mcp.engine.transfer import import_text
 from cortex_mcp.search.entities import entity_key, phrases, searchable_text
 from cortex_mcp.server import build_server
@@ -317,3 +320,15 @@ async def test_naming_the_user_lifts_the_relations_that_answer_not_everything_th
 
     assert found[0] == "I work at Globex."  # by the graph: Priya is the user, who works at it
     assert "My cat is called Mochi." not in found  # the user's cat answers nothing here
+
+
+def test_a_relation_that_ended_is_drawn_dotted_with_its_end_date_and_a_live_one_solid() -> None:
+    at = datetime(2026, 1, 5, 9, tzinfo=UTC)
+    live = Relation("r1", "default", "Bob", "uses", "Postgres", 0.9, None, at, at)
+    ended = replace(live, id="r2", object="MySQL", valid_to=datetime(2026, 1, 4, tzinfo=UTC))
+
+    page = render_relations([live, ended])
+
+    assert "- Bob ──uses──▶ Postgres\n" in page
+    assert "- Bob ──uses──▶ MySQL (ended 2026-01-04)\n" in page
+    assert '-->|"uses"|' in page and '-.->|"uses (ended 2026-01-04)"|' in page

@@ -247,3 +247,25 @@ async def test_one_bad_jsonl_line_is_skipped_and_reported_not_the_whole_file(eng
 
     assert (report.memories_added, report.rows_invalid) == (1, 1)
     assert report.problems == ["g.jsonl:2: line: is not JSON"]
+
+
+async def test_a_folder_with_nothing_importable_says_why_it_read_no_file(
+    engine: Engine, tmp_path: Path
+):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "todo.txt").write_text("buy milk", encoding="utf-8")
+    await write_mirror(engine.runtime)
+    (notes / "MEMORY.md").write_bytes((engine.runtime.settings.home / "MEMORY.md").read_bytes())
+
+    report = await import_path(engine.runtime, Cleaner(True), notes)
+
+    assert report.files == 0
+    assert report.note is not None
+    assert "MEMORY.md, daily logs named YYYY-MM-DD.md, .json and .jsonl" in report.note
+    assert "1 page(s) cortex-mcp generated itself were skipped" in report.note
+    assert "1 other file(s) were not read" in report.note
+    populated = await import_text(
+        engine.runtime, Cleaner(True), "# Notes\n- I like tea\n", "MEMORY.md"
+    )
+    assert populated.note is None

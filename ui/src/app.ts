@@ -7,7 +7,7 @@ import {
   type McpUiHostContext,
 } from "@modelcontextprotocol/ext-apps";
 import "./app.css";
-import { drawGraph } from "./graph";
+import { drawGraph, edgeLabel, type Edge } from "./graph";
 import { bars, h, field, select, clear } from "./dom";
 
 type Json = Record<string, any>;
@@ -228,22 +228,37 @@ async function renderDetail(id: string): Promise<void> {
     actions,
     h("p", { class: "hint" }, "Forget hides it (Restore brings it back); Purge erases it and every copy of its text for good."),
   ));
-  main.append(h("section", { class: "card" }, h("h2", {}, "Correction chain"), chain(detail.chain as Json[])));
+  main.append(h("section", { class: "card" }, h("h2", {}, "Correction chain"), chain(detail.chain as Json[], id)));
   if ((detail.relations as Json[]).length) {
     main.append(h("section", { class: "card" }, h("h2", {}, "Relations"),
-      h("ul", {}, ...(detail.relations as Json[]).map((r) => h("li", {}, `${r.subject} —${r.predicate}→ ${r.object}`)))));
+      h("ul", {}, ...(detail.relations as Json[]).map((r) => h("li", { class: r.valid_to ? "ended" : "" }, `${r.subject} —${edgeLabel(r as Edge)}→ ${r.object}`)))));
   }
   const raw = h("pre", { class: "raw" }, JSON.stringify(m.metadata, null, 2));
   main.append(h("details", { class: "card" }, h("summary", {}, "Metadata"), raw));
 }
 
-function chain(links: Json[]): HTMLElement {
+/** Restore a replaced or forgotten memory from its place in the chain, then show `from` again. */
+function restoreButton(id: string, from: string): HTMLElement {
+  const button = h("button", { class: "ghost", "data-action": "restore-link", title: "Make this memory live again" }, "Restore");
+  button.addEventListener("click", (event) => {
+    event.stopPropagation();  // the click is the button's, not the row's (which opens the memory)
+    void guarded(async () => {
+      await call("cortex_restore", { memory_id: id });
+      await renderDetail(from);
+      say("Restored: it is live again beside the memory that replaced it.");
+    });
+  });
+  return button;
+}
+
+function chain(links: Json[], from: string): HTMLElement {
   const list = h("ol", { class: "chain" });
   for (const link of links) {
     const item = h("li", { class: `link state-${link.state}${link.is_this ? " this" : ""}`, "data-id": link.id },
       h("span", { class: "time" }, when(link.created_at)), h("span", {}, link.content),
       h("span", { class: `badge state-${link.state}` }, link.state));
     if (link.superseded_because) item.append(h("span", { class: "hint why" }, `Replaced because: ${link.superseded_because}`));
+    if (link.state === "superseded" || link.state === "forgotten") item.append(restoreButton(link.id, from));
     if (!link.is_this) item.addEventListener("click", () => void guarded(() => renderDetail(link.id)));
     list.append(item);
   }
@@ -313,7 +328,7 @@ async function renderGraph(): Promise<void> {
     clear(side);
     side.append(h("h2", {}, entity), h("ul", {}, ...(around.edges as Json[]).map((e) => {
       const memory = e.source_memory_id ? around.memories[e.source_memory_id] : null;
-      const item = h("li", {}, `${e.subject} —${e.predicate}→ ${e.object}`, memory ? h("div", { class: "hint" }, memory.content) : "");
+      const item = h("li", { class: e.valid_to ? "ended" : "" }, `${e.subject} —${edgeLabel(e as Edge)}→ ${e.object}`, memory ? h("div", { class: "hint" }, memory.content) : "");
       if (memory) item.addEventListener("click", () => void guarded(() => renderDetail(memory.id)));
       return item;
     })));

@@ -3,7 +3,13 @@ const SVG = "http://www.w3.org/2000/svg";
 const SIZE = 520;
 const STEPS = 300;
 
-type Edge = { subject: string; predicate: string; object: string };
+export type Edge = { subject: string; predicate: string; object: string; valid_to?: string | null };
+
+/** A relation that no longer holds (its memory was replaced or forgotten) is drawn dashed,
+ * its label saying since when. */
+export function edgeLabel(e: Edge): string {
+  return e.valid_to ? `${e.predicate} (ended ${e.valid_to.slice(0, 10)})` : e.predicate;
+}
 
 function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
   const node = document.createElementNS(SVG, tag);
@@ -57,9 +63,10 @@ export function drawGraph(nodes: string[], edges: Edge[], open: (entity: string)
   const root = svg("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "graph-canvas", role: "img", "aria-label": "Relation graph" });
   for (const e of edges) {
     const p = at.get(e.subject)!, q = at.get(e.object)!;
-    root.append(svg("line", { x1: p.x, y1: p.y, x2: q.x, y2: q.y, class: "edge" }));
-    const label = svg("text", { x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 - 4, class: "edge-label" });
-    label.textContent = e.predicate;
+    const ended = e.valid_to ? " ended" : "";
+    root.append(svg("line", { x1: p.x, y1: p.y, x2: q.x, y2: q.y, class: `edge${ended}` }));
+    const label = svg("text", { x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 - 4, class: `edge-label${ended}` });
+    label.textContent = edgeLabel(e);
     root.append(label);
   }
   for (const n of nodes) {

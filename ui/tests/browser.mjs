@@ -99,6 +99,11 @@ try {
   await app.locator("[data-action='restore']").click();
   await status(app).filter({ hasText: "Restored." }).waitFor();
   report.steps.after_restore = await app.locator(".detail .meta .badge").nth(1).innerText();
+  // The replaced memory in the chain has its own Restore button.
+  await app.locator("ol.chain li.link.state-superseded [data-action='restore-link']").click();
+  await status(app).filter({ hasText: "Restored: it is live again" }).waitFor();
+  await app.locator("ol.chain li.link.state-superseded").waitFor({ state: "detached" });
+  report.steps.chain_after_restore = await app.locator("ol.chain li.link .badge").allInnerTexts();
 
   // Search: three rankings side by side and the score breakdown.
   await app.locator("button[data-view='search']").click();
@@ -115,6 +120,8 @@ try {
   await app.locator("button[data-view='graph']").click();
   await app.locator("g.node").first().waitFor();
   report.steps.graph_nodes = await app.locator("g.node").count();
+  report.steps.ended_edges = await app.locator("line.edge.ended").count();
+  report.steps.ended_labels = await app.locator("text.edge-label.ended").allTextContents();
   await app.locator("g.node[data-entity='Alice']").click();
   await app.locator(".entity li").first().waitFor();
   report.steps.entity = await app.locator(".entity").innerText();

@@ -105,7 +105,7 @@ def render_relations(relations: list[Relation]) -> str:
     if not relations:
         lines.append("No relations yet.")
         return "\n".join(lines) + "\n"
-    lines += [f"- {r.subject} ──{r.predicate}──▶ {r.object}" for r in relations]
+    lines += [f"- {r.subject} ──{r.predicate}──▶ {r.object}{_ended(r)}" for r in relations]
     return "\n".join([*lines, "", *mermaid_graph(relations[:MERMAID_EDGES])]) + "\n"
 
 
@@ -116,11 +116,17 @@ def mermaid_graph(relations: list[Relation]) -> list[str]:
     for r in relations:
         subject = nodes.setdefault(r.subject, f"n{len(nodes)}")
         target = nodes.setdefault(r.object, f"n{len(nodes)}")
+        arrow = "-->" if r.live else "-.->"
         graph.append(
-            f'  {subject}["{_label(r.subject)}"] -->|"{_label(r.predicate)}"| '
+            f'  {subject}["{_label(r.subject)}"] {arrow}|"{_label(r.predicate + _ended(r))}"| '
             f'{target}["{_label(r.object)}"]'
         )
     return [*graph, "```"]
+
+
+def _ended(relation: Relation) -> str:
+    """ " (ended YYYY-MM-DD)" for a relation that no longer holds; nothing for a live one."""
+    return f" (ended {relation.valid_to:%Y-%m-%d})" if relation.valid_to else ""
 
 
 def _label(text: str) -> str:

@@ -85,6 +85,9 @@ class ImportReport(BaseModel):
         default_factory=list, description="The first bad rows, as file:where: field: rule."
     )
     dry_run: bool = Field(default=False, description="True for --check: nothing was written.")
+    note: str | None = Field(
+        default=None, description="Why nothing was read, when a folder held no importable file."
+    )
 
 
 class _CheckOnly(Exception):
@@ -270,7 +273,7 @@ async def import_path(
     """Import a file, or every MEMORY.md, daily log and .json/.jsonl file in a folder. A file
     that cannot be read is refused with one line naming it."""
     files = await anyio.to_thread.run_sync(_files_at, path)
-    total = ImportReport(dry_run=dry_run)
+    total = ImportReport(dry_run=dry_run, note=None if files else await _nothing_to_read(path))
     for file in files:
         try:
             head = await anyio.to_thread.run_sync(_head, file)
@@ -298,6 +301,31 @@ def _opener(file: Path) -> Source:
 def _head(file: Path) -> str:
     with file.open("rb") as data:
         return data.read(HEAD_BYTES).decode("utf-8", errors="replace")
+
+
+IMPORTABLE = "MEMORY.md, daily logs named YYYY-MM-DD.md, .json and .jsonl files"
+
+
+async def _nothing_to_read(path: Path) -> str:
+    """Why a folder import read no file: what it looks for, and what it passed over."""
+    generated, other = await anyio.to_thread.run_sync(_passed_over, path)
+    parts = [f"no importable file under {path}: import reads {IMPORTABLE}"]
+    if generated:
+        parts.append(f"{generated} page(s) cortex-mcp generated itself were skipped")
+    if other:
+        parts.append(f"{other} other file(s) were not read")
+    return "; ".join(parts) + "."
+
+
+def _passed_over(path: Path) -> tuple[int, int]:
+    """The files under `path` an import skips: (pages cortex-mcp generated, anything else)."""
+    generated = other = 0
+    for file in (p for p in path.rglob("*") if p.is_file()):
+        if file.suffix == ".md" and is_generated(file):
+            generated += 1
+        else:
+            other += 1
+    return generated, other
 
 
 def _files_at(path: Path) -> list[Path]:
