@@ -8,10 +8,11 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, ParamSpec, TypeVar
 
+from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, SamplingMessage, TextContent
+from mcp_types import INVALID_PARAMS, CallToolResult, SamplingMessage, TextContent
 from pydantic import Field, ValidationError
 
 from cortex_mcp.config import Settings
@@ -179,3 +180,22 @@ def sampler_of(ctx: Context[Engine]) -> Sample | None:
         return content.text if isinstance(content, TextContent) else ""
 
     return sample
+
+
+OBJECT_PARAMS = {"tools/call": "arguments", "prompts/get": "arguments"}
+"""Methods whose named params field must be a JSON object when present."""
+
+
+async def check_params_shape(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+    """MCP server middleware: a call whose `arguments` is not an object (`"arguments":
+    "notadict"`) is refused with one line naming the field, before the SDK's validation turns it
+    into "Invalid request parameters" with no detail."""
+    field = OBJECT_PARAMS.get(ctx.method)
+    value = (ctx.params or {}).get(field) if field else None
+    if field and value is not None and not isinstance(value, dict):
+        kind = type(value).__name__.replace("str", "a string").replace("list", "a list")
+        raise MCPError(
+            code=INVALID_PARAMS,
+            message=f"params.{field}: must be an object of named arguments, not {kind}",
+        )
+    return await call_next(ctx)

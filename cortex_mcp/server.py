@@ -15,6 +15,7 @@ from cortex_mcp import __version__, tools
 from cortex_mcp.arguments import (
     argument_limits,
     check_limits,
+    check_params_shape,
     one_line,
     with_limits,
     with_structured_content,
@@ -208,6 +209,7 @@ def build_server(
     agent_tools = frozenset(
         fn.__name__ for fn, _ in chosen if "agent_id" in signature(fn).parameters
     )
+    mcp.middleware.append(check_params_shape)
     mcp.middleware.append(GrantCheck(agent_tools, settings.memory.default_agent_id))
     reads = MemoryResources(host)
     mcp.resource("cortex://core", mime_type="text/markdown")(reads.core)

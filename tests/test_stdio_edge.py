@@ -167,3 +167,35 @@ def test_in_a_terminal_it_says_what_it_waits_for_and_ctrl_c_stops_it_with_130(
     finally:
         os.close(controller)
         os.close(terminal)
+
+
+def test_arguments_that_are_not_an_object_get_one_line_naming_the_field(cortex_home: Path) -> None:
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    calls = [
+        {"name": "cortex_recall", "arguments": "notadict"},
+        {"name": "cortex_remember", "arguments": ["The user likes tea"]},
+    ]
+    lines = [
+        INITIALIZE,
+        initialized,
+        *(
+            {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": p}
+            for n, p in enumerate(calls, 1)
+        ),
+        PING | {"id": 9},
+    ]
+    process = server(cortex_home, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
+    process.stdin.flush()
+    replies = {r["id"]: r for r in (json.loads(read_line(process.stdout)) for _ in range(4))}
+    process.stdin.close()
+    assert process.wait(timeout=WAIT_S) == 0
+    process.stdout.close()
+
+    assert replies[1]["error"] == {
+        "code": -32602,
+        "message": "params.arguments: must be an object of named arguments, not a string",
+    }
+    assert replies[2]["error"]["message"].endswith("not a list")
+    assert replies[9]["result"] == {}
