@@ -180,12 +180,12 @@ def query_one(database: Path, sql: str) -> Any:
 
 
 @asynccontextmanager
-async def browse_server(home: Path, *args: str) -> AsyncIterator[str]:
-    """`cortex-mcp browse --no-open` on `home`: yields the page URL it prints alone on stdout,
-    where scripts read it (with its token)."""
+async def browse_server(home: Path, *args: str, **extra_env: str) -> AsyncIterator[str]:
+    """`cortex-mcp browse --no-open` on `home` (and `extra_env`): yields the page URL it prints
+    alone on stdout, where scripts read it (with its token)."""
     process = await anyio.open_process(
         [sys.executable, "-m", "cortex_mcp", "browse", "--no-open", *args],
-        env=server_env(home),
+        env=server_env(home, **extra_env),
         stdin=DEVNULL,
         stdout=PIPE,
         stderr=DEVNULL,
