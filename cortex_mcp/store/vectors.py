@@ -90,6 +90,7 @@ async def ensure_vector_table(conn: Connection, model: str, dimension: int) -> b
     if await recorded_model(conn) == (model, dimension) and await vector_table_exists(conn):
         return False
     await conn.execute("drop table if exists memory_vectors")
+    await conn.execute("drop table if exists message_vectors")  # the log's, of the old model
     if conn.dialect == "postgresql":  # HNSW over cosine distance; the dimension is an int we own
         await conn.execute(
             f"create table memory_vectors (seq bigint primary key,"
@@ -110,8 +111,9 @@ async def ensure_vector_table(conn: Connection, model: str, dimension: int) -> b
 
 
 async def drop_vector_table(conn: Connection) -> None:
-    """Forget every vector and the model they belonged to."""
+    """Forget every vector (the memories' and the log's) and the model they belonged to."""
     await conn.execute("drop table if exists memory_vectors")
+    await conn.execute("drop table if exists message_vectors")
     await conn.execute("delete from meta where key in (?, ?)", (MODEL_KEY, DIMENSION_KEY))
 
 
