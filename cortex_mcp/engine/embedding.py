@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cortex_mcp.clock import Clock
+from cortex_mcp.engine.message_matrix import MessageMatrix
 from cortex_mcp.providers.cascade import EmbedderCascade
 from cortex_mcp.search.query import embedding_query
 from cortex_mcp.store import message_vectors, vectors
@@ -42,6 +43,8 @@ class VectorIndex:
     drop_function_words: bool = False
     guard: Callable[[str], str] = field(default=lambda text: text)
     """The last redaction of every text sent to the embedder (set from the settings)."""
+    said: MessageMatrix = field(default_factory=MessageMatrix)
+    """The log's vectors in memory, for a fast nearest-neighbour search (#28)."""
     _queries: OrderedDict[str, list[float]] = field(default_factory=OrderedDict)
 
     @property
@@ -122,15 +125,13 @@ class VectorIndex:
             if not await message_vectors.table_exists(conn):
                 await message_vectors.create_table(conn, dimension)
             visible = set(await message_vectors.visible(conn, [seq for seq, _ in items]))
+            stored = [
+                (seq, found[h]) for (seq, _), h in zip(items, hashes, strict=True) if seq in visible
+            ]
+            before = await message_vectors.row_count(conn) if self.said.usable(conn) else -1
             await vectors.cache_vectors(conn, self.model, fresh, self.clock())
-            await message_vectors.upsert(
-                conn,
-                [
-                    (seq, found[h])
-                    for (seq, _), h in zip(items, hashes, strict=True)
-                    if seq in visible
-                ],
-            )
+            await message_vectors.upsert(conn, stored)
+        self.said.appended(stored, before)
         return len(items)
 
     async def index_memories(self, memory_ids: list[str]) -> int:

@@ -220,3 +220,42 @@ async def coverage(conn: Connection) -> dict[str, int]:
     )
     covered = int(row[0]) if row else 0
     return {"with_vectors": covered, "without_vectors": total - covered}
+
+
+async def row_count(conn: Connection) -> int:
+    """Rows of the (SQLite) vector table: read from sqlite-vec's rowid table, fast; 0 when
+    there is no table."""
+    if not await table_exists(conn):
+        return 0
+    row = await fetch_one(conn, "select count(*) from message_vectors_rowids")
+    return int(row[0]) if row else 0
+
+
+async def all_vectors(conn: Connection) -> list[tuple[int, bytes]]:
+    """(seq, float32 blob) of every stored message vector (SQLite)."""
+    if not await table_exists(conn):
+        return []
+    rows = await fetch_all(conn, "select rowid, embedding from message_vectors")
+    return [(int(row[0]), bytes(row[1])) for row in rows]
+
+
+async def rows_of(
+    conn: Connection, nearest: list[tuple[int, float]], agent_id: str, limit: int
+) -> list[tuple[float, Any]]:
+    """(cosine distance, conversation_log row) of these (seq, distance) pairs that are visible
+    messages of the agent, nearest first; filtered as `nearest` filters (SQLite)."""
+    if not nearest:
+        return []
+    rows = await fetch_all(
+        conn,
+        "with knn as (select json_extract(value, '$[0]') as seq,"
+        " json_extract(value, '$[1]') as distance from json_each(:pairs))"
+        " select knn.distance as distance, c.* from knn"
+        " cross join conversation_log c on c.seq = knn.seq"
+        " where c.agent_id = :agent_id and c.deleted_at is null"
+        " and not exists (select 1 from json_each(c.memory_ids) j join memories m"
+        " on m.id = j.value where m.superseded_by is not null or m.deleted_at is not null)"
+        " order by knn.distance limit :limit",
+        {"pairs": json.dumps(nearest), "agent_id": agent_id, "limit": limit},
+    )
+    return [(float(row["distance"]), row) for row in rows]

@@ -96,7 +96,8 @@ async def log_vector(rt: Runtime, question: Question) -> LogVector | None:
     vector = await rt.vectors.query_vector(question.text)
     if vector is None:
         return None
-    return vector, rt.settings.search.text_weight, rt.settings.search.vector_weight
+    search = rt.settings.search
+    return LogVector(vector, search.text_weight, search.vector_weight, rt.vectors.said)
 
 
 async def rank(

@@ -6,7 +6,9 @@ and the memories matching the query compete for the same places (`with_log_hits`
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from cortex_mcp.engine.message_matrix import MessageMatrix
 from cortex_mcp.models import LogHit, Memory
 from cortex_mcp.search.scoring import normalise_bm25, normalise_similarity
 from cortex_mcp.store import conversation as log
@@ -91,8 +93,17 @@ LOG_FUSION = "rrf"
 meaning stands beside the one first by words) or the memories' weighted scores ("weighted":
 any word match outweighs the nearest meaning). Measured on LoCoMo dev (docs/benchmarks.md)."""
 RRF_K = 60
-LogVector = tuple[list[float], float, float]
-"""The query's vector and the weights of the text and vector scores (the memories' fusion)."""
+
+
+@dataclass(frozen=True)
+class LogVector:
+    """The query's vector, the weights of the text and vector scores (the memories' fusion)
+    and the log's vectors in memory (None: sqlite-vec or pgvector answers)."""
+
+    vector: list[float]
+    text_weight: float
+    vector_weight: float
+    matrix: MessageMatrix | None = None
 
 
 async def with_near_context(
@@ -134,11 +145,16 @@ async def with_near_context(
 
 
 async def near_messages(
-    conn: Connection, vector: list[float], agent_id: str, limit: int
+    conn: Connection, query: LogVector, agent_id: str, limit: int
 ) -> list[tuple[float, LoggedMessage]]:
     """The log's nearest messages to the query vector, as (minus normalised similarity,
-    message) pairs (lower is better, like BM25) for `with_context`."""
-    rows = await message_vectors.nearest(conn, vector, agent_id, limit)
+    message) pairs (lower is better, like BM25), among the `limit * 4` nearest of the log."""
+    matrix = query.matrix
+    if matrix is not None and matrix.usable(conn):
+        nearest = await matrix.nearest(conn, query.vector, limit * 4)
+        rows = await message_vectors.rows_of(conn, nearest, agent_id, limit)
+    else:
+        rows = await message_vectors.nearest(conn, query.vector, agent_id, limit)
     messages = {str(row["seq"]): (distance, log.to_message(row)) for distance, row in rows}
     similarity = normalise_similarity({key: d for key, (d, _) in messages.items()})
     return [(-similarity[key], message) for key, (_, message) in messages.items()]
@@ -156,11 +172,11 @@ async def scored_messages(
     near: list[tuple[float, LoggedMessage]] = []
     if vector is not None:
         near = await with_near_context(
-            conn, await near_messages(conn, vector[0], agent_id, pool), agent_id
+            conn, await near_messages(conn, vector, agent_id, pool), agent_id
         )
     if vector is None or not near:
         return list(zip(_normalised(text), [message for _, message in text], strict=True))
-    _, text_weight, vector_weight = vector
+    text_weight, vector_weight = vector.text_weight, vector.vector_weight
     messages = {str(m.seq): m for _, m in [*text, *near]}
     if LOG_FUSION == "rrf":
         fused = _reciprocal_ranks([str(m.seq) for _, m in text], [str(m.seq) for _, m in near])
