@@ -202,7 +202,7 @@ async def store_bytes(home: Path) -> int:
     """The store's size on disk now (with -wal and -shm on SQLite)."""
     settings = Settings.model_validate({"home": home, "database": database_settings()})
     async with open_engine(settings) as engine:
-        return await engine.db.size_bytes()
+        return int(await engine.db.size_bytes())
 
 
 async def seed_log(engine: Any, messages: int, corpus: Corpus) -> None:

@@ -29,7 +29,7 @@ def vector_settings(home: Path, fake: FakeOpenAI, **embedding: Any) -> Settings:
                 "base_url": fake.url,
                 "api_key": "test",
                 "dimensions": 64,
-                "timeout_s": 5,
+                "timeout_s": 120,
                 **embedding,
             },
         }
@@ -185,3 +185,22 @@ async def test_recall_finds_a_logged_message_by_meaning_alone(
     assert any(text in hit.content for hit in found.conversation)
     assert not any(text in hit.content for hit in bm25.conversation), bm25.conversation
     assert not any(text in m.content for m in [*found.memories, *bm25.memories])
+
+
+async def test_the_matrix_in_memory_follows_every_change_of_the_store(
+    cortex_home: Path, fake_openai: FakeOpenAI, clock: FrozenClock
+) -> None:
+    """Vectors searched in memory (SQLite): a message hidden and another embedded between two
+    searches (the table's row count unchanged) still leave the matrix in step."""
+    async with open_engine(vector_settings(cortex_home, fake_openai), clock, {}) as engine:
+        dave = await engine.ingest("I'm Dave.", "Welcome, Dave from the Leeds office.")
+        await backfilled(engine)
+        assert [hit.content for hit in (await engine.recall("Leeds")).conversation]
+        await engine.forget((dave.fast + dave.deep)[0].id)  # hides its two messages
+        await engine.ingest("We adopted a puppy called Rex", "Congratulations!")
+        await backfilled(engine)  # two new vectors: as many rows as before
+        found = await engine.recall("dog")
+        matrix = engine.vectors.said
+
+    assert [hit.content for hit in found.conversation][:1] == ["We adopted a puppy called Rex"]
+    assert matrix.seqs is not None and len(matrix.seqs) == 2

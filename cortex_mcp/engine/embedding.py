@@ -128,7 +128,7 @@ class VectorIndex:
             stored = [
                 (seq, found[h]) for (seq, _), h in zip(items, hashes, strict=True) if seq in visible
             ]
-            before = await message_vectors.row_count(conn) if self.said.usable(conn) else -1
+            before = await vectors.log_generation(conn)
             await vectors.cache_vectors(conn, self.model, fresh, self.clock())
             await message_vectors.upsert(conn, stored)
         self.said.appended(stored, before)

@@ -4,7 +4,8 @@ messages (docs/benchmarks.md).
 
 Loaded whole on the first search; this process's own new vectors are appended as they are
 stored; any other change of the table (another process embedding, a message hidden or
-erased) shows as a different row count and the matrix is read again. A row whose message went
+erased, a model change) moves the store's change counter (`log_generation`) and the matrix is
+read again. A row whose message went
 is harmless meanwhile: the store's join drops it. SQLite only (PostgreSQL's HNSW index answers
 there), and only where numpy is installed (it comes with the local embedder); otherwise the
 search stays in sqlite-vec.
@@ -18,6 +19,7 @@ import anyio
 
 from cortex_mcp.store import message_vectors
 from cortex_mcp.store.db import Connection
+from cortex_mcp.store.vectors import log_generation
 
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
 
@@ -28,8 +30,8 @@ class MessageMatrix:
 
     seqs: Any = None
     rows: Any = None
-    count: int = -1
-    """Rows of the store's table the matrix stands for (-1: not loaded)."""
+    generation: int = -1
+    """The store's change counter the matrix stands for (-1: not loaded)."""
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
 
     def usable(self, conn: Connection) -> bool:
@@ -43,8 +45,8 @@ class MessageMatrix:
         import numpy as np
 
         async with self._lock:
-            stored = await message_vectors.row_count(conn)
-            if stored != self.count:
+            stored = await log_generation(conn)
+            if stored != self.generation:
                 await self._load(conn, stored)
         if self.rows is None or not len(self.seqs):
             return []
@@ -60,17 +62,17 @@ class MessageMatrix:
 
         found = await message_vectors.all_vectors(conn)
         if not found:
-            self.seqs, self.rows, self.count = np.zeros(0, dtype=np.int64), None, stored
+            self.seqs, self.rows, self.generation = np.zeros(0, dtype=np.int64), None, stored
             return
         self.seqs = np.fromiter((seq for seq, _ in found), dtype=np.int64, count=len(found))
         self.rows = _unit(np.vstack([np.frombuffer(blob, dtype=np.float32) for _, blob in found]))
-        self.count = stored
+        self.generation = stored
 
     def appended(self, vectors: list[tuple[int, list[float]]], before: int) -> None:
-        """This process stored `vectors` for messages that had none, when the table held
-        `before` rows: add them if the matrix stood for exactly those rows (otherwise the next
-        search sees another row count and reads the table again)."""
-        if not vectors or self.count < 0 or self.count != before:
+        """This process stored `vectors` for messages that had none, in one change of the
+        table after change `before`: add them if the matrix stood for `before` (otherwise the
+        next search sees another counter and reads the table again)."""
+        if not vectors or self.generation < 0 or self.generation != before:
             return
         import numpy as np
 
@@ -81,11 +83,11 @@ class MessageMatrix:
         else:
             self.seqs = np.concatenate([self.seqs, seqs])
             self.rows = np.vstack([self.rows, added])
-        self.count = before + len(vectors)
+        self.generation = before + 1
 
     def forget(self) -> None:
         """Drop the matrix (the model changed): read again on the next search."""
-        self.seqs, self.rows, self.count = None, None, -1
+        self.seqs, self.rows, self.generation = None, None, -1
 
 
 def _unit(rows: Any) -> Any:

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
-from cortex_mcp.store.vectors import content_hash, pg_vector, to_blob
+from cortex_mcp.store.vectors import bump_log_generation, content_hash, pg_vector, to_blob
 
 TABLE = "message_vectors"
 
@@ -29,7 +29,7 @@ async def table_exists(conn: Connection) -> bool:
 
 async def create_table(conn: Connection, dimension: int) -> None:
     """(Re)create the messages' vector table, empty, for vectors of `dimension`."""
-    await drop_table(conn)
+    await drop_table(conn)  # counts as a change
     if conn.dialect == "postgresql":  # the dimension is an int we own
         await conn.execute(
             f"create table message_vectors (seq bigint primary key,"
@@ -49,10 +49,12 @@ async def create_table(conn: Connection, dimension: int) -> None:
 async def drop_table(conn: Connection) -> None:
     """Forget every message's vector."""
     await conn.execute("drop table if exists message_vectors")
+    await bump_log_generation(conn)
 
 
 async def upsert(conn: Connection, vectors: list[tuple[int, list[float]]]) -> None:
     """Store one vector per message (by `seq`), replacing any earlier one."""
+    await bump_log_generation(conn)
     if conn.dialect == "postgresql":
         await conn.executemany(
             "insert into message_vectors (seq, embedding) values (?, ?)"
@@ -111,6 +113,7 @@ async def delete(conn: Connection, seqs: list[int]) -> None:
     """Drop the vectors of these messages (erased or hidden)."""
     if not seqs or not await table_exists(conn):
         return
+    await bump_log_generation(conn)
     await conn.execute(
         Sql(
             "delete from message_vectors where rowid in (select value from json_each(?))",
@@ -125,6 +128,7 @@ async def delete_hidden(conn: Connection) -> None:
     """Drop the vectors of every hidden message (after a forget hid some)."""
     if not await table_exists(conn):
         return
+    await bump_log_generation(conn)
     await conn.execute(
         Sql(
             "delete from message_vectors where rowid in"
@@ -220,15 +224,6 @@ async def coverage(conn: Connection) -> dict[str, int]:
     )
     covered = int(row[0]) if row else 0
     return {"with_vectors": covered, "without_vectors": total - covered}
-
-
-async def row_count(conn: Connection) -> int:
-    """Rows of the (SQLite) vector table: read from sqlite-vec's rowid table, fast; 0 when
-    there is no table."""
-    if not await table_exists(conn):
-        return 0
-    row = await fetch_one(conn, "select count(*) from message_vectors_rowids")
-    return int(row[0]) if row else 0
 
 
 async def all_vectors(conn: Connection) -> list[tuple[int, bytes]]:
