@@ -166,7 +166,10 @@ class VectorIndex:
         if await get_meta_outside(self.db, COMPLETE_KEY) != "1":
             async with self.db.write() as conn:
                 await set_meta(conn, COMPLETE_KEY, "1")
-        return await self.index_messages(said)
+        if said:
+            return await self.index_messages(said)
+        await self.said.refresh(self.db)  # nothing left to embed: the log's matrix catches up
+        return 0
 
     async def query_vector(self, text: str) -> list[float] | None:
         """The query's vector (cached in memory), or None when the embedder cannot answer.

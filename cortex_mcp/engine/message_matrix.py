@@ -2,10 +2,11 @@
 in step with `message_vectors`, about ten times faster than sqlite-vec's scan at 100,000
 messages (docs/benchmarks.md).
 
-Loaded whole on the first search; this process's own new vectors are appended as they are
-stored; any other change of the table (another process embedding, a message hidden or
-erased, a model change) moves the store's change counter (`log_generation`) and the matrix is
-read again. A row whose message went
+Read whole by the background loop (never on a recall's path: 100,000 vectors take seconds to
+read); this process's own new vectors are appended as they are stored; any other change of the
+table (another process embedding, a message hidden or erased, a model change) moves the store's
+change counter (`log_generation`), and until the background loop has read the table again the
+search stays in sqlite-vec. A row whose message went
 is harmless meanwhile: the store's join drops it. SQLite only (PostgreSQL's HNSW index answers
 there), and only where numpy is installed (it comes with the local embedder); otherwise the
 search stays in sqlite-vec.
@@ -18,7 +19,7 @@ from typing import Any
 import anyio
 
 from cortex_mcp.store import message_vectors
-from cortex_mcp.store.db import Connection
+from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.vectors import log_generation
 
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
@@ -40,22 +41,33 @@ class MessageMatrix:
 
     async def nearest(
         self, conn: Connection, query: list[float], k: int
-    ) -> list[tuple[int, float]]:
-        """(seq, cosine distance) of the `k` nearest stored message vectors, nearest first."""
-        import numpy as np
-
-        async with self._lock:
-            stored = await log_generation(conn)
-            if stored != self.generation:
-                await self._load(conn, stored)
+    ) -> list[tuple[int, float]] | None:
+        """(seq, cosine distance) of the `k` nearest stored message vectors, nearest first;
+        None when the matrix is not in step with the store (sqlite-vec answers then)."""
+        if self.generation < 0 or await log_generation(conn) != self.generation:
+            return None
         if self.rows is None or not len(self.seqs):
             return []
+        import numpy as np
+
         seqs, rows = self.seqs, self.rows
         similarity = rows @ np.asarray(query, dtype=np.float32)
         k = min(k, len(similarity))
         top = np.argpartition(-similarity, k - 1)[:k]
         top = top[np.argsort(-similarity[top], kind="stable")]
         return [(int(seqs[i]), float(1.0 - similarity[i])) for i in top]
+
+    async def refresh(self, db: Database) -> bool:
+        """Read the table again when the store changed since the matrix was read (the
+        background loop calls this); True when it did."""
+        if not HAS_NUMPY or db.dialect != "sqlite":
+            return False
+        async with self._lock, db.read() as conn:
+            stored = await log_generation(conn)
+            if stored == self.generation:
+                return False
+            await self._load(conn, stored)
+        return True
 
     async def _load(self, conn: Connection, stored: int) -> None:
         import numpy as np

@@ -151,10 +151,12 @@ async def near_messages(
     """The log's nearest messages to the query vector, as (minus normalised similarity,
     message) pairs (lower is better, like BM25), among the `limit * 4` nearest of the log."""
     matrix = query.matrix
+    nearest = None
     if matrix is not None and matrix.usable(conn):
         nearest = await matrix.nearest(conn, query.vector, limit * 4)
+    if nearest is not None:
         rows = await message_vectors.rows_of(conn, nearest, agent_id, limit)
-    else:
+    else:  # no matrix here, or not in step with the store yet
         rows = await message_vectors.nearest(conn, query.vector, agent_id, limit)
     messages = {str(row["seq"]): (distance, log.to_message(row)) for distance, row in rows}
     similarity = normalise_similarity({key: d for key, (d, _) in messages.items()})
