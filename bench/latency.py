@@ -14,6 +14,9 @@ round trips, and the resident memory of the server process from /proc.
                                                   # the local embedder of a plain install
     python -m bench.latency --sizes 10000 --embedding local --vectors --quick --out hybrid
                                                   # hybrid recall: every memory embedded first
+    python -m bench.latency --sizes 10000 --log-messages 100000 --embedding local \
+        --random-vectors --quick --out logvec    # hybrid beside 100,000 logged messages, every
+                                                  # text with a (random) vector of e5's size
 
     python -m bench.latency --sizes 10000,100000 --quick --out postgresql \
         --database-url postgresql://.../postgres   # the store on PostgreSQL (a database per N)
@@ -148,6 +151,58 @@ async def embed_all(home: Path, provider: str) -> float:
         if not await engine.vectors.searchable():
             raise RuntimeError(f"embedding provider {provider!r} did not embed every memory")
     return round(time.perf_counter() - started, 1)
+
+
+async def random_vectors(home: Path) -> float:
+    """Give every memory and logged message a random unit vector recorded as the local
+    model's (embedding 110,000 texts here takes an hour; a nearest-neighbour search costs the
+    same whatever the vectors hold, and each query is still embedded by the real model); the
+    seconds it took."""
+    import numpy as np
+
+    from cortex_mcp.engine.embedding import COMPLETE_KEY
+    from cortex_mcp.providers.local import DIMENSION, MODEL
+    from cortex_mcp.store import message_vectors, vectors
+    from cortex_mcp.store.meta import set_meta
+
+    rng = np.random.default_rng(SEED)
+    started = time.perf_counter()
+    settings = Settings.model_validate(
+        {"home": home, "database": database_settings(), "embedding": {"provider": "none"}}
+    )
+
+    def unit(rows: int) -> list[list[float]]:
+        drawn = rng.standard_normal((rows, DIMENSION)).astype(np.float32)
+        drawn /= np.linalg.norm(drawn, axis=1, keepdims=True)
+        return [list(map(float, row)) for row in drawn]
+
+    async with open_engine(settings) as engine:
+        async with engine.db.write() as conn:
+            await vectors.ensure_vector_table(conn, MODEL, DIMENSION)
+            await message_vectors.create_table(conn, DIMENSION)
+            await set_meta(conn, COMPLETE_KEY, "1")
+        for find, store in (
+            (vectors.missing_vectors, vectors.upsert_vectors),
+            (message_vectors.missing, message_vectors.upsert),
+        ):
+            for _ in range(10**4):  # bounded: 10,000 batches
+                async with engine.db.write() as conn:
+                    todo = await find(conn, BATCH)
+                    if not todo:
+                        break
+                    drawn = unit(len(todo))
+                    await store(conn, [(seq, v) for (seq, _), v in zip(todo, drawn, strict=True)])
+        async with engine.db.outside_transaction() as conn:
+            if engine.db.dialect == "sqlite":
+                await conn.execute("pragma wal_checkpoint(truncate)")
+    return round(time.perf_counter() - started, 1)
+
+
+async def store_bytes(home: Path) -> int:
+    """The store's size on disk now (with -wal and -shm on SQLite)."""
+    settings = Settings.model_validate({"home": home, "database": database_settings()})
+    async with open_engine(settings) as engine:
+        return int(await engine.db.size_bytes())
 
 
 async def seed_log(engine: Any, messages: int, corpus: Corpus) -> None:
@@ -355,8 +410,11 @@ async def measure(n: int, workdir: Path, args: argparse.Namespace) -> dict[str, 
     corpus = Corpus(SEED)
     log(f"N={n:,}: seeding")
     seeded = await seed(home, n, corpus, args.log_messages)
-    if args.vectors:
+    if args.random_vectors:
+        seeded["random_vectors_seconds"] = await random_vectors(home)
+    elif args.vectors:
         seeded["embedding_seconds"] = await embed_all(home, args.embedding)
+    seeded["database_bytes_with_vectors"] = await store_bytes(home)
     log(f"N={n:,}: seeded in {seeded['seconds']} s, {seeded['database_bytes'] / 1e6:.1f} MB")
     cold = await cold_starts(home, args.cold_starts, corpus)
     log(f"N={n:,}: cold start p50 {cold['initialize']['p50']:.0f} ms")
@@ -420,6 +478,12 @@ def parse_args() -> argparse.Namespace:
         "--vectors",
         action="store_true",
         help="embed every memory before measuring (hybrid recall from the first call)",
+    )
+    cli.add_argument(
+        "--random-vectors",
+        action="store_true",
+        help="give every memory and logged message a random vector of the local model's"
+        " dimension instead of embedding them (an hour at 110,000 texts; same search cost)",
     )
     cli.add_argument("--out", help="results name (bench/results/latency-<out>.json); no docs")
     cli.add_argument(

@@ -50,7 +50,7 @@ from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.providers.local import MODEL
 from cortex_mcp.server import build_server
-from cortex_mcp.store import vectors
+from cortex_mcp.store import message_vectors, vectors
 from cortex_mcp.store.db import Database
 from cortex_mcp.store.migrations import migrate
 from cortex_mcp.store.select import open_store as any_store
@@ -216,11 +216,12 @@ async def open_store(where: Path | Settings) -> AsyncIterator[Database]:
 
 
 async def texts_to_embed(path: Path | Settings) -> list[str]:
-    """The hashes of what the back-fill will embed for this store (every memory lacks one)."""
+    """The hashes of what the back-fill will embed for this store (every memory and logged
+    message lacks one)."""
     async with open_store(path) as db, db.read() as conn:
-        return [
-            vectors.content_hash(text) for _, text in await vectors.missing_vectors(conn, 10**7)
-        ]
+        texts = await vectors.missing_vectors(conn, 10**7)
+        texts += await message_vectors.missing(conn, 10**7)
+        return [vectors.content_hash(text) for _, text in texts]
 
 
 async def copy_vectors(source: Path | Settings, target: Path | Settings, hashes: list[str]) -> None:
@@ -233,10 +234,17 @@ async def copy_vectors(source: Path | Settings, target: Path | Settings, hashes:
 
 
 async def vectors_ready(engine: Engine) -> None:
-    """Wait until the back-fill has given every memory a vector of the local model."""
+    """Wait until the back-fill has given every memory and logged message a vector of the
+    local model."""
     with anyio.fail_after(EMBED_TIMEOUT_S):
-        while not await engine.vectors.searchable():
+        while not await engine.vectors.searchable() or await waiting(engine):
             await engine.runtime.passes.wait_beyond(engine.runtime.passes.count)
+
+
+async def waiting(engine: Engine) -> int:
+    """Memories and logged messages still without a vector."""
+    found = (await engine.stats())["vectors"]
+    return int(found["waiting"]) + int(found.get("messages_waiting", 0))
 
 
 async def ask(

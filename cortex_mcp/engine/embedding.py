@@ -13,9 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cortex_mcp.clock import Clock
+from cortex_mcp.engine.message_matrix import MessageMatrix
 from cortex_mcp.providers.cascade import EmbedderCascade
 from cortex_mcp.search.query import embedding_query
-from cortex_mcp.store import vectors
+from cortex_mcp.store import message_vectors, vectors
 from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.meta import get_meta, set_meta
 
@@ -23,6 +24,12 @@ logger = logging.getLogger(__name__)
 
 COMPLETE_KEY = "embedding.complete"
 QUERY_CACHE_SIZE = 256
+
+
+async def get_meta_outside(db: Database, key: str) -> str | None:
+    """A meta value read in a transaction of its own."""
+    async with db.read() as conn:
+        return await get_meta(conn, key)
 
 
 @dataclass
@@ -36,6 +43,8 @@ class VectorIndex:
     drop_function_words: bool = False
     guard: Callable[[str], str] = field(default=lambda text: text)
     """The last redaction of every text sent to the embedder (set from the settings)."""
+    said: MessageMatrix = field(default_factory=MessageMatrix)
+    """The log's vectors in memory, for a fast nearest-neighbour search (#28)."""
     _queries: OrderedDict[str, list[float]] = field(default_factory=OrderedDict)
 
     @property
@@ -59,10 +68,12 @@ class VectorIndex:
         model, _ = await vectors.search_state(conn, COMPLETE_KEY)
         return model is not None and model == self.model
 
-    async def index(self, items: list[tuple[int, str]]) -> int:
-        """Embed and store vectors for (seq, content) pairs; how many were stored."""
-        if not self.configured or not items or self.model is None:
-            return 0
+    async def _vectors_of(
+        self, items: list[tuple[int, str]]
+    ) -> tuple[dict[str, list[float]], dict[str, list[float]], list[str]] | None:
+        """(every vector by content hash, the freshly embedded ones, each item's hash): cached
+        vectors are reused, the rest embedded in one call; None when the embedder failed."""
+        assert self.model is not None
         hashes = [vectors.content_hash(text) for _, text in items]
         async with self.db.read() as conn:
             known = await vectors.cached_vectors(conn, hashes, self.model)
@@ -72,9 +83,18 @@ class VectorIndex:
             sent = [self.guard(text) for text in todo.values()]
             embedded = await self.embedder.embed(sent, kind="passage")
             if embedded is None:
-                return 0
+                return None
             fresh = dict(zip(todo, embedded, strict=True))
-        found = {**known, **fresh}
+        return {**known, **fresh}, fresh, hashes
+
+    async def index(self, items: list[tuple[int, str]]) -> int:
+        """Embed and store vectors for (seq, content) pairs of memories; how many were stored."""
+        if not self.configured or not items or self.model is None:
+            return 0
+        got = await self._vectors_of(items)
+        if got is None:
+            return 0
+        found, fresh, hashes = got
         dimension = len(next(iter(found.values())))
         async with self.db.write() as conn:
             if await vectors.ensure_vector_table(conn, self.model, dimension):
@@ -89,6 +109,31 @@ class VectorIndex:
                 await set_meta(conn, COMPLETE_KEY, "1")
         return len(items)
 
+    async def index_messages(self, items: list[tuple[int, str]]) -> int:
+        """Embed and store vectors for (seq, content) pairs of logged messages (#23); how many
+        were stored. A message hidden or erased meanwhile gets none."""
+        if not self.configured or not items or self.model is None:
+            return 0
+        got = await self._vectors_of(items)
+        if got is None:
+            return 0
+        found, fresh, hashes = got
+        dimension = len(next(iter(found.values())))
+        async with self.db.write() as conn:
+            if await vectors.ensure_vector_table(conn, self.model, dimension):
+                await set_meta(conn, COMPLETE_KEY, "0")
+            if not await message_vectors.table_exists(conn):
+                await message_vectors.create_table(conn, dimension)
+            visible = set(await message_vectors.visible(conn, [seq for seq, _ in items]))
+            stored = [
+                (seq, found[h]) for (seq, _), h in zip(items, hashes, strict=True) if seq in visible
+            ]
+            before = await vectors.log_generation(conn)
+            await vectors.cache_vectors(conn, self.model, fresh, self.clock())
+            await message_vectors.upsert(conn, stored)
+        self.said.appended(stored, before)
+        return len(items)
+
     async def index_memories(self, memory_ids: list[str]) -> int:
         """Embed the given memories now (best effort; the back-fill catches failures)."""
         if not self.configured or not memory_ids:
@@ -98,9 +143,10 @@ class VectorIndex:
         return await self.index(items)
 
     async def backfill(self) -> int:
-        """Embed one batch of memories without a vector; when none is left, vector search is on.
+        """Embed one batch of memories without a vector, or when none is left one batch of
+        logged messages without one; how many were embedded (0: nothing is left).
 
-        After a model change the old vectors are dropped first, so every memory is re-embedded.
+        After a model change the old vectors are dropped first, so everything is re-embedded.
         """
         if not self.configured:
             return 0
@@ -114,11 +160,16 @@ class VectorIndex:
             logger.warning("embedding model changed from %s to %s: re-embedding", model, self.model)
         async with self.db.read() as conn:
             missing = await vectors.missing_vectors(conn, self.batch_size)
-        if not missing:
+            said = [] if missing else await message_vectors.missing(conn, self.batch_size)
+        if missing:
+            return await self.index(missing)
+        if await get_meta_outside(self.db, COMPLETE_KEY) != "1":
             async with self.db.write() as conn:
                 await set_meta(conn, COMPLETE_KEY, "1")
-            return 0
-        return await self.index(missing)
+        if said:
+            return await self.index_messages(said)
+        await self.said.refresh(self.db)  # nothing left to embed: the log's matrix catches up
+        return 0
 
     async def query_vector(self, text: str) -> list[float] | None:
         """The query's vector (cached in memory), or None when the embedder cannot answer.

@@ -4,7 +4,7 @@ import statistics
 from typing import Any
 
 from cortex_mcp.engine.runtime import Runtime
-from cortex_mcp.store import conversation, vectors
+from cortex_mcp.store import conversation, message_vectors, vectors
 from cortex_mcp.store import memories as rows
 
 
@@ -16,6 +16,7 @@ async def engine_stats(rt: Runtime) -> dict[str, Any]:
         coverage = await vectors.coverage(conn)
         model, dimension = await vectors.recorded_model(conn)
         said = await conversation.log_counts(conn)
+        said_coverage = await message_vectors.coverage(conn)
     searchable = await rt.vectors.searchable()
     layers: dict[str, dict[str, int]] = {}
     for layer, category, count in per_layer:
@@ -50,6 +51,8 @@ async def engine_stats(rt: Runtime) -> dict[str, Any]:
             "configured_model": rt.vectors.model,
             "reembedding": rt.vectors.configured and not searchable,
             "waiting": coverage["without_vectors"] if rt.vectors.configured else 0,
+            "messages_with_vectors": said_coverage["with_vectors"],
+            "messages_waiting": said_coverage["without_vectors"] if rt.vectors.configured else 0,
         },
         "providers": {
             "llm": rt.llm.snapshot(),

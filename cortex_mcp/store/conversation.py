@@ -16,6 +16,7 @@ from typing import Any
 from cortex_mcp.clock import from_text, to_text
 from cortex_mcp.search.stemming import match_terms
 from cortex_mcp.search.tokenize import index_text
+from cortex_mcp.store import message_vectors
 from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.terms import MESSAGE_BM25, index_message_terms, unindex_messages
 
@@ -223,6 +224,7 @@ async def hide_exchange(conn: Connection, exchange_id: str, when: datetime) -> N
         "update conversation_log set deleted_at = ? where exchange_id = ? and deleted_at is null",
         (to_text(when), exchange_id),
     )
+    await message_vectors.delete_hidden(conn)
 
 
 async def hide_messages_of(conn: Connection, memory_id: str, when: datetime) -> None:
@@ -236,6 +238,7 @@ async def hide_messages_of(conn: Connection, memory_id: str, when: datetime) -> 
         ),
         (to_text(when), memory_id),
     )
+    await message_vectors.delete_hidden(conn)
 
 
 async def unhide_exchange(conn: Connection, exchange_id: str, hidden_at: datetime) -> None:
@@ -269,7 +272,8 @@ async def erase_exchange(conn: Connection, exchange_id: str) -> int:
 
 
 async def _unindex(conn: Connection, seqs: list[int]) -> None:
-    """Remove the full-text rows of these messages."""
+    """Remove the full-text rows of these messages, their vectors and cached embeddings."""
+    await message_vectors.erase(conn, seqs)
     if conn.dialect == "postgresql":
         await unindex_messages(conn, seqs)
         return

@@ -136,6 +136,7 @@ REBUILT = {  # table (or prefix of FTS5's shadow tables): why it is not copied
     "conversation_documents": "PostgreSQL's full-text index, written as log messages arrive",
     "text_totals": "PostgreSQL's full-text totals, kept by triggers",
     "memory_vectors": "the vector index, rebuilt from the embedding cache",
+    "message_vectors": "the conversation log's vector index, rebuilt from the embedding cache",
     "lifecycle_lease": "who runs the lifecycle now: a lease of the source's processes",
     "schema_version": "the target's own migrations",
 }

@@ -21,6 +21,24 @@ from cortex_mcp.store.scope import sees_shared
 
 MODEL_KEY = "embedding.model"
 DIMENSION_KEY = "embedding.dimension"
+LOG_GENERATION_KEY = "embedding.log_generation"
+"""Counts every change of `message_vectors`: a process holding them in memory reads the table
+again when it moved (engine/message_matrix.py)."""
+
+
+async def bump_log_generation(conn: Connection) -> None:
+    """Record that `message_vectors` changed (in the caller's transaction)."""
+    await conn.execute(
+        "insert into meta (key, value) values (?, '1') on conflict(key) do update"
+        " set value = cast(cast(meta.value as integer) + 1 as text)",
+        (LOG_GENERATION_KEY,),
+    )
+
+
+async def log_generation(conn: Connection) -> int:
+    """How many times `message_vectors` changed (0: never)."""
+    value = await get_meta(conn, LOG_GENERATION_KEY)
+    return int(value) if value else 0
 
 
 def to_blob(vector: list[float]) -> bytes:
@@ -90,6 +108,8 @@ async def ensure_vector_table(conn: Connection, model: str, dimension: int) -> b
     if await recorded_model(conn) == (model, dimension) and await vector_table_exists(conn):
         return False
     await conn.execute("drop table if exists memory_vectors")
+    await conn.execute("drop table if exists message_vectors")  # the log's, of the old model
+    await bump_log_generation(conn)
     if conn.dialect == "postgresql":  # HNSW over cosine distance; the dimension is an int we own
         await conn.execute(
             f"create table memory_vectors (seq bigint primary key,"
@@ -110,8 +130,10 @@ async def ensure_vector_table(conn: Connection, model: str, dimension: int) -> b
 
 
 async def drop_vector_table(conn: Connection) -> None:
-    """Forget every vector and the model they belonged to."""
+    """Forget every vector (the memories' and the log's) and the model they belonged to."""
     await conn.execute("drop table if exists memory_vectors")
+    await conn.execute("drop table if exists message_vectors")
+    await bump_log_generation(conn)
     await conn.execute("delete from meta where key in (?, ?)", (MODEL_KEY, DIMENSION_KEY))
 
 

@@ -59,6 +59,8 @@ async def append_exchange(
                 created_at=to_text(now),
             )
             seqs.append(seq)
+    if rt.vectors.configured and any(seq >= 0 for seq in seqs):
+        rt.wake.set()  # the background loop embeds the new messages (#23)
     return Logged(exchange, seqs)
 
 

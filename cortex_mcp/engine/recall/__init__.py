@@ -11,7 +11,7 @@ import time
 
 from cortex_mcp.engine.language.redaction import redact
 from cortex_mcp.engine.recall import block
-from cortex_mcp.engine.recall.log import with_log_hits
+from cortex_mcp.engine.recall.log import LogVector, with_log_hits
 from cortex_mcp.engine.recall.question import Question, read_question
 from cortex_mcp.engine.recall.rank import Ranking, find
 from cortex_mcp.engine.recall.slots import slot_answers
@@ -63,10 +63,11 @@ async def search(
     # mentioning a date when it asks when): these come before the conversation log's hits
     matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
     said: list[LogHit] = []
+    vector = await log_vector(rt, question)
     async with rt.db.read() as conn:  # the log competes for every place (#23)
         answers = await slot_answers(conn, question.predicates, agent, layers, categories)
         found, said = await with_log_hits(
-            conn, question.log_match, agent, found, matched, answers, max_results
+            conn, question.log_match, agent, found, matched, answers, max_results, vector
         )
     lines = block.answer_lines(ranking.relations, [m for m, _ in found])
     budget = max(1, max_tokens - block.tokens_of("\n".join(lines))) if lines else max_tokens
@@ -85,6 +86,18 @@ async def search(
         tokens_used=block.tokens_of(context),
         conversation=said[:fitted_said],
     )
+
+
+async def log_vector(rt: Runtime, question: Question) -> LogVector | None:
+    """The query's vector for the log's vector leg (the one ranking embedded: it is cached)
+    and the fusion's weights; None when vectors cannot answer."""
+    if not await rt.vectors.searchable():
+        return None
+    vector = await rt.vectors.query_vector(question.text)
+    if vector is None:
+        return None
+    search = rt.settings.search
+    return LogVector(vector, search.text_weight, search.vector_weight, rt.vectors.said)
 
 
 async def rank(
