@@ -42,6 +42,7 @@ from bench.locomo import (
     git,
     log,
     machine,
+    overrides,
     structured,
     texts_to_embed,
     vectors_ready,
@@ -76,6 +77,8 @@ class PathMeasured:
     foreign: int = 0
     foreign_empty: int = 0
     foreign_items: list[int] = field(default_factory=list)
+    blocked: list[Outcome] = field(default_factory=list)
+    """The same answers with the memories before the log lines (the rule before #23's fusion)."""
     client_ms: list[float] = field(default_factory=list)
 
 
@@ -120,14 +123,35 @@ async def prepare(
     return home, facts
 
 
+def in_score_order(memories: list[dict[str, Any]], said: list[dict[str, Any]]) -> list[str]:
+    """The texts of the memories and log lines returned, merged by score (since #23 a log
+    line's score is on the memories' scale), each list keeping its own order."""
+    out: list[str] = []
+    i = j = 0
+    while i < len(memories) or j < len(said):
+        if j >= len(said) or (i < len(memories) and memories[i]["score"] >= said[j]["score"]):
+            out.append(memories[i]["content"])
+            i += 1
+        else:
+            out.append(said[j]["content"])
+            j += 1
+    return out
+
+
 async def ask(
-    home: Path, provider: str, sample: Sample, foreign: Sample | None, facts: dict[str, Any]
+    home: Path,
+    provider: str,
+    sample: Sample,
+    foreign: Sample | None,
+    facts: dict[str, Any],
+    search: dict[str, Any] | None = None,
 ) -> PathMeasured:
-    """The sample's questions against its store, then (the floor) `foreign`'s questions."""
+    """The sample's questions against its store, then (the floor) `foreign`'s questions;
+    `search`: settings over the bench's (`--set`)."""
     measured = PathMeasured()
     turns = [TurnText.of(t) for t in sample.turns]
     owners: dict[str, list[str]] = facts["owners"]
-    host = EngineHost(bench_settings(home, provider), SessionClock())
+    host = EngineHost(bench_settings(home, provider, search), SessionClock())
     async with host.use() as engine:
         if provider == "local":
             await vectors_ready(engine)
@@ -142,9 +166,11 @@ async def ask(
                 started = time.perf_counter()
                 data = await recall(question.text)
                 measured.client_ms.append((time.perf_counter() - started) * 1000)
-                items = [m["content"] for m in data["memories"]]
-                items += [line["content"] for line in data.get("conversation", [])]
+                blocked = [m["content"] for m in data["memories"]]
+                blocked += [line["content"] for line in data.get("conversation", [])]
+                items = in_score_order(data["memories"], data.get("conversation", []))
                 measured.outcomes.append(Outcome(question, held_turns(items, turns)))
+                measured.blocked.append(Outcome(question, held_turns(blocked, turns)))
                 if owners:
                     ranked = [owners.get(m["id"], []) for m in data["memories"]]
                     measured.by_id.append(Outcome(question, ranked))
@@ -162,6 +188,7 @@ async def ask(
 def merge(total: PathMeasured, part: PathMeasured, facts: dict[str, Any], turns: int) -> None:
     total.outcomes += part.outcomes
     total.by_id += part.by_id
+    total.blocked += part.blocked
     total.client_ms += part.client_ms
     total.foreign += part.foreign
     total.foreign_empty += part.foreign_empty
@@ -185,7 +212,7 @@ async def run(args: argparse.Namespace, paths: list[str]) -> dict[str, PathMeasu
             started = time.perf_counter()
             home, facts = await prepare(args.workdir, args.cache, sample, path, not args.bm25)
             foreign = samples[(index + 1) % len(samples)] if len(samples) > 1 else None
-            part = await ask(home, provider, sample, foreign, facts)
+            part = await ask(home, provider, sample, foreign, facts, overrides(args.set))
             merge(total, part, facts, len(sample.turns))
             head = report(part.outcomes)[HEADLINE_KEY]
             log(
@@ -211,6 +238,9 @@ def summarise(results: dict[str, PathMeasured]) -> dict[str, Any]:
             "metrics": metrics,
             "ratio to remember (recall@10)": (
                 round(head["recall@10"] / base["recall@10"], 3) if base else None
+            ),
+            "MRR with memories before log lines (the rule before the fusion)": (
+                report(m.blocked)[HEADLINE_KEY]["mrr"] if m.blocked else None
             ),
             "metrics by memory id (remember paths)": (
                 report(m.by_id)[HEADLINE_KEY] if m.by_id else None

@@ -205,6 +205,22 @@ class SearchSettings(Section):
         " query or its best hits name gain this times their relation's score; 0 turns the"
         " graph step off.",
     )
+    # The relevance floor (#23, cortex_mcp/engine/recall/floor.py; docs/benchmarks.md).
+    floor_coverage: float = Field(
+        default=0.34,
+        ge=0,
+        le=1,
+        description="Relevance floor: an answer stands only when something in it holds this"
+        " share of the query's words, or is this close to it by vector (floor_cosine); else"
+        " recall answers nothing rather than something unrelated. 0 turns the floor off.",
+    )
+    floor_cosine: float = Field(
+        default=0.82,
+        ge=-1,
+        le=1.01,
+        description="Relevance floor by vectors: the cosine similarity to the query at which a"
+        " memory counts as plainly about it (see floor_coverage).",
+    )
 
 
 class SieveSettings(Section):

@@ -7,7 +7,9 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from cortex_mcp.engine.recall.fusion import Place, fused, key
 from cortex_mcp.models import LogHit, Memory
+from cortex_mcp.search.scoring import coverage, query_stems
 from cortex_mcp.store import conversation as log
 from cortex_mcp.store.conversation import LoggedMessage
 from cortex_mcp.store.db import Connection
@@ -91,34 +93,36 @@ async def log_hits(
     agent_id: str,
     shown: Sequence[Memory],
     limit: int,
-) -> list[LogHit]:
-    """The best messages of the log for `match` that add something to the memories shown:
-    none a shown memory came from, none repeating shown text. (The other side of a shown
-    memory's exchange may show: a memory keeps it as context, searched but never shown.)"""
+) -> list[tuple[LogHit, frozenset[str]]]:
+    """The best messages of the log for `match` that add something to the memories shown,
+    each with the ids of the memories extracted from it: none repeating a shown memory's text
+    unless that memory came from it (the two compete in `fusion`, the better stands for both).
+    (The other side of a shown memory's exchange may show: a memory keeps it as context,
+    searched but never shown.)"""
     if match is None or limit <= 0:
         return []
     found = await with_context(
         conn, await log.search_log(conn, match, agent_id, limit * 4 + 8), agent_id
     )
-    shown_ids = {m.id for m in shown}
-    texts = [m.content for m in shown]
     best = min((bm25 for bm25, _ in found), default=0.0)
-    hits: list[LogHit] = []
+    hits: list[tuple[LogHit, frozenset[str]]] = []
+    said: list[str] = []
     for bm25, message in found:
-        if shown_ids & set(message.memory_ids) or repeats(message.content, texts):
+        links = frozenset(message.memory_ids)
+        others = [m.content for m in shown if m.id not in links]
+        if repeats(message.content, others + said):
             continue
-        texts.append(message.content)
+        said.append(message.content)
         score = LOG_WEIGHT * (bm25 / best if best < 0 else 0.0)
-        hits.append(
-            LogHit(
-                exchange_id=message.exchange_id,
-                role=message.role,
-                content=message.content,
-                session_id=message.session_id,
-                created_at=message.created_at,
-                score=round(score, 6),
-            )
+        hit = LogHit(
+            exchange_id=message.exchange_id,
+            role=message.role,
+            content=message.content,
+            session_id=message.session_id,
+            created_at=message.created_at,
+            score=round(score, 6),
         )
+        hits.append((hit, links))
         if len(hits) == limit:
             break
     return hits
@@ -132,12 +136,14 @@ async def with_log_hits(
     matched: set[str],
     answers: list[Memory],
     max_results: int,
+    terms: Sequence[str] = (),
 ) -> tuple[list[tuple[Memory, float]], list[LogHit]]:
     """The memories and log hits to show, fused into one ranking of `max_results` places: a
-    slot's `answers` first; then memories matching the query (`matched`) and log messages by
-    their relevance, each normalised to the best of its kind (the log weighed by
-    `LOG_WEIGHT`); then memories only a vector found (nearest is not relevant). A message whose
-    memory is shown is not shown (the memory stands for it)."""
+    slot's `answers` first; then memories matching the query (`matched`) and log messages
+    merged by `fusion.key` (each side's relevance normalised to its best, times the share of
+    the query's `terms` it holds), a memory and the message it came from never both; then
+    memories only a vector found (nearest is not relevant). A log hit's score is put on the
+    memories' scale (their best score = its best), so the two lists sort together."""
     top = max((score for _, score in found), default=1.0) or 1.0
     answered = {m.id for m in answers}
     matched = matched | answered
@@ -146,16 +152,27 @@ async def with_log_hits(
     said = await log_hits(
         conn, match, agent_id=agent_id, shown=[m for m, _ in ranked], limit=max_results
     )
-    places: list[tuple[float, int, Memory | LogHit]] = [
-        (2.0 if m.id in answered else score / top, i, m)
-        for i, (m, score) in enumerate(ranked)
+    stems = query_stems(terms)
+    memories: list[Place[Memory | LogHit]] = [
+        Place(
+            2.0 if m.id in answered else key(score / top, coverage(stems, m.content)),
+            m,
+            frozenset([m.id]),
+        )
+        for m, score in ranked
         if m.id in matched
     ]
-    places += [(hit.score, len(ranked) + i, hit) for i, hit in enumerate(said)]
-    places.sort(key=lambda place: (-place[0], place[1]))
-    chosen = places[:max_results]
+    messages: list[Place[Memory | LogHit]] = [
+        Place(key(hit.score, coverage(stems, hit.content)), hit, links) for hit, links in said
+    ]
+    chosen = fused(memories, messages, max_results)
     scores = {m.id: score for m, score in ranked}
-    strong = [(p, scores[p.id]) for _, _, p in chosen if isinstance(p, Memory)]
-    kept_said = [p for _, _, p in chosen if isinstance(p, LogHit)]
-    weak = [(m, score) for m, score in ranked if m.id not in matched]
+    strong = [(p.item, scores[p.item.id]) for p in chosen if isinstance(p.item, Memory)]
+    kept_said = [
+        p.item.model_copy(update={"score": round(p.item.score * top, 6)})
+        for p in chosen
+        if isinstance(p.item, LogHit)
+    ]
+    taken = {m.id for m, _ in strong} | {i for p in chosen for i in p.links}
+    weak = [(m, score) for m, score in ranked if m.id not in matched and m.id not in taken]
     return strong + weak[: max(0, max_results - len(strong) - len(kept_said))], kept_said
