@@ -20,18 +20,33 @@ def cosine_of(hit: SearchHit) -> float | None:
     return None if distance is None else 1.0 - distance
 
 
+COSINE_FLOORS = {"multilingual-e5-small": 0.82}
+"""The vector floor measured per embedding model on LoCoMo (docs/benchmarks.md)."""
+
+
+def floor_cosine(settings: SearchSettings, model: str | None) -> float:
+    """The cosine at which a vector hit counts as relevant: the setting, else the value
+    measured for `model`, else -1 (every vector hit counts: an unmeasured model's cosines say
+    nothing absolute)."""
+    if settings.floor_cosine is not None:
+        return settings.floor_cosine
+    return next((v for name, v in COSINE_FLOORS.items() if model and name in model), -1.0)
+
+
 def stands(
     terms: Sequence[str],
     hits: Sequence[SearchHit],
     shown: Sequence[Memory],
     said: Sequence[LogHit],
     settings: SearchSettings,
+    model: str | None,
     sure: Sequence[Memory] = (),
     dated: bool = False,
 ) -> bool:
     """True when the answer (`shown` memories and `said` log lines; `hits` gives the memories'
     scores) holds one thing above the floor; `sure` (slot answers) always are, and so are
-    memories a date the query names found (`dated`: it names one)."""
+    memories a date the query names found (`dated`: it names one). `model`: the embedding
+    model whose cosines `hits` carry."""
     if not shown and not said:
         return True
     if {m.id for m in sure} & {m.id for m in shown}:
@@ -43,7 +58,7 @@ def stands(
         if dated and hit is not None and hit.score.date_boost > 1:
             return True
         similar = cosine_of(hit) if hit is not None else None
-        if similar is not None and similar >= settings.floor_cosine:
+        if similar is not None and similar >= floor_cosine(settings, model):
             return True
         if coverage(stems, memory.content) >= settings.floor_coverage:
             return True

@@ -5,7 +5,7 @@ and the memories matching the query compete for the same places (`with_log_hits`
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from cortex_mcp.engine.recall.fusion import Place, fused, key
 from cortex_mcp.models import LogHit, Memory
@@ -93,6 +93,7 @@ async def log_hits(
     agent_id: str,
     shown: Sequence[Memory],
     limit: int,
+    boost: Callable[[LoggedMessage], float] | None = None,
 ) -> list[tuple[LogHit, frozenset[str]]]:
     """The best messages of the log for `match` that add something to the memories shown,
     each with the ids of the memories extracted from it: none repeating a shown memory's text
@@ -104,6 +105,8 @@ async def log_hits(
     found = await with_context(
         conn, await log.search_log(conn, match, agent_id, limit * 4 + 8), agent_id
     )
+    if boost is not None:  # a date the question names (BM25 is negative: lower is better)
+        found = sorted(((bm25 * boost(m), m) for bm25, m in found), key=lambda p: (p[0], p[1].seq))
     best = min((bm25 for bm25, _ in found), default=0.0)
     hits: list[tuple[LogHit, frozenset[str]]] = []
     said: list[str] = []
@@ -137,6 +140,7 @@ async def with_log_hits(
     answers: list[Memory],
     max_results: int,
     terms: Sequence[str] = (),
+    boost: Callable[[LoggedMessage], float] | None = None,
 ) -> tuple[list[tuple[Memory, float]], list[LogHit]]:
     """The memories and log hits to show, fused into one ranking of `max_results` places: a
     slot's `answers` first; then memories matching the query (`matched`) and log messages
@@ -150,7 +154,7 @@ async def with_log_hits(
     ranked = [(m, top) for m in answers] + [x for x in found if x[0].id not in answered]
     ranked = ranked[:max_results]
     said = await log_hits(
-        conn, match, agent_id=agent_id, shown=[m for m, _ in ranked], limit=max_results
+        conn, match, agent_id=agent_id, shown=[m for m, _ in ranked], limit=max_results, boost=boost
     )
     stems = query_stems(terms)
     memories: list[Place[Memory | LogHit]] = [
