@@ -25,6 +25,7 @@ import tempfile
 import textwrap
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -145,13 +146,17 @@ async def ask(
     foreign: Sample | None,
     facts: dict[str, Any],
     search: dict[str, Any] | None = None,
+    at_end: bool = False,
 ) -> PathMeasured:
     """The sample's questions against its store, then (the floor) `foreign`'s questions;
-    `search`: settings over the bench's (`--set`)."""
+    `search`: settings over the bench's (`--set`); `at_end`: asked the day after the
+    conversation's last session (else now: every memory is years old, recency plays no
+    part)."""
     measured = PathMeasured()
     turns = [TurnText.of(t) for t in sample.turns]
     owners: dict[str, list[str]] = facts["owners"]
-    host = EngineHost(bench_settings(home, provider, search), SessionClock())
+    clock = SessionClock(sample.turns[-1].said_at + timedelta(days=1) if at_end else None)
+    host = EngineHost(bench_settings(home, provider, search), clock)
     async with host.use() as engine:
         if provider == "local":
             await vectors_ready(engine)
@@ -212,7 +217,9 @@ async def run(args: argparse.Namespace, paths: list[str]) -> dict[str, PathMeasu
             started = time.perf_counter()
             home, facts = await prepare(args.workdir, args.cache, sample, path, not args.bm25)
             foreign = samples[(index + 1) % len(samples)] if len(samples) > 1 else None
-            part = await ask(home, provider, sample, foreign, facts, overrides(args.set))
+            part = await ask(
+                home, provider, sample, foreign, facts, overrides(args.set), args.clock_at_end
+            )
             merge(total, part, facts, len(sample.turns))
             head = report(part.outcomes)[HEADLINE_KEY]
             log(

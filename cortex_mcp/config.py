@@ -220,7 +220,7 @@ class SearchSettings(Section):
         le=1.01,
         description="Relevance floor by vectors: the cosine similarity to the query at which a"
         " memory counts as plainly about it (see floor_coverage). Unset: the value measured"
-        " for the embedding model in use (multilingual-e5-small: 0.82); for a model never"
+        " for the embedding model in use (multilingual-e5-small: 0.81); for a model never"
         " measured a vector hit always counts (cosines differ too much between models).",
     )
 
