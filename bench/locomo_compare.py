@@ -208,15 +208,19 @@ def merge(total: PathMeasured, part: PathMeasured, facts: dict[str, Any], turns:
 
 
 async def run(args: argparse.Namespace, paths: list[str]) -> dict[str, PathMeasured]:
-    samples = load_samples(args.data, set(args.samples.split(",")) if args.samples else None)
+    every = load_samples(args.data, None)
+    chosen = set(args.samples.split(",")) if args.samples else None
     provider = "none" if args.bm25 else "local"
     results: dict[str, PathMeasured] = {}
     for path in paths:
         total = results.setdefault(path, PathMeasured())
-        for index, sample in enumerate(samples):
+        for index, sample in enumerate(every):
+            if chosen is not None and sample.sample_id not in chosen:
+                continue
             started = time.perf_counter()
             home, facts = await prepare(args.workdir, args.cache, sample, path, not args.bm25)
-            foreign = samples[(index + 1) % len(samples)] if len(samples) > 1 else None
+            # the floor: the next conversation's questions (of all, so a subset measures it too)
+            foreign = every[(index + 1) % len(every)] if len(every) > 1 else None
             part = await ask(
                 home, provider, sample, foreign, facts, overrides(args.set), args.clock_at_end
             )
