@@ -311,15 +311,17 @@ session); **flush**: each session as one `cortex_flush` before the next (the fir
 role user, the other as assistant, names kept in the content).
 
 Every question of categories 1–4 goes to `cortex_recall(max_results=10)`. An evidence turn
-counts as found when its text comes back in one of the returned items, the memories first and
-then the conversation-log lines, each in its order: after normalising (case folded, runs of
+counts as found when its text comes back in one of the returned items, the memories and the
+conversation-log lines merged by score (since the fusion of #23 a log line's score is on the
+memories' scale; each list keeps its order; before it the memories came first): after
+normalising (case folded, runs of
 non-alphanumerics one space) the turn's text is inside the item's (a turn of fewer than four
 words only when the item is that turn alone), or the item's text is inside the turn's and has at
 least five words (a memory extracted from the turn stands for it). "× remember" is the ratio of
 recall@10 to the remember path in the same run. Memories and core memories per 100 turns count
 the store after the conversation went in. **Floor**: the questions (1–4) of the next
 conversation asked against this conversation's store; the share of answers with no memory and
-no log line (a relevance floor would raise it; today nothing stops recall padding its answer).
+no log line (the relevance floor of #23 raises it: `cortex_mcp/engine/recall/floor.py`).
 
 ```
 python -m bench.locomo --path all          # hybrid: writes bench/results/locomo-paths.json

@@ -207,7 +207,7 @@ class SearchSettings(Section):
     )
     # The relevance floor (#23, cortex_mcp/engine/recall/floor.py; docs/benchmarks.md).
     floor_coverage: float = Field(
-        default=0.3,
+        default=0.25,
         ge=0,
         le=1,
         description="Relevance floor: an answer stands only when something in it holds this"

@@ -46,8 +46,9 @@ OWN = {  # conv-26's questions whose evidence is in this session → an evidence
     "What LGBTQ+ events has Caroline participated in?": SESSION[2],
     "What is Caroline's identity?": SESSION[4],
 }
-FOREIGN = [  # conv-30's questions (Jon and Gina): nothing of this store answers them
-    "When Jon has lost his job as a banker?",
+FOREIGN = [  # conv-30's questions (Jon and Gina): nothing of this store answers them. (Not
+    # "When Jon has lost his job as a banker?": "kinda jobs" holds a quarter of it, and a
+    # quarter passes the floor: a higher one cost recall on the dev set.)
     "When Gina has lost her job at Door Dash?",
     "What do Jon and Gina both have in common?",
     "Why did Jon decide to start his dance studio?",

@@ -17,6 +17,7 @@ from cortex_mcp.models import Layer, ScoreBreakdown
 from cortex_mcp.search.dates import fits
 from cortex_mcp.search.query import DateSpan
 from cortex_mcp.search.stemming import fts_tokens
+from cortex_mcp.search.tokenize import index_text
 
 
 @dataclass(frozen=True)
@@ -213,8 +214,8 @@ def with_dated(
 
 
 def query_stems(terms: Sequence[str]) -> frozenset[str]:
-    """The query's terms as full-text search indexes them (folded, stemmed)."""
-    return frozenset(stem for term in terms for stem in fts_tokens(term))
+    """The query's terms as full-text search indexes them (folded, stemmed; CJK bigrams)."""
+    return frozenset(stem for term in terms for stem in fts_tokens(index_text(term)))
 
 
 def coverage(stems: frozenset[str], text: str) -> float:
@@ -222,4 +223,4 @@ def coverage(stems: frozenset[str], text: str) -> float:
     none. Unlike BM25 it does not depend on the store's size, so a floor can be set on it."""
     if not stems:
         return 0.0
-    return len(stems & frozenset(fts_tokens(text))) / len(stems)
+    return len(stems & frozenset(fts_tokens(index_text(text)))) / len(stems)

@@ -12,12 +12,18 @@ from collections.abc import Sequence
 from cortex_mcp.config import SearchSettings
 from cortex_mcp.models import LogHit, Memory, SearchHit
 from cortex_mcp.search.scoring import coverage, query_stems
+from cortex_mcp.search.tokenize import context_of
 
 
 def cosine_of(hit: SearchHit) -> float | None:
     """The cosine similarity of a hit's vector to the query's (None: no vector found it)."""
     distance = hit.score.vector_distance
     return None if distance is None else 1.0 - distance
+
+
+def searched_text(memory: Memory) -> str:
+    """What full-text search reads of a memory: its content and its context."""
+    return f"{memory.content}\n{context_of(memory.metadata)}"
 
 
 COSINE_FLOORS = {"multilingual-e5-small": 0.81}
@@ -60,6 +66,6 @@ def stands(
         similar = cosine_of(hit) if hit is not None else None
         if similar is not None and similar >= floor_cosine(settings, model):
             return True
-        if coverage(stems, memory.content) >= settings.floor_coverage:
+        if coverage(stems, searched_text(memory)) >= settings.floor_coverage:
             return True
     return any(coverage(stems, line.content) >= settings.floor_coverage for line in said)

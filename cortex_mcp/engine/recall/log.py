@@ -157,18 +157,18 @@ async def with_log_hits(
         conn, match, agent_id=agent_id, shown=[m for m, _ in ranked], limit=max_results, boost=boost
     )
     stems = query_stems(terms)
+    held = {m.id: coverage(stems, m.content) for m, _ in ranked}  # what is shown of it
     memories: list[Place[Memory | LogHit]] = [
-        Place(
-            2.0 if m.id in answered else key(score / top, coverage(stems, m.content)),
-            m,
-            frozenset([m.id]),
-        )
+        Place(2.0 if m.id in answered else key(score / top, held[m.id]), m, frozenset([m.id]))
         for m, score in ranked
         if m.id in matched
     ]
-    messages: list[Place[Memory | LogHit]] = [
-        Place(key(hit.score, coverage(stems, hit.content)), hit, links) for hit, links in said
-    ]
+    messages: list[Place[Memory | LogHit]] = []
+    for hit, links in said:
+        covered = coverage(stems, hit.content)
+        if covered <= max((held[i] for i in links if i in held), default=-1.0):
+            continue  # it holds nothing of the question its memory does not: the memory stands
+        messages.append(Place(key(hit.score, covered), hit, links))
     chosen = fused(memories, messages, max_results)
     scores = {m.id: score for m, score in ranked}
     strong = [(p.item, scores[p.item.id]) for p in chosen if isinstance(p.item, Memory)]
