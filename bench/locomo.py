@@ -538,6 +538,11 @@ def parse_args() -> argparse.Namespace:
     )
     cli.add_argument("--bm25", action="store_true", help="with --path: no embedder")
     cli.add_argument(
+        "--clock-at-end",
+        action="store_true",
+        help="with --path: ask on the day after each conversation's last session (recency)",
+    )
+    cli.add_argument(
         "--set",
         action="append",
         default=[],

@@ -25,6 +25,7 @@ import tempfile
 import textwrap
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from bench.locomo import (
     git,
     log,
     machine,
+    overrides,
     structured,
     texts_to_embed,
     vectors_ready,
@@ -76,6 +78,8 @@ class PathMeasured:
     foreign: int = 0
     foreign_empty: int = 0
     foreign_items: list[int] = field(default_factory=list)
+    blocked: list[Outcome] = field(default_factory=list)
+    """The same answers with the memories before the log lines (the rule before #23's fusion)."""
     client_ms: list[float] = field(default_factory=list)
 
 
@@ -120,14 +124,39 @@ async def prepare(
     return home, facts
 
 
+def in_score_order(memories: list[dict[str, Any]], said: list[dict[str, Any]]) -> list[str]:
+    """The texts of the memories and log lines returned, merged by score (since #23 a log
+    line's score is on the memories' scale), each list keeping its own order."""
+    out: list[str] = []
+    i = j = 0
+    while i < len(memories) or j < len(said):
+        if j >= len(said) or (i < len(memories) and memories[i]["score"] >= said[j]["score"]):
+            out.append(memories[i]["content"])
+            i += 1
+        else:
+            out.append(said[j]["content"])
+            j += 1
+    return out
+
+
 async def ask(
-    home: Path, provider: str, sample: Sample, foreign: Sample | None, facts: dict[str, Any]
+    home: Path,
+    provider: str,
+    sample: Sample,
+    foreign: Sample | None,
+    facts: dict[str, Any],
+    search: dict[str, Any] | None = None,
+    at_end: bool = False,
 ) -> PathMeasured:
-    """The sample's questions against its store, then (the floor) `foreign`'s questions."""
+    """The sample's questions against its store, then (the floor) `foreign`'s questions;
+    `search`: settings over the bench's (`--set`); `at_end`: asked the day after the
+    conversation's last session (else now: every memory is years old, recency plays no
+    part)."""
     measured = PathMeasured()
     turns = [TurnText.of(t) for t in sample.turns]
     owners: dict[str, list[str]] = facts["owners"]
-    host = EngineHost(bench_settings(home, provider), SessionClock())
+    clock = SessionClock(sample.turns[-1].said_at + timedelta(days=1) if at_end else None)
+    host = EngineHost(bench_settings(home, provider, search), clock)
     async with host.use() as engine:
         if provider == "local":
             await vectors_ready(engine)
@@ -142,9 +171,11 @@ async def ask(
                 started = time.perf_counter()
                 data = await recall(question.text)
                 measured.client_ms.append((time.perf_counter() - started) * 1000)
-                items = [m["content"] for m in data["memories"]]
-                items += [line["content"] for line in data.get("conversation", [])]
+                blocked = [m["content"] for m in data["memories"]]
+                blocked += [line["content"] for line in data.get("conversation", [])]
+                items = in_score_order(data["memories"], data.get("conversation", []))
                 measured.outcomes.append(Outcome(question, held_turns(items, turns)))
+                measured.blocked.append(Outcome(question, held_turns(blocked, turns)))
                 if owners:
                     ranked = [owners.get(m["id"], []) for m in data["memories"]]
                     measured.by_id.append(Outcome(question, ranked))
@@ -162,6 +193,7 @@ async def ask(
 def merge(total: PathMeasured, part: PathMeasured, facts: dict[str, Any], turns: int) -> None:
     total.outcomes += part.outcomes
     total.by_id += part.by_id
+    total.blocked += part.blocked
     total.client_ms += part.client_ms
     total.foreign += part.foreign
     total.foreign_empty += part.foreign_empty
@@ -176,16 +208,22 @@ def merge(total: PathMeasured, part: PathMeasured, facts: dict[str, Any], turns:
 
 
 async def run(args: argparse.Namespace, paths: list[str]) -> dict[str, PathMeasured]:
-    samples = load_samples(args.data, set(args.samples.split(",")) if args.samples else None)
+    every = load_samples(args.data, None)
+    chosen = set(args.samples.split(",")) if args.samples else None
     provider = "none" if args.bm25 else "local"
     results: dict[str, PathMeasured] = {}
     for path in paths:
         total = results.setdefault(path, PathMeasured())
-        for index, sample in enumerate(samples):
+        for index, sample in enumerate(every):
+            if chosen is not None and sample.sample_id not in chosen:
+                continue
             started = time.perf_counter()
             home, facts = await prepare(args.workdir, args.cache, sample, path, not args.bm25)
-            foreign = samples[(index + 1) % len(samples)] if len(samples) > 1 else None
-            part = await ask(home, provider, sample, foreign, facts)
+            # the floor: the next conversation's questions (of all, so a subset measures it too)
+            foreign = every[(index + 1) % len(every)] if len(every) > 1 else None
+            part = await ask(
+                home, provider, sample, foreign, facts, overrides(args.set), args.clock_at_end
+            )
             merge(total, part, facts, len(sample.turns))
             head = report(part.outcomes)[HEADLINE_KEY]
             log(
@@ -211,6 +249,9 @@ def summarise(results: dict[str, PathMeasured]) -> dict[str, Any]:
             "metrics": metrics,
             "ratio to remember (recall@10)": (
                 round(head["recall@10"] / base["recall@10"], 3) if base else None
+            ),
+            "MRR with memories before log lines (the rule before the fusion)": (
+                report(m.blocked)[HEADLINE_KEY]["mrr"] if m.blocked else None
             ),
             "metrics by memory id (remember paths)": (
                 report(m.by_id)[HEADLINE_KEY] if m.by_id else None
@@ -270,15 +311,17 @@ session); **flush**: each session as one `cortex_flush` before the next (the fir
 role user, the other as assistant, names kept in the content).
 
 Every question of categories 1–4 goes to `cortex_recall(max_results=10)`. An evidence turn
-counts as found when its text comes back in one of the returned items, the memories first and
-then the conversation-log lines, each in its order: after normalising (case folded, runs of
+counts as found when its text comes back in one of the returned items, the memories and the
+conversation-log lines merged by score (since the fusion of #23 a log line's score is on the
+memories' scale; each list keeps its order; before it the memories came first): after
+normalising (case folded, runs of
 non-alphanumerics one space) the turn's text is inside the item's (a turn of fewer than four
 words only when the item is that turn alone), or the item's text is inside the turn's and has at
 least five words (a memory extracted from the turn stands for it). "× remember" is the ratio of
 recall@10 to the remember path in the same run. Memories and core memories per 100 turns count
 the store after the conversation went in. **Floor**: the questions (1–4) of the next
 conversation asked against this conversation's store; the share of answers with no memory and
-no log line (a relevance floor would raise it; today nothing stops recall padding its answer).
+no log line (the relevance floor of #23 raises it: `cortex_mcp/engine/recall/floor.py`).
 
 ```
 python -m bench.locomo --path all          # hybrid: writes bench/results/locomo-paths.json

@@ -205,6 +205,24 @@ class SearchSettings(Section):
         " query or its best hits name gain this times their relation's score; 0 turns the"
         " graph step off.",
     )
+    # The relevance floor (#23, cortex_mcp/engine/recall/floor.py; docs/benchmarks.md).
+    floor_coverage: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="Relevance floor: an answer stands only when something in it holds this"
+        " share of the query's words, or is this close to it by vector (floor_cosine); else"
+        " recall answers nothing rather than something unrelated. 0 turns the floor off.",
+    )
+    floor_cosine: float | None = Field(
+        default=None,
+        ge=-1,
+        le=1.01,
+        description="Relevance floor by vectors: the cosine similarity to the query at which a"
+        " memory counts as plainly about it (see floor_coverage). Unset: the value measured"
+        " for the embedding model in use (multilingual-e5-small: 0.81); for a model never"
+        " measured a vector hit always counts (cosines differ too much between models).",
+    )
 
 
 class SieveSettings(Section):

@@ -188,6 +188,9 @@ class LogHit(BaseModel):
     session_id: str | None
     created_at: datetime
     score: float
+    cosine: float | None = Field(default=None, exclude=True)
+    """Its vector's cosine similarity to the query's, when a vector found it (for the relevance
+    floor; not part of the answer)."""
 
 
 class RecallResult(BaseModel):

@@ -120,9 +120,8 @@ async def test_a_question_about_last_week_finds_what_was_said_to_be_yesterday_th
         plainly = [m["id"] for m in (await recall(undated, question))["memories"]]
 
     assert memory["id"] in found
-    assert found.index(memory["id"]) < (
-        plainly.index(memory["id"]) if memory["id"] in plainly else len(plainly)
-    )
+    if memory["id"] in plainly:  # undated, the relevance floor may leave nothing at all (#23)
+        assert found.index(memory["id"]) < plainly.index(memory["id"])
     assert scores[dated]["score"]["date_boost"] == 2.0
     assert scores[wordy]["score"]["date_boost"] == 1.0
 

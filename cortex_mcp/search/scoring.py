@@ -16,6 +16,8 @@ from cortex_mcp.config import SearchSettings
 from cortex_mcp.models import Layer, ScoreBreakdown
 from cortex_mcp.search.dates import fits
 from cortex_mcp.search.query import DateSpan
+from cortex_mcp.search.stemming import fts_tokens
+from cortex_mcp.search.tokenize import index_text
 
 
 @dataclass(frozen=True)
@@ -209,3 +211,16 @@ def with_dated(
         if key not in relevance or relevance[key].fused_score < floor
     }
     return relevance | lifted
+
+
+def query_stems(terms: Sequence[str]) -> frozenset[str]:
+    """The query's terms as full-text search indexes them (folded, stemmed; CJK bigrams)."""
+    return frozenset(stem for term in terms for stem in fts_tokens(index_text(term)))
+
+
+def coverage(stems: frozenset[str], text: str) -> float:
+    """The share of the query's (stemmed) terms a text holds: 0 to 1; 0 for a query with
+    none. Unlike BM25 it does not depend on the store's size, so a floor can be set on it."""
+    if not stems:
+        return 0.0
+    return len(stems & frozenset(fts_tokens(index_text(text)))) / len(stems)

@@ -11,7 +11,9 @@ import time
 
 from cortex_mcp.engine.language.redaction import redact
 from cortex_mcp.engine.recall import block
+from cortex_mcp.engine.recall.floor import stands
 from cortex_mcp.engine.recall.log import LogVector, with_log_hits
+from cortex_mcp.engine.recall.log_dates import dated_log
 from cortex_mcp.engine.recall.question import Question, read_question
 from cortex_mcp.engine.recall.rank import Ranking, find
 from cortex_mcp.engine.recall.slots import slot_answers
@@ -67,9 +69,25 @@ async def search(
     async with rt.db.read() as conn:  # the log competes for every place (#23)
         answers = await slot_answers(conn, question.predicates, agent, layers, categories)
         found, said = await with_log_hits(
-            conn, question.log_match, agent, found, matched, answers, max_results, vector
+            conn,
+            question.log_match,
+            agent,
+            found,
+            matched,
+            answers,
+            max_results,
+            question.terms,
+            dated_log(question, rt.settings.search),
+            vector,
         )
-    lines = block.answer_lines(ranking.relations, [m for m, _ in found])
+    relations = ranking.relations
+    dated = bool(question.spans)
+    shown = [m for m, _ in found]
+    if not stands(
+        question.terms, hits, shown, said, rt.settings.search, rt.vectors.model, answers, dated
+    ):
+        found, said, relations = [], [], []  # the floor: nothing rather than something unrelated
+    lines = block.answer_lines(relations, [m for m, _ in found])
     budget = max(1, max_tokens - block.tokens_of("\n".join(lines))) if lines else max_tokens
     said = block.distinct_said(said, question.terms)
     context, fitted, fitted_said = block.recall_block(

@@ -5,12 +5,13 @@ and the memories matching the query compete for the same places (`with_log_hits`
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cortex_mcp.engine.message_matrix import MessageMatrix
+from cortex_mcp.engine.recall.fusion import Place, fused, key
 from cortex_mcp.models import LogHit, Memory
-from cortex_mcp.search.scoring import normalise_bm25, normalise_similarity
+from cortex_mcp.search.scoring import coverage, normalise_bm25, normalise_similarity, query_stems
 from cortex_mcp.store import conversation as log
 from cortex_mcp.store import message_vectors
 from cortex_mcp.store.conversation import LoggedMessage
@@ -150,6 +151,13 @@ async def near_messages(
 ) -> list[tuple[float, LoggedMessage]]:
     """The log's nearest messages to the query vector, as (minus normalised similarity,
     message) pairs (lower is better, like BM25), among the `limit * 4` nearest of the log."""
+    return [(score, message) for score, message, _ in await _near(conn, query, agent_id, limit)]
+
+
+async def _near(
+    conn: Connection, query: LogVector, agent_id: str, limit: int
+) -> list[tuple[float, LoggedMessage, float]]:
+    """`near_messages` with each message's cosine similarity to the query (for the floor)."""
     matrix = query.matrix
     nearest = None
     if matrix is not None and matrix.usable(conn):
@@ -160,12 +168,12 @@ async def near_messages(
         rows = await message_vectors.nearest(conn, query.vector, agent_id, limit)
     messages = {str(row["seq"]): (distance, log.to_message(row)) for distance, row in rows}
     similarity = normalise_similarity({key: d for key, (d, _) in messages.items()})
-    return [(-similarity[key], message) for key, (_, message) in messages.items()]
+    return [(-similarity[key], m, 1.0 - d) for key, (d, m) in messages.items()]
 
 
 async def scored_messages(
     conn: Connection, match: str | None, vector: LogVector | None, agent_id: str, pool: int
-) -> list[tuple[float, LoggedMessage]]:
+) -> tuple[list[tuple[float, LoggedMessage]], dict[int, float]]:
     """(relevance in [0, 1], message), best first: the log's BM25 hits and (with a query
     vector) its nearest messages, each leg rescored with the surrounding turns, normalised to
     its best and weighed as the memories' text and vector scores are (#23)."""
@@ -173,35 +181,36 @@ async def scored_messages(
         conn, await log.search_log(conn, match, agent_id, pool) if match else [], agent_id
     )
     near: list[tuple[float, LoggedMessage]] = []
+    cosines: dict[int, float] = {}
     if vector is not None:
-        near = await with_near_context(
-            conn, await near_messages(conn, vector, agent_id, pool), agent_id
-        )
+        nearest = await _near(conn, vector, agent_id, pool)
+        cosines = {message.seq: cosine for _, message, cosine in nearest}
+        near = await with_near_context(conn, [(s, m) for s, m, _ in nearest], agent_id)
     if vector is None or not near:
-        return list(zip(_normalised(text), [message for _, message in text], strict=True))
+        return list(zip(_normalised(text), [m for _, m in text], strict=True)), cosines
     text_weight, vector_weight = vector.text_weight, vector.vector_weight
     messages = {str(m.seq): m for _, m in [*text, *near]}
     if LOG_FUSION == "rrf":
-        fused = _reciprocal_ranks([str(m.seq) for _, m in text], [str(m.seq) for _, m in near])
+        combined = _reciprocal_ranks([str(m.seq) for _, m in text], [str(m.seq) for _, m in near])
     else:
         by_text = normalise_bm25({str(m.seq): score for score, m in text})
         by_vector = normalise_bm25({str(m.seq): score for score, m in near})
-        fused = {
+        combined = {
             key: text_weight * by_text.get(key, 0.0) + vector_weight * by_vector.get(key, 0.0)
             for key in messages
         }
-    top = max(fused.values(), default=0.0) or 1.0
-    ranked = sorted(fused.items(), key=lambda pair: (-pair[1], messages[pair[0]].seq))
-    return [(score / top, messages[key]) for key, score in ranked]
+    top = max(combined.values(), default=0.0) or 1.0
+    ranked = sorted(combined.items(), key=lambda pair: (-pair[1], messages[pair[0]].seq))
+    return [(score / top, messages[key]) for key, score in ranked], cosines
 
 
 def _reciprocal_ranks(*legs: list[str]) -> dict[str, float]:
     """Each key's sum of 1 / (RRF_K + its rank) over the legs that found it, best first."""
-    fused: dict[str, float] = {}
+    summed: dict[str, float] = {}
     for leg in legs:
-        for rank, key in enumerate(leg, start=1):
-            fused[key] = fused.get(key, 0.0) + 1.0 / (RRF_K + rank)
-    return fused
+        for rank, item in enumerate(leg, start=1):
+            summed[item] = summed.get(item, 0.0) + 1.0 / (RRF_K + rank)
+    return summed
 
 
 def _normalised(found: list[tuple[float, LoggedMessage]]) -> list[float]:
@@ -217,33 +226,39 @@ async def log_hits(
     agent_id: str,
     shown: Sequence[Memory],
     limit: int,
+    boost: Callable[[LoggedMessage], float] | None = None,
     vector: LogVector | None = None,
-) -> list[LogHit]:
-    """The best messages of the log for `match` (and the query `vector`) that add something
-    to the memories shown: none a shown memory came from, none repeating shown text. (The other
-    side of a shown memory's exchange may show: a memory keeps it as context, searched but
-    never shown.)"""
+) -> list[tuple[LogHit, frozenset[str]]]:
+    """The best messages of the log for `match` that add something to the memories shown,
+    each with the ids of the memories extracted from it: none repeating a shown memory's text
+    unless that memory came from it (the two compete in `fusion`, the better stands for both).
+    (The other side of a shown memory's exchange may show: a memory keeps it as context,
+    searched but never shown.)"""
     if (match is None and vector is None) or limit <= 0:
         return []
-    found = await scored_messages(conn, match, vector, agent_id, limit * 4 + 8)
-    shown_ids = {m.id for m in shown}
-    texts = [m.content for m in shown]
-    hits: list[LogHit] = []
+    found, cosines = await scored_messages(conn, match, vector, agent_id, limit * 4 + 8)
+    if boost is not None:  # a date the question names (relevance: higher is better)
+        found = sorted(((rel * boost(m), m) for rel, m in found), key=lambda p: (-p[0], p[1].seq))
+    best = max((relevance for relevance, _ in found), default=0.0) or 1.0
+    hits: list[tuple[LogHit, frozenset[str]]] = []
+    said: list[str] = []
     for relevance, message in found:
-        if shown_ids & set(message.memory_ids) or repeats(message.content, texts):
+        links = frozenset(message.memory_ids)
+        others = [m.content for m in shown if m.id not in links]
+        if repeats(message.content, others + said):
             continue
-        texts.append(message.content)
-        score = LOG_WEIGHT * relevance
-        hits.append(
-            LogHit(
-                exchange_id=message.exchange_id,
-                role=message.role,
-                content=message.content,
-                session_id=message.session_id,
-                created_at=message.created_at,
-                score=round(score, 6),
-            )
+        said.append(message.content)
+        score = LOG_WEIGHT * relevance / best
+        hit = LogHit(
+            exchange_id=message.exchange_id,
+            role=message.role,
+            content=message.content,
+            session_id=message.session_id,
+            created_at=message.created_at,
+            score=round(score, 6),
+            cosine=cosines.get(message.seq),
         )
+        hits.append((hit, links))
         if len(hits) == limit:
             break
     return hits
@@ -257,13 +272,16 @@ async def with_log_hits(
     matched: set[str],
     answers: list[Memory],
     max_results: int,
+    terms: Sequence[str] = (),
+    boost: Callable[[LoggedMessage], float] | None = None,
     vector: LogVector | None = None,
 ) -> tuple[list[tuple[Memory, float]], list[LogHit]]:
     """The memories and log hits to show, fused into one ranking of `max_results` places: a
-    slot's `answers` first; then memories matching the query (`matched`) and log messages by
-    their relevance, each normalised to the best of its kind (the log weighed by
-    `LOG_WEIGHT`); then memories only a vector found (nearest is not relevant). A message whose
-    memory is shown is not shown (the memory stands for it)."""
+    slot's `answers` first; then memories matching the query (`matched`) and log messages
+    merged by `fusion.key` (each side's relevance normalised to its best, times the share of
+    the query's `terms` it holds), a memory and the message it came from never both; then
+    memories only a vector found (nearest is not relevant). A log hit's score is put on the
+    memories' scale (their best score = its best), so the two lists sort together."""
     top = max((score for _, score in found), default=1.0) or 1.0
     answered = {m.id for m in answers}
     matched = matched | answered
@@ -275,18 +293,30 @@ async def with_log_hits(
         agent_id=agent_id,
         shown=[m for m, _ in ranked],
         limit=max_results,
+        boost=boost,
         vector=vector,
     )
-    places: list[tuple[float, int, Memory | LogHit]] = [
-        (2.0 if m.id in answered else score / top, i, m)
-        for i, (m, score) in enumerate(ranked)
+    stems = query_stems(terms)
+    held = {m.id: coverage(stems, m.content) for m, _ in ranked}  # what is shown of it
+    memories: list[Place[Memory | LogHit]] = [
+        Place(2.0 if m.id in answered else key(score / top, held[m.id]), m, frozenset([m.id]))
+        for m, score in ranked
         if m.id in matched
     ]
-    places += [(hit.score, len(ranked) + i, hit) for i, hit in enumerate(said)]
-    places.sort(key=lambda place: (-place[0], place[1]))
-    chosen = places[:max_results]
+    messages: list[Place[Memory | LogHit]] = []
+    for hit, links in said:
+        covered = coverage(stems, hit.content)
+        if covered <= max((held[i] for i in links if i in held), default=-1.0):
+            continue  # it holds nothing of the question its memory does not: the memory stands
+        messages.append(Place(key(hit.score, covered), hit, links))
+    chosen = fused(memories, messages, max_results)
     scores = {m.id: score for m, score in ranked}
-    strong = [(p, scores[p.id]) for _, _, p in chosen if isinstance(p, Memory)]
-    kept_said = [p for _, _, p in chosen if isinstance(p, LogHit)]
-    weak = [(m, score) for m, score in ranked if m.id not in matched]
+    strong = [(p.item, scores[p.item.id]) for p in chosen if isinstance(p.item, Memory)]
+    kept_said = [
+        p.item.model_copy(update={"score": round(p.item.score * top, 6)})
+        for p in chosen
+        if isinstance(p.item, LogHit)
+    ]
+    taken = {m.id for m, _ in strong} | {i for p in chosen for i in p.links}
+    weak = [(m, score) for m, score in ranked if m.id not in matched and m.id not in taken]
     return strong + weak[: max(0, max_results - len(strong) - len(kept_said))], kept_said

@@ -1,0 +1,129 @@
+"""The relevance floor (#23): recall answers nothing rather than something unrelated; and the
+fusion of memories and log messages, on real dialogue.
+
+The dialogue is the start of LoCoMo dev conversation conv-26 (session 1, 8 May 2023), sent
+through `cortex_ingest` two turns an exchange as bench/locomo_paths.py does; the foreign
+questions are conv-30's, asked of this store (the floor figure of docs/benchmarks.md). Real
+MCP sessions on real SQLite files, keyword search only (a plain install without vectors)."""
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from cortex_mcp.config import Settings
+from cortex_mcp.engine.recall.block import CONTEXT_EMPTY
+from cortex_mcp.server import build_server
+from tests.conftest import FrozenClock, data_of, recall, remember
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
+SESSION = [
+    "Caroline: Hey Mel! Good to see you! How have you been?",
+    "Melanie: Hey Caroline! Good to see you! I'm swamped with the kids & work. What's up with"
+    " you? Anything new?",
+    "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+    "Melanie: Wow, that's cool, Caroline! What happened that was so awesome? Did you hear any"
+    " inspiring stories?",
+    "Caroline: The transgender stories were so inspiring! I was so happy and thankful for all"
+    " the support.",
+    "Melanie: Wow, love that painting! So cool you found such a helpful group. What's it done"
+    " for you?",
+    "Caroline: The support group has made me feel accepted and given me courage to embrace myself.",
+    "Melanie: That's really cool. You've got guts. What now?",
+    "Caroline: Gonna continue my edu and check out career options, which is pretty exciting!",
+    "Melanie: Wow, Caroline! What kinda jobs are you thinkin' of? Anything that stands out?",
+    "Caroline: I'm keen on counseling or working in mental health - I'd love to support those"
+    " with similar issues.",
+    "Melanie: You'd be a great counselor! Your empathy and understanding will really help the"
+    " people you work with. By the way, take a look at this.",
+]
+OWN = {  # conv-26's questions whose evidence is in this session → an evidence turn
+    "When did Caroline go to the LGBTQ support group?": SESSION[2],
+    "What LGBTQ+ events has Caroline participated in?": SESSION[2],
+    "What is Caroline's identity?": SESSION[4],
+}
+FOREIGN = [  # conv-30's questions (Jon and Gina): nothing of this store answers them. (Not
+    # "When Jon has lost his job as a banker?": "kinda jobs" holds a quarter of it, and a
+    # quarter passes the floor: a higher one cost recall on the dev set.)
+    "When Gina has lost her job at Door Dash?",
+    "What do Jon and Gina both have in common?",
+    "Why did Jon decide to start his dance studio?",
+]
+
+
+@pytest.fixture
+def plain(cortex_home: Path) -> Settings:
+    return Settings.model_validate({"home": cortex_home, "embedding": {"provider": "none"}})
+
+
+@pytest.fixture
+async def said(plain: Settings) -> AsyncIterator[Client]:
+    """conv-26's first session, sent through cortex_ingest on its own day."""
+    clock = FrozenClock(datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
+    async with Client(build_server(plain, clock)) as client:
+        for start in range(0, len(SESSION), 2):
+            arguments = {
+                "user_message": SESSION[start],
+                "assistant_message": SESSION[start + 1],
+                "session_id": "conv-26-session-1",
+            }
+            data_of(await client.call_tool("cortex_ingest", arguments))
+        yield client
+
+
+def texts(found: dict[str, Any]) -> list[str]:
+    """What an answer shows, memories and log lines, in the order of their scores."""
+    items = [*found["memories"], *found["conversation"]]
+    return [item["content"] for item in sorted(items, key=lambda item: -item["score"])]
+
+
+async def test_questions_about_other_people_get_nothing_from_this_conversation(
+    said: Client,
+) -> None:
+    for question in FOREIGN:
+        found = await recall(said, question)
+        assert found["memories"] == [] and found["conversation"] == [], question
+        assert found["context"] == CONTEXT_EMPTY
+
+
+async def test_its_own_questions_still_find_the_turn_that_answers_in_the_first_three(
+    said: Client,
+) -> None:
+    for question, evidence in OWN.items():
+        found = await recall(said, question)
+        assert evidence in texts(found)[:3], question
+
+
+async def test_an_unrelated_question_to_a_store_with_relevant_memories_gets_nothing(
+    plain: Settings, clock: FrozenClock
+) -> None:
+    async with Client(build_server(plain, clock)) as client:
+        for text in (
+            "My dog Rex loves the beach at Whitby.",
+            "I work as a nurse at the city hospital.",
+            "We decided to use PostgreSQL for the billing service.",
+        ):
+            await remember(client, text)
+
+        unrelated = await recall(client, "Which beach hotel did Caroline book for the conference?")
+        related = await recall(client, "Where does my dog like to go?")
+
+    assert unrelated["memories"] == [] and unrelated["context"] == CONTEXT_EMPTY
+    assert related["memories"][0]["content"] == "My dog Rex loves the beach at Whitby."
+
+
+async def test_with_the_floor_off_the_same_question_gets_the_nearest_memory(
+    cortex_home: Path, clock: FrozenClock
+) -> None:
+    settings = Settings.model_validate(
+        {"home": cortex_home, "embedding": {"provider": "none"}, "search": {"floor_coverage": 0}}
+    )
+    async with Client(build_server(settings, clock)) as client:
+        await remember(client, "My dog Rex loves the beach at Whitby.")
+        found = await recall(client, "Which beach hotel did Caroline book for the conference?")
+
+    assert [m["content"] for m in found["memories"]] == ["My dog Rex loves the beach at Whitby."]
