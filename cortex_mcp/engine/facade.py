@@ -216,9 +216,9 @@ class Engine:
         await follow_up(self.runtime, self.agent(agent_id), Written([], [category]))
         return result
 
-    async def is_shared(self, memory_id: str) -> bool:
-        """True when `memory_id` names a shared memory (one no agent owns)."""
-        return await forget.is_shared(self.runtime, memory_id)
+    async def owners(self, ids: list[str]) -> dict[str, str | None]:
+        """The agent owning each memory or logged exchange named (None: shared memory)."""
+        return await forget.owners(self.runtime, ids)
 
     async def memory_json(self, memory_id: str, *, agent_id: str | None = None) -> str:
         """One memory with its metadata and supersede chain, as JSON."""

@@ -32,13 +32,14 @@ async def visible(conn: Any, memory_id: str, agent_id: str) -> Memory:
     return memory
 
 
-async def is_shared(rt: Runtime, memory_id: str) -> bool:
-    """True when `memory_id` names a shared memory (one no agent owns)."""
-    if not is_memory_id(memory_id):
-        return False
+async def owners(rt: Runtime, ids: list[str]) -> dict[str, str | None]:
+    """The agent owning each memory or logged exchange these ids name (None: shared memory);
+    ids that name nothing are absent."""
     async with rt.db.read() as conn:
-        memory = await rows.get_memory(conn, memory_id)
-    return memory is not None and memory.agent_id is None
+        found = await rows.memories_by_id(conn, ids)
+        logged = await log.exchange_owners(conn, [i for i in ids if i not in found])
+    owned: dict[str, str | None] = {i: m.agent_id for i, m in found.items()}
+    return owned | logged
 
 
 async def forget(rt: Runtime, memory_id: str, reason: str | None, agent: str) -> ForgetResult:

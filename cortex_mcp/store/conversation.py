@@ -375,3 +375,18 @@ async def visible_messages(conn: Connection, seqs: list[int], agent_id: str) -> 
         {"seqs": json.dumps(seqs), "agent_id": agent_id},
     )
     return [to_message(row) for row in rows]
+
+
+async def exchange_owners(conn: Connection, exchange_ids: list[str]) -> dict[str, str]:
+    """The agent each of these exchanges was logged for (unknown ids are absent)."""
+    rows = await fetch_all(
+        conn,
+        Sql(
+            "select distinct exchange_id, agent_id from conversation_log"
+            " where exchange_id in (select value from json_each(?))",
+            "select distinct exchange_id, agent_id from conversation_log"
+            " where exchange_id in (select json_array_elements_text(cast(? as json)))",
+        ),
+        (json.dumps(exchange_ids),),
+    )
+    return {row[0]: row[1] for row in rows}
