@@ -17,6 +17,7 @@ from cortex_mcp.engine.lifecycle import lifecycle_status
 from cortex_mcp.engine.lifecycle.profile import manual_part
 from cortex_mcp.engine.recall import search_debug
 from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.engine.views import unforgotten
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer, Memory, SearchHit
 from cortex_mcp.store import conversation as said
@@ -208,14 +209,16 @@ async def relation_graph(
     """Entities and relations an agent sees (those touching `entity` when given), with the
     memories each relation came from."""
     async with rt.db.read() as conn:
-        edges = await graph_rows.relations_of(conn, agent_id)
+        edges = await unforgotten(conn, await graph_rows.relations_of(conn, agent_id))
         if entity is not None:
             edges = [e for e in edges if entity in (e.subject, e.object)]
         edges = edges[:limit]
         sources = [e.source_memory_id for e in edges if e.source_memory_id]
         found = await rows.memories_by_id(conn, sources)
     memories = {
-        memory_id: row_of(m) for memory_id, m in found.items() if m.agent_id in (agent_id, None)
+        memory_id: row_of(m)
+        for memory_id, m in found.items()
+        if m.agent_id in (agent_id, None) and m.deleted_at is None
     }
     nodes = sorted({e.subject for e in edges} | {e.object for e in edges})
     return {
