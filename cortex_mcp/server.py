@@ -128,6 +128,16 @@ def exposed(settings: Settings, entries: list[ToolEntry]) -> list[ToolEntry]:
     return [(fn, notes) for fn, notes in entries if fn.__name__ in settings.tools]
 
 
+def without_titles(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema without pydantic's generated titles ("Memory Id" for `memory_id`): they
+    repeat the names and cost every client's context on each tools/list."""
+    schema.pop("title", None)
+    for node in schema.get("properties", {}).values():
+        if isinstance(node, dict):
+            node.pop("title", None)
+    return schema
+
+
 class CortexServer(browser.AppAwareServer):
     """The SDK's server with the configured length limits in the tool schemas and every
     argument error as `field: rule` (the SDK's own text names a generated model, links to
@@ -141,7 +151,7 @@ class CortexServer(browser.AppAwareServer):
         """The tools, their string limits set from the configuration."""
         listed = await super().list_tools()
         for tool in listed:
-            tool.input_schema = with_limits(tool.input_schema, self.limits)
+            tool.input_schema = without_titles(with_limits(tool.input_schema, self.limits))
         return listed
 
     def tool_shape(self, name: str) -> ToolShape | None:

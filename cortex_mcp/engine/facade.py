@@ -15,6 +15,7 @@ from cortex_mcp.config import Settings
 from cortex_mcp.engine import (
     browse,
     forget,
+    forget_text,
     ingest,
     lifecycle,
     purge,
@@ -23,6 +24,7 @@ from cortex_mcp.engine import (
     views,
 )
 from cortex_mcp.engine.embedding import VectorIndex
+from cortex_mcp.engine.forget_text import ForgetMatching
 from cortex_mcp.engine.ingest.channels import Message
 from cortex_mcp.engine.ingest.flush import flush
 from cortex_mcp.engine.ingest.remember import Remembering, remember
@@ -173,8 +175,33 @@ class Engine:
         an explicit request does this, never the lifecycle."""
         report = await self.purge_report(memory_ids, agent_id=agent_id)
         derived = [i for i in report.purged if i not in memory_ids]
-        reason = "purged: erased for good"
-        return ForgetResult(memory_id=memory_ids[0], deleted=True, reason=reason, derived=derived)
+        return ForgetResult(
+            memory_id=memory_ids[0],
+            deleted=True,
+            reason="purged: erased for good",
+            derived=derived,
+            messages=report.messages,
+            note=report.note,
+        )
+
+    async def forget_matching(
+        self,
+        text: str,
+        *,
+        purge: bool,
+        confirm: str | None,
+        reason: str | None = None,
+        agent_id: str | None = None,
+    ) -> ForgetMatching:
+        """Forget (or purge) the agent's memories and logged messages holding `text`: a
+        preview with a `confirm` token first, then, given that token, the forget itself."""
+        agent = self.agent(agent_id)
+        result = await forget_text.forget_matching(
+            self.runtime, text, agent, erasing=purge, confirm=confirm, reason=reason
+        )
+        if result.done:
+            await follow_up(self.runtime, agent, Written())
+        return result
 
     async def purge_report(
         self, memory_ids: list[str], *, agent_id: str | None = None

@@ -217,9 +217,10 @@ async def exchange_origin(conn: Connection, exchange_id: str) -> str | None:
     return str(row[0]) if row else None
 
 
-async def hide_exchange(conn: Connection, exchange_id: str, when: datetime) -> None:
-    """Hide every message of an exchange from recall (a forget); `unhide_exchange` undoes it."""
-    await conn.execute(
+async def hide_exchange(conn: Connection, exchange_id: str, when: datetime) -> int:
+    """Hide every message of an exchange from recall (a forget); `unhide_exchange` undoes it.
+    How many messages were hidden."""
+    return await conn.execute(
         "update conversation_log set deleted_at = ? where exchange_id = ? and deleted_at is null",
         (to_text(when), exchange_id),
     )
@@ -319,10 +320,10 @@ async def erase_said(conn: Connection, memory_ids: list[str], needle: str) -> in
         Sql(
             "select seq from conversation_log where exists (select 1 from json_each(memory_ids)"
             " where value in (select value from json_each(:ids)))"
-            " or (:needle != '' and instr(content, :needle) > 0)",
+            " or (:needle != '' and instr(lower(content), lower(:needle)) > 0)",
             "select seq from conversation_log where jsonb_exists_any(cast(memory_ids as jsonb),"
             " array(select json_array_elements_text(cast(:ids as json))))"
-            " or (cast(:needle as text) != '' and strpos(content, :needle) > 0)",
+            " or (cast(:needle as text) != '' and strpos(lower(content), lower(:needle)) > 0)",
         ),
         {"ids": json.dumps(memory_ids), "needle": needle},
     )
@@ -390,3 +391,41 @@ async def exchange_owners(conn: Connection, exchange_ids: list[str]) -> dict[str
         (json.dumps(exchange_ids),),
     )
     return {row[0]: row[1] for row in rows}
+
+
+async def erase_messages(conn: Connection, seqs: list[int]) -> int:
+    """Remove these messages and their full-text rows for good; how many went."""
+    await _unindex(conn, seqs)
+    await conn.execute(
+        Sql(
+            "delete from conversation_log where seq in (select value from json_each(?))",
+            "delete from conversation_log where seq = any(cast(? as bigint[]))",
+        ),
+        (json.dumps(seqs) if conn.dialect == "sqlite" else seqs,),
+    )
+    return len(seqs)
+
+
+async def hide_messages(conn: Connection, seqs: list[int], when: datetime) -> int:
+    """Hide these messages from recall (a forget by text); how many were visible."""
+    found = await fetch_all(
+        conn,
+        Sql(
+            "update conversation_log set deleted_at = ? where deleted_at is null"
+            " and seq in (select value from json_each(?)) returning seq",
+            "update conversation_log set deleted_at = ? where deleted_at is null"
+            " and seq in (select cast(json_array_elements_text(cast(? as json)) as bigint))"
+            " returning seq",
+        ),
+        (to_text(when), json.dumps(seqs)),
+    )
+    return len(found)
+
+
+async def unhide_whole_exchange(conn: Connection, exchange_id: str) -> int:
+    """Show again every hidden message of an exchange (its restore by id); how many."""
+    return await conn.execute(
+        "update conversation_log set deleted_at = null"
+        " where exchange_id = ? and deleted_at is not null",
+        (exchange_id,),
+    )
