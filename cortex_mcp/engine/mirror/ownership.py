@@ -51,6 +51,9 @@ class OnDisk:
 
     verdict: Verdict
     edited_text: str = ""
+    ours_on_disk: str | None = None
+    """The digest of what is on disk when it is cortex's own: kept beside the digest of the
+    page about to be written until that write is known to be done, however many fail first."""
 
 
 def digest(text: str) -> str:
@@ -121,8 +124,10 @@ def judge_page(path: Path, new_text: str, stored: str | None, core: bool) -> OnD
     """The verdict on a whole page cortex is about to write. `core`: MEMORY.md, whose edits
     (even to a copy without the marker) are imported; other pages without it are the user's."""
     text = read_text(path)
-    if text is None or text == new_text or is_ours(text, stored):
+    if text is None:
         return OnDisk(Verdict.WRITE)
+    if text == new_text or is_ours(text, stored):
+        return OnDisk(Verdict.WRITE, ours_on_disk=digest(text))
     if not has_marker(text) and not core:
         return OnDisk(Verdict.USERS)
     return OnDisk(Verdict.EDITED, text)
@@ -136,7 +141,7 @@ def judge_block(path: Path, stored: str | None) -> OnDisk:
         return OnDisk(Verdict.WRITE)
     block = text[found[0] : found[1]]
     if stored is None or is_ours(block, stored):
-        return OnDisk(Verdict.WRITE)
+        return OnDisk(Verdict.WRITE, ours_on_disk=digest(block))
     return OnDisk(Verdict.EDITED, block)
 
 
