@@ -326,7 +326,7 @@ class Engine:
 
     async def stats(self) -> dict[str, Any]:
         """Counts per layer and category, states, database size, backends and latencies."""
-        await self.runtime.access.flush()
+        await self.runtime.access.flush_before_read()
         return await engine_stats(self.runtime)
 
 

@@ -109,7 +109,7 @@ def _relation_json(relation: Relation) -> dict[str, Any]:
 
 async def memory_json(rt: Runtime, memory_id: str, agent: str) -> str:
     """One memory with its metadata and supersede chain, as JSON."""
-    await rt.access.flush()
+    await rt.access.flush_before_read()
     async with rt.db.read() as conn:
         memory = await visible(conn, memory_id, agent)
         chain = await rows.supersede_chain(conn, memory.id)

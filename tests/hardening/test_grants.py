@@ -94,7 +94,7 @@ def tries(schema: dict[str, Any], targets: list[str], own: str) -> list[dict[str
     """Every argument set that puts a target id into one argument able to hold it, the
     required others filled in (a memory id with the caller's own)."""
     properties: dict[str, Any] = schema.get("properties", {})
-    required = [name for name in schema.get("required", [])]
+    required = list(schema.get("required", []))
     base = {name: FILLERS.get(name, own) for name in required}
     found = []
     for name, node in properties.items():
@@ -107,7 +107,7 @@ def tries(schema: dict[str, Any], targets: list[str], own: str) -> list[dict[str
                 found.append(base | {name: [target]})
     if "scope" in properties:
         found.append(base | {"scope": "shared"})
-    return found + [base, base | {"agent_id": "bob"}]
+    return [*found, base, base | {"agent_id": "bob"}]
 
 
 async def snapshot(bob: Client, ids: list[str]) -> list[dict[str, Any]]:
