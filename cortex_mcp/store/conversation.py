@@ -1,11 +1,11 @@
 """The conversation log: every ingested or flushed message, verbatim after redaction.
 
-It is not memory: it never decays into core, is not in MEMORY.md or an export; recall ranks its
-messages beside the memories (`engine/recall/log.py`). Each row is one message; the messages of
-one cortex_ingest (or one cortex_flush) share an exchange id. A row lists the memories extracted
-from it, and says whether an LLM extraction of its exchange is still owed (`pending`, retried
-with backoff; or `waiting`, logged while no LLM could answer, taken when a provider is
-configured later).
+It is not memory: it never decays into core, is not in MEMORY.md (a JSON export carries it);
+recall ranks its messages beside the memories (`engine/recall/log.py`). Each row is one
+message; the messages of one cortex_ingest (or one cortex_flush) share an exchange id. A row
+lists the memories extracted from it, and says whether an LLM extraction of its exchange is
+still owed (`pending`, retried with backoff; or `waiting`, logged while no LLM could answer,
+taken when a provider is configured later).
 """
 
 import json
@@ -429,3 +429,21 @@ async def unhide_whole_exchange(conn: Connection, exchange_id: str) -> int:
         " where exchange_id = ? and deleted_at is not null",
         (exchange_id,),
     )
+
+
+async def all_messages(
+    conn: Connection, with_hidden: bool
+) -> list[tuple[LoggedMessage, str | None]]:
+    """Every message of the log in order, with when it was hidden (None: visible); hidden
+    ones only `with_hidden` (an export)."""
+    rows = await fetch_all(
+        conn,
+        "select * from conversation_log where deleted_at is null or :hidden order by seq",
+        {"hidden": with_hidden},
+    )
+    return [(to_message(row), row["deleted_at"]) for row in rows]
+
+
+async def logged_exchanges(conn: Connection, exchange_ids: list[str]) -> set[str]:
+    """Which of these exchanges the log holds already."""
+    return set(await exchange_owners(conn, exchange_ids))
