@@ -48,7 +48,10 @@ INSTRUCTION_STEPS = {  # tool: the bullet that tells the model when to call it
   there is no LLM here, you are the extractor: save the lasting facts with cortex_remember.""",
     "cortex_flush": """\
 - Before your context is compacted or trimmed, call cortex_flush with the messages about to go.""",
-    "cortex_forget": "- When a memory is wrong or unwanted, call cortex_forget with its id.",
+    "cortex_forget": """\
+- When a memory is wrong or unwanted, call cortex_forget with its id (or an exchange_id). When
+  the user asks you to forget something ("forget my locker code"), call it with `matching`,
+  show the user the preview, then call again with its `confirm`.""",
 }
 
 
