@@ -1,16 +1,26 @@
-"""Per-token agents: the agent ids a bearer token may act for, enforced on every MCP message.
+"""Per-token grants: what a bearer token may read and write, checked on every MCP message.
 
 The HTTP edge (`remote.BearerTokenGate`) matches the token and stores its `Grant` in the
 request's ASGI state; the transports hand that request to the server with each message, and
-`GrantCheck`, an MCP server middleware, checks the message against it before any handler runs:
-a tool's `agent_id` must be one of the token's agents (omitted, it is the first), shared memory
-is written only with `shared = "write"` and not even seen with `shared = "none"` (every query of
-the call leaves it out: `store.scope`), and the resources that read the default agent's memory
-need a token allowed to act for it. The single `auth_token` (and stdio) carry no grant: every
-agent id is accepted, as before.
+`GrantCheck`, an MCP server middleware, is the one authorisation point: it checks every message
+against the grant before any handler runs. The rules hold by construction, for every tool the
+server has, whenever it was added:
+
+- a tool acts for one agent: its `agent_id` must be one of the token's (omitted, the first); a
+  tool that takes no `agent_id` acts on every agent and is refused;
+- every argument whose value names a memory or a logged exchange (whatever the argument is
+  called) is looked up: another agent's is "not found"; a shared one is seen only with shared
+  read, and changed (by a tool not annotated read-only) only with `shared = "write"`; a
+  writing tool's `scope = "shared"` needs `shared = "write"` too;
+- shared memory is not even seen with `shared = "none"` (every query of the call leaves it out:
+  `store.scope`);
+- a resource shows the default agent's memory, so only a token allowed to act for it reads one,
+  except the few that show no memory (`AGENT_FREE_URIS`).
+
+The single `auth_token` (and stdio) carry no grant: every agent id is accepted, as before.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,20 +29,26 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from cortex_mcp.config import Settings
-from cortex_mcp.errors import InvalidInput
+from cortex_mcp.errors import InvalidInput, MemoryNotFound
+from cortex_mcp.models import SHARED_SCOPE, is_memory_id
 from cortex_mcp.store.scope import without_shared
 
 GRANT_KEY = "cortex_grant"
-MEMORY_URIS = (
-    "cortex://core",
-    "cortex://profile",
-    "cortex://memory/",
-    "cortex://working/",
-    "cortex://archive/",
-)
-UNSCOPED_TOOLS = frozenset({"cortex_lifecycle"})
-"""Tools that act on every agent's memory: refused to a token limited to some agents."""
-SHARED_WRITES = frozenset({"cortex_forget", "cortex_restore"})
+AGENT_FREE_URIS = ("cortex://stats", "cortex://hooks/stats", "ui://")
+"""Resources that show no memory: any token reads them. Every other resource needs a token
+allowed to act for the default agent."""
+
+
+@dataclass(frozen=True)
+class ToolShape:
+    """What the grant check needs to know of a tool: whether it writes, its argument names."""
+
+    writes: bool
+    arguments: frozenset[str]
+
+
+ToolLookup = Callable[[str], ToolShape | None]
+"""The server's tools by name (None: no such tool, the server says so itself)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +66,18 @@ class Grant:
         if asked not in self.agents:
             raise InvalidInput("agent_id", f"this token may act only for {', '.join(self.agents)}")
         return str(asked)
+
+    def check(self, field: str, value: str, owner: str | None, writes: bool) -> None:
+        """InvalidInput unless this token may read (or, `writes`, change) what `value` names,
+        owned by agent `owner` (None: shared memory)."""
+        if owner is not None:
+            if owner not in self.agents:
+                raise MemoryNotFound(value, field=field)  # another's: not even its existence
+            return
+        if not self.shared_read:
+            raise MemoryNotFound(value, field=field)
+        if writes and not self.shared_write:
+            raise InvalidInput(field, "is shared memory: this token may not change it")
 
 
 def token_grants(settings: Settings) -> dict[bytes, Grant | None]:
@@ -74,11 +102,21 @@ def grant_of(ctx: ServerRequestContext[Any, Any]) -> Grant | None:
     return found if isinstance(found, Grant) else None
 
 
+def named_ids(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(argument, value) for every argument value, or element of a list, shaped like an id."""
+    found = []
+    for name, value in arguments.items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and is_memory_id(item):
+                found.append((name, item))
+    return found
+
+
 class GrantCheck:
     """MCP server middleware: refuse or scope each message by its token's grant."""
 
-    def __init__(self, agent_tools: frozenset[str], default_agent: str) -> None:
-        self.agent_tools = agent_tools
+    def __init__(self, tools: ToolLookup, default_agent: str) -> None:
+        self.tools = tools
         self.default_agent = default_agent
 
     async def __call__(
@@ -101,21 +139,17 @@ class GrantCheck:
         """The message's params with the agent filled in, or InvalidInput."""
         params = dict(ctx.params or {})
         if ctx.method == "tools/call":
-            name, arguments = params.get("name"), dict(params.get("arguments") or {})
-            if name in UNSCOPED_TOOLS:
-                raise InvalidInput("name", f"{name} acts on every agent: this token may not")
-            if name in self.agent_tools:
-                arguments["agent_id"] = grant.agent(arguments.get("agent_id"))
-            if not grant.shared_write:
-                await self._refuse_shared_writes(ctx, str(name), arguments)
-            params["arguments"] = arguments
+            name = str(params.get("name"))
+            shape = self.tools(name)
+            if shape is not None:
+                params["arguments"] = await self.tool_arguments(ctx, grant, name, shape)
         elif ctx.method == "prompts/get":
             arguments = dict(params.get("arguments") or {})
             arguments["agent_id"] = grant.agent(arguments.get("agent_id"))
             params["arguments"] = arguments
         elif ctx.method == "resources/read":
             uri = str(params.get("uri", ""))
-            if uri.startswith(MEMORY_URIS) and self.default_agent not in grant.agents:
+            if not uri.startswith(AGENT_FREE_URIS) and self.default_agent not in grant.agents:
                 raise InvalidInput(
                     "agent_id",
                     f"this token may act only for {', '.join(grant.agents)}; "
@@ -123,12 +157,22 @@ class GrantCheck:
                 )
         return params
 
-    async def _refuse_shared_writes(
-        self, ctx: ServerRequestContext[Any, Any], name: str, arguments: dict[str, Any]
-    ) -> None:
-        if name == "cortex_remember" and arguments.get("scope") == "shared":
+    async def tool_arguments(
+        self, ctx: ServerRequestContext[Any, Any], grant: Grant, name: str, shape: ToolShape
+    ) -> dict[str, Any]:
+        """A tool call's arguments with its agent filled in, once every memory, exchange and
+        scope it names is this token's to read (or, for a writing tool, to change)."""
+        arguments = dict(ctx.params.get("arguments") or {}) if ctx.params else {}
+        if "agent_id" not in shape.arguments:
+            raise InvalidInput("name", f"{name} acts on every agent: this token may not")
+        arguments["agent_id"] = grant.agent(arguments.get("agent_id"))
+        wants_shared = arguments.get("scope") == SHARED_SCOPE
+        if shape.writes and wants_shared and not grant.shared_write:
             raise InvalidInput("scope", "this token may not write shared memory")
-        memory_id = arguments.get("memory_id")
-        shared_target = name in SHARED_WRITES and isinstance(memory_id, str)
-        if shared_target and await ctx.lifespan_context.is_shared(memory_id):
-            raise InvalidInput("memory_id", "is shared memory: this token may not change it")
+        named = named_ids({k: v for k, v in arguments.items() if k != "agent_id"})
+        if named:
+            owners = await ctx.lifespan_context.owners([value for _, value in named])
+            for field, value in named:
+                if value in owners:
+                    grant.check(field, value, owners[value], shape.writes)
+        return arguments

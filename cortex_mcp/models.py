@@ -237,6 +237,10 @@ class ForgetResult(BaseModel):
     reason: str | None = None
     derived: list[str] = Field(default_factory=list)
     """Stored copies of the same exchange forgotten, restored or purged with it."""
+    messages: int = 0
+    """Messages of the conversation log forgotten, restored or erased with it."""
+    note: str | None = None
+    """Something the caller should know that did not stop the change (one line)."""
 
 
 class BackendTiming(BaseModel):

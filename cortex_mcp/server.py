@@ -3,7 +3,6 @@
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
-from inspect import signature
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -26,7 +25,7 @@ from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
-from cortex_mcp.grants import GrantCheck
+from cortex_mcp.grants import GrantCheck, ToolShape
 from cortex_mcp.hooks import stats as hook_stats
 from cortex_mcp.resources import MemoryResources
 
@@ -50,7 +49,10 @@ INSTRUCTION_STEPS = {  # tool: the bullet that tells the model when to call it
   there is no LLM here, you are the extractor: save the lasting facts with cortex_remember.""",
     "cortex_flush": """\
 - Before your context is compacted or trimmed, call cortex_flush with the messages about to go.""",
-    "cortex_forget": "- When a memory is wrong or unwanted, call cortex_forget with its id.",
+    "cortex_forget": """\
+- When a memory is wrong or unwanted, call cortex_forget with its id (or an exchange_id). When
+  the user asks you to forget something ("forget my locker code"), call it with `matching`,
+  show the user the preview, then call again with its `confirm`.""",
 }
 
 
@@ -74,6 +76,8 @@ INSTRUCTIONS = instructions(list(INSTRUCTION_STEPS))
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+ERASES = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+"""A tool that can overwrite or erase the user's data for good (forget with purge, an edit)."""
 RECALL = READ_ONLY  # it bumps access counts: ranking bookkeeping, not the user's data
 TITLES = {
     "cortex_recall": "Recall memories",
@@ -92,7 +96,7 @@ BROWSER_ANNOTATIONS = {
     "cortex_browse": READ_ONLY,
     "cortex_app_memories": READ_ONLY,
     "cortex_app_memory": READ_ONLY,
-    "cortex_app_edit": WRITES,
+    "cortex_app_edit": ERASES,
     "cortex_app_search": READ_ONLY,
     "cortex_app_graph": READ_ONLY,
     "cortex_app_stats": READ_ONLY,
@@ -107,7 +111,7 @@ ALL_TOOLS: list[ToolEntry] = [
     (tools.cortex_remember, WRITES),
     (tools.cortex_ingest, WRITES),
     (tools.cortex_flush, WRITES),
-    (tools.cortex_forget, WRITES),
+    (tools.cortex_forget, ERASES),
     (tools.cortex_restore, WRITES),
     (tools.cortex_search_debug, READ_ONLY),
     (tools.cortex_lifecycle, WRITES),
@@ -128,6 +132,16 @@ def exposed(settings: Settings, entries: list[ToolEntry]) -> list[ToolEntry]:
     return [(fn, notes) for fn, notes in entries if fn.__name__ in settings.tools]
 
 
+def without_titles(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema without pydantic's generated titles ("Memory Id" for `memory_id`): they
+    repeat the names and cost every client's context on each tools/list."""
+    schema.pop("title", None)
+    for node in schema.get("properties", {}).values():
+        if isinstance(node, dict):
+            node.pop("title", None)
+    return schema
+
+
 class CortexServer(browser.AppAwareServer):
     """The SDK's server with the configured length limits in the tool schemas and every
     argument error as `field: rule` (the SDK's own text names a generated model, links to
@@ -141,8 +155,19 @@ class CortexServer(browser.AppAwareServer):
         """The tools, their string limits set from the configuration."""
         listed = await super().list_tools()
         for tool in listed:
-            tool.input_schema = with_limits(tool.input_schema, self.limits)
+            tool.input_schema = without_titles(with_limits(tool.input_schema, self.limits))
         return listed
+
+    def tool_shape(self, name: str) -> ToolShape | None:
+        """What the grant check needs of a tool (any tool, whenever it was added)."""
+        schema = self._tool_input_schema(name)
+        if schema is None:
+            return None
+        tool = self._tool_manager.get_tool(name)
+        read_only = (
+            tool is not None and tool.annotations is not None and tool.annotations.read_only_hint
+        )
+        return ToolShape(writes=not read_only, arguments=frozenset(schema.get("properties", {})))
 
     def check_known(self, name: str, arguments: dict[str, Any]) -> None:
         """ToolError for an argument the tool does not take: a misspelt one is never ignored
@@ -205,12 +230,8 @@ def build_server(
         )
     if not settings.tools or "cortex_browse" in settings.tools:
         browser.add_memory_browser(mcp, BROWSER_ANNOTATIONS)
-        chosen = chosen + [(tool, WRITES) for tool in [browser.cortex_browse, *browser.APP_TOOLS]]
-    agent_tools = frozenset(
-        fn.__name__ for fn, _ in chosen if "agent_id" in signature(fn).parameters
-    )
     mcp.middleware.append(check_params_shape)
-    mcp.middleware.append(GrantCheck(agent_tools, settings.memory.default_agent_id))
+    mcp.middleware.append(GrantCheck(mcp.tool_shape, settings.memory.default_agent_id))
     reads = MemoryResources(host)
     mcp.resource("cortex://core", mime_type="text/markdown")(reads.core)
     mcp.resource("cortex://profile", mime_type="text/markdown")(reads.profile)

@@ -15,7 +15,9 @@ from cortex_mcp.arguments import (
     sampler_of,
 )
 from cortex_mcp.engine.facade import Engine
+from cortex_mcp.engine.forget_text import ForgetMatching
 from cortex_mcp.engine.llm import lend_sampler
+from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import (
     Category,
     FlushResult,
@@ -103,13 +105,22 @@ async def cortex_remember(
 @reports_errors
 async def cortex_forget(
     ctx: Context[Engine],
-    memory_id: MemoryId,
+    memory_id: Annotated[str, Field(max_length=64, description="Or an exchange_id.")] = "",
     reason: Annotated[str | None, Field(max_length=500)] = None,
     agent_id: AgentId = None,
     purge: bool = False,
-) -> ForgetResult:
-    """Forget a wrong or unwanted memory and its exchange's copy (purge=true: for good)."""
+    matching: Annotated[str, Field(max_length=500)] = "",
+    confirm: Annotated[str, Field(max_length=64)] = "",
+) -> ForgetResult | ForgetMatching:
+    """Forget a wrong or unwanted memory, or a logged exchange, by id; or all that holds
+    `matching` text (first call previews, then pass its `confirm`). purge=true: for good."""
     engine = ctx.request_context.lifespan_context
+    if bool(memory_id) == bool(matching):
+        raise InvalidInput("memory_id", "give memory_id or matching (one of them)")
+    if matching:
+        return await engine.forget_matching(
+            matching, purge=purge, confirm=confirm or None, reason=reason, agent_id=agent_id
+        )
     if purge:
         return await engine.purge([memory_id], agent_id=agent_id)
     return await engine.forget(memory_id, reason=reason, agent_id=agent_id)

@@ -38,7 +38,7 @@ SDK_VALIDATED = [  # (tool, arguments, the exact error line)
         "tags.0: must have at most 64 characters",
     ),
     ("cortex_remember", {"content": "ok", "scope": LONG}, "scope: must be 'agent' or 'shared'"),
-    ("cortex_forget", {}, "memory_id: required"),
+    ("cortex_forget", {}, "memory_id: give memory_id or matching (one of them)"),
     ("cortex_forget", {"memory_id": LONG}, "memory_id: must have at most 64 characters"),
     ("cortex_restore", {"memory_id": 5}, "memory_id: must be a valid string"),
     (

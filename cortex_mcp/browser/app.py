@@ -213,7 +213,7 @@ async def cortex_app_lifecycle_log(
 @reports_errors
 async def cortex_app_lifecycle_changes(
     ctx: Context[Engine],
-    run_id: Annotated[int, Field(ge=1)],
+    run_id: Annotated[int, Field(ge=1, le=2**63 - 1)],
     limit: Annotated[int, Field(ge=1, le=500)] = 100,
     agent_id: AgentId = None,
 ) -> CallToolResult:

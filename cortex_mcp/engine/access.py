@@ -10,6 +10,7 @@ may hold what the purge erased.
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from cortex_mcp.errors import StoreUnavailable
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Database
 from cortex_mcp.store.purge import purge_epoch
@@ -50,3 +51,12 @@ class AccessRecorder:
             self.pending = batch + self.pending  # keep them for the next flush
             raise
         return len(batch)
+
+    async def flush_before_read(self) -> None:
+        """Write pending recalls so that a read counts them; when the store cannot take the
+        write (a full disk, a read-only file, a database away) they stay pending and the read
+        goes on: a read never fails for the bookkeeping before it."""
+        try:
+            await self.flush()
+        except StoreUnavailable:
+            return

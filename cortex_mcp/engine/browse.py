@@ -17,6 +17,7 @@ from cortex_mcp.engine.lifecycle import lifecycle_status
 from cortex_mcp.engine.lifecycle.profile import manual_part
 from cortex_mcp.engine.recall import search_debug
 from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.engine.views import unforgotten
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer, Memory, SearchHit
 from cortex_mcp.store import conversation as said
@@ -31,6 +32,10 @@ GRAPH_EDGES = 300
 CHART_DAYS = 30
 
 
+MAX_ROW = 2**63 - 1
+"""The largest row number either engine stores (a signed 64-bit integer)."""
+
+
 def encode_cursor(cursor: pages.Cursor | None) -> str | None:
     """A page cursor as an opaque URL-safe string."""
     if cursor is None:
@@ -39,16 +44,25 @@ def encode_cursor(cursor: pages.Cursor | None) -> str | None:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(text: str | None) -> pages.Cursor | None:
-    """The cursor a page returned, or InvalidInput("cursor", …) for anything else."""
+def decode_cursor(text: str | None, sort: str = "newest") -> pages.Cursor | None:
+    """The cursor a page in `sort` order returned, or InvalidInput("cursor", …) for anything
+    else (a crafted one: a key of the wrong kind for the sort, a row number out of range)."""
     if not text:
         return None
+    wrong = InvalidInput("cursor", "must be the next_cursor a page returned")
     try:
         key, seq = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
     except (ValueError, TypeError, binascii.Error) as err:
-        raise InvalidInput("cursor", "must be the next_cursor a page returned") from err
-    if not isinstance(key, str | float | int) or not isinstance(seq, int):
-        raise InvalidInput("cursor", "must be the next_cursor a page returned")
+        raise wrong from err
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_ROW:
+        raise wrong
+    by_importance = sort == "importance"
+    if by_importance and (isinstance(key, bool) or not isinstance(key, int | float)):
+        raise wrong
+    if by_importance and not 0 <= float(key) <= 1:
+        raise wrong
+    if not by_importance and not (isinstance(key, str) and DATE.match(key)):
+        raise wrong
     return pages.Cursor(key, seq)
 
 
@@ -94,7 +108,7 @@ async def memory_page(
     """One page of memories and the cursor of the next."""
     check_date("since", where.since)
     check_date("until", where.until)
-    after = decode_cursor(cursor)
+    after = decode_cursor(cursor, sort)
     async with rt.db.read() as conn:
         found, following = await pages.page_of_memories(conn, where, sort, after, limit)
     return {"memories": [row_of(m) for m in found], "next_cursor": encode_cursor(following)}
@@ -102,7 +116,7 @@ async def memory_page(
 
 async def memory_detail(rt: Runtime, memory_id: str, agent_id: str) -> dict[str, Any]:
     """A memory with its metadata, its supersede chain and the relations drawn from it."""
-    await rt.access.flush()
+    await rt.access.flush_before_read()
     async with rt.db.read() as conn:
         memory = await visible(conn, memory_id, agent_id)
         chain = await rows.supersede_chain(conn, memory.id)
@@ -208,14 +222,16 @@ async def relation_graph(
     """Entities and relations an agent sees (those touching `entity` when given), with the
     memories each relation came from."""
     async with rt.db.read() as conn:
-        edges = await graph_rows.relations_of(conn, agent_id)
+        edges = await unforgotten(conn, await graph_rows.relations_of(conn, agent_id))
         if entity is not None:
             edges = [e for e in edges if entity in (e.subject, e.object)]
         edges = edges[:limit]
         sources = [e.source_memory_id for e in edges if e.source_memory_id]
         found = await rows.memories_by_id(conn, sources)
     memories = {
-        memory_id: row_of(m) for memory_id, m in found.items() if m.agent_id in (agent_id, None)
+        memory_id: row_of(m)
+        for memory_id, m in found.items()
+        if m.agent_id in (agent_id, None) and m.deleted_at is None
     }
     nodes = sorted({e.subject for e in edges} | {e.object for e in edges})
     return {
@@ -235,7 +251,7 @@ def percentile(ordered: list[float], share: float) -> float | None:
 async def browser_stats(rt: Runtime, agent_id: str) -> dict[str, Any]:
     """What the statistics view charts: counts per layer and category, states, memories made
     per day, recall latency percentiles, provider use and cost, storage."""
-    await rt.access.flush()
+    await rt.access.flush_before_read()
     since = to_text(rt.clock() - timedelta(days=CHART_DAYS))[:10]
     async with rt.db.read() as conn:
         counts = await pages.count_for_agent(conn, agent_id)

@@ -15,6 +15,7 @@ from cortex_mcp.config import Settings
 from cortex_mcp.engine import (
     browse,
     forget,
+    forget_text,
     ingest,
     lifecycle,
     purge,
@@ -23,6 +24,7 @@ from cortex_mcp.engine import (
     views,
 )
 from cortex_mcp.engine.embedding import VectorIndex
+from cortex_mcp.engine.forget_text import ForgetMatching
 from cortex_mcp.engine.ingest.channels import Message
 from cortex_mcp.engine.ingest.flush import flush
 from cortex_mcp.engine.ingest.remember import Remembering, remember
@@ -173,8 +175,33 @@ class Engine:
         an explicit request does this, never the lifecycle."""
         report = await self.purge_report(memory_ids, agent_id=agent_id)
         derived = [i for i in report.purged if i not in memory_ids]
-        reason = "purged: erased for good"
-        return ForgetResult(memory_id=memory_ids[0], deleted=True, reason=reason, derived=derived)
+        return ForgetResult(
+            memory_id=memory_ids[0],
+            deleted=True,
+            reason="purged: erased for good",
+            derived=derived,
+            messages=report.messages,
+            note=report.note,
+        )
+
+    async def forget_matching(
+        self,
+        text: str,
+        *,
+        purge: bool,
+        confirm: str | None,
+        reason: str | None = None,
+        agent_id: str | None = None,
+    ) -> ForgetMatching:
+        """Forget (or purge) the agent's memories and logged messages holding `text`: a
+        preview with a `confirm` token first, then, given that token, the forget itself."""
+        agent = self.agent(agent_id)
+        result = await forget_text.forget_matching(
+            self.runtime, text, agent, erasing=purge, confirm=confirm, reason=reason
+        )
+        if result.done:
+            await follow_up(self.runtime, agent, Written())
+        return result
 
     async def purge_report(
         self, memory_ids: list[str], *, agent_id: str | None = None
@@ -216,9 +243,9 @@ class Engine:
         await follow_up(self.runtime, self.agent(agent_id), Written([], [category]))
         return result
 
-    async def is_shared(self, memory_id: str) -> bool:
-        """True when `memory_id` names a shared memory (one no agent owns)."""
-        return await forget.is_shared(self.runtime, memory_id)
+    async def owners(self, ids: list[str]) -> dict[str, str | None]:
+        """The agent owning each memory or logged exchange named (None: shared memory)."""
+        return await forget.owners(self.runtime, ids)
 
     async def memory_json(self, memory_id: str, *, agent_id: str | None = None) -> str:
         """One memory with its metadata and supersede chain, as JSON."""
@@ -299,7 +326,7 @@ class Engine:
 
     async def stats(self) -> dict[str, Any]:
         """Counts per layer and category, states, database size, backends and latencies."""
-        await self.runtime.access.flush()
+        await self.runtime.access.flush_before_read()
         return await engine_stats(self.runtime)
 
 

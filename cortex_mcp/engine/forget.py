@@ -32,18 +32,36 @@ async def visible(conn: Any, memory_id: str, agent_id: str) -> Memory:
     return memory
 
 
-async def is_shared(rt: Runtime, memory_id: str) -> bool:
-    """True when `memory_id` names a shared memory (one no agent owns)."""
-    if not is_memory_id(memory_id):
-        return False
+async def owners(rt: Runtime, ids: list[str]) -> dict[str, str | None]:
+    """The agent owning each memory or logged exchange these ids name (None: shared memory);
+    ids that name nothing are absent."""
     async with rt.db.read() as conn:
-        memory = await rows.get_memory(conn, memory_id)
-    return memory is not None and memory.agent_id is None
+        found = await rows.memories_by_id(conn, ids)
+        logged = await log.exchange_owners(conn, [i for i in ids if i not in found])
+    owned: dict[str, str | None] = {i: m.agent_id for i, m in found.items()}
+    return owned | logged
+
+
+async def own_exchange(conn: Connection, exchange_id: str, agent: str) -> bool:
+    """True when `exchange_id` names an exchange logged for this agent (and no memory it
+    sees: an id is looked up as a memory first)."""
+    if not is_memory_id(exchange_id):
+        return False
+    if await rows.get_visible_memory(conn, exchange_id, agent) is not None:
+        return False
+    return (await log.exchange_owners(conn, [exchange_id])).get(exchange_id) == agent
 
 
 async def forget(rt: Runtime, memory_id: str, reason: str | None, agent: str) -> ForgetResult:
-    """Soft-delete a memory: it leaves recall, and cortex_restore brings it back."""
+    """Soft-delete a memory, or hide a logged exchange (its id from recall's conversation):
+    it leaves recall, and cortex_restore brings it back."""
     async with rt.db.write() as conn:
+        if await own_exchange(conn, memory_id, agent):
+            hidden = await log.hide_exchange(conn, memory_id, rt.clock())
+            if not hidden:
+                raise InvalidInput("memory_id", "is already forgotten; cortex_restore undoes that")
+            await log_action(conn, "forget_exchange", [], {"exchange_id": memory_id}, rt.clock())
+            return ForgetResult(memory_id=memory_id, deleted=True, reason=reason, messages=hidden)
         memory = await visible(conn, memory_id, agent)
         if memory.deleted_at is not None:
             raise InvalidInput("memory_id", "is already forgotten; cortex_restore undoes that")
@@ -61,6 +79,13 @@ async def restore(rt: Runtime, memory_id: str, agent: str) -> tuple[ForgetResult
     """Undo a forget, or a supersede: the memory is live again (the one that replaced it stays
     live too); with the memory's category, which may concern the profile."""
     async with rt.db.write() as conn:
+        if await own_exchange(conn, memory_id, agent):
+            shown = await log.unhide_whole_exchange(conn, memory_id)
+            if not shown:
+                raise InvalidInput("memory_id", "is not forgotten; there is nothing to restore")
+            await log_action(conn, "restore_exchange", [], {"exchange_id": memory_id}, rt.clock())
+            result = ForgetResult(memory_id=memory_id, deleted=False, messages=shown)
+            return result, Category.CONTEXT
         memory = await visible(conn, memory_id, agent)
         now = rt.clock()
         derived: list[str] = []

@@ -2,21 +2,31 @@
 
 Purge hard-deletes a memory with the stored copies of its exchange, the queue entry, vectors,
 cached embeddings, full-text rows and log snapshots (leaving a tombstone), scrubs its text from
-other rows, erases the conversation log's messages it came from, zeroes freed pages and
-truncates the WAL, then rewrites the Markdown mirror.
+other rows, erases the conversation log's messages it came from (or a logged exchange named by
+its id, or every message holding the text asked for, matched ignoring case like every other
+table), zeroes freed pages and truncates the WAL, then rewrites the Markdown mirror and scrubs
+the text from the backups of edited pages. The erase is done once the database is: a mirror that
+cannot be rewritten then (a full disk) has the pages holding the text removed, and the report
+says so in `note`; they are written again at the next start.
+
+A profile that merely mentions the text is rewritten (the text cut out), never erased: it holds
+the user's own words beside what was synthesized.
 """
 
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.to_thread
 from pydantic import BaseModel, Field
 
 from cortex_mcp.engine.lease import Lease, LifecycleBusy, new_owner
+from cortex_mcp.engine.mirror.ownership import drop_pages_holding, scrub_backups
 from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.engine.runtime import Runtime
-from cortex_mcp.errors import InvalidInput, MemoryNotFound
-from cortex_mcp.models import is_memory_id
+from cortex_mcp.errors import CortexError, InvalidInput, MemoryNotFound
+from cortex_mcp.models import Category, is_memory_id
 from cortex_mcp.store import conversation as log
 from cortex_mcp.store import exchanges
 from cortex_mcp.store import memories as rows
@@ -43,6 +53,9 @@ class PurgeReport(BaseModel):
     log_entries: int = Field(description="Log snapshots replaced by a tombstone.")
     access_entries: int
     wal_truncated: bool
+    messages: int = Field(default=0, description="Messages of the conversation log erased.")
+    backups: int = Field(default=0, description="Backups of edited pages the text was cut out of.")
+    note: str | None = Field(default=None, description="What did not stop the erase (one line).")
 
 
 class PurgePreview(BaseModel):
@@ -53,37 +66,66 @@ class PurgePreview(BaseModel):
     queue_entries: int
     log_entries: int
     access_entries: int
+    messages: int = Field(default=0, description="Messages of the conversation log to erase.")
 
 
-async def purge(rt: Runtime, memory_ids: list[str], agent_id: str | None) -> PurgeReport:
-    """Erase these memories (visible to the agent; forgotten ones too) and every copy."""
-    for memory_id in memory_ids:
+@dataclass(frozen=True)
+class Targets:
+    """What one purge erases: memories, logged exchanges, and every message holding a text
+    (of one agent, or of all for None)."""
+
+    memory_ids: list[str]
+    exchanges: list[str] = field(default_factory=list)
+    needle: str | None = None
+    agent: str | None = None
+
+
+async def purge(rt: Runtime, ids: list[str], agent_id: str | None) -> PurgeReport:
+    """Erase these memories (visible to the agent; forgotten ones too) or logged exchanges
+    (the agent's), and every copy."""
+    for memory_id in ids:
         if not is_memory_id(memory_id):
             raise InvalidInput("memory_id", "must be a memory id (a UUID such as recall returns)")
     agent = rt.agent(agent_id)
+    memory_ids, exchange_ids = [], []
     async with rt.db.read() as conn:
-        for memory_id in memory_ids:
-            if await rows.get_visible_memory(conn, memory_id, agent) is None:
+        owners = await log.exchange_owners(conn, ids)
+        for memory_id in ids:
+            if await rows.get_visible_memory(conn, memory_id, agent) is not None:
+                memory_ids.append(memory_id)
+            elif owners.get(memory_id) == agent:
+                exchange_ids.append(memory_id)
+            else:
                 raise MemoryNotFound(memory_id)
-    return await _erase(rt, memory_ids, None)
+    return await _erase(rt, Targets(memory_ids, exchange_ids))
 
 
-async def purge_matching(rt: Runtime, text: str) -> PurgeReport:
-    """Erase every memory (any agent) whose text contains `text`, and `text` wherever else it
-    is stored."""
+async def purge_matching(rt: Runtime, text: str, agent: str | None = None) -> PurgeReport:
+    """Erase every memory (any agent, or `agent`'s) whose text contains `text` ignoring case,
+    every logged message holding it, and `text` wherever else it is stored."""
     _check_needle(text)
     async with rt.db.read() as conn:
-        ids, _ = await erase.matching_memories(conn, text)
-    return await _erase(rt, ids, text)
+        ids = await _erasable(conn, text, agent)
+    return await _erase(rt, Targets(ids, [], text, agent))
 
 
-async def preview_matching(rt: Runtime, text: str) -> PurgePreview:
+async def _erasable(conn: Connection, text: str, agent: str | None) -> list[str]:
+    """The memories holding `text` that a purge erases: all but profiles (rewritten)."""
+    ids, _ = await erase.matching_memories(conn, text, agent)
+    found = await rows.memories_by_id(conn, ids)
+    return [i for i in ids if i in found and found[i].category != Category.PROFILE]
+
+
+async def preview_matching(rt: Runtime, text: str, agent: str | None = None) -> PurgePreview:
     """What `purge_matching` would erase; changes nothing."""
     _check_needle(text)
     async with rt.db.read() as conn:
-        ids, mentioning = await erase.matching_memories(conn, text)
+        ids = await _erasable(conn, text, agent)
+        every, mentioning = await erase.matching_memories(conn, text, agent)
         found = await rows.memories_by_id(conn, ids)
         places = await erase.places_with(conn, text)
+        said = await erase.matching_messages(conn, text, agent)
+    mentioning += [i for i in every if i not in ids]
     listed = [
         {
             "id": m.id,
@@ -94,7 +136,7 @@ async def preview_matching(rt: Runtime, text: str) -> PurgePreview:
         }
         for m in found.values()
     ]
-    return PurgePreview(memories=listed, rewritten=mentioning, **places)
+    return PurgePreview(memories=listed, rewritten=mentioning, messages=len(said), **places)
 
 
 def _check_needle(text: str) -> None:
@@ -102,25 +144,33 @@ def _check_needle(text: str) -> None:
         raise InvalidInput("matching", "needs at least 3 characters")
 
 
-async def _erase(rt: Runtime, memory_ids: list[str], needle: str | None) -> PurgeReport:
+async def _erase(rt: Runtime, targets: Targets) -> PurgeReport:
     """Erase under the lifecycle lease, so no run planned on the old rows (a profile made from
     a purged memory) writes the text back."""
     lease = await _take_lease(rt)
     try:
-        return await _erase_holding(rt, memory_ids, needle)
+        return await _erase_holding(rt, targets)
     finally:
         await lease.release()
 
 
-async def erase_conversation(conn: Connection, memory_ids: list[str], needle: str | None) -> int:
+async def erase_conversation(conn: Connection, memory_ids: list[str], targets: Targets) -> int:
     """The conversation log's part of a purge: the exchanges these memories came from, the
-    messages they were extracted from, and every message holding `needle`."""
+    messages they were extracted from, the exchanges named, and every message holding the
+    needle (ignoring case); how many messages went."""
     erased = 0
+    exchanges_named = list(targets.exchanges)
     for memory in (await rows.memories_by_id(conn, memory_ids)).values():
         exchange = memory.metadata.get("exchange_id")
         if isinstance(exchange, str):
-            erased += await log.erase_exchange(conn, exchange)
-    return erased + await log.erase_said(conn, memory_ids, needle or "")
+            exchanges_named.append(exchange)
+    for exchange in dict.fromkeys(exchanges_named):
+        erased += await log.erase_exchange(conn, exchange)
+    erased += await log.erase_said(conn, memory_ids, "")
+    if targets.needle:
+        seqs = await erase.matching_messages(conn, targets.needle, targets.agent)
+        erased += await log.erase_messages(conn, seqs)
+    return erased
 
 
 async def _take_lease(rt: Runtime) -> Lease:
@@ -136,29 +186,27 @@ async def _take_lease(rt: Runtime) -> Lease:
     raise InvalidInput("memory_id", "a lifecycle run is in progress; purge again when it ends")
 
 
-async def _erase_holding(rt: Runtime, memory_ids: list[str], needle: str | None) -> PurgeReport:
+async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
     await rt.access.flush()  # recalls of these memories still buffered are erased too
-    now, done = rt.clock(), erase.Erased()
+    now, done, needle = rt.clock(), erase.Erased(), targets.needle
     await erase.secure_delete(rt.db, True)
     try:
         async with rt.db.write() as conn:
-            copies = [
-                m.id for m in await exchanges.siblings(conn, memory_ids) if exchanges.is_copy(m)
-            ]
-            context_holders = [
-                m for m in await exchanges.siblings(conn, memory_ids) if "context" in m.metadata
-            ]
-            targets = list(dict.fromkeys(memory_ids + copies))
-            said = await erase_conversation(conn, targets, needle)
+            siblings = await exchanges.siblings(conn, targets.memory_ids)
+            copies = [m.id for m in siblings if exchanges.is_copy(m)]
+            context_holders = [m for m in siblings if "context" in m.metadata]
+            ids = list(dict.fromkeys(targets.memory_ids + copies))
+            said = await erase_conversation(conn, ids, targets)
             for holder in context_holders:
-                if holder.id not in targets:
+                if holder.id not in ids:
                     metadata = {k: v for k, v in holder.metadata.items() if k != "context"}
                     await exchanges.set_metadata(conn, holder.id, metadata)
-            texts = await erase.erase_memories(conn, targets, now, done)
-            for text in [t for t in texts if len(t) >= SCRUB_MIN_CHARS] + [needle or ""]:
+            texts = await erase.erase_memories(conn, ids, now, done)
+            scrubbed = [t for t in texts if len(t) >= SCRUB_MIN_CHARS] + [needle or ""]
+            for text in scrubbed:
                 if text.strip():
-                    await erase.scrub_text(conn, text, done)
-            await erase.tombstone(conn, targets, now)
+                    await erase.scrub_text(conn, text, done, targets.agent)
+            await erase.tombstone(conn, ids, now)
             await erase.rebuild_text_index(conn)
             await log.optimize_log_index(conn)
         truncated = await erase.rewrite_file(rt.db)
@@ -167,14 +215,10 @@ async def _erase_holding(rt: Runtime, memory_ids: list[str], needle: str | None)
     logger.info(
         "purge: %d memories erased, %d rewritten, %d queue entries, %d log snapshots,"
         " %d logged messages",
-        len(done.memories),
-        len(done.rewritten),
-        done.queue_entries,
-        done.log_entries,
-        said,
+        *(len(done.memories), len(done.rewritten), done.queue_entries, done.log_entries, said),
     )
-    if rt.settings.mirror.enabled:
-        await write_mirror(rt)
+    copies_left = [t for t in texts if t.strip()] + ([needle] if needle else [])
+    backups, note = await erase_copies(rt, copies_left)
     return PurgeReport(
         purged=done.memories,
         rewritten=done.rewritten,
@@ -183,4 +227,27 @@ async def _erase_holding(rt: Runtime, memory_ids: list[str], needle: str | None)
         log_entries=done.log_entries,
         access_entries=done.access_entries,
         wal_truncated=truncated,
+        messages=said,
+        backups=backups,
+        note=note,
     )
+
+
+async def erase_copies(rt: Runtime, texts: list[str]) -> tuple[int, str | None]:
+    """The copies cortex made outside the database: the mirror is rewritten (when it cannot
+    be, its pages holding the text are removed) and the text is cut out of the backups of
+    edited pages. (backups rewritten, a note when the mirror could not be rewritten)"""
+    home, note = rt.settings.home, None
+    if rt.settings.mirror.enabled:
+        try:
+            await write_mirror(rt)
+        except (OSError, CortexError) as error:
+            cause = str(error).splitlines()[0] if str(error) else type(error).__name__
+            dropped = await anyio.to_thread.run_sync(drop_pages_holding, home, texts)
+            note = (
+                f"erased; the Markdown mirror could not be rewritten ({cause}): "
+                f"{dropped} page(s) holding the text removed, rewritten at the next start"
+            )
+            logger.warning("purge: %s", note)
+    backups = await anyio.to_thread.run_sync(scrub_backups, home, texts)
+    return backups, note

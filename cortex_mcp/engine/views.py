@@ -17,7 +17,7 @@ from cortex_mcp.search.query import match_expression
 from cortex_mcp.store import fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store import relations as graph_rows
-from cortex_mcp.store.db import Database
+from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.relations import Relation
 
 TOP_ENTITIES = 12
@@ -26,10 +26,24 @@ MERMAID_EDGES = 40
 ENTITY_MEMORIES = 20
 
 
+async def unforgotten(conn: Connection, relations: list[Relation]) -> list[Relation]:
+    """The relations whose source memory is not forgotten (nor gone): what a forget took
+    away is shown only where the user asks for forgotten memories (the browser's filter)."""
+    sources = [r.source_memory_id for r in relations if r.source_memory_id]
+    found = await rows.memories_by_id(conn, sources)
+    return [
+        r
+        for r in relations
+        if r.source_memory_id is None
+        or (r.source_memory_id in found and found[r.source_memory_id].deleted_at is None)
+    ]
+
+
 async def relations_markdown(db: Database, agent_id: str) -> str:
     """Every live relation as a line, then a Mermaid graph of the best-connected entities."""
     async with db.read() as conn:
         every = [r for r in await graph_rows.relations_of(conn, agent_id) if r.live]
+        every = await unforgotten(conn, every)
         top = await graph_rows.top_entities(conn, agent_id, TOP_ENTITIES)
     lines = ["# Relations", "", f"{len(every)} live relations."]
     if not every:
@@ -52,6 +66,7 @@ async def entity_json(db: Database, name: str, agent_id: str) -> dict[str, Any]:
         related = await graph_rows.relations_touching(
             conn, keys, agent_id, live_only=False, limit=500
         )
+        related = await unforgotten(conn, related)
         sources = [r.source_memory_id for r in related if r.source_memory_id]
         match = match_expression(display_name(name))
         layers = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
@@ -61,7 +76,8 @@ async def entity_json(db: Database, name: str, agent_id: str) -> dict[str, Any]:
             else []
         )
         ids = list(dict.fromkeys([*sources, *(c.id for _, c in named)]))
-        memories = await rows.memories_by_id(conn, ids)
+        found = await rows.memories_by_id(conn, ids)
+    memories = {i: m for i, m in found.items() if m.deleted_at is None}
     if not related and not memories:
         raise InvalidInput("name", f"no entity or memory is named {name!r}")
     return {
@@ -76,11 +92,7 @@ async def entity_json(db: Database, name: str, agent_id: str) -> dict[str, Any]:
                 "category": m.category,
                 "layer": m.layer,
                 "created_at": to_text(m.created_at),
-                "state": "forgotten"
-                if m.deleted_at
-                else "superseded"
-                if m.superseded_by
-                else "live",
+                "state": "superseded" if m.superseded_by else "live",
             }
             for m in (memories[i] for i in ids if i in memories)
         ],
@@ -97,7 +109,7 @@ def _relation_json(relation: Relation) -> dict[str, Any]:
 
 async def memory_json(rt: Runtime, memory_id: str, agent: str) -> str:
     """One memory with its metadata and supersede chain, as JSON."""
-    await rt.access.flush()
+    await rt.access.flush_before_read()
     async with rt.db.read() as conn:
         memory = await visible(conn, memory_id, agent)
         chain = await rows.supersede_chain(conn, memory.id)

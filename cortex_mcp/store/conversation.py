@@ -1,11 +1,11 @@
 """The conversation log: every ingested or flushed message, verbatim after redaction.
 
-It is not memory: it never decays into core, is not in MEMORY.md or an export; recall ranks its
-messages beside the memories (`engine/recall/log.py`). Each row is one message; the messages of
-one cortex_ingest (or one cortex_flush) share an exchange id. A row lists the memories extracted
-from it, and says whether an LLM extraction of its exchange is still owed (`pending`, retried
-with backoff; or `waiting`, logged while no LLM could answer, taken when a provider is
-configured later).
+It is not memory: it never decays into core, is not in MEMORY.md (a JSON export carries it);
+recall ranks its messages beside the memories (`engine/recall/log.py`). Each row is one
+message; the messages of one cortex_ingest (or one cortex_flush) share an exchange id. A row
+lists the memories extracted from it, and says whether an LLM extraction of its exchange is
+still owed (`pending`, retried with backoff; or `waiting`, logged while no LLM could answer,
+taken when a provider is configured later).
 """
 
 import json
@@ -218,13 +218,15 @@ async def exchange_origin(conn: Connection, exchange_id: str) -> str | None:
     return str(row[0]) if row else None
 
 
-async def hide_exchange(conn: Connection, exchange_id: str, when: datetime) -> None:
-    """Hide every message of an exchange from recall (a forget); `unhide_exchange` undoes it."""
-    await conn.execute(
+async def hide_exchange(conn: Connection, exchange_id: str, when: datetime) -> int:
+    """Hide every message of an exchange from recall (a forget); `unhide_exchange` undoes it.
+    How many messages were hidden."""
+    hidden = await conn.execute(
         "update conversation_log set deleted_at = ? where exchange_id = ? and deleted_at is null",
         (to_text(when), exchange_id),
     )
     await message_vectors.delete_hidden(conn)
+    return hidden
 
 
 async def hide_messages_of(conn: Connection, memory_id: str, when: datetime) -> None:
@@ -323,10 +325,10 @@ async def erase_said(conn: Connection, memory_ids: list[str], needle: str) -> in
         Sql(
             "select seq from conversation_log where exists (select 1 from json_each(memory_ids)"
             " where value in (select value from json_each(:ids)))"
-            " or (:needle != '' and instr(content, :needle) > 0)",
+            " or (:needle != '' and instr(lower(content), lower(:needle)) > 0)",
             "select seq from conversation_log where jsonb_exists_any(cast(memory_ids as jsonb),"
             " array(select json_array_elements_text(cast(:ids as json))))"
-            " or (cast(:needle as text) != '' and strpos(content, :needle) > 0)",
+            " or (cast(:needle as text) != '' and strpos(lower(content), lower(:needle)) > 0)",
         ),
         {"ids": json.dumps(memory_ids), "needle": needle},
     )
@@ -379,3 +381,75 @@ async def visible_messages(conn: Connection, seqs: list[int], agent_id: str) -> 
         {"seqs": json.dumps(seqs), "agent_id": agent_id},
     )
     return [to_message(row) for row in rows]
+
+
+async def exchange_owners(conn: Connection, exchange_ids: list[str]) -> dict[str, str]:
+    """The agent each of these exchanges was logged for (unknown ids are absent)."""
+    rows = await fetch_all(
+        conn,
+        Sql(
+            "select distinct exchange_id, agent_id from conversation_log"
+            " where exchange_id in (select value from json_each(?))",
+            "select distinct exchange_id, agent_id from conversation_log"
+            " where exchange_id in (select json_array_elements_text(cast(? as json)))",
+        ),
+        (json.dumps(exchange_ids),),
+    )
+    return {row[0]: row[1] for row in rows}
+
+
+async def erase_messages(conn: Connection, seqs: list[int]) -> int:
+    """Remove these messages and their full-text rows for good; how many went."""
+    await _unindex(conn, seqs)
+    await conn.execute(
+        Sql(
+            "delete from conversation_log where seq in (select value from json_each(?))",
+            "delete from conversation_log where seq = any(cast(? as bigint[]))",
+        ),
+        (json.dumps(seqs) if conn.dialect == "sqlite" else seqs,),
+    )
+    return len(seqs)
+
+
+async def hide_messages(conn: Connection, seqs: list[int], when: datetime) -> int:
+    """Hide these messages from recall (a forget by text); how many were visible."""
+    found = await fetch_all(
+        conn,
+        Sql(
+            "update conversation_log set deleted_at = ? where deleted_at is null"
+            " and seq in (select value from json_each(?)) returning seq",
+            "update conversation_log set deleted_at = ? where deleted_at is null"
+            " and seq in (select cast(json_array_elements_text(cast(? as json)) as bigint))"
+            " returning seq",
+        ),
+        (to_text(when), json.dumps(seqs)),
+    )
+    await message_vectors.delete_hidden(conn)
+    return len(found)
+
+
+async def unhide_whole_exchange(conn: Connection, exchange_id: str) -> int:
+    """Show again every hidden message of an exchange (its restore by id); how many."""
+    return await conn.execute(
+        "update conversation_log set deleted_at = null"
+        " where exchange_id = ? and deleted_at is not null",
+        (exchange_id,),
+    )
+
+
+async def all_messages(
+    conn: Connection, with_hidden: bool
+) -> list[tuple[LoggedMessage, str | None]]:
+    """Every message of the log in order, with when it was hidden (None: visible); hidden
+    ones only `with_hidden` (an export)."""
+    rows = await fetch_all(
+        conn,
+        "select * from conversation_log where deleted_at is null or :hidden order by seq",
+        {"hidden": with_hidden},
+    )
+    return [(to_message(row), row["deleted_at"]) for row in rows]
+
+
+async def logged_exchanges(conn: Connection, exchange_ids: list[str]) -> set[str]:
+    """Which of these exchanges the log holds already."""
+    return set(await exchange_owners(conn, exchange_ids))

@@ -57,22 +57,31 @@ def _ids(values: list[str]) -> str:
     return json.dumps(values)
 
 
-async def matching_memories(conn: Connection, text: str) -> tuple[list[str], list[str]]:
-    """Ids of memories (any agent, any state) whose content contains `text`, ignoring case,
-    and of those whose metadata only (a context, a snapshot) does."""
+async def matching_memories(
+    conn: Connection, text: str, agent_id: str | None = None
+) -> tuple[list[str], list[str]]:
+    """Ids of memories (any agent, or only `agent_id`'s; any state) whose content contains
+    `text`, ignoring case, and of those whose metadata only (a context, a snapshot) does."""
     rows = await fetch_all(
         conn,
-        Sql(
-            "select id, instr(lower(content), lower(:t)) > 0 from memories"
-            " where instr(lower(content), lower(:t)) > 0 or instr(lower(metadata), :j) > 0"
-            " order by seq",
-            "select id, strpos(lower(content), lower(cast(:t as text))) > 0 from memories"
-            " where strpos(lower(content), lower(cast(:t as text))) > 0"
-            " or strpos(lower(metadata), :j) > 0 order by seq",
-        ),
-        {"t": text, "j": _json_lower(text)},
+        "select id, instr(lower(content), lower(:t)) > 0 from memories"
+        " where (instr(lower(content), lower(:t)) > 0 or instr(lower(metadata), :j) > 0)"
+        " and (cast(:agent_id as text) is null or agent_id = :agent_id) order by seq",
+        {"t": text, "j": _json_lower(text), "agent_id": agent_id},
     )
     return [row[0] for row in rows if row[1]], [row[0] for row in rows if not row[1]]
+
+
+async def matching_messages(conn: Connection, text: str, agent_id: str | None = None) -> list[int]:
+    """Sequence numbers of the logged messages (any agent, or only `agent_id`'s; hidden ones
+    too) whose text contains `text`, ignoring case, as every other table is matched."""
+    rows = await fetch_all(
+        conn,
+        "select seq from conversation_log where instr(lower(content), lower(:t)) > 0"
+        " and (cast(:agent_id as text) is null or agent_id = :agent_id) order by seq",
+        {"t": text, "agent_id": agent_id},
+    )
+    return [int(row[0]) for row in rows]
 
 
 async def places_with(conn: Connection, text: str) -> dict[str, int]:
@@ -200,16 +209,21 @@ async def _erase_vectors(conn: Connection, seqs: list[int], contents: list[str])
     await delete_vectors(conn, seqs)
 
 
-async def scrub_text(conn: Connection, text: str, erased: Erased) -> None:
+async def scrub_text(
+    conn: Connection, text: str, erased: Erased, agent_id: str | None = None
+) -> None:
     """Remove `text` (ignoring case) wherever it is still stored: other memories' content and
     metadata (rewritten with a marker, re-indexed, their vector dropped), queue entries, log
-    details, recall queries and relations (removed or tombstoned)."""
+    details, recall queries and relations (removed or tombstoned). With `agent_id`, only that
+    agent's memories, queue entries and relations are touched (an agent's own purge)."""
     lowered, in_json = text.lower(), _json_lower(text)
+    mine = {"agent_id": agent_id}
     rows = await fetch_all(
         conn,
         "select seq, id, content, metadata from memories"
-        " where instr(lower(content), ?) > 0 or instr(lower(metadata), ?) > 0",
-        (lowered, in_json),
+        " where (instr(lower(content), :t) > 0 or instr(lower(metadata), :j) > 0)"
+        " and (cast(:agent_id as text) is null or agent_id = :agent_id)",
+        {"t": lowered, "j": in_json} | mine,
     )
     for row in rows:
         content = _replace(row["content"], text)
@@ -230,8 +244,9 @@ async def scrub_text(conn: Connection, text: str, erased: Erased) -> None:
         erased.rewritten.append(row["id"])
     queue = await fetch_all(
         conn,
-        "delete from extraction_queue where instr(lower(payload), ?) > 0 returning id",
-        (in_json,),
+        "delete from extraction_queue where instr(lower(payload), :j) > 0"
+        " and (cast(:agent_id as text) is null or agent_id = :agent_id) returning id",
+        {"j": in_json} | mine,
     )
     erased.queue_entries += len(queue)
     logs = await fetch_all(
@@ -247,9 +262,10 @@ async def scrub_text(conn: Connection, text: str, erased: Erased) -> None:
         conn, "delete from access_log where instr(lower(query), ?) > 0 returning id", (lowered,)
     )
     await conn.execute(
-        "delete from relations where instr(lower(subject), :t) > 0"
-        " or instr(lower(predicate), :t) > 0 or instr(lower(object), :t) > 0",
-        {"t": lowered},
+        "delete from relations where (instr(lower(subject), :t) > 0"
+        " or instr(lower(predicate), :t) > 0 or instr(lower(object), :t) > 0)"
+        " and (cast(:agent_id as text) is null or agent_id = :agent_id)",
+        {"t": lowered} | mine,
     )
     erased.access_entries += len(access)
 

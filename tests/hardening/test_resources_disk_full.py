@@ -63,7 +63,10 @@ async def test_reads_on_a_full_disk_answer_data_or_one_database_line(
                 answers.append("data")
             except MCPError as err:
                 answers.append(str(err))
+        app_stats = await client.call_tool("cortex_app_stats", {})
         (small_disk / "filler").unlink()  # room again for the engine's closing writes
+    assert answers[0] == "data"  # stats reads without writing the recall counts first
+    assert not app_stats.is_error and data_of(app_stats)["layers"]["core"]["total"] == 1
     for uri, answer in zip(READS, answers, strict=True):
         assert answer == "data" or (answer.startswith("database: ") and "\n" not in answer), (
             uri,

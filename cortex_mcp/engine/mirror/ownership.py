@@ -25,6 +25,7 @@ from enum import Enum
 from pathlib import Path
 
 from cortex_mcp.engine.render.pages import GENERATOR
+from cortex_mcp.store.home import write_atomic
 
 BEGIN = (
     "<!-- cortex-mcp:begin (generated from memory; edits between these lines become memories) -->"
@@ -32,6 +33,7 @@ BEGIN = (
 END = "<!-- cortex-mcp:end -->"
 HASH_PREFIX = "mirror_hash:"
 BACKUPS = Path("memory") / "backups"
+PURGED_MARK = "[PURGED]"
 TEXT_ERRORS = "surrogateescape"  # every byte of a user's file survives a decode and encode
 
 
@@ -49,6 +51,9 @@ class OnDisk:
 
     verdict: Verdict
     edited_text: str = ""
+    ours_on_disk: str | None = None
+    """The digest of what is on disk when it is cortex's own: kept beside the digest of the
+    page about to be written until that write is known to be done, however many fail first."""
 
 
 def digest(text: str) -> str:
@@ -119,8 +124,10 @@ def judge_page(path: Path, new_text: str, stored: str | None, core: bool) -> OnD
     """The verdict on a whole page cortex is about to write. `core`: MEMORY.md, whose edits
     (even to a copy without the marker) are imported; other pages without it are the user's."""
     text = read_text(path)
-    if text is None or text == new_text or is_ours(text, stored):
+    if text is None:
         return OnDisk(Verdict.WRITE)
+    if text == new_text or is_ours(text, stored):
+        return OnDisk(Verdict.WRITE, ours_on_disk=digest(text))
     if not has_marker(text) and not core:
         return OnDisk(Verdict.USERS)
     return OnDisk(Verdict.EDITED, text)
@@ -134,7 +141,7 @@ def judge_block(path: Path, stored: str | None) -> OnDisk:
         return OnDisk(Verdict.WRITE)
     block = text[found[0] : found[1]]
     if stored is None or is_ours(block, stored):
-        return OnDisk(Verdict.WRITE)
+        return OnDisk(Verdict.WRITE, ours_on_disk=digest(block))
     return OnDisk(Verdict.EDITED, block)
 
 
@@ -160,4 +167,50 @@ def remove_temporaries(folders: list[Path], suffix: str) -> int:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(leftover)
                 removed += 1
+    return removed
+
+
+def _holds(text: str, needles: list[str]) -> bool:
+    lowered = text.lower()
+    return any(needle.lower() in lowered for needle in needles if needle.strip())
+
+
+def scrub_backups(home: Path, texts: list[str]) -> int:
+    """Cut every one of `texts` (ignoring case) out of the backups of edited pages cortex
+    keeps in `memory/backups/` (a purge); how many backups were rewritten. The rest of the
+    user's edit is kept."""
+    folder, rewritten = home / BACKUPS, 0
+    for backup in sorted(folder.glob("*.bak")) if folder.is_dir() else []:
+        before = read_text(backup)
+        if before is None or not _holds(before, texts):
+            continue
+        after = before
+        for text in sorted(texts, key=len, reverse=True):
+            after = cut_out(after, text)
+        write_atomic(backup, after)
+        rewritten += 1
+    return rewritten
+
+
+def cut_out(haystack: str, needle: str) -> str:
+    """`haystack` with every case-insensitive occurrence of `needle` replaced by a marker."""
+    if not needle.strip():
+        return haystack
+    lowered, target, parts, start = haystack.lower(), needle.lower(), [], 0
+    while (found := lowered.find(target, start)) >= 0:
+        parts += [haystack[start:found], PURGED_MARK]
+        start = found + len(needle)
+    return "".join(parts) + haystack[start:]
+
+
+def drop_pages_holding(home: Path, texts: list[str]) -> int:
+    """Remove the pages cortex generated (the marker on top) that hold any of `texts`; how
+    many (a purge whose mirror could not be rewritten: the next start writes them again)."""
+    removed = 0
+    pages = [home / "MEMORY.md", *sorted((home / "memory").rglob("*.md"))]
+    for page in pages:
+        text = read_text(page)
+        if text is not None and has_marker(text) and _holds(text, texts):
+            page.unlink(missing_ok=True)
+            removed += 1
     return removed

@@ -88,8 +88,8 @@ async def _write_mirror(rt: Runtime, archive: bool) -> list[str]:
     async with rt.db.write() as conn:  # a write cut short leaves the page still ours
         for path, page in own.items():
             upcoming = digest(block_of(page) if path == extra else page)
-            previous = hashes.get(hash_key(path), "").split()[:1]
-            await set_meta(conn, hash_key(path), " ".join([upcoming, *previous]))
+            on_disk = judged[path].ours_on_disk  # still ours if this write never lands
+            await set_meta(conn, hash_key(path), " ".join(filter(None, [upcoming, on_disk])))
     written, stale = await anyio.to_thread.run_sync(_write_owned, own, generated, extra, hashes)
     async with rt.db.write() as conn:
         for path, value in written.items():

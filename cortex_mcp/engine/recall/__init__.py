@@ -159,7 +159,7 @@ async def search_debug(
 ) -> SearchDebug:
     """Every candidate for `query` with each factor of its score; changes nothing."""
     check_query(rt, query)
-    await rt.access.flush()
+    await rt.access.flush_before_read()
     question = read_question(query, rt.clock())
     ranking, hits = await rank(rt, question, (agent, layers, None), keep=None)
     return SearchDebug(

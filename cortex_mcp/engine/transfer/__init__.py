@@ -1,9 +1,9 @@
 """Moving memory in and out.
 
 Export: JSON without loss (every memory in every state with its id, layer, supersede link and
-metadata, and every relation) and Markdown (core by category, working by day, archive by month,
-relations). Import: our JSON (ids kept), a MEMORY.md (to core), dated daily logs
-`YYYY-MM-DD.md` (to working while recent, else to the archive), the official MCP memory
+metadata, every relation, and the conversation log) and Markdown (core by category, working by
+day, archive by month, relations). Import: our JSON (ids kept), a MEMORY.md (to core), dated
+daily logs `YYYY-MM-DD.md` (to working while recent, else to the archive), the official MCP memory
 server's knowledge-graph JSONL (observations to memories, relations to relations), or a folder
 of such files. Imports are idempotent: what is already there, by id or by content in any state,
 is skipped.
@@ -23,6 +23,7 @@ from cortex_mcp.engine.transfer.load import (
     import_path,
     import_text,
 )
+from cortex_mcp.engine.transfer.said import exported_messages
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.store import lifecycle as store
 from cortex_mcp.store import memories as rows
@@ -45,6 +46,7 @@ async def export_json(rt: Runtime, include_forgotten: bool = False) -> str:
     async with rt.db.read() as conn:
         memories = await store.all_memories(conn)
         relations = await relations_of(conn, None)
+        said = await exported_messages(conn, with_hidden=include_forgotten)
     if not include_forgotten:
         memories, relations = without_forgotten(memories, relations)
     document = {
@@ -53,6 +55,7 @@ async def export_json(rt: Runtime, include_forgotten: bool = False) -> str:
         "exported_at": to_text(rt.clock()),
         "memories": [m.model_dump(mode="json") for m in memories],
         "relations": [r.to_json() for r in relations],
+        "conversation": said,
     }
     return json.dumps(document, ensure_ascii=False, indent=1)
 

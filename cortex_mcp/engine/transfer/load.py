@@ -38,6 +38,7 @@ from cortex_mcp.engine.transfer.restore import (
     insert_relations,
     link_chains,
 )
+from cortex_mcp.engine.transfer.said import insert_messages
 from cortex_mcp.engine.transfer.stream import (
     Source,
     batches,
@@ -80,6 +81,8 @@ class ImportReport(BaseModel):
     memories_skipped: int = 0
     relations_added: int = 0
     relations_skipped: int = 0
+    messages_added: int = Field(default=0, description="Conversation-log messages restored.")
+    messages_skipped: int = Field(default=0, description="Messages whose exchange was there.")
     rows_invalid: int = Field(default=0, description="Rows that broke a rule and were skipped.")
     problems: list[str] = Field(
         default_factory=list, description="The first bad rows, as file:where: field: rule."
@@ -159,6 +162,13 @@ class FileImport:
             documents = export_relation_rows(rows, self.problems)
             documents = [clean_relation(document, self.clean) for document in documents]
             await insert_export_relations(conn, documents, seen, self.report)
+        said = batches(enumerate(items_of(source, "conversation")))
+        while (rows := await _next(said)) is not None:
+            added, skipped = await insert_messages(
+                conn, rows, self.clean, self.rt.settings.sieve.max_message_chars, self.problems
+            )
+            self.report.messages_added += added
+            self.report.messages_skipped += skipped
 
     async def _graph(self, conn: Connection, source: Source) -> None:
         lines = batches(enumerate(lines_of(source), start=1))
@@ -239,7 +249,7 @@ def _check_header(header: Any) -> None:
         raise InvalidInput("version", "must be a whole number")
     if version > EXPORT_VERSION:
         raise InvalidInput("version", f"export version {version} is newer than this")
-    for key in ("memories", "relations"):
+    for key in ("memories", "relations", "conversation"):
         if header.kinds.get(key, "start_array") != "start_array":
             raise InvalidInput(key, "must be a list")
 

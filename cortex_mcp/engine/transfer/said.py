@@ -1,0 +1,116 @@
+"""The conversation log in a JSON export, and back: an export without it would not be lossless
+(a fact said once and never extracted lives only there).
+
+Each message is exported with its exchange, session, agent, role, text, time, the memories
+extracted from it and, for a hidden one (exported only with forgotten memories), when it was
+hidden. An import adds the exchanges the log does not hold yet (an exchange already there is
+skipped whole), each message redacted like every path in and checked like a memory row.
+"""
+
+from typing import Any
+
+from cortex_mcp.clock import from_text, to_text
+from cortex_mcp.engine.language.redaction import Cleaner
+from cortex_mcp.engine.transfer.validate import Problems
+from cortex_mcp.errors import InvalidInput
+from cortex_mcp.models import is_memory_id
+from cortex_mcp.store import conversation as log
+from cortex_mcp.store.db import Connection
+
+ROLES = frozenset({"user", "assistant", "system", "tool"})
+
+
+async def exported_messages(conn: Connection, with_hidden: bool) -> list[dict[str, Any]]:
+    """The log as export rows, oldest first."""
+    return [
+        {
+            "agent_id": message.agent_id,
+            "session_id": message.session_id,
+            "exchange_id": message.exchange_id,
+            "origin": message.origin,
+            "role": message.role,
+            "content": message.content,
+            "created_at": to_text(message.created_at),
+            "memory_ids": message.memory_ids,
+            "hidden_at": hidden_at,
+        }
+        for message, hidden_at in await log.all_messages(conn, with_hidden)
+    ]
+
+
+def _text(row: dict[str, Any], name: str, limit: int, required: bool = True) -> str | None:
+    value = row.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value.strip()) or len(value) > limit:
+        raise InvalidInput(name, f"must be text of 1 to {limit:,} characters")
+    return value
+
+
+def checked_message(row: object, limit: int) -> dict[str, Any]:
+    """One export row of the log, checked; InvalidInput naming the field otherwise."""
+    if not isinstance(row, dict):
+        raise InvalidInput("message", "must be an object")
+    exchange = _text(row, "exchange_id", 64)
+    if exchange is None or not is_memory_id(exchange):
+        raise InvalidInput("exchange_id", "must be an exchange id (a UUID)")
+    if row.get("role") not in ROLES:
+        raise InvalidInput("role", f"must be one of {', '.join(sorted(ROLES))}")
+    ids = row.get("memory_ids", [])
+    if not isinstance(ids, list) or not all(isinstance(i, str) and is_memory_id(i) for i in ids):
+        raise InvalidInput("memory_ids", "must be a list of memory ids")
+    checked = {
+        "agent_id": _text(row, "agent_id", 64),
+        "session_id": _text(row, "session_id", 128, required=False),
+        "exchange_id": exchange,
+        "origin": _text(row, "origin", 32),
+        "role": row["role"],
+        "content": _text(row, "content", limit),
+        "memory_ids": ids,
+    }
+    for name in ("created_at", "hidden_at"):
+        value = row.get(name)
+        if value is None and name == "hidden_at":
+            checked[name] = None
+            continue
+        try:
+            checked[name] = from_text(str(value))
+        except (TypeError, ValueError) as error:
+            raise InvalidInput(name, "must be an ISO date-time") from error
+    return checked
+
+
+async def insert_messages(
+    conn: Connection,
+    rows: list[tuple[int, object]],
+    clean: Cleaner,
+    limit: int,
+    problems: Problems,
+) -> tuple[int, int]:
+    """Add a batch of exported messages whose exchange the log lacks; (added, skipped)."""
+    valid = []
+    for number, row in rows:
+        try:
+            valid.append(checked_message(row, limit))
+        except InvalidInput as error:
+            problems.add(f"conversation[{number}]", error)
+    held = await log.logged_exchanges(conn, sorted({m["exchange_id"] for m in valid}))
+    added = 0
+    for message in valid:
+        if message["exchange_id"] in held:
+            continue
+        seq = await log.append_message(
+            conn,
+            agent_id=message["agent_id"],
+            session_id=message["session_id"],
+            exchange_id=message["exchange_id"],
+            origin=message["origin"],
+            role=message["role"],
+            content=clean(message["content"]),
+            created_at=to_text(message["created_at"]),
+            memory_ids=message["memory_ids"],
+        )
+        if message["hidden_at"] is not None:
+            await log.hide_messages(conn, [seq], message["hidden_at"])
+        added += 1
+    return added, len(valid) - added

@@ -1,0 +1,124 @@
+"""Forget and purge reach the conversation log through MCP: by the exchange id recall shows, and
+by text ("forget my locker code": a preview with a confirm token, then the forget), matching
+every table ignoring case, with the log's messages counted (issue #27, item 3)."""
+
+import json
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from cortex_mcp.config import Settings
+from cortex_mcp.engine.facade import open_engine
+from tests.conftest import FrozenClock, data_of, inspect_database, recall, remember, text_of
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
+SAID = "btw my Locker Code is 5521, keep it safe"
+
+
+async def said_once(client: Client) -> str:
+    """Log one message holding the locker code through a flush; its exchange id."""
+    flushed = await client.call_tool(
+        "cortex_flush", {"messages": [{"role": "user", "content": SAID}]}
+    )
+    assert not flushed.is_error
+    found = await recall(client, "locker code")
+    assert [h["content"] for h in found["conversation"]] == [SAID]
+    return str(found["conversation"][0]["exchange_id"])
+
+
+async def forget(client: Client, **arguments: Any) -> dict[str, Any]:
+    return data_of(await client.call_tool("cortex_forget", arguments))
+
+
+def logged(settings: Settings) -> list[str]:
+    with inspect_database(settings.database_path) as db:
+        return [row[0] for row in db.execute("select content from conversation_log").fetchall()]
+
+
+async def test_an_exchange_from_recall_is_forgotten_restored_and_purged_by_its_id(
+    client: Client, settings: Settings
+) -> None:
+    exchange = await said_once(client)
+
+    forgotten = await forget(client, memory_id=exchange)
+    hidden = await recall(client, "locker code")
+    restored = data_of(await client.call_tool("cortex_restore", {"memory_id": exchange}))
+    back = await recall(client, "locker code")
+    purged = await forget(client, memory_id=exchange, purge=True)
+    gone = await recall(client, "locker code")
+    again = await client.call_tool("cortex_restore", {"memory_id": exchange})
+
+    assert forgotten["messages"] == 1 and hidden["conversation"] == []
+    assert restored["messages"] == 1 and back["conversation"][0]["content"] == SAID
+    assert purged["messages"] == 1 and gone["conversation"] == []
+    assert again.is_error and "no memory with id" in text_of(again)
+    assert not any("5521" in text for text in logged(settings))
+
+
+async def test_forget_my_locker_code_previews_then_forgets_what_the_preview_showed(
+    client: Client, settings: Settings
+) -> None:
+    await said_once(client)
+    kept = await remember(client, "Sam's locker code is 5521")
+    await remember(client, "Sam lives in Oslo")
+
+    preview = await forget(client, matching="LOCKER code", purge=True)
+    unchanged = await recall(client, "locker code")
+    wrong = await client.call_tool(
+        "cortex_forget", {"matching": "locker code", "confirm": preview["confirm"]}
+    )  # a soft forget is another request than the purge previewed
+    done = await forget(client, matching="LOCKER code", purge=True, confirm=preview["confirm"])
+    after = await recall(client, "locker code 5521")
+    oslo = await recall(client, "Oslo")
+
+    assert preview["done"] is False and preview["messages"] == 1
+    assert [m["id"] for m in preview["memories"]] == [kept["id"]]
+    assert unchanged["memories"][0]["id"] == kept["id"] and unchanged["conversation"]
+    assert wrong.is_error and text_of(wrong).startswith("confirm: ")
+    assert done["done"] is True and done["messages"] == 1
+    assert "5521" not in json.dumps(after)
+    assert [m["content"] for m in oslo["memories"]] == ["Sam lives in Oslo"]
+    assert not any("5521" in text for text in logged(settings))
+
+
+async def test_a_soft_forget_by_text_hides_memories_and_messages_and_touches_no_other_agent(
+    client: Client,
+) -> None:
+    await said_once(client)
+    own = await remember(client, "Sam's locker code is 5521")
+    other = await remember(client, "Kim's locker code is 7788", agent_id="kim")
+
+    preview = await forget(client, matching="locker code")
+    done = await forget(client, matching="locker code", confirm=preview["confirm"])
+    mine = await recall(client, "locker code")
+    kims = await recall(client, "locker code", agent_id="kim")
+    restored = data_of(await client.call_tool("cortex_restore", {"memory_id": own["id"]}))
+
+    assert done["memory_count"] == 1 and done["messages"] == 1
+    assert mine["memories"] == [] and mine["conversation"] == []
+    assert [m["id"] for m in kims["memories"]] == [other["id"]]
+    assert restored["deleted"] is False
+
+
+async def test_purge_matching_finds_the_log_ignoring_case_and_rewrites_the_profile(
+    client: Client, settings: Settings, clock: FrozenClock
+) -> None:
+    """The CLI's `purge --matching "locker code"` missed "Locker Code" in the log and erased
+    the user's profile instead."""
+    await said_once(client)
+    profile = await client.call_tool(
+        "cortex_profile", {"content": "Sam, a nurse in Oslo; my locker code is private"}
+    )
+    assert not profile.is_error
+    async with open_engine(settings, clock, {}) as engine:
+        preview = await engine.preview_purge("locker code")
+        report = await engine.purge_matching("locker code")
+    kept = await recall(client, "")
+
+    assert preview.messages == 1 and preview.memories == []
+    assert len(preview.rewritten) == 1  # the profile: rewritten, not erased
+    assert report.messages == 1 and report.purged == []
+    assert not any("locker code" in text.lower() for text in logged(settings))
+    assert "Sam, a nurse in Oslo" in kept["context"] and "locker code" not in kept["context"]

@@ -1,0 +1,108 @@
+"""Purge removes every copy cortex made: the backups of edited pages and the mirror; a mirror
+write that failed leaves MEMORY.md cortex's own at the next start; a purge whose mirror rewrite
+fails still erases and says so in one line (issue #27, item 4)."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cortex_mcp.config import Settings
+from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.engine.mirror.write import catch_up, write_mirror
+from cortex_mcp.models import Category
+from tests.conftest import FrozenClock
+from tests.lifecycle.conftest import quiet_settings
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
+SECRET = "Sam's locker code is 5521 at the gym"
+
+
+@pytest.fixture
+def settings(cortex_home: Path) -> Settings:
+    return quiet_settings(cortex_home)
+
+
+def backups(home: Path) -> list[Path]:
+    folder = home / "memory" / "backups"
+    return sorted(folder.iterdir()) if folder.exists() else []
+
+
+async def test_two_failed_mirror_writes_do_not_make_memory_md_a_user_edit(
+    settings: Settings, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with open_engine(settings, clock, {}) as engine:
+        await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        await write_mirror(engine.runtime)
+
+        def no_space(fd: int) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(os, "fsync", no_space)
+        for text in ("Harry answers briefly", "Harry has a dog called Pochi"):
+            await engine.remember(text, category=Category.IDENTITY)
+            with pytest.raises(OSError, match="No space"):
+                await write_mirror(engine.runtime)
+        monkeypatch.undo()
+
+    async with open_engine(settings, clock, {}) as engine:
+        await catch_up(engine.runtime)
+        page = (settings.home / "MEMORY.md").read_text(encoding="utf-8")
+
+    assert backups(settings.home) == []  # cortex's own page was not taken for an edit
+    assert "Pochi" in page and page.count("Harry lives in Tokyo") == 1
+
+
+async def test_purge_cuts_the_text_out_of_the_backups_of_edited_pages(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    async with open_engine(settings, clock, {}) as engine:
+        await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        await write_mirror(engine.runtime)
+        memory_md = settings.home / "MEMORY.md"
+        edited = memory_md.read_text(encoding="utf-8").replace(
+            "## Who the user is\n\n", f"## Who the user is\n\n- {SECRET}\n"
+        )
+        memory_md.write_text(edited, encoding="utf-8")
+        await write_mirror(engine.runtime)  # the edit: imported and backed up
+        held = [b.read_text(encoding="utf-8") for b in backups(settings.home)]
+
+        report = await engine.purge_matching("LOCKER CODE is 5521")
+        page = memory_md.read_text(encoding="utf-8")
+
+    kept = [b.read_text(encoding="utf-8") for b in backups(settings.home)]
+    assert len(held) == 1 and "5521" in held[0]
+    assert report.backups == 1 and report.purged  # the imported memory went too
+    assert len(kept) == 1 and "5521" not in kept[0] and "Harry lives in Tokyo" in kept[0]
+    assert "5521" not in page
+
+
+async def test_a_purge_whose_mirror_cannot_be_rewritten_still_erases_and_says_so(
+    settings: Settings, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with open_engine(settings, clock, {}) as engine:
+        secret = await engine.remember(SECRET, category=Category.FACT)
+        await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        await write_mirror(engine.runtime)
+        assert "5521" in (settings.home / "MEMORY.md").read_text(encoding="utf-8")
+
+        def no_space(fd: int) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(os, "fsync", no_space)
+        result = await engine.purge([secret.id])
+        left = sorted(p.name for p in settings.home.rglob("*.md"))
+        monkeypatch.undo()
+        recalled = await engine.recall("locker code")
+
+    async with open_engine(settings, clock, {}) as engine:
+        await catch_up(engine.runtime)
+        page = (settings.home / "MEMORY.md").read_text(encoding="utf-8")
+
+    assert result.deleted and result.note is not None and "\n" not in result.note
+    assert "No space left on device" in result.note
+    assert "MEMORY.md" not in left  # the page holding the text is gone until rewritten
+    assert recalled.memories == []
+    assert "5521" not in page and "Harry lives in Tokyo" in page
+    assert backups(settings.home) == []
