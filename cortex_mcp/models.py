@@ -290,6 +290,9 @@ class FlushResult(BaseModel):
     extracted_messages: int
     queued_messages: int
     logged_messages: int = 0
+    already_logged: int = Field(
+        default=0, description="Messages this session had already flushed: logged once, skipped."
+    )
     memories: list[StoredMemory]
-    summary: StoredMemory | None
+    summary: StoredMemory | None = Field(description="The session's episode, written or updated.")
     redacted: list[str] = Field(default_factory=list)

@@ -169,13 +169,14 @@ async def cortex_ingest(
 @reports_errors
 async def cortex_flush(
     ctx: Context[Engine],
-    messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=5000)],
+    messages: Annotated[list[ChatMessage], Field(max_length=5000)],
     session_id: SessionId = None,
     reason: Annotated[str, Field(min_length=1, max_length=64)] = "compaction",
     agent_id: AgentId = None,
 ) -> FlushResult:
     """Call before your context is compacted or trimmed, with the messages about to go. Every
-    message is kept in the conversation log, and what matters is extracted."""
+    message is kept in the conversation log, and what matters is extracted. At the end of a
+    session, call it with its session_id (messages may be empty) to write its episode."""
     with lend_sampler(sampler_of(ctx)):
         return await ctx.request_context.lifespan_context.flush(
             [(m.role, m.content) for m in messages],

@@ -339,6 +339,35 @@ async def one_exchange_id(conn: Connection) -> None:
     await fold_into_log_ids(conn)
 
 
+@migration
+async def episodes_and_flushed_messages(conn: Connection) -> None:
+    """Episodes (#26): one per agent and session, a memory of its own (the row points at it and
+    goes with it when it is purged); and the content hash of every flushed message per
+    session, so the same messages flushed twice are logged once."""
+    await execute_statements(conn, EPISODES_SCHEMA)
+
+
+EPISODES_SCHEMA = """
+    create table episodes (
+        memory_id text primary key references memories(id) on delete cascade,
+        agent_id text not null,
+        session_id text not null,
+        project text,
+        started_at text not null,
+        ended_at text not null,
+        unique (agent_id, session_id)
+    );
+    create index episodes_by_end on episodes(agent_id, ended_at);
+    create table flushed_messages (
+        agent_id text not null,
+        session_id text not null,
+        message_hash text not null,
+        primary key (agent_id, session_id, message_hash)
+    )
+"""
+"""The same statements on both engines (`migrations_pg.py` runs them too)."""
+
+
 async def move_queue_to_log(conn: Connection) -> None:
     """Waiting queue entries become pending exchanges of the log; their raw fallback memories
     are retired (soft-deleted, so restorable)."""

@@ -269,6 +269,32 @@ async def one_exchange_id(conn: Connection) -> None:
     await fold_into_log_ids(conn)
 
 
+@pg_migration
+async def episodes_and_flushed_messages(conn: Connection) -> None:
+    """SQLite's `episodes_and_flushed_messages`: episodes and flushed-message hashes (#26)."""
+    await conn.execute(EPISODES_SCHEMA_PG)
+
+
+EPISODES_SCHEMA_PG = """
+    create table episodes (
+        memory_id text primary key references memories(id) on delete cascade,
+        agent_id text not null,
+        session_id text not null,
+        project text,
+        started_at text not null,
+        ended_at text not null,
+        unique (agent_id, session_id)
+    );
+    create index episodes_by_end on episodes(agent_id, ended_at);
+    create table flushed_messages (
+        agent_id text not null,
+        session_id text not null,
+        message_hash text not null,
+        primary key (agent_id, session_id, message_hash)
+    )
+"""
+
+
 async def pg_version(conn: Connection) -> int:
     """The number of PostgreSQL steps applied (0 on an empty database)."""
     row = await conn.fetch_one("select to_regclass('schema_version') is not null")
