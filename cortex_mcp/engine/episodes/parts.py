@@ -2,7 +2,7 @@
 
 The goal is the user's first request (not a greeting, not a command); the outcome is the last
 decision or result the session reached: the latest sentence of the assistant that reports one,
-else the last tool result (a failure said as one), else the assistant's last word. The memory's
+else the last tool result (a failure said as one), else "no decision or result recorded". The memory's
 one line says goal, outcome, tools and errors; its search context adds every error and
 decision, so a later session asking about the error finds the episode.
 """
@@ -26,6 +26,7 @@ GOAL_CHARS = 200
 OUTCOME_CHARS = 220
 LINE_CHARS = 480
 CONTEXT_CHARS = 3000
+NO_OUTCOME = "no decision or result recorded"
 _RESULT_WORDS = re.compile(
     r"\b(?:fixed|fixes|resolved|solved|works|working now|pass(?:es|ed)?|succeeded|done|"
     r"finished|completed|merged|deployed|released|shipped|the cause|root cause|"
@@ -106,7 +107,8 @@ def goal_of(said: Sequence[Said]) -> str:
 
 def outcome_of(said: Sequence[Said], actions: list[Action]) -> str:
     """The last decision or result: the assistant's latest sentence reporting one, else the
-    last tool result, else the assistant's last sentence."""
+    last tool result, else that none was recorded (never merely the last line: a line that
+    decides nothing would match every query and answer none, #23)."""
     replies = [m.content for m in said if m.role == "assistant" and m.content.strip()]
     for reply in reversed(replies):
         for sentence in reversed(signal_sentences(reply)):
@@ -116,10 +118,7 @@ def outcome_of(said: Sequence[Said], actions: list[Action]) -> str:
         last = actions[-1]
         state = f"failed: {last.error}" if last.success is False else last.result
         return one_line(f"last step {last.tool}: {state}", OUTCOME_CHARS)
-    if replies:
-        sentences = signal_sentences(replies[-1]) or [replies[-1]]
-        return one_line(sentences[-1], OUTCOME_CHARS)
-    return "no outcome recorded"
+    return NO_OUTCOME
 
 
 def parts_of(said: Sequence[Said]) -> Parts:
