@@ -6,7 +6,9 @@ session's project and time span, for the one-per-session rule and the recent lis
 with its memory when the memory is purged (foreign key, on delete cascade).
 """
 
+import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -42,6 +44,35 @@ def _row(row: Any) -> EpisodeRow:
         started_at=from_text(row["started_at"]),
         ended_at=from_text(row["ended_at"]),
     )
+
+
+def message_hashes(messages: Sequence[tuple[str, str]]) -> list[str]:
+    """Each (role, content) message's identity within its session: a hash of its role and
+    content and of the message before it in the same flush (so a repeated "ok", or a test run
+    twice, after different messages, is a message of its own; the same messages flushed again
+    hash the same)."""
+    hashes: list[str] = []
+    previous = ""
+    for role, content in messages:
+        joined = "\x1f".join([previous, role, content])
+        hashes.append(hashlib.sha256(joined.encode("utf-8")).hexdigest())
+        previous = hashlib.sha256(content.encode("utf-8")).hexdigest()
+    return hashes
+
+
+async def remember_flushed(conn: Connection) -> None:
+    """Record the hashes of the messages flushed before hashes were kept (a migration): the
+    same messages flushed again after the upgrade are logged once too."""
+    found = await fetch_all(
+        conn,
+        "select agent_id, session_id, exchange_id, role, content from conversation_log"
+        " where origin = 'flush' and session_id is not null order by seq",
+    )
+    exchanges: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    for agent_id, session_id, exchange_id, role, content in found:
+        exchanges.setdefault((agent_id, session_id, exchange_id), []).append((role, content))
+    for (agent_id, session_id, _), messages in exchanges.items():
+        await claim_messages(conn, agent_id, session_id, message_hashes(messages))
 
 
 async def claim_messages(

@@ -13,6 +13,7 @@ from cortex_mcp.search.entities import entity_key
 from cortex_mcp.store.conversation import append_message
 from cortex_mcp.store.dates import index_dates
 from cortex_mcp.store.db import Connection, Database, fetch_one
+from cortex_mcp.store.episodes import remember_flushed
 from cortex_mcp.store.exchanges import fold_into_log_ids
 from cortex_mcp.store.memories import index_memory
 from cortex_mcp.store.migrations_pg import migrate_pg, pg_version
@@ -345,6 +346,7 @@ async def episodes_and_flushed_messages(conn: Connection) -> None:
     goes with it when it is purged); and the content hash of every flushed message per
     session, so the same messages flushed twice are logged once."""
     await execute_statements(conn, EPISODES_SCHEMA)
+    await remember_flushed(conn)
 
 
 EPISODES_SCHEMA = """

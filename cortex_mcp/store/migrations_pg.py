@@ -13,6 +13,7 @@ from cortex_mcp.clock import from_text
 from cortex_mcp.search.entities import entity_key
 from cortex_mcp.store.dates import index_dates
 from cortex_mcp.store.db import Connection, Database
+from cortex_mcp.store.episodes import remember_flushed
 from cortex_mcp.store.exchanges import fold_into_log_ids
 
 MIGRATION_LOCK = 0x636F7275  # one migrating process at a time
@@ -273,6 +274,7 @@ async def one_exchange_id(conn: Connection) -> None:
 async def episodes_and_flushed_messages(conn: Connection) -> None:
     """SQLite's `episodes_and_flushed_messages`: episodes and flushed-message hashes (#26)."""
     await conn.execute(EPISODES_SCHEMA_PG)
+    await remember_flushed(conn)
 
 
 EPISODES_SCHEMA_PG = """

@@ -101,9 +101,7 @@ async def test_a_session_that_failed_then_fixed_comes_back_in_a_later_session(
         found = data_of(
             await later.call_tool(
                 "cortex_recall",
-                {
-                    "query": "pytest says fixture db_session not found on CI again. How did we fix it?"
-                },
+                {"query": "pytest says fixture db_session not found on CI again. How did we fix?"},
             )
         )
     top = found["memories"][0]

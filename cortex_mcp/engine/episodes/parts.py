@@ -2,9 +2,9 @@
 
 The goal is the user's first request (not a greeting, not a command); the outcome is the last
 decision or result the session reached: the latest sentence of the assistant that reports one,
-else the last tool result (a failure said as one), else "no decision or result recorded". The memory's
-one line says goal, outcome, tools and errors; its search context adds every error and
-decision, so a later session asking about the error finds the episode.
+else the last tool result (a failure said as one), else "no decision or result recorded". The
+memory's one line says goal, outcome, tools and errors; its search context adds every error
+and decision, so a later session asking about the error finds the episode.
 """
 
 import re
@@ -26,6 +26,8 @@ GOAL_CHARS = 200
 OUTCOME_CHARS = 220
 LINE_CHARS = 480
 CONTEXT_CHARS = 3000
+SHORT_CHARS = 60
+"""An outcome sentence shorter than this takes the sentence before it along."""
 NO_OUTCOME = "no decision or result recorded"
 _RESULT_WORDS = re.compile(
     r"\b(?:fixed|fixes|resolved|solved|works|working now|pass(?:es|ed)?|succeeded|done|"
@@ -111,9 +113,14 @@ def outcome_of(said: Sequence[Said], actions: list[Action]) -> str:
     decides nothing would match every query and answer none, #23)."""
     replies = [m.content for m in said if m.role == "assistant" and m.content.strip()]
     for reply in reversed(replies):
-        for sentence in reversed(signal_sentences(reply)):
+        sentences = signal_sentences(reply)
+        for index in range(len(sentences) - 1, -1, -1):
+            sentence = sentences[index]
             if _RESULT_WORDS.search(sentence) or any(p.search(sentence) for p in DECISION.patterns):
-                return one_line(sentence, OUTCOME_CHARS)
+                start = index
+                while start > 0 and len(" ".join(sentences[start : index + 1])) < SHORT_CHARS:
+                    start -= 1  # "done and tested." says what only with the sentence before
+                return one_line(" ".join(sentences[start : index + 1]), OUTCOME_CHARS)
     if actions and actions[-1].success is not None:
         last = actions[-1]
         state = f"failed: {last.error}" if last.success is False else last.result

@@ -9,7 +9,6 @@ goal and outcome (the LLM's, else the user's first request and the last decision
 its tool calls with their results and errors, and the memories extracted from it (#26).
 """
 
-import hashlib
 import logging
 from collections.abc import Sequence
 
@@ -29,6 +28,7 @@ from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import FlushResult, StoredMemory
 from cortex_mcp.search.budget import estimate_tokens, truncate_to_tokens
+from cortex_mcp.store.episodes import message_hashes
 from cortex_mcp.store.logs import log_action
 
 logger = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ async def flush(
         agent_id=agent_id,
         session_id=session_id,
         origin="flush",
-        hashes=message_hashes(cleaned),
+        hashes=message_hashes([(m.role, m.content) for m in cleaned]),
     )
     exchange = logged.exchange_id
     fresh = [i for i, seq in enumerate(logged.seqs) if seq >= 0]
@@ -180,21 +180,6 @@ def check_messages(rt: Runtime, messages: Sequence[Message], session_id: str | N
                 f"messages[{index}].content",
                 f"{len(message.content):,} characters; the limit is {settings.max_message_chars:,}",
             )
-
-
-def message_hashes(messages: Sequence[Message]) -> list[str]:
-    """Each message's identity within its session: a hash of its role and content and of the
-    message before it in the flush (so a repeated "ok", or a test run twice, after different
-    messages, is a message of its own; the same messages flushed again hash the same)."""
-    hashes: list[str] = []
-    previous = ""
-    for message in messages:
-        digest = hashlib.sha256(
-            "\x1f".join([previous, message.role, message.content]).encode("utf-8")
-        ).hexdigest()
-        hashes.append(digest)
-        previous = hashlib.sha256(message.content.encode("utf-8")).hexdigest()
-    return hashes
 
 
 def next_reply(messages: Sequence[Message], index: int) -> str:
