@@ -8,14 +8,17 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from cortex_mcp.config import Settings
+from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, read_json, recall
 from tests.fakes import FakeOpenAI
+from tests.servers import stdio_server
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
@@ -218,3 +221,44 @@ async def test_with_an_llm_the_goal_and_outcome_are_the_llms(
     assert episode["outcome"].startswith("The db_session fixture moved")
     assert episode["episode"]["summary_by"] == "llm"
     assert episode["episode"]["actions"][0]["success"] is False  # the nodes are the log's
+
+
+async def test_two_processes_flushing_the_same_session_at_once_log_it_once_in_one_episode(
+    cortex_home: Path,
+) -> None:
+    quiet = {"CORTEX_EMBEDDING__PROVIDER": "none", "CORTEX_LLM__PROVIDER": "none"}
+    results: list[dict[str, Any]] = []
+    async with (
+        Client(stdio_server(cortex_home, **quiet)) as one,
+        Client(stdio_server(cortex_home, **quiet)) as two,
+    ):
+
+        async def flush_from(client: Client) -> None:
+            results.append(await flush(client, SESSION, session_id="s-shared"))
+
+        async with anyio.create_task_group() as both:
+            both.start_soon(flush_from, one)
+            both.start_soon(flush_from, two)
+        listed = await read_json(one, "cortex://episodes")
+    assert sorted(r["logged_messages"] for r in results) == [0, len(SESSION)]
+    assert sum(r["already_logged"] for r in results) == len(SESSION)
+    assert listed["total"] == 1
+    assert {r["summary"]["id"] for r in results if r["summary"]} == {listed["episodes"][0]["id"]}
+
+
+async def test_purging_a_text_found_only_in_an_episodes_action_nodes_erases_it_there(
+    plain_client: Client, plain: Settings, clock: FrozenClock
+) -> None:
+    secret = "pelican-internal-host-7731"
+    said = [
+        {"role": "user", "content": "Deploy the API to staging please."},
+        {"role": "tool", "content": f'Bash {{"command": "ssh {secret} deploy"}}'},
+        {"role": "tool", "content": "Bash → deployed"},
+    ]
+    result = await flush(plain_client, said, session_id="s-secret")
+    episode_id = result["summary"]["id"]
+    assert secret in json.dumps(await episode_of(plain_client, episode_id))
+    async with open_engine(plain, clock) as engine:
+        await engine.purge_matching(secret)
+    after = json.dumps(await episode_of(plain_client, episode_id))
+    assert secret not in after and "Deploy the API to staging" in after
