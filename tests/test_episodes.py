@@ -185,7 +185,10 @@ async def test_episodes_are_paged_latest_first(plain_client: Client, clock: Froz
     ids = []
     for number in range(3):
         clock.advance(minutes=5)
-        said = [{"role": "user", "content": f"Session {number}: rename module m{number}."}]
+        said = [
+            {"role": "user", "content": f"Session {number}: rename module m{number}."},
+            {"role": "tool", "content": f'Bash {{"command": "git mv m{number}.py n{number}.py"}}'},
+        ]
         ids.append((await flush(plain_client, said, session_id=f"s-{number}"))["summary"]["id"])
     first = await read_json(plain_client, "cortex://episodes")
     assert [e["id"] for e in first["episodes"]] == ids[::-1]

@@ -2,7 +2,8 @@
 socket, the real `cortex-mcp-hook` command fed JSON on stdin and a Claude Code transcript on
 disk. A session whose tool calls fail and then succeed ends; its episode, with the error and the
 fix, comes back in a later session. PreCompact and SessionEnd of one session make one episode;
-imported transcripts make one episode per file, and importing again makes no second one."""
+imported transcripts make one episode per file that ran a tool, and importing again makes no
+second one."""
 
 import json
 from pathlib import Path
@@ -142,7 +143,9 @@ async def test_pre_compact_then_session_end_make_one_episode_with_its_decisions(
     assert failed["decision"].startswith("The fixture db_session lives in tests/db/conftest.py")
 
 
-def test_imported_transcripts_make_one_episode_each_and_again_none(tmp_path: Path) -> None:
+def test_imported_transcripts_that_ran_tools_make_one_episode_each_and_again_none(
+    tmp_path: Path,
+) -> None:
     folder = tmp_path / "projects"
     folder.mkdir()
     write_jsonl(folder / "a1.jsonl", failing_then_fixed())
@@ -154,13 +157,13 @@ def test_imported_transcripts_make_one_episode_each_and_again_none(tmp_path: Pat
 
     done = cortex(home, "import", str(folder), "--transcripts", "claude-code")
     assert done.returncode == 0, done.stderr
-    assert episodes(home) == 2
+    assert episodes(home) == 1  # b2 is a chat: no tool ran, no episode
     again = cortex(home, "import", str(folder), "--transcripts", "claude-code")
     assert again.returncode == 0 and json.loads(again.stdout)["messages"] == 0
-    assert episodes(home) == 2
+    assert episodes(home) == 1
     goals = query_one(
         home / "cortex.db",
         "select group_concat(m.content, ' | ') from episodes e join memories m"
         " on m.id = e.memory_id",
     )
-    assert REQUEST in goals and "Rename the module m1 to m2." in goals
+    assert REQUEST in goals and "Rename the module" not in goals

@@ -5,6 +5,11 @@ The episode is a working memory of category `context` whose one line is what rec
 its parts (goal, outcome, tools, action nodes, linked memories, start and end) are in its
 metadata, so search, recall, decay, archive, forget, purge and export cover it like any other
 memory. A forgotten episode stays forgotten: later flushes of its session leave it alone.
+
+A session without a single tool call is no episode: a chat has no goal worked towards or tool
+chain to keep, and its one line (its first request, its last result) only took a place from the
+messages and memories that answer (LoCoMo dev, flush path, BM25: conv-26 recall@10 0.679 with
+no episodes, 0.631 with one per chat session).
 """
 
 from dataclasses import dataclass
@@ -41,7 +46,7 @@ class Session:
 
 
 async def record_episode(rt: Runtime, session: Session) -> StoredMemory | None:
-    """Write or rewrite the session's episode; None when the session logged nothing or its
+    """Write or rewrite the session's episode; None when the session ran no tool, or its
     episode was forgotten."""
     async with rt.db.read() as conn:
         if session.session_id:
@@ -56,6 +61,8 @@ async def record_episode(rt: Runtime, session: Session) -> StoredMemory | None:
         return None
     said = [Said(m.role, m.content, m.created_at, m.memory_ids) for m in logged]
     parts = parts_of(said)
+    if not parts.actions:
+        return None  # talk without work: the log and the memories extracted from it say it
     if rt.llm.available:
         parts = await told_parts(rt.llm.complete, said, parts) or parts
     async with rt.db.write() as conn:
