@@ -62,6 +62,7 @@ async def seed(settings: Settings, clock: FrozenClock) -> dict[str, str]:
                     "cortex_app_edit", {"memory_id": stored["id"], "layer": "working"}
                 )
             clock.advance(hours=9)
+        await client.call_tool("cortex_flush", {"messages": EPISODE, "session_id": "s-login"})
         await remember(client, "The user plays the cello in an orchestra")
         rehearsals = await remember(client, "The user's orchestra rehearses on Tuesdays")
         await client.call_tool(
@@ -73,7 +74,6 @@ async def seed(settings: Settings, clock: FrozenClock) -> dict[str, str]:
         new = await remember(client, "The user's dentist is Dr. Chen", supersedes=old["id"])
         alice = await remember(client, "Alice manages the Atlas project")
         data_of(await client.call_tool("cortex_recall", {"query": "cello"}))
-        await client.call_tool("cortex_flush", {"messages": EPISODE, "session_id": "s-login"})
     with inspect_database(settings.database_path) as db:
         db.executemany(
             "insert into relations (id, agent_id, subject, predicate, object, confidence,"
@@ -136,7 +136,7 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
     assert "Alice —manages→ Atlas" in steps["entity"]
     assert "Alice manages the Atlas project" in steps["entity"]
     assert "promoted" in steps["preview"]
-    assert "Before" in steps["changes"] and "After" in steps["changes"]
+    assert "Before" in steps["changes"] and "After" in steps["changes"], steps["preview"]
     assert "core" in steps["stats"] and "p99" in steps["stats"]
     assert steps["own_words"] == "I am a cellist who lives in Lisbon."
     assert "My cat is called Mimi." in steps["log"] and "fast" in steps["log"]
