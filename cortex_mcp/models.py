@@ -290,9 +290,7 @@ class FlushResult(BaseModel):
     extracted_messages: int
     queued_messages: int
     logged_messages: int = 0
-    already_logged: int = Field(
-        default=0, description="Messages this session had already flushed: logged once, skipped."
-    )
+    already_logged: int = 0  # messages this session had flushed before: logged once (#26)
     memories: list[StoredMemory]
-    summary: StoredMemory | None = Field(description="The session's episode, written or updated.")
+    summary: StoredMemory | None  # the session's episode (#26)
     redacted: list[str] = Field(default_factory=list)

@@ -175,8 +175,7 @@ async def cortex_flush(
     agent_id: AgentId = None,
 ) -> FlushResult:
     """Call before your context is compacted or trimmed, with the messages about to go. Every
-    message is kept in the conversation log, and what matters is extracted. At the end of a
-    session, call it with its session_id (messages may be empty) to write its episode."""
+    message is kept in the conversation log, and what matters is extracted."""
     with lend_sampler(sampler_of(ctx)):
         return await ctx.request_context.lifespan_context.flush(
             [(m.role, m.content) for m in messages],
