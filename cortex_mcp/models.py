@@ -297,6 +297,7 @@ class FlushResult(BaseModel):
     extracted_messages: int
     queued_messages: int
     logged_messages: int = 0
+    already_logged: int = 0  # messages this session had flushed before: logged once (#26)
     memories: list[StoredMemory]
-    summary: StoredMemory | None
+    summary: StoredMemory | None  # the session's episode (#26)
     redacted: list[str] = Field(default_factory=list)

@@ -72,6 +72,25 @@ class MemoryResources:
         return await self.host.engine.memory_json(memory_id)
 
     @one_line
+    async def episodes(self) -> str:
+        """The latest episodes (one per session: goal, outcome, tools, errors), first page, as
+        JSON; `cortex://episodes/page/{page}` for the next ones."""
+        return await self.host.engine.episodes_json()
+
+    @one_line
+    async def episodes_page(self, page: str) -> str:
+        """One page (from 1) of the episodes, latest first, as JSON."""
+        if not page.isdigit():
+            raise InvalidInput("page", "must be a whole number from 1")
+        return await self.host.engine.episodes_json(page=int(page))
+
+    @one_line
+    async def episode(self, episode_id: str) -> str:
+        """One episode with its action nodes (tool, key parameters, result, error, decision)
+        and linked memories, as JSON."""
+        return await self.host.engine.episode_json(episode_id)
+
+    @one_line
     async def relations(self) -> str:
         """The live entity relations, with a Mermaid graph of the top entities, as Markdown."""
         return await self.host.engine.relations_markdown()

@@ -241,6 +241,9 @@ def build_server(
     mcp.resource("cortex://working/{date}", mime_type="text/markdown")(reads.working)
     mcp.resource("cortex://archive/{month}", mime_type="text/markdown")(reads.archive)
     mcp.resource("cortex://relations", mime_type="text/markdown")(reads.relations)
+    mcp.resource("cortex://episodes", mime_type="application/json")(reads.episodes)
+    mcp.resource("cortex://episodes/page/{page}", mime_type="application/json")(reads.episodes_page)
+    mcp.resource("cortex://episodes/{episode_id}", mime_type="application/json")(reads.episode)
     mcp.resource("cortex://entity/{name}", mime_type="application/json")(reads.entity)
     mcp.prompt("cortex_context", title="Load memory")(reads.context_prompt)
     mcp.resource("cortex://hooks/stats", mime_type="application/json")(

@@ -180,7 +180,7 @@ async def cortex_ingest(
 @reports_errors
 async def cortex_flush(
     ctx: Context[Engine],
-    messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=5000)],
+    messages: Annotated[list[ChatMessage], Field(max_length=5000)],
     session_id: SessionId = None,
     reason: Annotated[str, Field(min_length=1, max_length=64)] = "compaction",
     agent_id: AgentId = None,

@@ -38,6 +38,18 @@ missing = [
 pytestmark = pytest.mark.skipif(bool(missing), reason="; ".join(missing))
 
 
+EPISODE = [
+    {"role": "user", "content": "Please make the flaky login test pass."},
+    {"role": "tool", "content": 'Bash {"command": "pytest tests/test_login.py"}'},
+    {"role": "tool", "content": "Bash → E   fixture 'db_session' not found"},
+    {"role": "assistant", "content": "I will move the db_session fixture to tests/conftest.py."},
+    {"role": "tool", "content": 'Bash {"command": "pytest tests/test_login.py"}'},
+    {"role": "tool", "content": "Bash → 4 passed"},
+    {"role": "assistant", "content": "Fixed: the login tests pass now."},
+]
+"""A session with a failed tool call and its fix: its episode is shown (#26)."""
+
+
 async def seed(settings: Settings, clock: FrozenClock) -> dict[str, str]:
     """Memories over several days, a correction chain, a search pair, relations (three
     inserted, and the one the fast channel draws from "My cat is called Mimi")."""
@@ -50,6 +62,7 @@ async def seed(settings: Settings, clock: FrozenClock) -> dict[str, str]:
                     "cortex_app_edit", {"memory_id": stored["id"], "layer": "working"}
                 )
             clock.advance(hours=9)
+        await client.call_tool("cortex_flush", {"messages": EPISODE, "session_id": "s-login"})
         await remember(client, "The user plays the cello in an orchestra")
         rehearsals = await remember(client, "The user's orchestra rehearses on Tuesdays")
         await client.call_tool(
@@ -111,9 +124,13 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
     steps = report["steps"]
     assert report["outside_requests"] == []
     assert report.get("page_errors") is None
-    assert (steps["first_page_rows"], steps["second_page_rows"]) == (25, 6)  # with the cat
-    assert steps["working_rows"] == 6
-    assert steps["timeline_days"] >= 10
+    assert (steps["first_page_rows"], steps["second_page_rows"]) == (25, 7)  # cat, episode
+    assert steps["working_rows"] == 7
+    assert "Goal: Please make the flaky login test pass." in steps["episode"]
+    assert "✗ E fixture 'db_session' not found" in steps["episode"]
+    assert "Then: I will move the db_session fixture" in steps["episode"]
+    assert "✓ 4 passed" in steps["episode"]
+    assert steps["timeline_days"] >= 9  # page 1: 24 notes over 9 days, and the episode
     assert [link.count("Dr.") for link in steps["chain"]] == [1, 1]
     assert "Alvarez" in steps["chain"][0] and "Chen" in steps["chain"][1]
     assert steps["edited"] == "The user's dentist is Dr. Chen on Elm Street"
@@ -129,7 +146,7 @@ async def test_the_memory_browser_in_chromium_lists_edits_forgets_searches_and_p
     assert "Alice —manages→ Atlas" in steps["entity"]
     assert "Alice manages the Atlas project" in steps["entity"]
     assert "promoted" in steps["preview"]
-    assert "Before" in steps["changes"] and "After" in steps["changes"]
+    assert "Before" in steps["changes"] and "After" in steps["changes"], steps["preview"]
     assert "core" in steps["stats"] and "p99" in steps["stats"]
     assert steps["own_words"] == "I am a cellist who lives in Lisbon."
     assert "My cat is called Mimi." in steps["log"] and "fast" in steps["log"]

@@ -44,7 +44,7 @@ SDK_VALIDATED = [  # (tool, arguments, the exact error line)
     (
         "cortex_flush",
         {"messages": []},
-        "messages: must have at least 1 item after validation, not 0",
+        "messages: must contain at least one message (or name the session_id to close)",
     ),
     (
         "cortex_flush",

@@ -14,6 +14,7 @@ from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
 from cortex_mcp.engine import (
     browse,
+    episodes,
     forget,
     forget_text,
     ingest,
@@ -111,13 +112,15 @@ class Engine:
         session_id: str | None = None,
         reason: str = "compaction",
         agent_id: str | None = None,
+        project: str | None = None,
     ) -> FlushResult:
-        """Extract from (role, content) messages about to be compacted away; nothing is lost."""
+        """Extract from (role, content) messages about to be compacted away; nothing is lost.
+        The session's episode is written too; no messages and a session_id closes it."""
         agent, rt, said = self.agent(agent_id), self.runtime, [Message(*m) for m in messages]
         return await write_through(
             rt,
             agent,
-            lambda clean: flush(rt, clean, said, session_id, reason, agent),
+            lambda clean: flush(rt, clean, said, session_id, reason, agent, project),
             lambda result: stored_by([*result.memories, *filter(None, [result.summary])]),
         )
 
@@ -259,6 +262,16 @@ class Engine:
         """One entity: its relations (current and closed) and its memories, as JSON."""
         found = await views.entity_json(self.runtime.db, name, self.agent(agent_id))
         return json.dumps(found, ensure_ascii=False, indent=2)
+
+    async def episodes_json(
+        self, *, page: int = 1, page_size: int = 20, agent_id: str | None = None
+    ) -> str:
+        """The agent's episodes, latest first, one page of them, as JSON."""
+        return await episodes.episodes_json(self.runtime, self.agent(agent_id), page, page_size)
+
+    async def episode_json(self, episode_id: str, *, agent_id: str | None = None) -> str:
+        """One episode in full (goal, outcome, tools, action nodes, linked memories), as JSON."""
+        return await episodes.episode_json(self.runtime, episode_id, self.agent(agent_id))
 
     async def core_markdown(self, *, agent_id: str | None = None) -> str:
         """Core memory of an agent (with shared memories) as Markdown grouped by category."""

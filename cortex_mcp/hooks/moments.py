@@ -223,10 +223,13 @@ class Moments:
             state["ingested"] += 1
 
     def pre_compact(self, event: Event, reason: str = "compaction") -> None:
-        """Everything not yet sent to memory, to cortex_flush; each line once."""
+        """Everything not yet sent to memory, to cortex_flush; each line once. The flush
+        writes the session's episode too. At session end, with nothing left to send, an empty
+        flush of the session closes it: its episode is written from what it logged."""
         with session_state(self.home, event.host, event.session_id) as state:
             messages, position = self._unsent(event, state)
-            if messages:
+            closing = reason == "session-end" and event.session_id
+            if messages or closing:
                 with self.connect() as server:
                     self._flush(server, event, messages, reason)
                 state["flushed"] += len(messages)
@@ -235,7 +238,7 @@ class Moments:
                 state["ended"] = True
 
     def session_end(self, event: Event) -> None:
-        """The rest of the session flushed, and the session marked ended."""
+        """The rest of the session flushed, its episode written, the session marked ended."""
         self.pre_compact(event, reason="session-end")
 
     def _unsent(self, event: Event, state: dict[str, Any]) -> tuple[list[Message], int]:
@@ -253,7 +256,9 @@ class Moments:
         self, server: Connection, event: Event, messages: list[Message], reason: str
     ) -> None:
         flat = flush_messages(messages, self.settings)
-        for start in range(0, len(flat), FLUSH_BATCH):
+        if not flat and not event.session_id:
+            return
+        for start in range(0, max(1, len(flat)), FLUSH_BATCH):  # none: the session closes
             arguments: dict[str, Any] = {
                 "messages": flat[start : start + FLUSH_BATCH],
                 "reason": reason,

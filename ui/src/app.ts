@@ -233,8 +233,22 @@ async function renderDetail(id: string): Promise<void> {
     main.append(h("section", { class: "card" }, h("h2", {}, "Relations"),
       h("ul", {}, ...(detail.relations as Json[]).map((r) => h("li", { class: r.valid_to ? "ended" : "" }, `${r.subject} —${edgeLabel(r as Edge)}→ ${r.object}`)))));
   }
+  if (m.metadata.kind === "episode" && m.metadata.episode) main.append(episodeCard(m.metadata.episode));
   const raw = h("pre", { class: "raw" }, JSON.stringify(m.metadata, null, 2));
   main.append(h("details", { class: "card" }, h("summary", {}, "Metadata"), raw));
+}
+
+// An episode (one session): its goal, outcome and tool calls, errors and decisions kept.
+function episodeCard(e: Json): HTMLElement {
+  const step = (a: Json) => h("li", { class: `step ${a.success === false ? "failed" : "ok"}` },
+    h("code", {}, `${a.tool} ${a.params}`),
+    h("span", {}, a.success === false ? `✗ ${a.error}` : a.result ? `✓ ${a.result}` : "no result"),
+    a.decision ? h("span", { class: "hint why" }, `Then: ${a.decision}`) : "");
+  return h("section", { class: "card episode" }, h("h2", {}, "Episode"),
+    h("p", {}, h("strong", {}, "Goal: "), e.goal || "—"),
+    h("p", {}, h("strong", {}, "Outcome: "), e.outcome),
+    h("p", { class: "hint" }, `${when(e.started_at)} – ${when(e.ended_at)} · ${e.messages} messages · ${(e.memory_ids as string[]).length} memories · by ${e.summary_by}`),
+    (e.actions as Json[]).length ? h("ol", { class: "steps" }, ...(e.actions as Json[]).map(step)) : h("p", { class: "empty" }, "No tool calls."));
 }
 
 /** Restore a replaced or forgotten memory from its place in the chain, then show `from` again. */

@@ -105,6 +105,13 @@ try {
   await app.locator("ol.chain li.link.state-superseded").waitFor({ state: "detached" });
   report.steps.chain_after_restore = await app.locator("ol.chain li.link .badge").allInnerTexts();
 
+  // An episode: goal, outcome and its tool calls, the failure and what was decided.
+  await app.locator("button[data-view='memories']").click();
+  await rows.filter({ hasText: "Episode:" }).first().click();
+  await app.locator(".episode ol.steps li").first().waitFor();
+  report.steps.episode = await app.locator(".episode").innerText();
+  await shot(page, "episode");
+
   // Search: three rankings side by side and the score breakdown.
   await app.locator("button[data-view='search']").click();
   await app.locator("input[name='query']").fill("orchestra cello");

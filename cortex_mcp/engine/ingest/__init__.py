@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 
+from cortex_mcp.engine.episodes.actions import tool_line
 from cortex_mcp.engine.ingest.channels import deep_channel, fast_channel
 from cortex_mcp.engine.ingest.log import append_exchange, settle_extraction
 from cortex_mcp.engine.language.patterns import signal_sentences
@@ -32,7 +33,7 @@ def tool_calls_text(tool_calls: Sequence[dict[str, Any]] | None) -> str:
     """Tool calls of an exchange as short lines for the prompt."""
     if not tool_calls:
         return ""
-    lines = [truncate_to_tokens(str(call), 200) for call in tool_calls[:20]]
+    lines = [truncate_to_tokens(tool_line(call), 200) for call in tool_calls[:20]]
     return "\n<tool_calls>\n" + "\n".join(lines) + "\n</tool_calls>"
 
 

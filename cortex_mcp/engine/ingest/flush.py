@@ -3,15 +3,17 @@
 Every message is first kept verbatim in the conversation log, one row each (none is cut), as
 one exchange. Then messages are extracted in token-capped batches (the fast channel on the
 user's messages and on the assistant's agreed decisions, the LLM on each batch); a batch the LLM
-cannot take is owed an extraction from the log when a configured provider can retry it. With
-an LLM a session summary is written as an episode memory; without one nothing is (a summary cut
-from the first and last messages matches everything and answers nothing, #23).
+cannot take is owed an extraction from the log when a configured provider can retry it. Then
+the session's episode is written from everything the session logged (`engine/episodes`): its
+goal and outcome (the LLM's, else the user's first request and the last decision or result),
+its tool calls with their results and errors, and the memories extracted from it (#26).
 """
 
 import logging
 from collections.abc import Sequence
-from datetime import timedelta
 
+from cortex_mcp.config import SieveSettings
+from cortex_mcp.engine.episodes import Session, record_episode
 from cortex_mcp.engine.ingest.channels import (
     Message,
     deep_proposals,
@@ -20,28 +22,16 @@ from cortex_mcp.engine.ingest.channels import (
     store_proposal,
 )
 from cortex_mcp.engine.ingest.log import append_exchange, owed_state, settle_extraction
-from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.ingest.write import build_memory, stored
 from cortex_mcp.engine.language import extraction
 from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import InvalidInput
-from cortex_mcp.models import Category, FlushResult, Layer, StoredMemory
+from cortex_mcp.models import FlushResult, StoredMemory
 from cortex_mcp.search.budget import estimate_tokens, truncate_to_tokens
-from cortex_mcp.store import exchanges
-from cortex_mcp.store import memories as rows
+from cortex_mcp.store.episodes import message_hashes
 from cortex_mcp.store.logs import log_action
 
 logger = logging.getLogger(__name__)
-
-SUMMARY_SYSTEM = "You summarise conversations for a long-term memory store. Plain text only."
-SUMMARY_PROMPT = """Summarise this conversation session in 3-6 sentences: what the user wanted,
-what was worked out or decided, and what is still open. Write in the language the user used;
-never translate.
-
-<conversation>
-{transcript}
-</conversation>"""
 
 
 def batches_of(messages: Sequence[Message], max_tokens: int) -> list[list[int]]:
@@ -74,21 +64,13 @@ async def flush(
     session_id: str | None,
     reason: str,
     agent_id: str,
+    project: str | None = None,
 ) -> FlushResult:
-    """Extract everything worth keeping from messages about to leave the context window."""
-    settings = rt.settings.sieve
-    if not messages:
-        raise InvalidInput("messages", "must contain at least one message")
-    if len(messages) > settings.max_flush_messages:
-        raise InvalidInput(
-            "messages", f"{len(messages):,} messages; the limit is {settings.max_flush_messages:,}"
-        )
-    for index, message in enumerate(messages):
-        if len(message.content) > settings.max_message_chars:
-            raise InvalidInput(
-                f"messages[{index}].content",
-                f"{len(message.content):,} characters; the limit is {settings.max_message_chars:,}",
-            )
+    """Extract everything worth keeping from messages about to leave the context window, and
+    write the session's episode. With a session, messages it already logged are skipped (a
+    flush repeated is logged once); no messages and a session: the session closes (its
+    episode is written from what it logged)."""
+    check_messages(rt, messages, session_id)
     cleaned = [Message(m.role, clean(m.content)) for m in messages]
     logged = await append_exchange(
         rt,
@@ -96,28 +78,35 @@ async def flush(
         agent_id=agent_id,
         session_id=session_id,
         origin="flush",
+        hashes=message_hashes([(m.role, m.content) for m in cleaned]),
     )
     exchange = logged.exchange_id
+    fresh = [i for i, seq in enumerate(logged.seqs) if seq >= 0]
+    said = [cleaned[i] for i in fresh]
+    seqs_of = [logged.seqs[i] for i in fresh]
+    repeated = sum(
+        1 for m, seq in zip(cleaned, logged.seqs, strict=True) if seq < 0 and m.content.strip()
+    )
     profile = await profile_text(rt, agent_id)
     memories: list[StoredMemory] = []
     extracted = queued = 0
-    batches = batches_of(cleaned, settings.flush_batch_tokens)
+    batches = batches_of(said, settings_of(rt).flush_batch_tokens)
     for indexes in batches:
         links: dict[int, list[str]] = {}
         for i in indexes:
-            if cleaned[i].role == "user":
-                reply = next_reply(cleaned, i)
+            if said[i].role == "user":
+                reply = next_reply(said, i)
                 found = await fast_channel(
-                    rt, cleaned[i].content, agent_id, session_id, exchange, reply
+                    rt, said[i].content, agent_id, session_id, exchange, reply
                 )
-                links[logged.seqs[i]] = [m.id for m in found]
+                links[seqs_of[i]] = [m.id for m in found]
                 memories += found
-        seqs = [logged.seqs[i] for i in indexes]
+        seqs = [seqs_of[i] for i in indexes]
         answer = None
         if rt.llm.available:
-            transcript = transcript_of(cleaned, indexes, settings.flush_batch_tokens)
+            transcript = transcript_of(said, indexes, settings_of(rt).flush_batch_tokens)
             prompt = extraction.transcript_prompt(
-                transcript, profile, settings.additional_instructions
+                transcript, profile, settings_of(rt).additional_instructions
             )
             answer = await rt.llm.complete(extraction.SYSTEM_PROMPT, prompt)
         if answer is None or not extraction.is_parseable(answer):
@@ -134,14 +123,17 @@ async def flush(
             links[seq] = links.get(seq, []) + [m.id for m in found]
         await settle_extraction(rt, seqs, links, "done", (exchange, _ids(links)))
         extracted += len(indexes)
-    summary = await session_summary(rt, cleaned, agent_id, session_id, reason, exchange)
+    episode = None
+    if said or not messages:
+        episode = await record_episode(rt, Session(agent_id, session_id, exchange, project, reason))
     async with rt.db.write() as conn:
         await log_action(
             conn,
             "flush",
-            [m.id for m in memories] + ([summary.id] if summary else []),
+            [m.id for m in memories] + ([episode.id] if episode else []),
             {
                 "messages": len(messages),
+                "already_logged": repeated,
                 "extracted": extracted,
                 "queued": queued,
                 "reason": reason,
@@ -150,19 +142,44 @@ async def flush(
             rt.clock(),
         )
     logger.debug(
-        "flush: %d messages, %d extracted, %d queued, %d memories, redacted %s",
-        *(len(messages), extracted, queued, len(memories), clean.kinds),
+        "flush: %d messages (%d already logged), %d extracted, %d queued, %d memories, redacted %s",
+        *(len(messages), repeated, extracted, queued, len(memories), clean.kinds),
     )
     return FlushResult(
         messages=len(messages),
         batches=len(batches),
         extracted_messages=extracted,
         queued_messages=queued,
-        logged_messages=sum(1 for seq in logged.seqs if seq >= 0),
+        logged_messages=len(said),
+        already_logged=repeated,
         memories=memories,
-        summary=summary,
+        summary=episode,
         redacted=clean.kinds,
     )
+
+
+def settings_of(rt: Runtime) -> SieveSettings:
+    """The sieve's settings (flush batch size, limits)."""
+    return rt.settings.sieve
+
+
+def check_messages(rt: Runtime, messages: Sequence[Message], session_id: str | None) -> None:
+    """Refuse a flush with no messages and no session to close, too many, or one too long."""
+    settings = settings_of(rt)
+    if not messages and not session_id:
+        raise InvalidInput(
+            "messages", "must contain at least one message (or name the session_id to close)"
+        )
+    if len(messages) > settings.max_flush_messages:
+        raise InvalidInput(
+            "messages", f"{len(messages):,} messages; the limit is {settings.max_flush_messages:,}"
+        )
+    for index, message in enumerate(messages):
+        if len(message.content) > settings.max_message_chars:
+            raise InvalidInput(
+                f"messages[{index}].content",
+                f"{len(message.content):,} characters; the limit is {settings.max_message_chars:,}",
+            )
 
 
 def next_reply(messages: Sequence[Message], index: int) -> str:
@@ -171,42 +188,6 @@ def next_reply(messages: Sequence[Message], index: int) -> str:
     if after < len(messages) and messages[after].role == "assistant":
         return messages[after].content
     return ""
-
-
-async def session_summary(
-    rt: Runtime,
-    messages: Sequence[Message],
-    agent: str,
-    session: str | None,
-    reason: str,
-    exchange: str,
-) -> StoredMemory | None:
-    """An episode-style memory of the whole session written by the LLM; none without one."""
-    budget = rt.settings.sieve.flush_batch_tokens
-    transcript = transcript_of(messages, list(range(len(messages))), budget)
-    transcript = truncate_to_tokens(transcript, budget * 2)
-    answer = await rt.llm.complete(
-        SUMMARY_SYSTEM, SUMMARY_PROMPT.format(transcript=transcript), json_mode=False
-    )
-    if answer is None or not answer.strip():
-        return None
-    text = answer.strip()
-    proposal = Proposal(
-        content=truncate_to_tokens(text, rt.settings.memory.max_content_chars // 4),
-        category=Category.SUMMARY,
-        importance=0.5,
-        layer=Layer.WORKING,
-        source="both",
-        channel="summary",
-        session_id=session,
-        expires_at=rt.clock() + timedelta(hours=rt.settings.sieve.working_ttl_hours),
-        extra={"kind": "episode", "reason": reason, "summary_by": "llm"},
-    )
-    async with rt.db.write() as conn:
-        memory = build_memory(proposal, agent, rt.clock(), Layer.WORKING)
-        await rows.insert_memory(conn, memory)
-        await exchanges.link_exchange(conn, exchange, [memory.id])
-    return stored("created", memory, "summary")
 
 
 def _ids(links: dict[int, list[str]]) -> list[str]:

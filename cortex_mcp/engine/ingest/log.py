@@ -14,6 +14,7 @@ from cortex_mcp.clock import to_text
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.models import new_memory_id
 from cortex_mcp.store import conversation as log
+from cortex_mcp.store import episodes as flushed
 from cortex_mcp.store import exchanges
 
 
@@ -37,15 +38,20 @@ async def append_exchange(
     agent_id: str,
     session_id: str | None,
     origin: str,
+    hashes: list[str] | None = None,
 ) -> Logged:
     """Append (role, content) messages as one exchange, in one transaction; empty ones are
-    skipped (their sequence number is -1)."""
+    skipped (their sequence number is -1), and so are those whose `hashes` the session
+    already logged (a message flushed twice is logged once, whichever process flushed it)."""
     now = rt.clock()
     exchange = new_exchange_id(now)
     seqs: list[int] = []
     async with rt.db.write() as conn:
-        for role, content in messages:
-            if not content.strip():
+        fresh = [True] * len(messages)
+        if hashes is not None and session_id:
+            fresh = await flushed.claim_messages(conn, agent_id, session_id, hashes)
+        for (role, content), new in zip(messages, fresh, strict=True):
+            if not content.strip() or not new:
                 seqs.append(-1)
                 continue
             seq = await log.append_message(
