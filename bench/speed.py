@@ -1,0 +1,476 @@
+"""Issue #28, items 2, 3, 5, 6 and 7: the figures that must not grow with the store or with
+other writers, each as a ratio to a floor measured in the same run.
+
+Stores are seeded once (bench/latency.py's synthetic corpus) under `--stores` and copied for
+each measurement, so a 100,000-memory store is built one time only.
+
+    python -m bench.speed seed --sizes 1000,10000,100000
+    python -m bench.speed writers --processes 4 --writes 500      # item 3: writers at once
+    python -m bench.speed stall --n 100000                        # item 2: recall while the
+                                                                  # mirror is rewritten
+    python -m bench.speed growth --sizes 1000,10000,100000        # item 7 (and RSS, item 6)
+    python -m bench.speed lifecycle --n 100000                    # item 3: writes during a run
+    python -m bench.speed start                                   # item 5: initialize
+
+Each writes bench/results/speed-<command>-<label>.json (`--label before` / `after`).
+"""
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+from bench.corpus import Corpus
+from bench.latency import SEED, memory_mb, seed, summary
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+STORES = Path(tempfile.gettempdir()) / "s-speed-stores"
+NOOP_SERVER = """
+from mcp.server.mcpserver import MCPServer
+server = MCPServer("noop")
+@server.tool()
+def noop(query: str = "") -> dict[str, str]:
+    return {"query": query}
+server.run()
+"""
+BASE_ENV = {
+    "CORTEX_EMBEDDING__PROVIDER": "none",  # BM25 only: the vector leg is helper s-vec's
+    "CORTEX_LIFECYCLE__ENABLED": "false",  # no scheduled run unless the command starts one
+}
+
+
+def load() -> dict[str, float]:
+    """The machine's load averages now (the machine is shared: read ratios, not figures)."""
+    one, five, fifteen = os.getloadavg()
+    return {"1m": round(one, 2), "5m": round(five, 2), "15m": round(fifteen, 2)}
+
+
+def store_of(n: int) -> Path:
+    return STORES / str(n)
+
+
+def fresh_home(n: int, into: Path) -> Path:
+    """A copy of the seeded store of `n` memories (database only: the mirror is rebuilt)."""
+    home = into / f"home-{n}"
+    home.mkdir(parents=True)
+    shutil.copy2(store_of(n) / "cortex.db", home / "cortex.db")
+    return home
+
+
+def cortex(home: Path, **env: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "cortex_mcp"],
+        env={"CORTEX_HOME": str(home), **BASE_ENV, **env},
+        cwd=ROOT,
+    )
+
+
+def noop() -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-c", NOOP_SERVER], cwd=ROOT)
+
+
+def child_pid(marker: bytes) -> int:
+    """The newest child of this process whose command line holds `marker`."""
+    me, found = os.getpid(), []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="utf-8")
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == me and marker in cmdline:
+            found.append(int(entry.name))
+    return max(found)
+
+
+async def timed(call: Callable[[], Awaitable[Any]]) -> float:
+    started = time.perf_counter()
+    await call()
+    return (time.perf_counter() - started) * 1000
+
+
+def new_contents(count: int, tag: str) -> list[str]:
+    """`count` corpus sentences made distinct by a tag no other writer uses."""
+    memories = Corpus(SEED).memories()
+    return [
+        f"{content} ({tag} {i})" for i, (_, content) in enumerate(itertools.islice(memories, count))
+    ]
+
+
+def save(name: str, report: dict[str, Any]) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"speed-{name}.json"
+    path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+
+
+def base_report(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "label": args.label,
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            cwd=ROOT,
+            check=False,
+        ).stdout.strip(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load_before": load(),
+    }
+
+
+# --- seed -------------------------------------------------------------------------------
+
+
+async def seed_stores(sizes: list[int]) -> None:
+    for n in sizes:
+        if (store_of(n) / "cortex.db").exists():
+            print(f"{n}: already seeded")
+            continue
+        store_of(n).mkdir(parents=True, exist_ok=True)
+        print(n, await seed(store_of(n), n, Corpus(SEED)))
+
+
+# --- item 3: writers at once ---------------------------------------------------------------
+
+
+async def write_many(home: Path, contents: list[str], env: dict[str, str]) -> list[float]:
+    """One server process storing `contents` one call after the other; each round trip."""
+    async with Client(cortex(home, **env), mode="legacy") as client:
+        await client.call_tool("cortex_recall", {"query": "warm up"})
+        durations = []
+        for content in contents:
+            durations.append(
+                await timed(lambda c=content: client.call_tool("cortex_remember", {"content": c}))
+            )
+        return durations
+
+
+def duplicates(home: Path) -> int:
+    """Live memories beyond the first with the same content and scope."""
+    conn = sqlite3.connect(f"file:{home / 'cortex.db'}?mode=ro", uri=True)
+    try:
+        row = conn.execute(
+            "select coalesce(sum(c - 1), 0) from (select count(*) c from memories"
+            " where deleted_at is null and superseded_by is null"
+            " group by content, coalesce(agent_id, '')) where c > 1"
+        ).fetchone()
+    finally:
+        conn.close()
+    return int(row[0])
+
+
+async def writers(args: argparse.Namespace) -> None:
+    report = base_report(args)
+    env = {"CORTEX_MIRROR__ENABLED": "false"} if args.no_mirror else {}
+    shared = new_contents(args.writes // 10, "shared")  # every process states these too
+    with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
+        home = fresh_home(args.n, Path(tmp))
+        alone = await write_many(home, new_contents(args.writes, "alone"), env)
+        before = duplicates(home)
+        per_process: list[list[float]] = [[] for _ in range(args.processes)]
+
+        async def one(i: int) -> None:
+            mine = new_contents(args.writes - len(shared), f"writer-{i}") + shared
+            random.Random(i).shuffle(mine)
+            per_process[i] = await write_many(home, mine, env)
+
+        started = time.perf_counter()
+        async with anyio.create_task_group() as group:
+            for i in range(args.processes):
+                group.start_soon(one, i)
+        seconds = time.perf_counter() - started
+        together = [ms for durations in per_process for ms in durations]
+        report |= {
+            "n": args.n,
+            "mirror": not args.no_mirror,
+            "one_process": summary(alone),
+            "together": {
+                "processes": args.processes,
+                "writes_each": args.writes,
+                "seconds": round(seconds, 1),
+                **summary(together),
+            },
+            "ratio_p50_to_one_process": round(summary(together)["p50"] / summary(alone)["p50"], 2),
+            "duplicates": duplicates(home) - before,
+            "load_after": load(),
+        }
+    save(f"writers-{args.label}", report)
+
+
+# --- item 2: recall while the mirror is rewritten -------------------------------------------
+
+
+async def stall(args: argparse.Namespace) -> None:
+    """One server: a recall every `interval` s, a remember every `every` recalls; the mirror
+    rewrites `debounce` s after each; recall p50 / p99 and the worst."""
+    report = base_report(args)
+    queries = Corpus(SEED)
+    env = {"CORTEX_MIRROR__DEBOUNCE_S": str(args.debounce)}
+    with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
+        home = fresh_home(args.n, Path(tmp))
+        contents = iter(new_contents(args.recalls, "stall"))
+        async with Client(cortex(home, **env), mode="legacy") as client:
+            pid = child_pid(b"cortex_mcp")
+            rss = {"after_initialize": memory_mb(pid)}
+            first = await timed(lambda: client.call_tool("cortex_recall", {"query": "warm up"}))
+            await anyio.sleep(args.settle)  # the catch-up at start is measured by `first`
+            rss["after_catch_up"] = memory_mb(pid)
+            quiet = [
+                await timed(
+                    lambda: client.call_tool("cortex_recall", {"query": queries.query()[1]})
+                )
+                for _ in range(args.recalls // 2)
+            ]
+            busy, remembers = [], []
+            for i in range(args.recalls):
+                if i % args.every == 0:
+                    content = next(contents)
+                    remembers.append(
+                        await timed(
+                            lambda c=content: client.call_tool("cortex_remember", {"content": c})
+                        )
+                    )
+                busy.append(
+                    await timed(
+                        lambda: client.call_tool("cortex_recall", {"query": queries.query()[1]})
+                    )
+                )
+                await anyio.sleep(args.interval)
+            rss["after"] = memory_mb(pid)
+            mirror = sorted(p.name for p in (home / "memory" / "working").glob("*.md"))
+    report |= {
+        "n": args.n,
+        "debounce_s": args.debounce,
+        "first_recall_ms": round(first, 1),
+        "recall_quiet": summary(quiet),
+        "recall_with_writes_and_mirror": summary(busy),
+        "p99_to_p50": round(summary(busy)["p99"] / summary(busy)["p50"], 2),
+        "remember": summary(remembers),
+        "working_pages": len(mirror),
+        "rss_mb": rss,
+        "load_after": load(),
+    }
+    save(f"stall-{args.n}-{args.label}", report)
+
+
+# --- item 7 (and 6): remember and recall as the store grows, against the floors ---------------
+
+
+def raw_fts_ms(home: Path, queries: list[str]) -> list[float]:
+    """Raw FTS5 top-10 over the store's index, the SQL floor of a BM25 recall."""
+    from cortex_mcp.search.query import match_expression
+
+    conn = sqlite3.connect(f"file:{home / 'cortex.db'}?mode=ro", uri=True)
+    durations = []
+    try:
+        for query in queries:
+            match = match_expression(query)
+            if match is None:
+                continue
+            started = time.perf_counter()
+            conn.execute(
+                "select rowid from memories_fts where memories_fts match ? order by rank limit 10",
+                (match,),
+            ).fetchall()
+            durations.append((time.perf_counter() - started) * 1000)
+    finally:
+        conn.close()
+    return durations
+
+
+async def noop_round_trips(count: int) -> list[float]:
+    async with Client(noop(), mode="legacy") as client:
+        for _ in range(10):
+            await client.call_tool("noop", {"query": "warm up"})
+        return [await timed(lambda: client.call_tool("noop", {"query": "x"})) for _ in range(count)]
+
+
+async def growth(args: argparse.Namespace) -> None:
+    report = base_report(args) | {"runs": []}
+    corpus = Corpus(SEED)
+    for n in args.sizes:
+        queries = [corpus.query()[1] for _ in range(args.calls)]
+        with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
+            home = fresh_home(n, Path(tmp))
+            floor_rt = await noop_round_trips(args.calls)
+            fts = raw_fts_ms(home, queries)
+            async with Client(cortex(home), mode="legacy") as client:
+                pid = child_pid(b"cortex_mcp")
+                rss = {"after_initialize": memory_mb(pid)}
+                first = await timed(lambda: client.call_tool("cortex_recall", {"query": "warm"}))
+                await anyio.sleep(args.settle)
+                for q in queries[:10]:
+                    await client.call_tool("cortex_recall", {"query": q})
+                recall = [
+                    await timed(lambda q=q: client.call_tool("cortex_recall", {"query": q}))
+                    for q in queries
+                ]
+                rss["after_recalls"] = memory_mb(pid)
+                contents = new_contents(args.calls, f"growth-{n}")
+                remember = [
+                    await timed(lambda c=c: client.call_tool("cortex_remember", {"content": c}))
+                    for c in contents
+                ]
+                rss["after_remembers"] = memory_mb(pid)
+        floor = summary(floor_rt)["p50"] + summary(fts)["p50"]
+        report["runs"].append(
+            {
+                "n": n,
+                "first_recall_ms": round(first, 1),
+                "noop_round_trip": summary(floor_rt),
+                "raw_fts_top10": summary(fts),
+                "recall": summary(recall),
+                "recall_to_floor": round(summary(recall)["p50"] / floor, 2),
+                "remember": summary(remember),
+                "rss_mb": rss,
+                "load": load(),
+            }
+        )
+    first_remember = report["runs"][0]["remember"]["p50"]
+    for run in report["runs"]:
+        run["remember_to_smallest"] = round(run["remember"]["p50"] / first_remember, 2)
+    save(f"growth-{args.label}", report)
+
+
+# --- item 3: writes while a lifecycle runs ---------------------------------------------------
+
+
+async def lifecycle(args: argparse.Namespace) -> None:
+    report = base_report(args)
+    with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
+        home = fresh_home(args.n, Path(tmp))
+        contents = iter(new_contents(args.writes * 3, "lifecycle"))
+        env = {"CORTEX_MIRROR__ENABLED": "false"}
+        async with Client(cortex(home, **env), mode="legacy") as client:
+
+            async def write() -> float:
+                content = next(contents)
+                return await timed(
+                    lambda: client.call_tool("cortex_remember", {"content": content})
+                )
+
+            await client.call_tool("cortex_recall", {"query": "warm up"})
+            idle = [await write() for _ in range(args.writes)]
+            command = [sys.executable, "-m", "cortex_mcp", "lifecycle", "run"]
+            run_env = {**os.environ, "CORTEX_HOME": str(home), **BASE_ENV}
+            started = time.perf_counter()
+            with subprocess.Popen(command, env=run_env, cwd=ROOT, stdout=subprocess.DEVNULL) as run:
+                during: list[float] = []
+                while run.poll() is None and len(during) < args.writes * 2:
+                    during.append(await write())
+                peak = memory_mb(run.pid) if run.poll() is None else {}
+                run.wait(timeout=args.timeout)
+                seconds = time.perf_counter() - started
+            peak_rss = run_peak(home, args.n)
+    report |= {
+        "n": args.n,
+        "idle": summary(idle),
+        "during_lifecycle": summary(during) if during else None,
+        "ratio_p50": round(summary(during)["p50"] / summary(idle)["p50"], 2) if during else None,
+        "lifecycle_seconds": round(seconds, 1),
+        "lifecycle_rss_seen_mb": peak,
+        "load_after": load(),
+        "note": peak_rss,
+    }
+    save(f"lifecycle-{args.n}-{args.label}", report)
+
+
+def run_peak(home: Path, n: int) -> str:
+    return "lifecycle peak RSS: see bench/lifecycle.py (VmHWM of its own process)"
+
+
+# --- item 5: cold start ---------------------------------------------------------------------
+
+
+async def start(args: argparse.Namespace) -> None:
+    report = base_report(args)
+    with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
+        home = fresh_home(args.n, Path(tmp))
+        times: dict[str, list[float]] = {"noop": [], "cortex": []}
+        for _ in range(args.runs):  # interleaved: the load hits both alike
+            for name, params in (("noop", noop()), ("cortex", cortex(home))):
+                started = time.perf_counter()
+                async with Client(params, mode="legacy"):
+                    times[name].append((time.perf_counter() - started) * 1000)
+        importtime = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "import cortex_mcp.cli"],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            cwd=ROOT,
+            check=False,
+        ).stderr
+    rows = []
+    for line in importtime.splitlines()[1:]:
+        parts = line.split("|")
+        if len(parts) == 3:
+            rows.append((int(parts[1].strip()), parts[2].rstrip()))
+    rows.sort(reverse=True)
+    report |= {
+        "initialize_noop": summary(times["noop"]),
+        "initialize_cortex": summary(times["cortex"]),
+        "ratio_p50": round(summary(times["cortex"])["p50"] / summary(times["noop"])["p50"], 2),
+        "import_cortex_mcp_cli_us": rows[0][0] if rows else None,
+        "importtime_top": [f"{us} {name}" for us, name in rows[:25]],
+        "load_after": load(),
+    }
+    save(f"start-{args.label}", report)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "command", choices=["seed", "writers", "stall", "growth", "lifecycle", "start"]
+    )
+    parser.add_argument("--label", default="after")
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--processes", type=int, default=4)
+    parser.add_argument("--writes", type=int, default=500)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--recalls", type=int, default=200)
+    parser.add_argument("--every", type=int, default=10)
+    parser.add_argument("--interval", type=float, default=0.05)
+    parser.add_argument("--debounce", type=float, default=0.5)
+    parser.add_argument("--settle", type=float, default=5.0)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--no-mirror", action="store_true")
+    args = parser.parse_args()
+    args.sizes = [int(s) for s in args.sizes.split(",")]
+    commands: dict[str, Callable[[argparse.Namespace], Awaitable[None]]] = {
+        "writers": writers,
+        "stall": stall,
+        "growth": growth,
+        "lifecycle": lifecycle,
+        "start": start,
+    }
+    if args.command == "seed":
+        anyio.run(seed_stores, args.sizes)
+    else:
+        anyio.run(commands[args.command], args)
+
+
+if __name__ == "__main__":
+    main()
