@@ -72,12 +72,18 @@ def fresh_home(n: int, into: Path) -> Path:
     return home
 
 
-def cortex(home: Path, **env: str) -> StdioServerParameters:
+CODE = {"after": ROOT}
+"""The code each server runs, by label: this checkout, and `--baseline` (a tree holding another
+commit's cortex_mcp/, e.g. `git archive 8bff364 cortex_mcp | tar -x -C DIR`) as "before"."""
+
+
+def cortex(home: Path, code: str = "after", **env: str) -> StdioServerParameters:
+    """`python -m cortex_mcp` over stdio, run from `CODE[code]` (its cortex_mcp/ comes first)."""
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "cortex_mcp"],
         env={"CORTEX_HOME": str(home), **BASE_ENV, **env},
-        cwd=ROOT,
+        cwd=CODE[code],
     )
 
 
@@ -154,9 +160,11 @@ async def seed_stores(sizes: list[int]) -> None:
 # --- item 3: writers at once ---------------------------------------------------------------
 
 
-async def write_many(home: Path, contents: list[str], env: dict[str, str]) -> list[float]:
+async def write_many(
+    home: Path, contents: list[str], env: dict[str, str], code: str = "after"
+) -> list[float]:
     """One server process storing `contents` one call after the other; each round trip."""
-    async with Client(cortex(home, **env), mode="legacy") as client:
+    async with Client(cortex(home, code, **env), mode="legacy") as client:
         await client.call_tool("cortex_recall", {"query": "warm up"})
         durations = []
         for content in contents:
@@ -180,40 +188,57 @@ def duplicates(home: Path) -> int:
     return int(row[0])
 
 
-async def writers(args: argparse.Namespace) -> None:
-    report = base_report(args)
+async def writers_once(args: argparse.Namespace, code: str, tmp: Path) -> dict[str, Any]:
+    """One process alone, then `--processes` at once, on a fresh copy of the store."""
     env = {"CORTEX_MIRROR__ENABLED": "false"} if args.no_mirror else {}
     shared = new_contents(args.writes // 10, "shared")  # every process states these too
+    home = fresh_home(args.n, tmp / code)
+    alone = await write_many(home, new_contents(args.writes, "alone"), env, code)
+    before = duplicates(home)
+    per_process: list[list[float]] = [[] for _ in range(args.processes)]
+
+    async def one(i: int) -> None:
+        mine = new_contents(args.writes - len(shared), f"writer-{i}") + shared
+        random.Random(i).shuffle(mine)
+        per_process[i] = await write_many(home, mine, env, code)
+
+    started = time.perf_counter()
+    async with anyio.create_task_group() as group:
+        for i in range(args.processes):
+            group.start_soon(one, i)
+    seconds = time.perf_counter() - started
+    together = summary([ms for durations in per_process for ms in durations])
+    return {
+        "one_process": summary(alone),
+        "together": {
+            "processes": args.processes,
+            "writes_each": args.writes,
+            "seconds": round(seconds, 1),
+            **together,
+        },
+        "ratio_p50_to_one_process": round(together["p50"] / summary(alone)["p50"], 2),
+        "duplicates": duplicates(home) - before,
+        "load_after": load(),
+    }
+
+
+async def writers(args: argparse.Namespace) -> None:
+    """Item 3: `--processes` servers writing at once; with `--baseline`, the baseline's code
+    measured the same way, interleaved round by round, so both see the same load."""
+    report = base_report(args) | {"n": args.n, "mirror": not args.no_mirror, "rounds": []}
+    codes = ["before", "after"] if args.baseline else ["after"]
     with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
-        home = fresh_home(args.n, Path(tmp))
-        alone = await write_many(home, new_contents(args.writes, "alone"), env)
-        before = duplicates(home)
-        per_process: list[list[float]] = [[] for _ in range(args.processes)]
-
-        async def one(i: int) -> None:
-            mine = new_contents(args.writes - len(shared), f"writer-{i}") + shared
-            random.Random(i).shuffle(mine)
-            per_process[i] = await write_many(home, mine, env)
-
-        started = time.perf_counter()
-        async with anyio.create_task_group() as group:
-            for i in range(args.processes):
-                group.start_soon(one, i)
-        seconds = time.perf_counter() - started
-        together = [ms for durations in per_process for ms in durations]
-        report |= {
-            "n": args.n,
-            "mirror": not args.no_mirror,
-            "one_process": summary(alone),
-            "together": {
-                "processes": args.processes,
-                "writes_each": args.writes,
-                "seconds": round(seconds, 1),
-                **summary(together),
-            },
-            "ratio_p50_to_one_process": round(summary(together)["p50"] / summary(alone)["p50"], 2),
-            "duplicates": duplicates(home) - before,
-            "load_after": load(),
+        for round_ in range(args.rounds):
+            for code in codes:
+                shutil.rmtree(Path(tmp) / code, ignore_errors=True)
+                result = await writers_once(args, code, Path(tmp))
+                report["rounds"].append({"round": round_, "code": code, **result})
+    for code in codes:
+        mine = [r for r in report["rounds"] if r["code"] == code]
+        report[code] = {
+            "one_process_p50": [r["one_process"]["p50"] for r in mine],
+            "together_p50": [r["together"]["p50"] for r in mine],
+            "duplicates": sum(r["duplicates"] for r in mine),
         }
     save(f"writers-{args.label}", report)
 
@@ -457,8 +482,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--no-mirror", action="store_true")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--baseline", type=Path, help="a tree with the baseline's cortex_mcp/")
     args = parser.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
+    if args.baseline:
+        CODE["before"] = args.baseline
     commands: dict[str, Callable[[argparse.Namespace], Awaitable[None]]] = {
         "writers": writers,
         "stall": stall,

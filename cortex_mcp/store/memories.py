@@ -463,3 +463,18 @@ async def live_written_after(conn: Connection, seq: int, agent_id: str | None) -
         {"seq": seq, "agent_id": agent_id},
     )
     return [to_memory(row) for row in rows]
+
+
+async def working_day_marks(conn: Connection, agent_id: str) -> dict[str, str]:
+    """Per day (YYYY-MM-DD) of the live working memories an agent sees, a mark that changes
+    whenever that day's page would: how many, the newest update and the sum of their sequence
+    numbers. One pass over the index, no memory built: the mirror rewrites only the days whose
+    mark moved."""
+    rows = await fetch_all(
+        conn,
+        "select substr(created_at, 1, 10), count(*), max(updated_at), sum(seq) from memories"
+        " where layer = :layer and deleted_at is null and superseded_by is null"
+        " and (agent_id = :agent_id or (agent_id is null and :shared)) group by 1",
+        {"layer": Layer.WORKING.value, "agent_id": agent_id, "shared": sees_shared()},
+    )
+    return {str(row[0]): f"{row[1]} {row[2]} {row[3]}" for row in rows}
