@@ -113,6 +113,15 @@ async def timed(call: Callable[[], Awaitable[Any]]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+async def tool_ms(client: Client, tool: str, arguments: dict[str, Any]) -> float:
+    """One tool call's round trip in milliseconds."""
+    started = time.perf_counter()
+    result = await client.call_tool(tool, arguments)
+    if result.is_error:
+        raise RuntimeError(f"{tool} failed: {result.content}")
+    return (time.perf_counter() - started) * 1000
+
+
 def new_contents(count: int, tag: str) -> list[str]:
     """`count` corpus sentences made distinct by a tag no other writer uses."""
     memories = Corpus(SEED).memories()
@@ -168,15 +177,13 @@ async def write_many(
         await client.call_tool("cortex_recall", {"query": "warm up"})
         durations = []
         for content in contents:
-            durations.append(
-                await timed(lambda c=content: client.call_tool("cortex_remember", {"content": c}))
-            )
+            durations.append(await tool_ms(client, "cortex_remember", {"content": content}))
         return durations
 
 
 def duplicates(home: Path) -> int:
     """Live memories beyond the first with the same content and scope."""
-    conn = sqlite3.connect(f"file:{home / 'cortex.db'}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"file:{home / 'cortex.db'}?mode=ro", uri=True)  # noqa: TID251 - read from outside
     try:
         row = conn.execute(
             "select coalesce(sum(c - 1), 0) from (select count(*) c from memories"
@@ -246,56 +253,55 @@ async def writers(args: argparse.Namespace) -> None:
 # --- item 2: recall while the mirror is rewritten -------------------------------------------
 
 
-async def stall(args: argparse.Namespace) -> None:
+async def stall_once(args: argparse.Namespace, code: str, tmp: Path) -> dict[str, Any]:
     """One server: a recall every `interval` s, a remember every `every` recalls; the mirror
     rewrites `debounce` s after each; recall p50 / p99 and the worst."""
-    report = base_report(args)
     queries = Corpus(SEED)
     env = {"CORTEX_MIRROR__DEBOUNCE_S": str(args.debounce)}
-    with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
-        home = fresh_home(args.n, Path(tmp))
-        contents = iter(new_contents(args.recalls, "stall"))
-        async with Client(cortex(home, **env), mode="legacy") as client:
-            pid = child_pid(b"cortex_mcp")
-            rss = {"after_initialize": memory_mb(pid)}
-            first = await timed(lambda: client.call_tool("cortex_recall", {"query": "warm up"}))
-            await anyio.sleep(args.settle)  # the catch-up at start is measured by `first`
-            rss["after_catch_up"] = memory_mb(pid)
-            quiet = [
-                await timed(
-                    lambda: client.call_tool("cortex_recall", {"query": queries.query()[1]})
-                )
-                for _ in range(args.recalls // 2)
-            ]
-            busy, remembers = [], []
-            for i in range(args.recalls):
-                if i % args.every == 0:
-                    content = next(contents)
-                    remembers.append(
-                        await timed(
-                            lambda c=content: client.call_tool("cortex_remember", {"content": c})
-                        )
-                    )
-                busy.append(
-                    await timed(
-                        lambda: client.call_tool("cortex_recall", {"query": queries.query()[1]})
-                    )
-                )
-                await anyio.sleep(args.interval)
-            rss["after"] = memory_mb(pid)
-            mirror = sorted(p.name for p in (home / "memory" / "working").glob("*.md"))
-    report |= {
-        "n": args.n,
-        "debounce_s": args.debounce,
+    home = fresh_home(args.n, tmp / code)
+    contents = iter(new_contents(args.recalls, "stall"))
+
+    async def recall(client: Client) -> float:
+        query = queries.query()[1]
+        return await tool_ms(client, "cortex_recall", {"query": query})
+
+    async with Client(cortex(home, code, **env), mode="legacy") as client:
+        pid = child_pid(b"cortex_mcp")
+        rss = {"after_initialize": memory_mb(pid)}
+        first = await recall(client)  # waits for the mirror's catch-up at start, if it blocks
+        await anyio.sleep(args.settle)
+        rss["after_catch_up"] = memory_mb(pid)
+        quiet = [await recall(client) for _ in range(args.recalls // 2)]
+        busy, remembers = [], []
+        for i in range(args.recalls):
+            if i % args.every == 0:
+                content = next(contents)
+                remembers.append(await tool_ms(client, "cortex_remember", {"content": content}))
+            busy.append(await recall(client))
+            await anyio.sleep(args.interval)
+        rss["after"] = memory_mb(pid)
+    pages = len(list((home / "memory" / "working").glob("*.md")))
+    return {
         "first_recall_ms": round(first, 1),
         "recall_quiet": summary(quiet),
         "recall_with_writes_and_mirror": summary(busy),
         "p99_to_p50": round(summary(busy)["p99"] / summary(busy)["p50"], 2),
         "remember": summary(remembers),
-        "working_pages": len(mirror),
+        "working_pages": pages,
         "rss_mb": rss,
         "load_after": load(),
     }
+
+
+async def stall(args: argparse.Namespace) -> None:
+    """Item 2: recall while writes come and the mirror is rewritten; with `--baseline`, the
+    baseline's code first, on its own copy of the store."""
+    report = base_report(args) | {"n": args.n, "debounce_s": args.debounce}
+    codes = ["before", "after"] if args.baseline else ["after"]
+    with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
+        for code in codes:
+            report[code] = await stall_once(args, code, Path(tmp))
+            shutil.rmtree(Path(tmp) / code, ignore_errors=True)
     save(f"stall-{args.n}-{args.label}", report)
 
 
@@ -306,7 +312,7 @@ def raw_fts_ms(home: Path, queries: list[str]) -> list[float]:
     """Raw FTS5 top-10 over the store's index, the SQL floor of a BM25 recall."""
     from cortex_mcp.search.query import match_expression
 
-    conn = sqlite3.connect(f"file:{home / 'cortex.db'}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"file:{home / 'cortex.db'}?mode=ro", uri=True)  # noqa: TID251 - read from outside
     durations = []
     try:
         for query in queries:
@@ -328,101 +334,122 @@ async def noop_round_trips(count: int) -> list[float]:
     async with Client(noop(), mode="legacy") as client:
         for _ in range(10):
             await client.call_tool("noop", {"query": "warm up"})
-        return [await timed(lambda: client.call_tool("noop", {"query": "x"})) for _ in range(count)]
+        return [await tool_ms(client, "noop", {"query": "x"}) for _ in range(count)]
+
+
+async def growth_session(
+    home: Path, code: str, queries: list[str], contents: list[str], settle: float
+) -> dict[str, Any]:
+    """Recalls then remembers through one server; RSS along the way."""
+    async with Client(cortex(home, code), mode="legacy") as client:
+        pid = child_pid(b"cortex_mcp")
+        rss = {"after_initialize": memory_mb(pid)}
+        first = await tool_ms(client, "cortex_recall", {"query": "warm"})
+        await anyio.sleep(settle)
+        for q in queries[:10]:
+            await client.call_tool("cortex_recall", {"query": q})
+        recall = [await tool_ms(client, "cortex_recall", {"query": q}) for q in queries]
+        rss["after_recalls"] = memory_mb(pid)
+        remember = [await tool_ms(client, "cortex_remember", {"content": c}) for c in contents]
+        rss["after_remembers"] = memory_mb(pid)
+    return {
+        "first_recall_ms": round(first, 1),
+        "recall": summary(recall),
+        "remember": summary(remember),
+        "rss_mb": rss,
+    }
 
 
 async def growth(args: argparse.Namespace) -> None:
+    """Item 7: remember and BM25 recall at each size, against the floors of the same run (a
+    no-op MCP tool's round trip + raw FTS5 top-10); with `--baseline`, the baseline too."""
     report = base_report(args) | {"runs": []}
     corpus = Corpus(SEED)
+    codes = ["before", "after"] if args.baseline else ["after"]
     for n in args.sizes:
         queries = [corpus.query()[1] for _ in range(args.calls)]
+        floor_rt = summary(await noop_round_trips(args.calls))
+        run: dict[str, Any] = {"n": n, "noop_round_trip": floor_rt}
         with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
-            home = fresh_home(n, Path(tmp))
-            floor_rt = await noop_round_trips(args.calls)
-            fts = raw_fts_ms(home, queries)
-            async with Client(cortex(home), mode="legacy") as client:
-                pid = child_pid(b"cortex_mcp")
-                rss = {"after_initialize": memory_mb(pid)}
-                first = await timed(lambda: client.call_tool("cortex_recall", {"query": "warm"}))
-                await anyio.sleep(args.settle)
-                for q in queries[:10]:
-                    await client.call_tool("cortex_recall", {"query": q})
-                recall = [
-                    await timed(lambda q=q: client.call_tool("cortex_recall", {"query": q}))
-                    for q in queries
-                ]
-                rss["after_recalls"] = memory_mb(pid)
+            for code in codes:
+                home = fresh_home(n, Path(tmp) / code)
+                fts = summary(raw_fts_ms(home, queries))
                 contents = new_contents(args.calls, f"growth-{n}")
-                remember = [
-                    await timed(lambda c=c: client.call_tool("cortex_remember", {"content": c}))
-                    for c in contents
-                ]
-                rss["after_remembers"] = memory_mb(pid)
-        floor = summary(floor_rt)["p50"] + summary(fts)["p50"]
-        report["runs"].append(
-            {
-                "n": n,
-                "first_recall_ms": round(first, 1),
-                "noop_round_trip": summary(floor_rt),
-                "raw_fts_top10": summary(fts),
-                "recall": summary(recall),
-                "recall_to_floor": round(summary(recall)["p50"] / floor, 2),
-                "remember": summary(remember),
-                "rss_mb": rss,
-                "load": load(),
-            }
-        )
-    first_remember = report["runs"][0]["remember"]["p50"]
-    for run in report["runs"]:
-        run["remember_to_smallest"] = round(run["remember"]["p50"] / first_remember, 2)
+                result = await growth_session(home, code, queries, contents, args.settle)
+                floor = floor_rt["p50"] + fts["p50"]
+                result["raw_fts_top10"] = fts
+                result["recall_to_floor"] = round(result["recall"]["p50"] / floor, 2)
+                run[code] = result
+                shutil.rmtree(Path(tmp) / code, ignore_errors=True)
+        run["load"] = load()
+        report["runs"].append(run)
+    for code in codes:
+        smallest = report["runs"][0][code]["remember"]["p50"]
+        for run in report["runs"]:
+            run[code]["remember_to_smallest"] = round(run[code]["remember"]["p50"] / smallest, 2)
     save(f"growth-{args.label}", report)
 
 
 # --- item 3: writes while a lifecycle runs ---------------------------------------------------
 
 
-async def lifecycle(args: argparse.Namespace) -> None:
-    report = base_report(args)
-    with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
-        home = fresh_home(args.n, Path(tmp))
-        contents = iter(new_contents(args.writes * 3, "lifecycle"))
-        env = {"CORTEX_MIRROR__ENABLED": "false"}
-        async with Client(cortex(home, **env), mode="legacy") as client:
+LIFECYCLE_RUN = (
+    "import resource, sys\n"
+    "from cortex_mcp.cli import main\n"
+    "code = main(['lifecycle', 'run'])\n"
+    "print('peak_kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+"""`cortex-mcp lifecycle run`, then its own peak RSS (VmHWM) on stderr."""
 
-            async def write() -> float:
-                content = next(contents)
-                return await timed(
-                    lambda: client.call_tool("cortex_remember", {"content": content})
-                )
 
-            await client.call_tool("cortex_recall", {"query": "warm up"})
-            idle = [await write() for _ in range(args.writes)]
-            command = [sys.executable, "-m", "cortex_mcp", "lifecycle", "run"]
-            run_env = {**os.environ, "CORTEX_HOME": str(home), **BASE_ENV}
-            started = time.perf_counter()
-            with subprocess.Popen(command, env=run_env, cwd=ROOT, stdout=subprocess.DEVNULL) as run:
-                during: list[float] = []
-                while run.poll() is None and len(during) < args.writes * 2:
+async def lifecycle_once(args: argparse.Namespace, code: str, tmp: Path) -> dict[str, Any]:
+    """Idle writes, then writes while `cortex-mcp lifecycle run` runs in another process."""
+    home = fresh_home(args.n, tmp / code)
+    contents = iter(new_contents(args.writes * 10, f"lifecycle-{code}"))
+    env = {"CORTEX_MIRROR__ENABLED": "false"}
+    async with Client(cortex(home, code, **env), mode="legacy") as client:
+
+        async def write() -> float:
+            content = next(contents)
+            return await tool_ms(client, "cortex_remember", {"content": content})
+
+        await client.call_tool("cortex_recall", {"query": "warm up"})
+        idle = [await write() for _ in range(args.writes)]
+        run_env = {**os.environ, "CORTEX_HOME": str(home), **BASE_ENV}
+        started = time.perf_counter()
+        during: list[float] = []
+        async with await anyio.open_process(
+            [sys.executable, "-c", LIFECYCLE_RUN], env=run_env, cwd=CODE[code]
+        ) as run:
+            assert run.stderr is not None
+            with anyio.fail_after(args.timeout):
+                while run.returncode is None and len(during) < args.writes * 9:
                     during.append(await write())
-                peak = memory_mb(run.pid) if run.poll() is None else {}
-                run.wait(timeout=args.timeout)
-                seconds = time.perf_counter() - started
-            peak_rss = run_peak(home, args.n)
-    report |= {
-        "n": args.n,
+                stderr = (await run.stderr.receive(1_000_000)).decode("utf-8", "replace")
+                await run.wait()
+        seconds = time.perf_counter() - started
+    peak = [line.split()[1] for line in stderr.splitlines() if line.startswith("peak_kb")]
+    return {
         "idle": summary(idle),
         "during_lifecycle": summary(during) if during else None,
+        "writes_during": len(during),
         "ratio_p50": round(summary(during)["p50"] / summary(idle)["p50"], 2) if during else None,
         "lifecycle_seconds": round(seconds, 1),
-        "lifecycle_rss_seen_mb": peak,
+        "lifecycle_peak_rss_mb": round(int(peak[-1]) / 1024, 1) if peak else None,
         "load_after": load(),
-        "note": peak_rss,
     }
+
+
+async def lifecycle(args: argparse.Namespace) -> None:
+    """Item 3 (a run yields to writers) and item 6 (its peak RSS); `--baseline` first."""
+    report = base_report(args) | {"n": args.n}
+    codes = ["before", "after"] if args.baseline else ["after"]
+    with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
+        for code in codes:
+            report[code] = await lifecycle_once(args, code, Path(tmp))
+            shutil.rmtree(Path(tmp) / code, ignore_errors=True)
     save(f"lifecycle-{args.n}-{args.label}", report)
-
-
-def run_peak(home: Path, n: int) -> str:
-    return "lifecycle peak RSS: see bench/lifecycle.py (VmHWM of its own process)"
 
 
 # --- item 5: cold start ---------------------------------------------------------------------
@@ -438,14 +465,13 @@ async def start(args: argparse.Namespace) -> None:
                 started = time.perf_counter()
                 async with Client(params, mode="legacy"):
                     times[name].append((time.perf_counter() - started) * 1000)
-        importtime = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", "import cortex_mcp.cli"],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            cwd=ROOT,
-            check=False,
-        ).stderr
+        importtime = (
+            await anyio.run_process(
+                [sys.executable, "-X", "importtime", "-c", "import cortex_mcp.cli"],
+                cwd=ROOT,
+                check=False,
+            )
+        ).stderr.decode("utf-8")
     rows = []
     for line in importtime.splitlines()[1:]:
         parts = line.split("|")
