@@ -43,8 +43,8 @@ async def mirror_pages(
     async with rt.db.read() as conn:
         text = await _memory_md(conn, agent, settings.mirror)
         live = [r for r in await relations_of(conn, agent) if r.live]
-        if days is None:
-            days = await rows.working_day_marks(conn, agent)
+    if days is None:
+        days = await rows.working_day_marks(rt.db, agent)
     relations = render.render_relations(live)
     pages = await _archive_pages(rt, agent, archive_dir) if archive else {}
     pages |= {memory_md: text, settings.home / "memory" / "relations.md": relations}

@@ -75,8 +75,7 @@ async def write_mirror(rt: Runtime, archive: bool = True, changed_only: bool = F
 async def _write_mirror(rt: Runtime, archive: bool, changed_only: bool = False) -> list[str]:
     home = rt.settings.home
     agent = rt.settings.memory.default_agent_id
-    async with rt.db.read() as conn:
-        marks = await working_day_marks(conn, agent)
+    marks = await working_day_marks(rt.db, agent)
     written = rt.mirror.written_days if changed_only else {}
     days = [day for day, mark in marks.items() if written.get(day) != mark]
     pages = await mirror_pages(rt, archive, days)
@@ -88,8 +87,7 @@ async def _write_mirror(rt: Runtime, archive: bool, changed_only: bool = False) 
     edited = {path: disk for path, disk in judged.items() if disk.verdict is Verdict.EDITED}
     if edited:
         await keep_edits(rt, edited)
-        async with rt.db.read() as conn:
-            marks = await working_day_marks(conn, agent)
+        marks = await working_day_marks(rt.db, agent)
         days = [day for day, mark in marks.items() if written.get(day) != mark]
         pages = await mirror_pages(rt, archive, days)
         current = set(pages) | {working_dir / f"{day}.md" for day in marks}
