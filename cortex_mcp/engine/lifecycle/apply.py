@@ -105,16 +105,19 @@ class Turns:
     def __init__(self, most: int) -> None:
         self.most = most
         self.size = most
+        self.last_held: float | None = None
 
     @asynccontextmanager
     async def held(self, db: Database) -> AsyncIterator[Connection]:
-        """One write transaction; after it, the next one's size and a pause."""
+        """One write transaction, after a pause as long as the previous one held the lock (none
+        before the first: a run of one transaction never waits); then the next one's size."""
+        if self.last_held is not None:
+            await anyio.sleep(min(self.last_held, PAUSE_MOST_S))
         started = time.perf_counter()
         async with db.write() as conn:
             yield conn
-        held = time.perf_counter() - started
+        held = self.last_held = time.perf_counter() - started
         if held > HOLD_S:
             self.size = max(FEWEST, self.size // 2)
         elif held < HOLD_S / 2:
             self.size = min(self.most, self.size * 2)
-        await anyio.sleep(min(held, PAUSE_MOST_S))

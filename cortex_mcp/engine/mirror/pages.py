@@ -20,6 +20,9 @@ from cortex_mcp.store.db import Connection
 from cortex_mcp.store.relations import relations_of
 
 ALL = 10_000_000
+DAYS_PER_READ = 7
+"""Working days read per transaction: a week holds the connection briefly even at 100,000
+memories, and few transactions are needed for a whole rebuild."""
 MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 MEMORY_MD_CATEGORIES: list[Category] = [c for c in Category if c != Category.PROFILE]
 
@@ -50,11 +53,16 @@ async def mirror_pages(
     pages |= {memory_md: text, settings.home / "memory" / "relations.md": relations}
     if settings.mirror.extra_memory_md is not None:
         pages[settings.mirror.extra_memory_md] = text
-    for day in sorted(days):
+    ordered = sorted(days)
+    for start in range(0, len(ordered), DAYS_PER_READ):
         async with rt.db.read() as conn:
-            memories = await store.live_created_in(conn, agent, Layer.WORKING, day)
-        if memories:
-            pages[working_dir / f"{day}.md"] = render.render_working_day(day, memories)
+            read = {
+                day: await store.live_created_in(conn, agent, Layer.WORKING, day)
+                for day in ordered[start : start + DAYS_PER_READ]
+            }
+        for day, memories in read.items():
+            if memories:
+                pages[working_dir / f"{day}.md"] = render.render_working_day(day, memories)
     return pages
 
 
