@@ -19,8 +19,7 @@ from cortex_mcp.engine.ingest.verdict import Verdict, settle
 from cortex_mcp.engine.language.slots import Slot
 from cortex_mcp.engine.language.triples import Triple, slot_triple
 from cortex_mcp.models import Layer, Memory, StoredMemory, new_memory_id
-from cortex_mcp.search.facts import content_tokens
-from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS, term_set
+from cortex_mcp.search.facts import same_statement
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.logs import log_action
@@ -105,9 +104,10 @@ async def decide(
 async def still_holds(
     conn: Connection, decided: Decided, proposal: Proposal, agent_id: str | None
 ) -> bool:
-    """Inside the write transaction: True when nothing written since the decision can change
-    it: its target is still live, and no memory of the scope written since shares a word or
-    the slot with the proposal (a correction: no memory of the scope written since at all)."""
+    """Inside the write transaction: True when nothing written since the decision changes it:
+    its target is still live, and no memory of the scope written since makes the same
+    statement or holds the same slot (a correction, which weighs every close memory: no
+    memory of the scope written since at all)."""
     target = decided.verdict.target
     if target is not None:
         current = await rows.get_memory(conn, target.id)
@@ -118,21 +118,20 @@ async def still_holds(
         return True
     if proposal.correction:
         return False
-    words = _words(proposal.content)
-    return not any(_may_matter(proposal, words, memory) for memory in newer)
+    return not any(_may_matter(proposal, memory) for memory in newer)
 
 
-def _words(text: str) -> frozenset[str]:
-    return (term_set(text) - ENGLISH_STOPWORDS) | frozenset(content_tokens(text))
-
-
-def _may_matter(proposal: Proposal, words: frozenset[str], memory: Memory) -> bool:
-    """A memory written meanwhile that the same-fact rules could pick: it shares a content
-    word with the proposal (a restatement, a paraphrase) or holds its slot."""
+def _may_matter(proposal: Proposal, memory: Memory) -> bool:
+    """A memory written meanwhile that the same-fact rules would pick before the decision's:
+    the same statement (`search.facts`), or the holder of the proposal's slot."""
     slot = proposal.slot
-    if slot is not None and memory.metadata.get("predicate") == slot.predicate:
+    if (
+        slot is not None
+        and memory.metadata.get("predicate") == slot.predicate
+        and memory.metadata.get("subject") == slot.subject
+    ):
         return True
-    return bool(words & _words(memory.content))
+    return memory.content == proposal.content or same_statement(proposal.content, memory.content)
 
 
 async def write_proposal(
