@@ -455,35 +455,46 @@ async def lifecycle(args: argparse.Namespace) -> None:
 # --- item 5: cold start ---------------------------------------------------------------------
 
 
-async def start(args: argparse.Namespace) -> None:
-    report = base_report(args)
-    with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
-        home = fresh_home(args.n, Path(tmp))
-        times: dict[str, list[float]] = {"noop": [], "cortex": []}
-        for _ in range(args.runs):  # interleaved: the load hits both alike
-            for name, params in (("noop", noop()), ("cortex", cortex(home))):
-                started = time.perf_counter()
-                async with Client(params, mode="legacy"):
-                    times[name].append((time.perf_counter() - started) * 1000)
-        importtime = (
-            await anyio.run_process(
-                [sys.executable, "-X", "importtime", "-c", "import cortex_mcp.cli"],
-                cwd=ROOT,
-                check=False,
-            )
-        ).stderr.decode("utf-8")
+async def import_profile(code: str) -> dict[str, Any]:
+    """`python -X importtime -c "import cortex_mcp.cli"` from `CODE[code]`: the total and the
+    modules that cost most (cumulative microseconds)."""
+    done = await anyio.run_process(
+        [sys.executable, "-X", "importtime", "-c", "import cortex_mcp.cli"],
+        cwd=CODE[code],
+        check=False,
+    )
     rows = []
-    for line in importtime.splitlines()[1:]:
+    for line in done.stderr.decode("utf-8").splitlines()[1:]:
         parts = line.split("|")
         if len(parts) == 3:
             rows.append((int(parts[1].strip()), parts[2].rstrip()))
     rows.sort(reverse=True)
-    report |= {
-        "initialize_noop": summary(times["noop"]),
-        "initialize_cortex": summary(times["cortex"]),
-        "ratio_p50": round(summary(times["cortex"])["p50"] / summary(times["noop"])["p50"], 2),
+    return {
         "import_cortex_mcp_cli_us": rows[0][0] if rows else None,
-        "importtime_top": [f"{us} {name}" for us, name in rows[:25]],
+        "top": [f"{us} {name}" for us, name in rows[:25]],
+    }
+
+
+async def start(args: argparse.Namespace) -> None:
+    """Item 5: spawn → `initialize` answered, for a no-op MCPServer and cortex, interleaved."""
+    report = base_report(args)
+    codes = ["before", "after"] if args.baseline else ["after"]
+    with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
+        home = fresh_home(args.n, Path(tmp))
+        servers = [("noop", noop())] + [(f"cortex {c}", cortex(home, c)) for c in codes]
+        times: dict[str, list[float]] = {name: [] for name, _ in servers}
+        for _ in range(args.runs):  # interleaved: the load hits every one alike
+            for name, params in servers:
+                started = time.perf_counter()
+                async with Client(params, mode="legacy"):
+                    times[name].append((time.perf_counter() - started) * 1000)
+    noop_p50 = summary(times["noop"])["p50"]
+    report |= {
+        "initialize": {name: summary(ms) for name, ms in times.items()},
+        "ratio_p50_to_noop": {
+            name: round(summary(ms)["p50"] / noop_p50, 2) for name, ms in times.items()
+        },
+        "importtime": {code: await import_profile(code) for code in codes},
         "load_after": load(),
     }
     save(f"start-{args.label}", report)
