@@ -409,10 +409,16 @@ async def lifecycle_once(args: argparse.Namespace, code: str, tmp: Path) -> dict
     contents = iter(new_contents(args.writes * 10, f"lifecycle-{code}"))
     env = {"CORTEX_MIRROR__ENABLED": "false"}
     async with Client(cortex(home, code, **env), mode="legacy") as client:
+        failed: list[str] = []
 
         async def write() -> float:
-            content = next(contents)
-            return await tool_ms(client, "cortex_remember", {"content": content})
+            """One remember's round trip; a refusal (the store locked past its busy timeout)
+            is counted and timed like the others."""
+            started = time.perf_counter()
+            result = await client.call_tool("cortex_remember", {"content": next(contents)})
+            if result.is_error:
+                failed.append(str(result.content[0])[:200])
+            return (time.perf_counter() - started) * 1000
 
         await client.call_tool("cortex_recall", {"query": "warm up"})
         idle = [await write() for _ in range(args.writes)]
@@ -434,6 +440,8 @@ async def lifecycle_once(args: argparse.Namespace, code: str, tmp: Path) -> dict
         "idle": summary(idle),
         "during_lifecycle": summary(during) if during else None,
         "writes_during": len(during),
+        "writes_refused": len(failed),
+        "refusals": sorted(set(failed))[:3],
         "ratio_p50": round(summary(during)["p50"] / summary(idle)["p50"], 2) if during else None,
         "lifecycle_seconds": round(seconds, 1),
         "lifecycle_peak_rss_mb": round(int(peak[-1]) / 1024, 1) if peak else None,
