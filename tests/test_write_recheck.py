@@ -2,12 +2,15 @@
 another writer stored in between is never stored a second time, and a target that left in
 between is not reinforced."""
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
 import pytest
+from mcp import Client
 
 from cortex_mcp.engine.facade import Engine, open_engine
+from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.ingest.remember import remembered_proposal
 from cortex_mcp.engine.ingest.write import decide, write_proposal
 from cortex_mcp.models import Category
@@ -21,12 +24,12 @@ STATEMENT = "We chose PostgreSQL 16 for the billing service"
 
 
 @pytest.fixture
-async def engine(cortex_home: Path, clock: FrozenClock) -> Engine:
+async def engine(cortex_home: Path, clock: FrozenClock) -> AsyncIterator[Engine]:
     async with open_engine(quiet_settings(cortex_home), clock, {}) as engine:
         yield engine
 
 
-def proposal_of(engine: Engine, content: str):  # noqa: ANN201 - a Proposal
+def proposal_of(engine: Engine, content: str) -> Proposal:
     return remembered_proposal(
         content, Category.DECISION, 0.7, [], None, [], engine.settings.memory
     )
@@ -115,8 +118,6 @@ async def test_eight_identical_remembers_at_once_in_one_process_store_one_memory
 async def test_identical_remembers_from_three_processes_at_once_store_one_memory(
     cortex_home: Path,
 ) -> None:
-    from mcp import Client
-
     async def four_calls() -> None:
         async with Client(stdio_server(cortex_home)) as client, anyio.create_task_group() as calls:
             for _ in range(4):
