@@ -11,24 +11,14 @@ import logging
 import os
 import sys
 import traceback
-import webbrowser
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import anyio
 
 from cortex_mcp import __version__
-from cortex_mcp.backup import (
-    backup_store,
-    home_writable,
-    migrate_command,
-    progress,
-    readable_settings,
-)
-from cortex_mcp.browser.host import serve_browser
 from cortex_mcp.config import (
     LEGACY_HOME,
     Settings,
@@ -42,16 +32,13 @@ from cortex_mcp.config import (
     settings_markdown,
     unknown_variables,
 )
-from cortex_mcp.config_report import config_report
 from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
-from cortex_mcp.hooks import install as hook_install
-from cortex_mcp.hooks.importer import SOURCES, import_transcripts
+from cortex_mcp.hooks.importer import SOURCES
 from cortex_mcp.hooks.install import SETTINGS_FILES
 from cortex_mcp.local_socket import hook_settings, serve_local_socket
 from cortex_mcp.providers.build import choose_embedder
-from cortex_mcp.remote import serve_http
 from cortex_mcp.server import build_server
 from cortex_mcp.stdio import serve_stdio
 from cortex_mcp.store.home import check_database_file, move_legacy_home, prepare_home
@@ -212,6 +199,10 @@ def add_browse_command(commands: Any) -> None:
 
 def run_browse(settings: Settings, args: argparse.Namespace) -> int:
     """Serve the memory browser on 127.0.0.1 until interrupted, and open it."""
+    import webbrowser  # the commands load what they use: a server starts with less
+    from urllib.parse import urlencode
+
+    from cortex_mcp.browser.host import serve_browser
 
     def ready(url: str) -> None:
         if args.agent:
@@ -241,6 +232,8 @@ async def admin(settings: Settings, args: argparse.Namespace) -> str:
         if args.command == "export":
             return await engine.export_memory(args.format, include_forgotten=args.include_forgotten)
         if args.command == "import" and args.transcripts:
+            from cortex_mcp.hooks.importer import import_transcripts
+
             return await import_transcripts(
                 engine,
                 settings.home,
@@ -291,6 +284,8 @@ def run_server(settings: Settings, transport: str) -> int:
     if transport == "stdio":
         notice = TTY_NOTICE if sys.stdin.isatty() else None
         return anyio.run(serve_stdio, mcp, notice, partial(serve_local_socket, mcp, settings))
+    from cortex_mcp.remote import serve_http  # HTTP only: uvicorn and starlette stay unloaded
+
     anyio.run(serve_http, mcp, host, settings, "sse" if transport == "sse" else "streamable-http")
     return 0
 
@@ -369,11 +364,15 @@ def run(args: argparse.Namespace) -> int:
     )
     quiet_drivers()
     if args.command == "hooks":
+        from cortex_mcp.hooks import install as hook_install
+
         where = Path.cwd() if args.project else None
         act = hook_install.install if args.action == "install" else hook_install.uninstall
         sys.stdout.write(act(args.agent, where) + "\n")
         return 0
     if args.command == "config":
+        from cortex_mcp.config_report import config_report
+
         if args.markdown:
             sys.stdout.write(settings_markdown())
             return 0
@@ -382,8 +381,11 @@ def run(args: argparse.Namespace) -> int:
         )
         sys.stdout.write(report)
         return 0
-    if args.command in READS_ONLY and not home_writable(settings):
-        return run_reading(settings, args)  # a read-only home: the store is only read
+    if args.command in READS_ONLY:
+        from cortex_mcp.backup import home_writable  # its store copier: only these commands
+
+        if not home_writable(settings):
+            return run_reading(settings, args)  # a read-only home: the store is only read
     try:
         prepare_store(settings)
     except StoreUnavailable as err:
@@ -415,6 +417,8 @@ READS_ONLY = ("export", "backup", "migrate")
 
 def run_reading(settings: Settings, args: argparse.Namespace) -> int:
     """`export`, `backup` or `migrate`, through a snapshot when the home is read-only."""
+    from cortex_mcp.backup import backup_store, migrate_command, progress, readable_settings
+
     try:
         with readable_settings(settings) as readable:
             if args.command == "backup":

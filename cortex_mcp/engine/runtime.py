@@ -58,6 +58,8 @@ class MirrorSignal:
         self.pending = False
         self.last_change: datetime = clock()
         self.changed = anyio.Event()
+        self.written_days: dict[str, str] = {}
+        """The working days' marks as the mirror last wrote them (engine/mirror/write.py)."""
 
     def mark_dirty(self) -> None:
         """Memory changed: rewrite the mirror after the quiet time."""

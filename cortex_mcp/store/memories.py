@@ -7,8 +7,9 @@ from typing import Any
 from cortex_mcp.clock import from_text, to_text
 from cortex_mcp.models import Candidate, Category, Layer, Memory
 from cortex_mcp.search.tokenize import context_of, index_text, normalised_content
+from cortex_mcp.store.apart import read_apart
 from cortex_mcp.store.dates import index_dates
-from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
+from cortex_mcp.store.db import Connection, Database, Sql, fetch_all, fetch_one
 from cortex_mcp.store.relations import close_relations, reopen_relations
 from cortex_mcp.store.scope import sees_shared
 from cortex_mcp.store.terms import index_memory_terms, unindex_memory_terms
@@ -363,10 +364,26 @@ async def live_memories(
     return [to_memory(row) for row in rows]
 
 
+LIVE_PROFILE = (
+    f" and layer = '{Layer.CORE.value}' and category = '{Category.PROFILE.value}'"
+    " and deleted_at is null and superseded_by is null"
+)
+PROFILE = (
+    "select * from (select * from memories where agent_id = :agent_id"  # noqa: S608 - constants
+    + LIVE_PROFILE
+    + " union all select * from memories where agent_id is null and :shared"
+    + LIVE_PROFILE
+    + ") as found order by importance desc, updated_at desc limit 1"
+)
+"""Every write and every recall reads the profile: one index lookup per scope (agent, layer,
+category), whatever the size of the store. An `or` across the scopes let SQLite walk the whole
+`superseded_by is null` index instead (135 ms at 100,000 memories against 0.1 ms)."""
+
+
 async def live_profile(conn: Connection, agent_id: str) -> Memory | None:
     """The live profile the agent sees (its own, else a shared one), or None."""
-    found = await live_memories(conn, agent_id, [Layer.CORE], [Category.PROFILE], limit=1)
-    return found[0] if found else None
+    row = await fetch_one(conn, PROFILE, {"agent_id": agent_id, "shared": sees_shared()})
+    return to_memory(row) if row is not None else None
 
 
 async def count_by_layer_and_category(conn: Connection) -> list[tuple[str, str, int]]:
@@ -424,3 +441,42 @@ async def live_slot_memories(
         },
     )
     return [to_memory(row) for row in rows]
+
+
+async def newest_seq(conn: Connection) -> int:
+    """The sequence number of the newest memory (0 for an empty store): a write deciding
+    outside the write lock reads it with its decision, to re-check only what came after."""
+    row = await fetch_one(conn, "select coalesce(max(seq), 0) from memories")
+    return int(row[0]) if row is not None else 0
+
+
+async def live_written_after(conn: Connection, seq: int, agent_id: str | None) -> list[Memory]:
+    """Live memories of exactly this scope written after memory `seq` (by any process)."""
+    rows = await fetch_all(
+        conn,
+        Sql(
+            "select * from memories where seq > :seq and agent_id is :agent_id"
+            " and deleted_at is null and superseded_by is null order by seq",
+            "select * from memories where seq > :seq"
+            " and agent_id is not distinct from cast(:agent_id as text)"
+            " and deleted_at is null and superseded_by is null order by seq",
+        ),
+        {"seq": seq, "agent_id": agent_id},
+    )
+    return [to_memory(row) for row in rows]
+
+
+async def working_day_marks(db: Database, agent_id: str) -> dict[str, str]:
+    """Per day (YYYY-MM-DD) of the live working memories an agent sees, a mark that changes
+    whenever that day's page would: how many, the newest update and the sum of their sequence
+    numbers. Read apart (`store.apart`): at 100,000 memories the scan takes a second on a busy
+    machine, and recalls must not wait for it. The mirror rewrites only the days whose mark
+    moved."""
+    rows = await read_apart(
+        db,
+        "select substr(created_at, 1, 10), count(*), max(updated_at), sum(seq) from memories"
+        " where layer = :layer and deleted_at is null and superseded_by is null"
+        " and (agent_id = :agent_id or (agent_id is null and :shared)) group by 1",
+        {"layer": Layer.WORKING.value, "agent_id": agent_id, "shared": sees_shared()},
+    )
+    return {str(row[0]): f"{row[1]} {row[2]} {row[3]}" for row in rows}

@@ -3,7 +3,7 @@
 The fast channel finds high-signal statements with patterns (the user's words; the assistant's
 only for decisions) and writes them to core at once. The deep channel asks the LLM to extract
 what a skilled assistant would keep from both sides, into working memory. Each proposal is
-settled (`verdict`) and written (`write`) in one write transaction.
+settled (`verdict`) before the write transaction and re-checked and written (`write`) in it.
 """
 
 from dataclasses import dataclass, replace
@@ -14,7 +14,7 @@ from cortex_mcp.engine.ingest.log import owed_state
 from cortex_mcp.engine.ingest.nearby import nearby_memories
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.ingest.verdict import ask_llm
-from cortex_mcp.engine.ingest.write import apply_verdict
+from cortex_mcp.engine.ingest.write import apply_verdict, decide
 from cortex_mcp.engine.language import extraction
 from cortex_mcp.engine.language.patterns import is_small_talk, without_recalled
 from cortex_mcp.engine.runtime import Runtime
@@ -45,8 +45,9 @@ async def store_proposal(rt: Runtime, proposal: Proposal, agent: str) -> StoredM
     nearby = []
     if proposal.correction and proposal.slot is None and asked is None:
         nearby = await nearby_memories(rt.db, rt.vectors, proposal.content, agent)
+    decided = await decide(rt.db, proposal, agent, asked, nearby)
     async with rt.db.write() as conn:
-        return await apply_verdict(conn, proposal, asked, agent, rt.clock(), nearby)
+        return await apply_verdict(conn, proposal, asked, agent, rt.clock(), nearby, decided)
 
 
 async def fast_channel(

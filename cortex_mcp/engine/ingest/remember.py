@@ -14,7 +14,9 @@ from cortex_mcp.config import MemorySettings
 from cortex_mcp.engine.ingest.nearby import nearby_memories
 from cortex_mcp.engine.ingest.proposal import Proposal, check_content
 from cortex_mcp.engine.ingest.write import (
+    Decided,
     build_memory,
+    decide,
     record_relations,
     supersede,
     write_proposal,
@@ -62,6 +64,13 @@ async def remember(
     if supersedes is None and (category == Category.CORRECTION or is_correction(content)):
         owner = None if scope == SHARED_SCOPE else agent_id
         nearby = await nearby_memories(rt.db, rt.vectors, content, owner)
+    decided = None
+    if supersedes is None:  # decided outside the write lock, re-checked inside it
+        proposal = remembered_proposal(
+            content, category, asked.importance, asked.tags, context, triples, rt.settings.memory
+        )
+        owner = None if scope == SHARED_SCOPE else agent_id
+        decided = await decide(rt.db, proposal, owner, nearby=nearby)
     async with rt.db.write() as conn:
         result = await write_remembered(
             conn,
@@ -77,6 +86,7 @@ async def remember(
             now=rt.clock(),
             nearby=nearby,
             relations=triples,
+            decided=decided,
         )
     logger.debug("remember: %s %s (%s)", result.action, result.id, result.category.value)
     return result
@@ -97,14 +107,41 @@ async def write_remembered(
     context: str | None = None,
     nearby: Sequence[tuple[float, Memory]] = (),
     relations: Sequence[Triple] = (),
+    decided: Decided | None = None,
 ) -> RememberResult:
-    """Store an explicit memory in core; call inside a write transaction."""
-    text = check_content(content, settings)
-    around = check_content(context, settings, "context") if context and context.strip() else None
+    """Store an explicit memory in core; call inside a write transaction (`decided`: the
+    verdict reached before it, re-checked here)."""
+    proposal = remembered_proposal(
+        content, category, importance, tags, context, relations, settings
+    )
     owner = None if scope == SHARED_SCOPE else agent_id
     old = await _replaced(conn, supersedes, agent_id) if supersedes is not None else None
+    if old is None:
+        outcome = await write_proposal(
+            conn, proposal, owner, now, tags=tags, nearby=nearby, decided=decided
+        )
+        superseded = outcome.superseded.id if outcome.superseded else None
+        return RememberResult.of(outcome.action, outcome.memory, superseded)
+    memory = build_memory(proposal, owner, now, Layer.CORE)
+    memory = await supersede(conn, old, memory, "explicit: supersedes", "remember", now)
+    await record_relations(conn, memory, proposal.slot, proposal.relations, now)
+    return RememberResult.of("superseded", memory, old.id)
+
+
+def remembered_proposal(
+    content: str,
+    category: Category,
+    importance: float,
+    tags: list[str],
+    context: str | None,
+    relations: Sequence[Triple],
+    settings: MemorySettings,
+) -> Proposal:
+    """The proposal an explicit memory makes (its content and context checked)."""
+    text = check_content(content, settings)
+    around = check_content(context, settings, "context") if context and context.strip() else None
     slots = find_slots(text)
-    proposal = Proposal(
+    return Proposal(
         content=text,
         category=category,
         importance=importance,
@@ -118,14 +155,6 @@ async def write_remembered(
         correction=category == Category.CORRECTION or is_correction(text),
         relations=tuple(relations),
     )
-    if old is None:
-        outcome = await write_proposal(conn, proposal, owner, now, tags=tags, nearby=nearby)
-        superseded = outcome.superseded.id if outcome.superseded else None
-        return RememberResult.of(outcome.action, outcome.memory, superseded)
-    memory = build_memory(proposal, owner, now, Layer.CORE)
-    memory = await supersede(conn, old, memory, "explicit: supersedes", "remember", now)
-    await record_relations(conn, memory, proposal.slot, proposal.relations, now)
-    return RememberResult.of("superseded", memory, old.id)
 
 
 async def _replaced(conn: Connection, memory_id: str, agent_id: str) -> Memory:

@@ -1,6 +1,10 @@
 """Carrying a verdict out, inside one write transaction: insert, reinforce or supersede, and
 store the relations the memory states.
 
+The verdict is reached first in a read transaction (`decide`), so writers from other tasks and
+processes are not held up by it; inside the write transaction only what was written since is
+re-checked (`still_holds`), and the verdict is settled again there when it could have changed.
+
 A relation is scoped like its memory and holds while its memory does: superseding or
 forgetting the memory closes it (store/memories.py), restoring reopens it, purging erases it.
 """
@@ -15,8 +19,9 @@ from cortex_mcp.engine.ingest.verdict import Verdict, settle
 from cortex_mcp.engine.language.slots import Slot
 from cortex_mcp.engine.language.triples import Triple, slot_triple
 from cortex_mcp.models import Layer, Memory, StoredMemory, new_memory_id
+from cortex_mcp.search.facts import same_statement
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store.db import Connection
+from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.relations import Relation, insert_relation
 
@@ -73,6 +78,62 @@ class Outcome:
     superseded: Memory | None = None
 
 
+@dataclass(frozen=True)
+class Decided:
+    """A verdict reached before the write transaction, and the newest memory it had seen."""
+
+    verdict: Verdict
+    seen: int
+
+
+async def decide(
+    db: Database,
+    proposal: Proposal,
+    agent_id: str | None,
+    asked: Verdict | None = None,
+    nearby: Sequence[tuple[float, Memory]] = (),
+) -> Decided:
+    """The same-fact decision in a read transaction, outside the write lock: other writers go
+    on meanwhile, and the write re-checks only what was written since (`still_holds`)."""
+    async with db.read() as conn:
+        seen = await rows.newest_seq(conn)
+        verdict = await settle(conn, proposal, agent_id, asked, nearby)
+    return Decided(verdict, seen)
+
+
+async def still_holds(
+    conn: Connection, decided: Decided, proposal: Proposal, agent_id: str | None
+) -> bool:
+    """Inside the write transaction: True when nothing written since the decision changes it:
+    its target is still live, and no memory of the scope written since makes the same
+    statement or holds the same slot (a correction, which weighs every close memory: no
+    memory of the scope written since at all)."""
+    target = decided.verdict.target
+    if target is not None:
+        current = await rows.get_memory(conn, target.id)
+        if current is None or current.deleted_at or current.superseded_by:
+            return False
+    newer = await rows.live_written_after(conn, decided.seen, agent_id)
+    if not newer:
+        return True
+    if proposal.correction:
+        return False
+    return not any(_may_matter(proposal, memory) for memory in newer)
+
+
+def _may_matter(proposal: Proposal, memory: Memory) -> bool:
+    """A memory written meanwhile that the same-fact rules would pick before the decision's:
+    the same statement (`search.facts`), or the holder of the proposal's slot."""
+    slot = proposal.slot
+    if (
+        slot is not None
+        and memory.metadata.get("predicate") == slot.predicate
+        and memory.metadata.get("subject") == slot.subject
+    ):
+        return True
+    return memory.content == proposal.content or same_statement(proposal.content, memory.content)
+
+
 async def write_proposal(
     conn: Connection,
     proposal: Proposal,
@@ -82,9 +143,14 @@ async def write_proposal(
     lift: bool = True,
     tags: list[str] | None = None,
     nearby: Sequence[tuple[float, Memory]] = (),
+    decided: Decided | None = None,
 ) -> Outcome:
-    """Write phase, inside one write transaction: settle the verdict, then carry it out."""
-    verdict = await settle(conn, proposal, agent_id, asked, nearby)
+    """Write phase, inside one write transaction: the verdict decided before it when it
+    still holds, else settled here; then carry it out."""
+    if decided is not None and await still_holds(conn, decided, proposal, agent_id):
+        verdict = decided.verdict
+    else:
+        verdict = await settle(conn, proposal, agent_id, asked, nearby)
     if verdict.refused:
         await log_action(conn, "refused_llm_verdict", [], {"why": verdict.refused}, now)
     target = verdict.target
@@ -137,10 +203,19 @@ async def apply_verdict(
     agent_id: str,
     now: datetime,
     nearby: Sequence[tuple[float, Memory]] = (),
+    decided: Decided | None = None,
 ) -> StoredMemory:
-    """The sieve's write phase: settle and write inside the transaction; report it."""
+    """The sieve's write phase: settle (or re-check `decided`) and write inside the
+    transaction; report it."""
     outcome = await write_proposal(
-        conn, proposal, agent_id, now, asked, lift=proposal.layer == Layer.CORE, nearby=nearby
+        conn,
+        proposal,
+        agent_id,
+        now,
+        asked,
+        lift=proposal.layer == Layer.CORE,
+        nearby=nearby,
+        decided=decided,
     )
     superseded = outcome.superseded.id if outcome.superseded else None
     return stored(outcome.action, outcome.memory, proposal.channel, superseded)

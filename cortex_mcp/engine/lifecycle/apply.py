@@ -1,4 +1,5 @@
-"""Carrying out a plan: changes in order, a few hundred per transaction, each whole or not at all.
+"""Carrying out a plan: changes in order, a few hundred per transaction at most, each whole or
+not at all; between transactions the run pauses, so other writers are not kept waiting.
 
 A change applies only if every row it expects is still as planned (live, same layer, same
 `updated_at`); otherwise another writer got there first and it is skipped. Within a chunk the
@@ -6,9 +7,13 @@ expected states are read once and then followed as the chunk's own changes land.
 transaction first renews the run's lease (`fence`), so a run that lost it writes nothing more.
 """
 
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
+
+import anyio
 
 from cortex_mcp.engine.lifecycle.plan import Change, logged
 from cortex_mcp.models import Memory
@@ -18,6 +23,13 @@ from cortex_mcp.store.lifecycle import RowState
 from cortex_mcp.store.memories import insert_memory
 
 CHUNK = 500
+"""Changes per transaction at most."""
+FEWEST = 20
+"""Changes per transaction at least, however slow the machine."""
+HOLD_S = 0.03
+"""How long a run's transaction should hold the write lock."""
+PAUSE_MOST_S = 0.1
+"""The longest pause between two transactions of a run."""
 Fence = Callable[[Connection], Awaitable[None]]
 
 
@@ -60,18 +72,52 @@ async def _apply_chunk(
 async def apply_changes(
     db: Database, changes: list[Change], now: datetime, fence: Fence, run: dict[str, Any]
 ) -> list[Change]:
-    """Apply the changes in order; the ones skipped because their memories changed."""
+    """Apply the changes in order; the ones skipped because their memories changed. Writers
+    of this and other processes get their turns in between (`Turns`)."""
     skipped: list[Change] = []
-    for start in range(0, len(changes), CHUNK):
-        async with db.write() as conn:
+    turns, start = Turns(CHUNK), 0
+    while start < len(changes):
+        chunk = changes[start : start + turns.size]
+        async with turns.held(db) as conn:
             await fence(conn)
-            skipped += await _apply_chunk(conn, changes[start : start + CHUNK], now, run)
+            skipped += await _apply_chunk(conn, chunk, now, run)
+        start += len(chunk)
     return skipped
 
 
 async def apply_scores(db: Database, scores: list[tuple[str, float]], fence: Fence) -> None:
-    """Record decay scores, a few thousand per transaction."""
-    for start in range(0, len(scores), CHUNK * 10):
-        async with db.write() as conn:
+    """Record decay scores, a few thousand per transaction at most, giving way in between."""
+    turns, start = Turns(CHUNK * 10), 0
+    while start < len(scores):
+        batch = scores[start : start + turns.size]
+        async with turns.held(db) as conn:
             await fence(conn)
-            await store.set_decay_scores(conn, scores[start : start + CHUNK * 10])
+            await store.set_decay_scores(conn, batch)
+        start += len(batch)
+
+
+class Turns:
+    """A run's write transactions, sized to hold the write lock about `HOLD_S` each, with a
+    pause as long as the last one held it before the next: a writer waiting on SQLite's busy
+    timeout (which polls) or on PostgreSQL's lock finds it free within a few of its polls,
+    so writes during a run at 100,000 memories are not queued behind the whole run."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.size = most
+        self.last_held: float | None = None
+
+    @asynccontextmanager
+    async def held(self, db: Database) -> AsyncIterator[Connection]:
+        """One write transaction, after a pause as long as the previous one held the lock (none
+        before the first: a run of one transaction never waits); then the next one's size."""
+        if self.last_held is not None:
+            await anyio.sleep(min(self.last_held, PAUSE_MOST_S))
+        started = time.perf_counter()
+        async with db.write() as conn:
+            yield conn
+        held = self.last_held = time.perf_counter() - started
+        if held > HOLD_S:
+            self.size = max(FEWEST, self.size // 2)
+        elif held < HOLD_S / 2:
+            self.size = min(self.most, self.size * 2)

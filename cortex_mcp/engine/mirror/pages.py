@@ -5,6 +5,7 @@ same pages one at a time for the resources."""
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 
@@ -19,6 +20,9 @@ from cortex_mcp.store.db import Connection
 from cortex_mcp.store.relations import relations_of
 
 ALL = 10_000_000
+DAYS_PER_READ = 7
+"""Working days read per transaction: a week holds the connection briefly even at 100,000
+memories, and few transactions are needed for a whole rebuild."""
 MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 MEMORY_MD_CATEGORIES: list[Category] = [c for c in Category if c != Category.PROFILE]
 
@@ -28,23 +32,37 @@ def page_paths(home: Path) -> tuple[Path, Path, Path]:
     return home / "MEMORY.md", home / "memory" / "working", home / "memory" / "archive"
 
 
-async def mirror_pages(rt: Runtime, archive: bool = True) -> dict[Path, str]:
+async def mirror_pages(
+    rt: Runtime, archive: bool = True, days: Iterable[str] | None = None
+) -> dict[Path, str]:
     """The pages of the mirror, rendered from the database; without `archive`, only those
-    everyday changes touch (MEMORY.md, working days, relations). Only the memories MEMORY.md
-    can show and one archive month at a time are read, so large stores stay cheap."""
+    everyday changes touch (MEMORY.md, working days, relations); `days`: only these working
+    days (default: every day with live working memories). Only the memories MEMORY.md can
+    show, one working day and one archive month at a time are read, each in a read of its
+    own, so a large store never holds the connection (and the tool calls waiting for it)
+    for long."""
     agent, settings = rt.settings.memory.default_agent_id, rt.settings
     memory_md, working_dir, archive_dir = page_paths(settings.home)
     async with rt.db.read() as conn:
         text = await _memory_md(conn, agent, settings.mirror)
-        working = await rows.live_memories(conn, agent, [Layer.WORKING], limit=ALL)
         live = [r for r in await relations_of(conn, agent) if r.live]
-        relations = render.render_relations(live)
-        pages = await _archive_pages(conn, agent, archive_dir) if archive else {}
+    if days is None:
+        days = await rows.working_day_marks(rt.db, agent)
+    relations = render.render_relations(live)
+    pages = await _archive_pages(rt, agent, archive_dir) if archive else {}
     pages |= {memory_md: text, settings.home / "memory" / "relations.md": relations}
     if settings.mirror.extra_memory_md is not None:
         pages[settings.mirror.extra_memory_md] = text
-    for day, memories in _by_prefix(working, 10).items():
-        pages[working_dir / f"{day}.md"] = render.render_working_day(day, memories)
+    ordered = sorted(days)
+    for start in range(0, len(ordered), DAYS_PER_READ):
+        async with rt.db.read() as conn:
+            read = {
+                day: await store.live_created_in(conn, agent, Layer.WORKING, day)
+                for day in ordered[start : start + DAYS_PER_READ]
+            }
+        for day, memories in read.items():
+            if memories:
+                pages[working_dir / f"{day}.md"] = render.render_working_day(day, memories)
     return pages
 
 
@@ -62,26 +80,21 @@ async def memory_md_page(rt: Runtime, agent_id: str | None = None) -> str:
         return await _memory_md(conn, rt.agent(agent_id), rt.settings.mirror)
 
 
-async def _archive_pages(conn: Connection, agent: str, archive_dir: Path) -> dict[Path, str]:
+async def _archive_pages(rt: Runtime, agent: str, archive_dir: Path) -> dict[Path, str]:
     """One page per month with archive entries or a summary, read a month at a time."""
-    summaries = _summaries_by_period(
-        await rows.live_memories(conn, agent, [Layer.CORE], [Category.SUMMARY], limit=ALL)
-    )
+    async with rt.db.read() as conn:
+        summaries = _summaries_by_period(
+            await rows.live_memories(conn, agent, [Layer.CORE], [Category.SUMMARY], limit=ALL)
+        )
+        months = await store.archive_months(conn, agent)
     pages = {}
-    for period in sorted(set(await store.archive_months(conn, agent)) | set(summaries)):
-        entries = await store.live_created_in(conn, agent, Layer.ARCHIVE, period)
+    for period in sorted(set(months) | set(summaries)):
+        async with rt.db.read() as conn:
+            entries = await store.live_created_in(conn, agent, Layer.ARCHIVE, period)
         pages[archive_dir / f"{period}.md"] = render.render_archive_month(
             period, entries, summaries.get(period, [])
         )
     return pages
-
-
-def _by_prefix(memories: list[Memory], length: int) -> dict[str, list[Memory]]:
-    """Memories grouped by the day (10) or month (7) they were written."""
-    groups: dict[str, list[Memory]] = defaultdict(list)
-    for memory in memories:
-        groups[memory.created_at.isoformat()[:length]].append(memory)
-    return groups
 
 
 def _summaries_by_period(core: list[Memory]) -> dict[str, list[Memory]]:

@@ -37,6 +37,7 @@ from cortex_mcp.engine.transfer import import_text
 from cortex_mcp.errors import CortexError
 from cortex_mcp.store.home import TEMP_SUFFIX, write_atomic
 from cortex_mcp.store.logs import log_action
+from cortex_mcp.store.memories import working_day_marks
 from cortex_mcp.store.meta import delete_meta, meta_with_prefix, set_meta
 
 logger = logging.getLogger(__name__)
@@ -60,29 +61,39 @@ def shown(path: Path, home: Path) -> str:
     return path.relative_to(home).as_posix() if path.is_relative_to(home) else str(path)
 
 
-async def write_mirror(rt: Runtime, archive: bool = True) -> list[str]:
+async def write_mirror(rt: Runtime, archive: bool = True, changed_only: bool = False) -> list[str]:
     """Regenerate the mirror now (without `archive`, all but the archive months, which change
-    only in lifecycle runs); the pages, relative to the data directory. A page the user edited
-    is kept (imported and backed up) first; a file of the user's own is never written over.
-    One write at a time in a process: two interleaved would take each other's pages for edits."""
+    only in lifecycle runs; with `changed_only`, of the working days only those whose memories
+    changed since this process last wrote them); the pages, relative to the data directory.
+    A page the user edited is kept (imported and backed up) first; a file of the user's own is
+    never written over. One write at a time in a process: two interleaved would take each
+    other's pages for edits."""
     async with rt.mirror_lock:
-        return await _write_mirror(rt, archive)
+        return await _write_mirror(rt, archive, changed_only)
 
 
-async def _write_mirror(rt: Runtime, archive: bool) -> list[str]:
+async def _write_mirror(rt: Runtime, archive: bool, changed_only: bool = False) -> list[str]:
     home = rt.settings.home
-    pages = await mirror_pages(rt, archive)
+    agent = rt.settings.memory.default_agent_id
+    marks = await working_day_marks(rt.db, agent)
+    written = rt.mirror.written_days if changed_only else {}
+    days = [day for day, mark in marks.items() if written.get(day) != mark]
+    pages = await mirror_pages(rt, archive, days)
+    _, working_dir, archive_dir = page_paths(home)
+    current = set(pages) | {working_dir / f"{day}.md" for day in marks}
     async with rt.db.read() as conn:
         hashes = await meta_with_prefix(conn, HASH_PREFIX)
     judged = await anyio.to_thread.run_sync(_judge, rt, pages, hashes)
     edited = {path: disk for path, disk in judged.items() if disk.verdict is Verdict.EDITED}
     if edited:
         await keep_edits(rt, edited)
-        pages = await mirror_pages(rt, archive)
-    own = {p: t for p, t in pages.items() if judged[p].verdict is not Verdict.USERS}
+        marks = await working_day_marks(rt.db, agent)
+        days = [day for day, mark in marks.items() if written.get(day) != mark]
+        pages = await mirror_pages(rt, archive, days)
+        current = set(pages) | {working_dir / f"{day}.md" for day in marks}
+    own = {p: t for p, t in pages.items() if p in judged and judged[p].verdict is not Verdict.USERS}
     for path in set(pages) - set(own):
         logger.warning("%s is the user's own file: not written over", shown(path, home))
-    _, working_dir, archive_dir = page_paths(home)
     generated = [working_dir, archive_dir] if archive else [working_dir]
     extra = rt.settings.mirror.extra_memory_md
     async with rt.db.write() as conn:  # a write cut short leaves the page still ours
@@ -90,11 +101,14 @@ async def _write_mirror(rt: Runtime, archive: bool) -> list[str]:
             upcoming = digest(block_of(page) if path == extra else page)
             on_disk = judged[path].ours_on_disk  # still ours if this write never lands
             await set_meta(conn, hash_key(path), " ".join(filter(None, [upcoming, on_disk])))
-    written, stale = await anyio.to_thread.run_sync(_write_owned, own, generated, extra, hashes)
+    done, stale = await anyio.to_thread.run_sync(
+        _write_owned, own, generated, extra, hashes, current
+    )
     async with rt.db.write() as conn:
-        for path, value in written.items():
+        for path, value in done.items():
             await set_meta(conn, hash_key(path), value)
         await delete_meta(conn, [hash_key(path) for path in stale])
+    rt.mirror.written_days = marks
     return sorted(shown(path, home) for path in own)
 
 
@@ -109,10 +123,15 @@ def _judge(rt: Runtime, pages: dict[Path, str], hashes: dict[str, str]) -> dict[
 
 
 def _write_owned(
-    pages: dict[Path, str], generated_dirs: list[Path], extra: Path | None, hashes: dict[str, str]
+    pages: dict[Path, str],
+    generated_dirs: list[Path],
+    extra: Path | None,
+    hashes: dict[str, str],
+    current: set[Path],
 ) -> tuple[dict[Path, str], list[Path]]:
     """Write the pages cortex owns (only its block of `extra`); drop stale generated pages
-    that are still as written, and crashed temporaries. (hashes written, pages removed)"""
+    (not in `current`, the pages the mirror has now, rewritten or not) that are still as
+    written, and crashed temporaries. (hashes written, pages removed)"""
     written: dict[Path, str] = {}
     for path, page in pages.items():
         existing = read_text(path)
@@ -124,7 +143,7 @@ def _write_owned(
     for directory in generated_dirs:
         remove_temporaries([directory], TEMP_SUFFIX)
         for page_path in directory.glob("*.md"):
-            if page_path in pages or not is_generated(page_path):
+            if page_path in current or not is_generated(page_path):
                 continue
             stored, on_disk = hashes.get(hash_key(page_path)), read_text(page_path)
             if on_disk is not None and (stored is None or is_ours(on_disk, stored)):

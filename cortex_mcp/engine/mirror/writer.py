@@ -13,8 +13,9 @@ logger = logging.getLogger(__name__)
 
 class MirrorWriter:
     """Rewrites the mirror once changes have been quiet for `mirror.debounce_s`: MEMORY.md,
-    the working days and the relations (the archive months change only in lifecycle runs,
-    which rewrite the whole mirror).
+    the relations and the working days whose memories changed (the archive months change only
+    in lifecycle runs, which rewrite the whole mirror). Each day is read in a short read of its
+    own, so tool calls waiting for the connection get their turn in between.
 
     Call `mark_dirty()` after any change; run `run()` as a background task: it first catches
     the mirror up with the store (edits made while cortex was down are kept, crashed temp files
@@ -55,7 +56,7 @@ class MirrorWriter:
             await self._quiet()
             self.rt.mirror.taken()
             try:
-                await write_mirror(self.rt, archive=False)
+                await write_mirror(self.rt, archive=False, changed_only=True)
             except Exception:  # a background loop keeps going; the next change retries
                 self.rt.mirror.pending = True
                 logger.exception("writing the Markdown mirror failed")
@@ -82,7 +83,7 @@ class MirrorWriter:
             return
         with anyio.CancelScope(shield=True):
             try:
-                await write_mirror(self.rt, archive=False)
+                await write_mirror(self.rt, archive=False, changed_only=True)
                 self.rt.mirror.pending = False
             except Exception:  # shutting down: log it; the next start catches up
                 logger.exception("writing the Markdown mirror at shutdown failed")

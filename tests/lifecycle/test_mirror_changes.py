@@ -1,0 +1,81 @@
+"""The mirror rewrites only what changed (#28): a working day whose memories did not change is
+not read again nor written, a rewrite with nothing new touches no page, and a day left empty
+loses its page."""
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from cortex_mcp.engine.facade import Engine
+from cortex_mcp.engine.mirror.write import write_mirror
+from cortex_mcp.models import Layer
+from tests.conftest import FrozenClock
+from tests.lifecycle.conftest import memory, plant
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
+
+def stamps(folder: Path) -> dict[str, tuple[int, int]]:
+    """Each page's (inode, modification time): an atomic rewrite changes both."""
+    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in sorted(folder.glob("*.md"))}
+
+
+async def test_a_working_day_that_did_not_change_is_not_rewritten(
+    engine: Engine, clock: FrozenClock
+) -> None:
+    monday, tuesday = clock.now - timedelta(days=2), clock.now - timedelta(days=1)
+    await plant(
+        engine,
+        memory("Booked the dentist for Friday", layer=Layer.WORKING, created=monday),
+        memory("Draft the quarterly report", layer=Layer.WORKING, created=tuesday),
+    )
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+    working = engine.settings.home / "memory" / "working"
+    first = stamps(working)
+    assert len(first) == 2
+
+    await plant(engine, memory("Call the plumber back", layer=Layer.WORKING, created=tuesday))
+    built = await write_mirror(engine.runtime, archive=False, changed_only=True)
+
+    second = stamps(working)
+    monday_page, tuesday_page = f"{monday:%Y-%m-%d}.md", f"{tuesday:%Y-%m-%d}.md"
+    assert second[monday_page] == first[monday_page]  # the same file, never rewritten
+    assert second[tuesday_page] != first[tuesday_page]
+    assert "Call the plumber back" in (working / tuesday_page).read_text(encoding="utf-8")
+    assert f"memory/working/{tuesday_page}" in built  # rendered again from the store
+    assert f"memory/working/{monday_page}" not in built  # not even read
+
+
+async def test_a_rewrite_with_nothing_new_touches_no_page(
+    engine: Engine, clock: FrozenClock
+) -> None:
+    await engine.remember("Harry lives in Tokyo")
+    await plant(engine, memory("Pick up the parcel", layer=Layer.WORKING, created=clock.now))
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+    home = engine.settings.home
+    before = stamps(home) | stamps(home / "memory" / "working") | stamps(home / "memory")
+
+    built = await write_mirror(engine.runtime, archive=False, changed_only=True)
+
+    assert not [page for page in built if page.startswith("memory/working/")]
+    assert stamps(home) | stamps(home / "memory" / "working") | stamps(home / "memory") == before
+
+
+async def test_a_day_whose_last_memory_left_loses_its_page_and_the_others_stay(
+    engine: Engine, clock: FrozenClock
+) -> None:
+    monday, tuesday = clock.now - timedelta(days=2), clock.now - timedelta(days=1)
+    [kept, gone] = await plant(
+        engine,
+        memory("Booked the dentist for Friday", layer=Layer.WORKING, created=monday),
+        memory("Draft the quarterly report", layer=Layer.WORKING, created=tuesday),
+    )
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+    await engine.forget(gone)
+
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+
+    working = engine.settings.home / "memory" / "working"
+    assert [p.name for p in working.glob("*.md")] == [f"{monday:%Y-%m-%d}.md"]
+    assert kept
