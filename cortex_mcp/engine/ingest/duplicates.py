@@ -4,29 +4,22 @@ A restatement is the same statement (`search.facts.same_statement`): the same co
 the same order and the same numbers, whatever the case, punctuation, inflection, function words
 or "I" / "the user". A changed name, place, item or number is never a duplicate.
 
-Where the text's vector is at hand (cortex_remember embeds it before its write), a paraphrase
-is one too: a live memory at least `PARAPHRASE_SIMILARITY` close in meaning that passes the
-same-fact guard (`language.paraphrase.refuses`: same subject, names, numbers and negation).
+Once a text's vector is at hand, a paraphrase is one too (`paraphrase_among`): a live memory at
+least `PARAPHRASE_SIMILARITY` close in meaning that passes the same-fact guard
+(`language.paraphrase.refuses`: same subject, names, numbers and negation). No write waits for
+the embedder: `restated.merge_restatements` applies it right after the back-fill.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING
 
 from cortex_mcp.engine.language.paraphrase import PARAPHRASE_SIMILARITY, refuses
-from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.models import Category, Memory
 from cortex_mcp.search.facts import content_tokens, same_statement
 from cortex_mcp.search.query import quote_term
 from cortex_mcp.search.tokenize import is_cjk, query_terms
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store import vectors
 from cortex_mcp.store.db import Connection
 from cortex_mcp.store.matches import document_counts, live_containing
-
-if TYPE_CHECKING:
-    from cortex_mcp.engine.embedding import VectorIndex
-    from cortex_mcp.store.db import Database
 
 NEAR_DUPLICATE_SCAN = 2000
 """Memories examined at most for one duplicate check."""
@@ -35,39 +28,6 @@ RAREST_WORDS = 2
 NEIGHBOURS = 4
 """Nearest memories in meaning a paraphrase is looked for among."""
 NEVER_PARAPHRASED = frozenset({Category.SUMMARY, Category.PROFILE})
-
-
-@dataclass(frozen=True)
-class Neighbours:
-    """A text's vector and the live memories nearest to it (cosine, memory), best first."""
-
-    model: str
-    vector: list[float]
-    found: list[tuple[float, Memory]]
-
-
-async def neighbours_in_meaning(
-    db: "Database", index: "VectorIndex", text: str, agent_id: str | None
-) -> Neighbours | None:
-    """Embed `text` as a passage (as the back-fill would) and find its nearest live memories
-    of exactly this scope; None when the vectors cannot answer. Runs outside any write."""
-    if index.model is None or not await index.searchable():
-        return None
-    embedded = await index.embedder.embed([index.guard(text)], kind="passage")
-    if not embedded:
-        return None
-    layers = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
-    async with db.read() as conn:
-        found = await vectors.vector_candidates(
-            conn, embedded[0], agent_id or "", layers, None, NEIGHBOURS
-        )
-        by_id = await rows.memories_by_id(conn, [candidate.id for _, candidate in found])
-    near = [
-        (1.0 - distance, by_id[candidate.id])
-        for distance, candidate in found
-        if candidate.id in by_id and by_id[candidate.id].agent_id == agent_id
-    ]
-    return Neighbours(index.model, embedded[0], near)
 
 
 def paraphrase_among(
@@ -81,11 +41,6 @@ def paraphrase_among(
         if refuses(content, memory.content) is None:
             return memory, f"paraphrase ({similarity:.2f})"
     return None
-
-
-async def keep_vector(conn: Connection, content: str, near: Neighbours, now: datetime) -> None:
-    """Inside the write: cache the text's vector, so the back-fill does not embed it again."""
-    await vectors.cache_vectors(conn, near.model, {vectors.content_hash(content): near.vector}, now)
 
 
 async def find_duplicate(conn: Connection, content: str, agent_id: str | None) -> Memory | None:

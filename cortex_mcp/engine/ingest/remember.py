@@ -11,13 +11,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from cortex_mcp.config import MemorySettings
-from cortex_mcp.engine.ingest.duplicates import (
-    Neighbours,
-    find_duplicate,
-    keep_vector,
-    neighbours_in_meaning,
-    paraphrase_among,
-)
 from cortex_mcp.engine.ingest.nearby import nearby_memories
 from cortex_mcp.engine.ingest.proposal import Proposal, check_content
 from cortex_mcp.engine.ingest.write import (
@@ -35,7 +28,6 @@ from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import SHARED_SCOPE, Category, Layer, Memory, RememberResult, is_memory_id
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection
-from cortex_mcp.store.logs import log_action
 
 
 @dataclass(frozen=True)
@@ -67,12 +59,9 @@ async def remember(
     content, context = clean(content), clean(context) if context is not None else None
     triples = [Triple(clean(t.subject), clean(t.predicate), clean(t.object)) for t in triples]
     nearby: list[tuple[float, Memory]] = []
-    meaning: Neighbours | None = None
-    owner = None if scope == SHARED_SCOPE else agent_id
     if supersedes is None and (category == Category.CORRECTION or is_correction(content)):
+        owner = None if scope == SHARED_SCOPE else agent_id
         nearby = await nearby_memories(rt.db, rt.vectors, content, owner)
-    elif supersedes is None:  # embedded now: a paraphrase of a memory reinforces it
-        meaning = await neighbours_in_meaning(rt.db, rt.vectors, content, owner)
     async with rt.db.write() as conn:
         result = await write_remembered(
             conn,
@@ -88,7 +77,6 @@ async def remember(
             now=rt.clock(),
             nearby=nearby,
             relations=triples,
-            meaning=meaning,
         )
     logger.debug("remember: %s %s (%s)", result.action, result.id, result.category.value)
     return result
@@ -109,10 +97,8 @@ async def write_remembered(
     context: str | None = None,
     nearby: Sequence[tuple[float, Memory]] = (),
     relations: Sequence[Triple] = (),
-    meaning: Neighbours | None = None,
 ) -> RememberResult:
-    """Store an explicit memory in core; call inside a write transaction. `meaning`: the
-    text's vector and nearest memories, when it was embedded before the write."""
+    """Store an explicit memory in core; call inside a write transaction."""
     text = check_content(content, settings)
     around = check_content(context, settings, "context") if context and context.strip() else None
     owner = None if scope == SHARED_SCOPE else agent_id
@@ -132,12 +118,6 @@ async def write_remembered(
         correction=category == Category.CORRECTION or is_correction(text),
         relations=tuple(relations),
     )
-    if meaning is not None:
-        await keep_vector(conn, text, meaning, now)
-        if proposal.slot is None and not proposal.correction and old is None:
-            restated = await _paraphrased(conn, text, owner, meaning, (importance, tags), now)
-            if restated is not None:
-                return RememberResult.of("duplicate", restated)
     if old is None:
         outcome = await write_proposal(conn, proposal, owner, now, tags=tags, nearby=nearby)
         superseded = outcome.superseded.id if outcome.superseded else None
@@ -146,29 +126,6 @@ async def write_remembered(
     memory = await supersede(conn, old, memory, "explicit: supersedes", "remember", now)
     await record_relations(conn, memory, proposal.slot, proposal.relations, now)
     return RememberResult.of("superseded", memory, old.id)
-
-
-async def _paraphrased(
-    conn: Connection,
-    text: str,
-    owner: str | None,
-    meaning: Neighbours,
-    weight: tuple[float, list[str]],
-    now: datetime,
-) -> Memory | None:
-    """The live memory `text` restates in other words, reinforced (confidence raised, one more
-    mention toward promotion, the restatement and why in the log); None when there is none."""
-    if await find_duplicate(conn, text, owner) is not None:
-        return None  # the same statement: the usual duplicate path reinforces it
-    found = paraphrase_among(text, meaning.found)
-    if found is None:
-        return None
-    current = await rows.get_memory(conn, found[0].id)
-    if current is None or current.deleted_at is not None or current.superseded_by is not None:
-        return None
-    bumped = await rows.reinforce_memory(conn, current, weight[0], weight[1], now)
-    await log_action(conn, "restated", [bumped.id], {"restatement": text, "rule": found[1]}, now)
-    return bumped
 
 
 async def _replaced(conn: Connection, memory_id: str, agent_id: str) -> Memory:

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from difflib import SequenceMatcher
 
-from cortex_mcp.engine.language.subjects import first_subject
+from cortex_mcp.engine.language.subjects import UNKNOWN_KEY, USER_KEY, first_subject
 from cortex_mcp.search.facts import (
     NOT,
     content_tokens,
@@ -86,9 +86,20 @@ def _substituted(first: str, second: str) -> bool:
 
 
 def _swapped(first: str, second: str) -> bool:
-    """The same content words in another order: 张三喜欢李四 / 李四喜欢张三."""
+    """The same content words in another order where that may swap roles: two names
+    ("Tom helps Ann" / "Ann helps Tom"), or CJK text, where names are not told from words
+    (张三喜欢李四 / 李四喜欢张三). "Berlin is where I live" only reorders."""
     a, b = content_tokens(first), content_tokens(second)
-    return a != b and sorted(a) == sorted(b)
+    if a == b or sorted(a) != sorted(b):
+        return False
+    cjk = re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", first) is not None
+    return cjk or len(proper_names(first)) >= 2
+
+
+def _subjects_differ(first: str, second: str) -> bool:
+    """About different people: the user and "we" / "our" (no single subject) may be one."""
+    keys = {first_subject(first).key, first_subject(second).key}
+    return len(keys) > 1 and keys != {USER_KEY, UNKNOWN_KEY}
 
 
 def refuses(first: str, second: str) -> str | None:
@@ -97,7 +108,7 @@ def refuses(first: str, second: str) -> str | None:
         return "different number"
     if negated(first) != negated(second):
         return "negation differs"
-    if first_subject(first).key != first_subject(second).key:
+    if _subjects_differ(first, second):
         return "different subject"
     mine, theirs = anchors(first), anchors(second)
     if not (_contained(mine, second) or _contained(theirs, first)):
