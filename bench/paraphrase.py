@@ -70,12 +70,20 @@ def settings_for(home: Path, embedding: str) -> Settings:
     )
 
 
+MERGE_PASSES = 4
+"""Background passes after the writes (each looks at up to 64 arrivals)."""
+EMBED_ATTEMPTS = 20
+"""Back-fill rounds at most (an embedder that times out on a busy machine is asked again)."""
+
+
 async def embed_all(engine: Engine) -> None:
     """What the background pass does after writes: embed, then merge restatements."""
-    while await engine.vectors.backfill():
-        pass
-    while await merge_restatements(engine.runtime):
-        pass
+    for _ in range(EMBED_ATTEMPTS):
+        await engine.vectors.backfill()
+        if not (await engine.stats())["vectors"]["without_vectors"]:
+            break
+    for _ in range(MERGE_PASSES):
+        await merge_restatements(engine.runtime)
 
 
 async def at_write(home: Path, pairs: list[dict[str, Any]], embedding: str) -> Tally:
