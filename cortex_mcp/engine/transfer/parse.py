@@ -112,8 +112,10 @@ def _dated(text: str, category: Category, line: int) -> Draft:
         named = match.group(1)
     if named is not None and named in {c.value for c in Category}:
         category = Category(named)
-    kept_whole = match is None or (category == Category.SUMMARY and match.re is DATED)
-    body = text if kept_whole else text[match.end() :]
+    if match is None or (category == Category.SUMMARY and match.re is DATED):
+        body = text  # a summary keeps the period it is about
+    else:
+        body = text[match.end() :]
     return Draft(" ".join(body.split()), category, written, line=line)
 
 
