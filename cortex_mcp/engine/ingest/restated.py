@@ -24,7 +24,9 @@ logger = logging.getLogger(__name__)
 CHECKED_KEY = "paraphrase.checked_seq"
 """The `seq` up to which arrivals were looked at."""
 BATCH = 64
-"""Arrivals looked at per pass."""
+"""Arrivals read at a time."""
+PASS_LIMIT = 1024
+"""Arrivals looked at per pass at most (a burst is caught up over the next passes)."""
 
 
 async def merge_restatements(rt: Runtime) -> int:
@@ -33,29 +35,46 @@ async def merge_restatements(rt: Runtime) -> int:
     index = rt.vectors
     if index.model is None or not await index.searchable():
         return 0
-    async with rt.db.read() as conn:
-        checked = await get_meta(conn, CHECKED_KEY)
-        # On the first pass over a store the older memories are left to the lifecycle merge.
-        first = checked is None
-        start = max(0, await arrivals.last_seq(conn) - BATCH) if first else int(str(checked))
-        arrived = await arrivals.arrived_after(conn, start, BATCH)
-        hashes = [vectors.content_hash(m.content) for _, m in arrived]
-        cached = await vectors.cached_vectors(conn, hashes, index.model)
-    merged, seen = 0, start
-    for (seq, memory), digest in zip(arrived, hashes, strict=True):
-        vector = cached.get(digest)
-        if vector is None:
-            break  # not embedded yet: the next pass starts here
-        seen = seq
-        if _candidate(memory):
-            merged += await _merge_if_restated(rt, memory, vector)
-    if checked is None or seen != start:
+    merged = looked = 0
+    while looked < PASS_LIMIT:
+        batch = await _next_batch(rt, index.model)
+        if batch is None:
+            break
+        start, arrived = batch
+        seen = start
+        for seq, memory, vector in arrived:
+            if vector is None and _candidate(memory):
+                break  # not embedded yet: the next pass starts here
+            seen = seq
+            if vector is not None and _candidate(memory):
+                merged += await _merge_if_restated(rt, memory, vector)
         async with rt.db.write() as conn:
             await set_meta(conn, CHECKED_KEY, str(seen))
+        looked += len(arrived)
+        if seen == start or len(arrived) < BATCH or seen != arrived[-1][0]:
+            break
     if merged:
         rt.mirror.mark_dirty()
         logger.debug("merged %d restatements into older memories", merged)
     return merged
+
+
+async def _next_batch(
+    rt: Runtime, model: str
+) -> tuple[int, list[tuple[int, Memory, list[float] | None]]] | None:
+    """(the watermark, the next arrivals with their cached vectors); None when none arrived.
+    On the first pass over a store the older memories are left to the lifecycle merge."""
+    async with rt.db.read() as conn:
+        checked = await get_meta(conn, CHECKED_KEY)
+        last = await arrivals.last_seq(conn)
+        start = max(0, last - BATCH) if checked is None else int(checked)
+        arrived = await arrivals.arrived_after(conn, start, BATCH)
+        hashes = [vectors.content_hash(m.content) for _, m in arrived]
+        cached = await vectors.cached_vectors(conn, hashes, model)
+    if not arrived:
+        return None
+    found = [(seq, m, cached.get(h)) for (seq, m), h in zip(arrived, hashes, strict=True)]
+    return start, found
 
 
 def _candidate(memory: Memory) -> bool:
