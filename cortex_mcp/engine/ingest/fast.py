@@ -41,6 +41,8 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
     for sentence in signal_sentences(message):
         signal = next((s for s in SIGNALS if any(p.search(sentence) for p in s.patterns)), None)
         slots = find_slots(sentence)
+        if signal is None and not slots:
+            continue  # the common case: nothing to store, nothing to unwrap
         correction = is_correction(sentence)
         statement = unwrapped(sentence)
         if signal is DECISION:
