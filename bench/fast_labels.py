@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.locomo_paths import normalise
+from cortex_mcp.engine.language.wrappers import unwrapped
 
 LABELS = Path(__file__).resolve().parent.parent / "tests" / "data" / "fast_channel_labels.jsonl"
 KINDS = ("fast_write", "missed_fact")
@@ -51,8 +52,8 @@ class Label:
         if conversation != self.conversation or turn not in self.turns:
             return False
         mine, theirs = normalise(self.text), normalise(text)
-        if mine == theirs:
-            return True
+        if theirs in (mine, normalise(unwrapped(self.text))):
+            return True  # as labelled, or without its wrapper ("By the way, …"; #29)
         if self.kind != "missed_fact":
             return False
         shorter = min(mine, theirs, key=len)

@@ -88,7 +88,7 @@ MISSES = [
     (
         "Hi, I'm Wang Wei. Can you help me plan a trip to Kyoto?",
         "Of course! When are you going?",
-        "Hi, I'm Wang Wei.",
+        "I'm Wang Wei.",  # without its greeting (#29)
         "identity",
         "user",
     ),
@@ -96,7 +96,7 @@ MISSES = [
     (
         "Remember that my daughter's birthday is on March 3rd.",
         "Got it.",
-        "Remember that my daughter's birthday is on March 3rd.",
+        "My daughter's birthday is on March 3rd.",  # without "Remember that" (#29)
         "fact",
         "user",
     ),

@@ -13,6 +13,7 @@ from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.ingest.backlog import extract_backlog
 from cortex_mcp.engine.ingest.log import prune
+from cortex_mcp.engine.ingest.restated import merge_restatements
 from cortex_mcp.engine.lifecycle import LifecycleScheduler
 from cortex_mcp.engine.runtime import Runtime
 
@@ -27,6 +28,7 @@ async def background_pass(rt: Runtime) -> None:
     await rt.access.flush()
     while await rt.vectors.backfill() > 0:
         await anyio.lowlevel.checkpoint()
+    await merge_restatements(rt)  # paraphrases of older memories, now that they have vectors
     await extract_backlog(rt)
     await prune(rt)
 

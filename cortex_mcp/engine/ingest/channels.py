@@ -64,7 +64,7 @@ async def fast_channel(
     statement's search context. Only this exchange's words: forgetting or erasing an exchange
     must take its words out of every context, and the links that do that are per exchange."""
     results = []
-    said = [(user, assistant, p) for p in fast_statements(user)]
+    said = [(user, assistant, p) for p in fast_statements(user, [assistant])]
     said += [(assistant, user, p) for p in assistant_decisions(user, assistant)]
     for message, other, statement in said:
         extra = statement.extra | {"exchange_id": exchange}

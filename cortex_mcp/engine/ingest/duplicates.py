@@ -3,9 +3,17 @@
 A restatement is the same statement (`search.facts.same_statement`): the same content words in
 the same order and the same numbers, whatever the case, punctuation, inflection, function words
 or "I" / "the user". A changed name, place, item or number is never a duplicate.
+
+Once a text's vector is at hand, a paraphrase is one too (`paraphrase_among`): a live memory at
+least `PARAPHRASE_SIMILARITY` close in meaning that passes the same-fact guard
+(`language.paraphrase.refuses`: same subject, names, numbers and negation). No write waits for
+the embedder: `restated.merge_restatements` applies it right after the back-fill.
 """
 
-from cortex_mcp.models import Memory
+from collections.abc import Sequence
+
+from cortex_mcp.engine.language.paraphrase import PARAPHRASE_SIMILARITY, refuses
+from cortex_mcp.models import Category, Memory
 from cortex_mcp.search.facts import content_tokens, same_statement
 from cortex_mcp.search.query import quote_term
 from cortex_mcp.search.tokenize import is_cjk, query_terms
@@ -17,6 +25,22 @@ NEAR_DUPLICATE_SCAN = 2000
 """Memories examined at most for one duplicate check."""
 RAREST_WORDS = 2
 """Content words searched for candidates (any two: stemming may differ for one of them)."""
+NEIGHBOURS = 4
+"""Nearest memories in meaning a paraphrase is looked for among."""
+NEVER_PARAPHRASED = frozenset({Category.SUMMARY, Category.PROFILE})
+
+
+def paraphrase_among(
+    content: str, near: Sequence[tuple[float, Memory]], threshold: float = PARAPHRASE_SIMILARITY
+) -> tuple[Memory, str] | None:
+    """The nearest memory `content` restates in other words, with why; None when no memory
+    is close enough or the guard refuses every close one."""
+    for similarity, memory in near:
+        if similarity < threshold or memory.category in NEVER_PARAPHRASED:
+            continue
+        if refuses(content, memory.content) is None:
+            return memory, f"paraphrase ({similarity:.2f})"
+    return None
 
 
 async def find_duplicate(conn: Connection, content: str, agent_id: str | None) -> Memory | None:

@@ -5,9 +5,16 @@ correction, to-do, important) or when it sets a slot (`slots.find_slots`). A sen
 one slot is stored as said, with the slot; one that sets several (我叫王伟，住在上海，做后端开发)
 becomes one memory per slot, each a sentence of its own with the original kept as its context,
 so a later change of one value replaces only that one.
+
+What is stored is the statement without its conversational wrapper ("Remember that …", "Hi,",
+更正一下：, 覚えておいて; `language.wrappers`): the signals are read on the words as said, and
+the message itself stays in the conversation log and in the memory's context. A decision that
+names only what was chosen ("OK, let's go with PostgreSQL then.") takes what it was chosen for
+from the rest of the exchange when it says so.
 """
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
 from cortex_mcp.engine.ingest.proposal import Proposal
@@ -21,21 +28,28 @@ from cortex_mcp.engine.language.patterns import (
     signal_sentences,
 )
 from cortex_mcp.engine.language.slots import Slot, find_slots
+from cortex_mcp.engine.language.wrappers import unwrapped, with_purpose
 from cortex_mcp.models import Category, Layer
 
 SLOT_IMPORTANCE = 0.85
 
 
-def fast_statements(message: str) -> list[Proposal]:
-    """Core-memory proposals for the high-signal statements of a user's message."""
+def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
+    """Core-memory proposals for the high-signal statements of a user's message; `around`:
+    the exchange's other messages, where a bare decision may find what it decides."""
     proposals: list[Proposal] = []
     for sentence in signal_sentences(message):
         signal = next((s for s in SIGNALS if any(p.search(sentence) for p in s.patterns)), None)
         slots = find_slots(sentence)
+        if signal is None and not slots:
+            continue  # the common case: nothing to store, nothing to unwrap
         correction = is_correction(sentence)
+        statement = unwrapped(sentence)
+        if signal is DECISION:
+            statement = with_purpose(statement, [m for m in around if m.strip()])
         if len(slots) == 1:
             importance = max(signal.importance if signal else 0.0, SLOT_IMPORTANCE)
-            proposals.append(_proposal(sentence, importance, "slot", correction, slots[0]))
+            proposals.append(_proposal(statement, importance, "slot", correction, slots[0]))
         elif slots:
             proposals += [
                 _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot, sentence)
@@ -43,7 +57,7 @@ def fast_statements(message: str) -> list[Proposal]:
             ]
         elif signal is not None and is_lasting(sentence, signal.name):
             proposals.append(
-                _proposal(sentence, signal.importance, signal.name, correction, signal.category)
+                _proposal(statement, signal.importance, signal.name, correction, signal.category)
             )
     return proposals
 
@@ -57,7 +71,9 @@ def assistant_decisions(user: str, assistant: str) -> list[Proposal]:
     agreed = agrees(user)
     return [
         replace(
-            _proposal(sentence, DECISION.importance, "decision", False, DECISION.category),
+            _proposal(
+                unwrapped(sentence), DECISION.importance, "decision", False, DECISION.category
+            ),
             source="assistant",
         )
         for sentence in signal_sentences(assistant)

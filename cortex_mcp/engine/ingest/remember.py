@@ -3,6 +3,10 @@
 An agent's remember takes the sieve's path: a slot it states (name, home, role, …) replaces the
 memory holding the old value, and a correction ("actually …", 更正…) replaces the closest memory
 about the same subject; `supersedes` names the memory to replace outright.
+
+The memory holds the statement without its conversational wrapper ("Remember that …", "Hi,",
+更正一下：, 覚えておいて; `language.wrappers`); what the wrapper said (a correction) is read from
+the words as given, which the memory keeps in its metadata (`said`).
 """
 
 import logging
@@ -25,6 +29,7 @@ from cortex_mcp.engine.language.patterns import is_correction
 from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.language.slots import find_slots
 from cortex_mcp.engine.language.triples import Triple, checked_triples
+from cortex_mcp.engine.language.wrappers import unwrapped
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import InvalidInput, MemoryNotFound
 from cortex_mcp.models import SHARED_SCOPE, Category, Layer, Memory, RememberResult, is_memory_id
@@ -58,16 +63,24 @@ async def remember(
     if supersedes is not None and not is_memory_id(supersedes):
         raise InvalidInput("supersedes", "must be a memory id (a UUID)")
     triples = checked_triples(asked.relations or [], "relations")
-    content, context = clean(content), clean(context) if context is not None else None
+    said, context = clean(content), clean(context) if context is not None else None
+    content = unwrapped(said)
     triples = [Triple(clean(t.subject), clean(t.predicate), clean(t.object)) for t in triples]
     nearby: list[tuple[float, Memory]] = []
-    if supersedes is None and (category == Category.CORRECTION or is_correction(content)):
+    if supersedes is None and (category == Category.CORRECTION or is_correction(said)):
         owner = None if scope == SHARED_SCOPE else agent_id
         nearby = await nearby_memories(rt.db, rt.vectors, content, owner)
     decided = None
     if supersedes is None:  # decided outside the write lock, re-checked inside it
         proposal = remembered_proposal(
-            content, category, asked.importance, asked.tags, context, triples, rt.settings.memory
+            content,
+            category,
+            asked.importance,
+            asked.tags,
+            context,
+            triples,
+            rt.settings.memory,
+            said,
         )
         owner = None if scope == SHARED_SCOPE else agent_id
         decided = await decide(rt.db, proposal, owner, nearby=nearby)
@@ -87,6 +100,7 @@ async def remember(
             nearby=nearby,
             relations=triples,
             decided=decided,
+            said=said,
         )
     logger.debug("remember: %s %s (%s)", result.action, result.id, result.category.value)
     return result
@@ -108,11 +122,13 @@ async def write_remembered(
     nearby: Sequence[tuple[float, Memory]] = (),
     relations: Sequence[Triple] = (),
     decided: Decided | None = None,
+    said: str | None = None,
 ) -> RememberResult:
     """Store an explicit memory in core; call inside a write transaction (`decided`: the
-    verdict reached before it, re-checked here)."""
+    verdict reached before it, re-checked here; `said`: the words as given, when `content` is
+    them without their wrapper)."""
     proposal = remembered_proposal(
-        content, category, importance, tags, context, relations, settings
+        content, category, importance, tags, context, relations, settings, said
     )
     owner = None if scope == SHARED_SCOPE else agent_id
     old = await _replaced(conn, supersedes, agent_id) if supersedes is not None else None
@@ -136,11 +152,14 @@ def remembered_proposal(
     context: str | None,
     relations: Sequence[Triple],
     settings: MemorySettings,
+    said: str | None = None,
 ) -> Proposal:
-    """The proposal an explicit memory makes (its content and context checked)."""
+    """The proposal an explicit memory makes (its content and context checked; `said`: the
+    words as given, kept when they differ from `content`)."""
     text = check_content(content, settings)
     around = check_content(context, settings, "context") if context and context.strip() else None
     slots = find_slots(text)
+    original = said if said is not None and said.strip() != text.strip() else None
     return Proposal(
         content=text,
         category=category,
@@ -150,9 +169,10 @@ def remembered_proposal(
         channel="remember",
         confidence=0.9,
         extra=({"tags": sorted(set(tags))} if tags else {})
-        | ({"context": around} if around else {}),
+        | ({"context": around} if around else {})
+        | ({"said": original} if original else {}),
         slot=slots[0] if len(slots) == 1 else None,  # several slots: the agent's one memory
-        correction=category == Category.CORRECTION or is_correction(text),
+        correction=category == Category.CORRECTION or is_correction(original or text),
         relations=tuple(relations),
     )
 

@@ -8,16 +8,25 @@ wins a conflict); members the LLM calls the same but that name a different perso
 number (`search.facts.names_differ`) stay out, and the refusal is in the report. Without an
 LLM, or when it does not answer, only the same statement merges (`search.facts.same_statement`):
 the newest is kept. Merged memories are superseded, never deleted.
+
+With or without an LLM, a paraphrase merges too: two core memories close in meaning
+(`paraphrases.close_in_meaning`, cosine ≥ `PARAPHRASE_SIMILARITY`) that pass the same-fact guard
+(`language.paraphrase.refuses`: same subject, names, numbers and negation) merge into the older,
+the first wording; the newer is superseded by it with the reason. Every merge counts the merged
+mentions toward promotion and raises the survivor's confidence as a restatement does.
 """
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TypedDict
 
 from cortex_mcp.config import LifecycleSettings
 from cortex_mcp.engine.language.answers import llm_object
+from cortex_mcp.engine.language.paraphrase import PARAPHRASE_SIMILARITY, refuses
 from cortex_mcp.engine.language.slots import described
+from cortex_mcp.engine.lifecycle.paraphrases import Close
 from cortex_mcp.engine.lifecycle.plan import Change, State, expecting
 from cortex_mcp.engine.lifecycle.similarity import PairSource, similar_pairs
 from cortex_mcp.engine.llm import Ask
@@ -26,6 +35,10 @@ from cortex_mcp.search.facts import content_tokens, names_differ, same_statement
 from cortex_mcp.search.tokenize import numbers_of
 
 NEVER_MERGED = frozenset({Category.SUMMARY, Category.PROFILE})
+RESTATED_CONFIDENCE = 0.05
+"""What each merged restatement adds to the survivor's confidence (as a restatement at write
+time does), at most to `MAX_CONFIDENCE`."""
+MAX_CONFIDENCE = 0.99
 MERGE_SYSTEM = "You consolidate a user's long-term memory. Answer with JSON only."
 MERGE_PROMPT = """These memories of one user look like near-duplicates. They are numbered oldest
 first; where they disagree, the newer one is right.
@@ -94,11 +107,14 @@ async def plan_merges(
     ask: Ask | None,
     max_chars: int,
     source: PairSource = similar_pairs,
+    close: Sequence[Close] = (),
 ) -> tuple[list[Change], int]:
-    """Merge near-duplicate core memories; the changes and the candidate pairs examined."""
+    """Merge near-duplicate core memories; the changes and the candidate pairs examined.
+    `close`: pairs near in meaning (from the vectors), merged when they are paraphrases."""
     items = [m for m in state.in_layer(Layer.CORE) if m.category not in NEVER_MERGED]
     if ask is None:
-        return same_statement_merges(state, items), len(items)
+        changes = same_statement_merges(state, items)
+        return changes + paraphrase_merges(state, close), len(items) + len(close)
     search = source(
         [state.terms(m) for m in items],
         [(m.agent_id, m.category) for m in items],
@@ -109,7 +125,32 @@ async def plan_merges(
         change = await _resolve(state, cluster, settings, ask, max_chars)
         if change is not None:
             changes.append(change)
-    return changes, search.examined
+    changes += paraphrase_merges(state, close)
+    return changes, search.examined + len(close)
+
+
+def paraphrase_merges(state: State, close: Sequence[Close]) -> list[Change]:
+    """Pairs close in meaning that pass the same-fact guard merge into the older (closest pairs
+    first; a memory merges once a run). A pair the guard refuses stays apart."""
+    changes: list[Change] = []
+    taken: set[str] = set()
+    for pair in close:
+        if pair.similarity < PARAPHRASE_SIMILARITY or {pair.first, pair.second} & taken:
+            continue
+        first, second = state.items.get(pair.first), state.items.get(pair.second)
+        if first is None or second is None or first.agent_id != second.agent_id:
+            continue
+        if first.layer != Layer.CORE or second.layer != Layer.CORE:
+            continue
+        if first.category in NEVER_MERGED or second.category in NEVER_MERGED:
+            continue
+        if refuses(first.content, second.content) is not None:
+            continue
+        older, newer = sorted([first, second], key=_age)
+        taken |= {first.id, second.id}
+        by = f"paraphrase ({pair.similarity:.2f})"
+        changes.append(keep_one(state, [older, newer], older, by))
+    return changes
 
 
 def same_statement_merges(state: State, items: list[Memory]) -> list[Change]:
@@ -187,10 +228,22 @@ def keep_latest(
     state: State, members: list[Memory], by: str, refused: list[str] | None = None
 ) -> Change:
     """The newest member stays, inheriting the others' weight; the others point to it."""
+    return keep_one(state, members, max(members, key=_age), by, refused)
+
+
+def keep_one(
+    state: State,
+    members: list[Memory],
+    survivor: Memory,
+    by: str,
+    refused: list[str] | None = None,
+) -> Change:
+    """`survivor` stays, inheriting the others' weight and mentions; the others point to it."""
     ordered = sorted(members, key=_age)
-    survivor, older = ordered[-1], ordered[:-1]
+    older = [m for m in ordered if m.id != survivor.id]
     metadata = dict(survivor.metadata)
     metadata["merged_from"] = [*metadata.get("merged_from", []), *(m.id for m in older)]
+    metadata["mentions"] = sum(_mentions(m) for m in members)
     kept = state.changed(survivor, metadata=metadata, **_combined(members))
     gone = [merged_away(state, m, survivor.id, f"merge: {by}") for m in older]
     return Change(
@@ -227,7 +280,11 @@ def merge_into_new(
         expires_at=None,
         superseded_by=None,
         deleted_at=None,
-        metadata={"merged_from": [m.id for m in members], "merged_by": "llm"}
+        metadata={
+            "merged_from": [m.id for m in members],
+            "merged_by": "llm",
+            "mentions": sum(_mentions(m) for m in members),
+        }
         | ({"tags": tags} if tags else {}),
         **_combined(members),
     )
@@ -264,12 +321,19 @@ class Combined(TypedDict):
     last_accessed: datetime | None
 
 
+def _mentions(memory: Memory) -> int:
+    """How many times the memory's fact was stated (1 unless restated or merged)."""
+    return max(1, int(memory.metadata.get("mentions", 1)))
+
+
 def _combined(members: list[Memory]) -> Combined:
-    """What a merged memory inherits: the highest importance and confidence, every recall."""
+    """What a merged memory inherits: the highest importance, the highest confidence raised by
+    each restatement merged into it, every recall."""
     accessed = [m.last_accessed for m in members if m.last_accessed is not None]
+    raised = max(m.confidence for m in members) + RESTATED_CONFIDENCE * (len(members) - 1)
     return Combined(
         importance=max(m.importance for m in members),
-        confidence=max(m.confidence for m in members),
+        confidence=round(min(MAX_CONFIDENCE, max(raised, *(m.confidence for m in members))), 4),
         access_count=sum(m.access_count for m in members),
         last_accessed=max(accessed) if accessed else None,
     )

@@ -17,6 +17,7 @@ from cortex_mcp.engine.lifecycle.apply import apply_changes, apply_scores
 from cortex_mcp.engine.lifecycle.compress import plan_compression, ttl_cutoff
 from cortex_mcp.engine.lifecycle.decay import plan_decay
 from cortex_mcp.engine.lifecycle.merge import plan_merges
+from cortex_mcp.engine.lifecycle.paraphrases import close_in_meaning
 from cortex_mcp.engine.lifecycle.plan import Change, State
 from cortex_mcp.engine.lifecycle.profile import plan_profiles
 from cortex_mcp.engine.lifecycle.promote import plan_working
@@ -67,7 +68,10 @@ async def plan_lifecycle(rt: Runtime, ask: Ask | None, now: datetime) -> Plan:
         periods = await store.archive_periods(conn)
     state = State(live, now)
     changes = plan_working(state, settings)
-    merges, examined = await plan_merges(state, settings, ask, rt.settings.memory.max_content_chars)
+    close = await close_in_meaning(rt, state)  # paraphrase candidates, from the vectors
+    merges, examined = await plan_merges(
+        state, settings, ask, rt.settings.memory.max_content_chars, close=close
+    )
     state.forget_terms()
     decays, scores = plan_decay(state, settings.archive_threshold)
     compressions = await plan_compression(state, expired, settings, ask)

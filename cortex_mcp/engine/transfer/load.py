@@ -9,7 +9,7 @@ Markdown files are read whole (they are pages, not dumps).
 """
 
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -182,20 +182,35 @@ class FileImport:
 
     def _markdown(self, text: str, kind: str) -> list[Memory]:
         if kind != "daily-log":
-            return self._memories(self._valid(parse_markdown(text, Category.FACT)), Layer.CORE)
+            drafts = self._valid(parse_markdown(text, Category.FACT))
+            core = [d for d in drafts if d.layer is None]
+            archived = [d for d in drafts if d.layer == Layer.ARCHIVE]
+            working = [d for d in drafts if d.layer == Layer.WORKING]
+            memories = self._memories(core, Layer.CORE) + self._archived(archived)
+            for midnight in sorted({_midnight(d) for d in working}):
+                same_day = [d for d in working if _midnight(d) == midnight]
+                memories += self._of_day(same_day, midnight)
+            return memories
         day = daily_log_date(self.name)
         assert day is not None
         check_date(day, "date")
-        ttl = timedelta(hours=self.rt.settings.sieve.working_ttl_hours)
-        recent = day + timedelta(days=1) + ttl > self.now
         drafts = self._valid(parse_markdown(text, Category.CONTEXT))
         for draft in drafts:
             draft.written = draft.written or day
-        memories = self._memories(drafts, Layer.WORKING if recent else Layer.ARCHIVE)
-        if recent:
-            expiry = day + timedelta(days=1) + ttl
-            return [m.model_copy(update={"expires_at": expiry}) for m in memories]
+        return self._of_day(drafts, day)
+
+    def _of_day(self, drafts: list[Draft], day: datetime) -> list[Memory]:
+        """A day's working memories: working until the day's expiry, archived after it."""
+        ttl = timedelta(hours=self.rt.settings.sieve.working_ttl_hours)
+        if day + timedelta(days=1) + ttl <= self.now:
+            return self._archived(drafts)
+        expiry = day + timedelta(days=1) + ttl
+        memories = self._memories(drafts, Layer.WORKING)
+        return [m.model_copy(update={"expires_at": expiry}) for m in memories]
+
+    def _archived(self, drafts: list[Draft]) -> list[Memory]:
         archived = {"archived_at": to_text(self.now), "archived_from": "import"}
+        memories = self._memories(drafts, Layer.ARCHIVE)
         return [m.model_copy(update={"metadata": m.metadata | archived}) for m in memories]
 
     def _cleaned(self, memories: list[Memory]) -> list[Memory]:
@@ -226,6 +241,12 @@ class FileImport:
             )
             for draft in drafts
         ]
+
+
+def _midnight(draft: Draft) -> datetime:
+    """The day a working item of an export was written (its section's day)."""
+    written = draft.written or datetime.min.replace(tzinfo=UTC)
+    return written.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 async def _next(chunks: Iterator[list[T]]) -> list[T] | None:

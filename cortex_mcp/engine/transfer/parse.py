@@ -4,7 +4,12 @@ and the official MCP memory server's knowledge graph (JSON lines).
 Markdown: one memory per list item (continuation lines joined) or paragraph; section headings
 choose the category (our own headings exactly, others by keyword in English, Chinese and
 Japanese); a leading `[YYYY-MM-DD]` or `[YYYY-MM]` dates the item and a `(category)` after it
-sets the category. Front matter, code blocks and our own recall pointer are skipped.
+sets the category. Front matter, code blocks, our own recall pointer and every placeholder our
+pages render ("No core memories yet. …") are skipped: they are no memories.
+
+Our own export puts working days and archive months after core memory ("# Working memory
+YYYY-MM-DD", "# Archive YYYY-MM"): their items keep their layer (`Draft.layer`), so a working
+memory such as a flush's session summary never comes back as a permanent core memory.
 """
 
 import json
@@ -14,10 +19,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from cortex_mcp.engine.render.memory import CATEGORY_HEADINGS, NO_CORE_MEMORIES
+from cortex_mcp.engine.render.memory import CATEGORY_HEADINGS, NO_CORE_MEMORIES, NO_PROFILE
 from cortex_mcp.engine.transfer.validate import Problems
 from cortex_mcp.errors import InvalidInput
-from cortex_mcp.models import Category
+from cortex_mcp.models import Category, Layer
 
 EXACT_HEADINGS = {heading.lower(): category for category, heading in CATEGORY_HEADINGS.items()}
 KEYWORD_HEADINGS: list[tuple[tuple[str, ...], Category]] = [
@@ -40,7 +45,20 @@ DATED = re.compile(r"^\[(\d{4}-\d{2}(?:-\d{2})?)(?:[ T]\d{2}:\d{2})?\]\s*(?:\((\
 CLOCK = re.compile(r"^\[\d{2}:\d{2}\]\s*(?:\((\w+)\)\s*)?")
 LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
 DAILY_LOG = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
-SKIPPED_LINES = (NO_CORE_MEMORIES, "No core memories yet.", "No relations yet.")
+SKIPPED_LINES = frozenset(
+    [
+        NO_CORE_MEMORIES,
+        "No core memories yet.",
+        "No relations yet.",
+        *(p.strip() for p in NO_PROFILE.split("\n\n")[1:]),
+    ]
+)
+"""Placeholders our pages render where there is nothing to show."""
+WORKING_DAY = re.compile(r"^Working memory (\d{4}-\d{2}-\d{2})$")
+ARCHIVE_MONTH = re.compile(r"^Archive (\d{4}-\d{2})$")
+OUR_SECTIONS = frozenset(["core memory", "relations", "user profile", "summary", "entries"])
+"""Headings of our own pages that name no category."""
+COMPRESSED_MARK = " _(compressed)_"
 RELATION_LINE = re.compile(r"^\S.* ──\S.*──▶ \S")
 """`Harry ──lives in──▶ Tokyo`: a line of memory/relations.md or an export's relations."""
 
@@ -54,6 +72,8 @@ class Draft:
     written: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     line: int = 0
+    layer: Layer | None = None
+    """Working or archive for an item of our export's working days or archive months."""
 
 
 @dataclass
@@ -92,7 +112,10 @@ def _dated(text: str, category: Category, line: int) -> Draft:
         named = match.group(1)
     if named is not None and named in {c.value for c in Category}:
         category = Category(named)
-    body = text if category == Category.SUMMARY or match is None else text[match.end() :]
+    if match is None or (category == Category.SUMMARY and match.re is DATED):
+        body = text  # a summary keeps the period it is about
+    else:
+        body = text[match.end() :]
     return Draft(" ".join(body.split()), category, written, line=line)
 
 
@@ -135,16 +158,63 @@ def parse_markdown(text: str, default: Category) -> list[Draft]:
     """Memories of a MEMORY.md-style document: one per list item or paragraph."""
     drafts: list[Draft] = []
     category = default
+    layer: Layer | None = None
+    day: datetime | None = None
     for kind, body, number in _blocks(text):
         if kind == "heading":
-            category = heading_category(body, default)
+            layer, day, category = _section(body, layer, day, category, default)
             continue
-        body = body.strip()
+        body = body.strip().removesuffix(COMPRESSED_MARK).strip()
         pointer = body.startswith("_") and "cortex_recall" in body
         relation = RELATION_LINE.match(body) is not None  # an export's relations section
-        if body and not pointer and not relation and body not in SKIPPED_LINES:
-            drafts.append(_dated(body, category, number))
+        if body and not pointer and not relation and not is_placeholder(body):
+            draft = _dated(body, category, number)
+            draft.layer = layer
+            if layer == Layer.WORKING and day is not None and draft.written is None:
+                draft.written = _at_clock(day, body)
+            drafts.append(draft)
     return [d for d in drafts if d.content]
+
+
+def is_placeholder(body: str) -> bool:
+    """A line our pages render where there is nothing to show, however emphasised."""
+    return body.strip().strip("_*>").strip() in SKIPPED_LINES
+
+
+def _section(
+    heading: str,
+    layer: Layer | None,
+    day: datetime | None,
+    category: Category,
+    default: Category,
+) -> tuple[Layer | None, datetime | None, Category]:
+    """(layer, day, category) from a heading: our working-day and archive-month headings set
+    the layer, "Core memory" and "Relations" return to core, others set the category."""
+    if (working := WORKING_DAY.match(heading)) is not None:
+        return Layer.WORKING, _day(working.group(1)), default
+    if (archived := ARCHIVE_MONTH.match(heading)) is not None:
+        return Layer.ARCHIVE, _day(archived.group(1) + "-01"), default
+    name = heading.strip().lower()
+    if name in ("core memory", "relations"):
+        return None, None, default
+    if name in OUR_SECTIONS:
+        return layer, day, category if name != "summary" else Category.SUMMARY
+    return layer, day, heading_category(heading, default)
+
+
+def _day(stamp: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(stamp).replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _at_clock(day: datetime, body: str) -> datetime:
+    """The time of a working-day item (`[HH:MM]`) on its day."""
+    clock = re.match(r"^\[(\d{2}):(\d{2})\]", body)
+    if clock is None or int(clock.group(1)) > 23 or int(clock.group(2)) > 59:
+        return day
+    return day.replace(hour=int(clock.group(1)), minute=int(clock.group(2)))
 
 
 def daily_log_date(name: str) -> datetime | None:

@@ -1,0 +1,121 @@
+"""What is stored reads as a fact (#29): the conversational wrapper comes off ("Remember that",
+"Hi,", 更正一下：, 覚えておいて), a bare decision takes its purpose from the exchange; the
+quoted sentences over a real MCP session, and the rules on their own."""
+
+import pytest
+from mcp import Client
+
+from cortex_mcp.engine.language.wrappers import chosen_thing, purpose_for, unwrapped
+from tests.conftest import data_of, read_json, remember
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        (
+            "Remember that my daughter's birthday is on March 3rd.",
+            "My daughter's birthday is on March 3rd.",
+        ),
+        ("Hi, I'm Wang Wei.", "I'm Wang Wei."),
+        ("更正一下：我现在住在杭州，不在上海了。", "我现在住在杭州，不在上海了。"),
+        ("OK, let's go with PostgreSQL then.", "Let's go with PostgreSQL."),
+        ("Please note that I prefer tabs over spaces.", "I prefer tabs over spaces."),
+        ("Good morning! I moved to Denver.", "I moved to Denver."),
+        ("记住，我对花生过敏。", "我对花生过敏。"),
+        ("请记住我住在上海", "我住在上海。"),
+        ("好的，那就用Redis吧。", "那就用Redis吧。"),
+        ("はい、東京に住んでいます。", "東京に住んでいます。"),
+        ("こんにちは、田中です。", "田中です。"),
+        ("誕生日は3月3日だと覚えておいて。", "誕生日は3月3日だ。"),
+    ],
+)
+def test_the_wrapper_comes_off_in_every_language(said: str, stored: str) -> None:
+    assert unwrapped(said) == stored
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Remember to buy milk.",  # a to-do, not a wrapper
+        "Hello Kitty is my favourite.",
+        "I remember my first car.",
+        "Please always use metric units.",
+        "Hello!",
+        "OK.",
+        "Right-handed people are common.",
+    ],
+)
+def test_words_that_only_look_like_a_wrapper_stay(said: str) -> None:
+    assert unwrapped(said) == said
+
+
+def test_a_bare_decision_finds_its_purpose_in_the_exchange() -> None:
+    assert chosen_thing("OK, let's go with PostgreSQL then.") == "PostgreSQL"
+    assert chosen_thing("Let's go with PostgreSQL for the orders database.") is None
+    asked = ["For the orders database, should we use PostgreSQL or MongoDB?"]
+    assert purpose_for("PostgreSQL", asked) == "the orders database"
+    assert purpose_for("PostgreSQL", ["Sounds good."]) is None
+
+
+async def memory_of(client: Client, memory_id: str) -> dict[str, object]:
+    document = await read_json(client, f"cortex://memory/{memory_id}")
+    assert isinstance(document, dict)
+    return document
+
+
+async def ingest(client: Client, user: str, assistant: str = "OK.") -> dict[str, object]:
+    return data_of(
+        await client.call_tool(
+            "cortex_ingest", {"user_message": user, "assistant_message": assistant}
+        )
+    )
+
+
+async def test_remember_stores_the_statement_and_keeps_the_words_as_said(client: Client) -> None:
+    said = "Remember that my daughter's birthday is on March 3rd."
+    stored = await remember(client, said)
+    document = await memory_of(client, stored["id"])
+
+    assert stored["content"] == "My daughter's birthday is on March 3rd."
+    assert document["metadata"]["said"] == said  # type: ignore[index]
+
+
+async def test_ingest_stores_a_greeted_introduction_as_the_fact_it_states(client: Client) -> None:
+    result = await ingest(client, "Hi, I'm Wang Wei.")
+
+    assert [m["content"] for m in result["fast"]] == ["I'm Wang Wei."]  # type: ignore[attr-defined]
+    document = await memory_of(client, result["fast"][0]["id"])  # type: ignore[index]
+    assert "Hi, I'm Wang Wei." in str(document["metadata"]["context"])  # type: ignore[index]
+
+
+async def test_a_wrapped_correction_still_corrects_and_is_stored_without_its_marker(
+    client: Client,
+) -> None:
+    first = await ingest(client, "我住在上海。")
+    result = await ingest(client, "更正一下：我现在住在杭州，不在上海了。")
+
+    fast = result["fast"]
+    assert [m["content"] for m in fast] == ["我现在住在杭州，不在上海了。"]  # type: ignore[attr-defined]
+    assert fast[0]["superseded_id"] == first["fast"][0]["id"]  # type: ignore[index]
+
+
+async def test_a_bare_decision_takes_what_it_decides_from_the_reply(client: Client) -> None:
+    result = await ingest(
+        client,
+        "OK, let's go with PostgreSQL then.",
+        "Sounds good. I'll set up PostgreSQL for the orders database.",
+    )
+
+    contents = [m["content"] for m in result["fast"]]  # type: ignore[attr-defined]
+    assert "Let's go with PostgreSQL for the orders database." in contents
+
+
+async def test_a_bare_decision_with_no_purpose_in_the_exchange_keeps_the_exchange(
+    client: Client,
+) -> None:
+    result = await ingest(client, "OK, let's go with PostgreSQL then.", "Done.")
+
+    decision = next(m for m in result["fast"] if "PostgreSQL" in m["content"])  # type: ignore[attr-defined]
+    document = await memory_of(client, decision["id"])
+    assert decision["content"] == "Let's go with PostgreSQL."
+    assert "OK, let's go with PostgreSQL then." in str(document["metadata"]["context"])  # type: ignore[index]
