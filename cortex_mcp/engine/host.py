@@ -15,6 +15,8 @@ from cortex_mcp.engine.ingest.backlog import extract_backlog
 from cortex_mcp.engine.ingest.log import prune
 from cortex_mcp.engine.lifecycle import LifecycleScheduler
 from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.engine.writes import Written, follow_up
+from cortex_mcp.models import StoredMemory
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +29,12 @@ async def background_pass(rt: Runtime) -> None:
     await rt.access.flush()
     while await rt.vectors.backfill() > 0:
         await anyio.lowlevel.checkpoint()
-    await extract_backlog(rt)
+
+    async def extracted(agent: str, stored: list[StoredMemory]) -> None:
+        superseded = [m.category for m in stored if m.superseded_id]
+        await follow_up(rt, agent, Written([m.id for m in stored], superseded))
+
+    await extract_backlog(rt, extracted=extracted)
     await prune(rt)
 
 
