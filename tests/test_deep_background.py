@@ -3,6 +3,7 @@ channel; the deep channel extracts from the log in the background, and the log i
 
 import json
 import sqlite3
+from typing import Any
 
 import anyio.to_thread
 import pytest
@@ -39,7 +40,7 @@ def working(settings: Settings) -> list[str]:
     return [row["content"] for row in rows]
 
 
-async def ingest(client: Client, user: str, reply: str) -> dict[str, object]:
+async def ingest(client: Client, user: str, reply: str) -> dict[str, Any]:
     arguments = {"user_message": user, "assistant_message": reply, "session_id": "s-1"}
     return data_of(await client.call_tool("cortex_ingest", arguments))
 
