@@ -4,6 +4,7 @@ what it injects. Standard library only (the hook command's hot path)."""
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from cortex_mcp.guidance import HOOK_BLOCK, hook_note
 from cortex_mcp.hooks import precheck, transcripts
 from cortex_mcp.hooks.client import Connection
 from cortex_mcp.hooks.paths import socket_path
@@ -23,8 +24,16 @@ STOP_TEXT = """
     is it to of in on at we do an or be as by if so no my me up us i'm
 """
 STOP_WORDS = frozenset(STOP_TEXT.split())
-INJECTION_HEAD = "Memory from earlier sessions (cortex-mcp), relevant to this prompt:"
-DIGEST_HEAD = "Memory from earlier sessions (cortex-mcp):"
+INJECTION_HEAD = f"{HOOK_BLOCK}, relevant to this prompt:"
+DIGEST_HEAD = f"{HOOK_BLOCK}:"
+TOOL_OF = {
+    "session-start": "cortex_recall",
+    "prompt": "cortex_recall",
+    "stop": "cortex_ingest",
+    "pre-compact": "cortex_flush",
+    "session-end": "cortex_flush",
+}
+"""The tool each moment calls: a moment whose tool CORTEX_TOOLS hides does nothing."""
 
 
 class Event(NamedTuple):
@@ -107,6 +116,18 @@ def within(text: str, tokens: int) -> str:
     return "\n".join(kept).strip()
 
 
+def digest_within(text: str, settings: dict[str, Any]) -> str:
+    """A session-start digest (head first) within its budget, with the guidance line under it
+    (`guidance.hook_note`); "" when no memory line fits."""
+    budget = int(settings["session_start_tokens"])
+    saving = bool(settings["stop"] or settings["pre_compact"] or settings["session_end"])
+    note = hook_note(settings["tools"], saving)
+    kept = within(text, budget - estimate_tokens(note) - 1 if note else budget)
+    if kept in ("", DIGEST_HEAD):
+        return ""
+    return f"{kept}\n{note}" if note else kept
+
+
 def cut(text: str, limit: int) -> str:
     """`text` at most `limit` characters, saying how much was cut."""
     if len(text) <= limit:
@@ -140,8 +161,10 @@ class Moments:
         lines = [str(digest.get("context", "")).strip()]
         known = {str(m.get("id")) for m in digest.get("memories", []) if isinstance(m, dict)}
         lines += [line for memory_id, line in hits if memory_id not in known]
-        text = within("\n".join([DIGEST_HEAD, *[line for line in lines if line]]), budget)
-        return self._counted(event, text if text != DIGEST_HEAD else "")
+        text = digest_within(
+            "\n".join([DIGEST_HEAD, *[line for line in lines if line]]), self.settings
+        )
+        return self._counted(event, text)
 
     def prompt(self, event: Event) -> str:
         """The memories relevant to this prompt and the last turns, above the floor."""

@@ -22,9 +22,11 @@ FALLBACK_SETTINGS: dict[str, Any] = {
     "stop": True,
     "pre_compact": True,
     "session_end": True,
+    "tools": [],
 }
 """What the hook uses before any server has published its settings (a test keeps these equal
-to the defaults of `HooksSettings` in cortex_mcp.config)."""
+to what a server with default settings publishes: `HooksSettings`, the message limit, and
+`tools`, the tools CORTEX_TOOLS exposes, none named meaning all)."""
 
 
 def default_home() -> Path:

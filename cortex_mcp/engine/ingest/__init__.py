@@ -19,13 +19,15 @@ from cortex_mcp.engine.language.patterns import signal_sentences
 from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import InvalidInput
+from cortex_mcp.guidance import ingest_note
 from cortex_mcp.models import IngestResult, StoredMemory
 from cortex_mcp.search.budget import truncate_to_tokens
 
 logger = logging.getLogger(__name__)
 
-AGENT_NOTE = "No LLM here: save the lasting facts of this exchange with cortex_remember."
-"""The one line asking the calling agent to extract (19 tokens by `estimate_tokens`)."""
+AGENT_NOTE = ingest_note(())
+"""The one line asking the calling agent to extract (19 tokens by `estimate_tokens`), when
+cortex_remember is exposed (`guidance`)."""
 
 
 def tool_calls_text(tool_calls: Sequence[dict[str, Any]] | None) -> str:
@@ -97,7 +99,7 @@ async def ingest(
     result.redacted = clean.kinds
     unanswered = result.skipped in ("no LLM", "no LLM answered") and not result.queued
     if unanswered and untaken(user, assistant, result.fast):
-        result.note = AGENT_NOTE
+        result.note = ingest_note(rt.settings.tools)
     logger.debug(
         "ingest: %d to core, %d to working, skipped %s, redacted %s",
         *(len(result.fast), len(result.deep), result.skipped, result.redacted),
