@@ -53,12 +53,17 @@ class Event(NamedTuple):
         transcript = payload.get("transcript_path")
         session = payload.get("session_id") or payload.get("conversation_id") or ""
         reply = payload.get("prompt_response") or payload.get("last_assistant_message") or ""
+        roots = payload.get("workspace_roots")  # Cursor names the project folders, not a cwd
+        cwd = payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots else "")
+        path = Path(transcript) if isinstance(transcript, str) and transcript else None
+        if path is None and host == "cursor" and moment not in ("session-start", "prompt"):
+            path = transcripts.cursor_transcript(str(cwd), str(payload.get("conversation_id", "")))
         return cls(
             host=host,
             moment=moment,
             session_id=str(session),
-            transcript=Path(transcript) if isinstance(transcript, str) and transcript else None,
-            cwd=str(payload.get("cwd") or ""),
+            transcript=path,
+            cwd=str(cwd),
             prompt=str(payload.get("prompt") or ""),
             inline_reply=str(reply),
         )
