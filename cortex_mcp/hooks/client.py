@@ -3,7 +3,6 @@ command starts in milliseconds. It speaks the same JSON-RPC as stdio (one messag
 `initialize`, `notifications/initialized`, then one `tools/call` or `resources/read`."""
 
 import json
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,8 @@ class Connection:
     """One MCP session on the local socket, initialized on open."""
 
     def __init__(self, path: Path, timeout: float) -> None:
+        import socket  # here, not at the top: a skipped prompt or a detached parent never pays it
+
         self._timeout = timeout
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._socket.settimeout(timeout)

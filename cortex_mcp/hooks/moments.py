@@ -1,15 +1,21 @@
 """The five moments: what each one reads, which tool it calls on the running server, and
-what it injects. Standard library only (the hook command's hot path)."""
+what it injects. Standard library only (the hook command's hot path): the transcript reader,
+the pre-check and the socket client are imported by the moments that use them, so a prompt
+the pre-check skips or the parent of a detached save imports neither."""
+
+from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from cortex_mcp.guidance import HOOK_BLOCK, hook_note
-from cortex_mcp.hooks import precheck, transcripts
-from cortex_mcp.hooks.client import Connection
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.hooks.state import count_injection, session_state
-from cortex_mcp.hooks.transcripts import Message
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing more at run time
+if TYPE_CHECKING:
+    from cortex_mcp.hooks.client import Connection
+    from cortex_mcp.hooks.transcripts import Message
 
 FLUSH_BATCH = 200
 """Messages per cortex_flush call (the tool takes up to 5,000; smaller calls fail smaller)."""
@@ -48,7 +54,7 @@ class Event(NamedTuple):
     inline_reply: str
 
     @classmethod
-    def of(cls, host: str, moment: str, payload: dict[str, Any]) -> "Event":
+    def of(cls, host: str, moment: str, payload: dict[str, Any]) -> Event:
         """The event from the host's stdin JSON (fields named as each host names them)."""
         transcript = payload.get("transcript_path")
         session = payload.get("session_id") or payload.get("conversation_id") or ""
@@ -57,6 +63,8 @@ class Event(NamedTuple):
         cwd = payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots else "")
         path = Path(transcript) if isinstance(transcript, str) and transcript else None
         if path is None and host == "cursor" and moment not in ("session-start", "prompt"):
+            from cortex_mcp.hooks import transcripts
+
             path = transcripts.cursor_transcript(str(cwd), str(payload.get("conversation_id", "")))
         return cls(
             host=host,
@@ -150,6 +158,8 @@ class Moments:
 
     def connect(self) -> Connection:
         """A session with the running server (NoServer when there is none)."""
+        from cortex_mcp.hooks.client import Connection
+
         return Connection(socket_path(self.home), self.timeout)
 
     # -- injecting moments -------------------------------------------------------------
@@ -173,6 +183,8 @@ class Moments:
 
     def prompt(self, event: Event) -> str:
         """The memories relevant to this prompt and the last turns, above the floor."""
+        from cortex_mcp.hooks import precheck, transcripts
+
         budget = int(self.settings["prompt_tokens"])
         if budget <= 0 or not precheck.should_retrieve(event.prompt):
             with session_state(self.home, event.host, event.session_id) as state:
@@ -230,6 +242,9 @@ class Moments:
 
     def stop(self, event: Event) -> None:
         """The finished exchange to cortex_ingest (exchanges the hook missed: to flush)."""
+        from cortex_mcp.hooks import transcripts
+        from cortex_mcp.hooks.transcripts import Message
+
         with session_state(self.home, event.host, event.session_id) as state:
             messages, position = self._unsent(event, state)
             pending = transcripts.exchanges(messages)
@@ -267,6 +282,8 @@ class Moments:
         self.pre_compact(event, reason="session-end")
 
     def _unsent(self, event: Event, state: dict[str, Any]) -> tuple[list[Message], int]:
+        from cortex_mcp.hooks import transcripts
+
         if event.transcript is None:
             return [], int(state["position"])
         if state["transcript"] != str(event.transcript):

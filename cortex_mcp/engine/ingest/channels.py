@@ -14,7 +14,7 @@ from cortex_mcp.engine.ingest.fast import assistant_decisions, fast_statements
 from cortex_mcp.engine.ingest.log import owed_state
 from cortex_mcp.engine.ingest.nearby import nearby_memories
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.ingest.verdict import ask_llm
+from cortex_mcp.engine.ingest.verdict import answer_of, question_for
 from cortex_mcp.engine.ingest.write import apply_verdict
 from cortex_mcp.engine.language import extraction
 from cortex_mcp.engine.language.patterns import is_small_talk, without_recalled
@@ -41,11 +41,15 @@ def around(text: str) -> str:
 async def store_proposal(
     rt: Runtime, proposal: Proposal, agent: str, *, ask: bool = True
 ) -> StoredMemory:
-    """Ask the LLM about a proposal if the rules cannot decide alone (reading, outside any
-    transaction; never when `ask` is False: the rules decide), then settle and write it in one
-    write transaction."""
-    async with rt.db.read() as conn:
-        asked = await ask_llm(conn, proposal, agent, rt.llm.decider() if ask else None)
+    """Ask the LLM about a proposal if the rules cannot decide alone (the question read in a
+    transaction, the LLM asked after it: a slow LLM never holds the store; never when `ask`
+    is False: the rules decide), then settle and write it in one write transaction."""
+    decide = rt.llm.decider() if ask else None
+    question = None
+    if decide is not None:
+        async with rt.db.read() as conn:
+            question = await question_for(conn, proposal, agent)
+    asked = await answer_of(proposal, question, decide) if question and decide else None
     nearby = []
     if proposal.correction and proposal.slot is None and asked is None:
         nearby = await nearby_memories(rt.db, rt.vectors, proposal.content, agent)
