@@ -2,9 +2,14 @@
 command starts in milliseconds. It speaks the same JSON-RPC as stdio (one message a line):
 `initialize`, `notifications/initialized`, then one `tools/call` or `resources/read`."""
 
+from __future__ import annotations
+
 import json
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 PROTOCOL_VERSION = "2025-06-18"
 MAX_REPLY_BYTES = 8 << 20
@@ -44,7 +49,7 @@ class Connection:
         )
         self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
-    def __enter__(self) -> "Connection":
+    def __enter__(self) -> Connection:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -9,12 +9,13 @@ a pointer when no server runs). Standard library only: an import-linter contract
 MCP SDK, pydantic, the settings and the engine out of this module and what it imports.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from cortex_mcp.guidance import exposes
 from cortex_mcp.hooks import spool
@@ -22,6 +23,10 @@ from cortex_mcp.hooks.client import NoServer
 from cortex_mcp.hooks.moments import DIGEST_HEAD, TOOL_OF, Event, Moments, digest_within
 from cortex_mcp.hooks.output import EVENT_NAMES, HOSTS, MOMENTS, render
 from cortex_mcp.hooks.paths import home, hooks_dir, published_settings
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_STDIN = 4 << 20
 INJECT_TIMEOUT_S = 2.0

@@ -6,14 +6,15 @@ the pre-check skips or the parent of a detached save imports neither."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from cortex_mcp.guidance import HOOK_BLOCK, hook_note
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.hooks.state import count_injection, session_state
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing more at run time
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from cortex_mcp.hooks.client import Connection
     from cortex_mcp.hooks.transcripts import Message
 
@@ -42,16 +43,29 @@ TOOL_OF = {
 """The tool each moment calls: a moment whose tool CORTEX_TOOLS hides does nothing."""
 
 
-class Event(NamedTuple):
-    """One hook invocation as the host described it on stdin."""
+class Event:
+    """One hook invocation as the host described it on stdin (a plain class: NamedTuple
+    would import typing, a fifth of a hook's start-up)."""
 
-    host: str
-    moment: str
-    session_id: str
-    transcript: Path | None
-    cwd: str
-    prompt: str
-    inline_reply: str
+    __slots__ = ("cwd", "host", "inline_reply", "moment", "prompt", "session_id", "transcript")
+
+    def __init__(
+        self,
+        host: str,
+        moment: str,
+        session_id: str,
+        transcript: Path | None,
+        cwd: str,
+        prompt: str,
+        inline_reply: str,
+    ) -> None:
+        self.host = host
+        self.moment = moment
+        self.session_id = session_id
+        self.transcript = transcript
+        self.cwd = cwd
+        self.prompt = prompt
+        self.inline_reply = inline_reply
 
     @classmethod
     def of(cls, host: str, moment: str, payload: dict[str, Any]) -> Event:
@@ -183,7 +197,7 @@ class Moments:
 
     def prompt(self, event: Event) -> str:
         """The memories relevant to this prompt and the last turns, above the floor."""
-        from cortex_mcp.hooks import precheck, transcripts
+        from cortex_mcp.hooks import precheck
 
         budget = int(self.settings["prompt_tokens"])
         if budget <= 0 or not precheck.should_retrieve(event.prompt):
@@ -192,6 +206,8 @@ class Moments:
             return ""
         recent = []
         if event.transcript is not None and self.settings["recent_messages"]:
+            from cortex_mcp.hooks import transcripts
+
             count = int(self.settings["recent_messages"])
             recent = transcripts.recent_texts(event.host, event.transcript, count)
         query = " ".join([event.prompt[:QUERY_CHARS], *(m.text[:RECENT_CHARS] for m in recent)])[

@@ -1,11 +1,16 @@
 """Where the hooks keep things, all under <home>/hooks: the socket, published settings,
 per-session state and the spool. Standard library only (the hook command's hot path)."""
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 SOCKET_NAME = "cortex.sock"
 PUBLISHED_NAME = "settings.json"

@@ -147,9 +147,7 @@ def gemini_messages(entry: dict[str, Any]) -> list[Message]:
     return found
 
 
-_CURSOR_WRAPPING = re.compile(
-    r"^\s*(<timestamp>.*?</timestamp>\s*)?<user_query>\s*|\s*</user_query>\s*$", re.S
-)
+CURSOR_WRAPPING = r"^\s*(<timestamp>.*?</timestamp>\s*)?<user_query>\s*|\s*</user_query>\s*$"
 
 
 def cursor_messages(entry: dict[str, Any]) -> list[Message]:
@@ -170,7 +168,7 @@ def cursor_messages(entry: dict[str, Any]) -> list[Message]:
             continue
         if block.get("type") == "text":
             text = str(block.get("text", ""))
-            text = _CURSOR_WRAPPING.sub("", text) if role == "user" else text
+            text = re.sub(CURSOR_WRAPPING, "", text, flags=re.S) if role == "user" else text
             if _own_text(text):
                 found.append(Message(str(role), text.strip()))
         elif block.get("type") == "tool_use":
