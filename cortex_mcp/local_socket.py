@@ -65,6 +65,7 @@ def hook_settings(settings: Settings) -> dict[str, Any]:
     """What the hook command needs of the settings, as it reads them."""
     published = settings.hooks.model_dump(mode="json", exclude={"socket"})
     published["max_message_chars"] = settings.sieve.max_message_chars
+    published["tools"] = list(settings.tools)  # the moments use only what is exposed
     return published
 
 

@@ -283,7 +283,10 @@ class IngestResult(BaseModel):
     fast: list[StoredMemory]
     deep: list[StoredMemory]
     logged: int = Field(default=0, description="Messages kept verbatim in the conversation log.")
-    queued: bool = Field(default=False, description="LLM extraction owed; retried from the log.")
+    queued: bool = Field(
+        default=False,
+        description="The deep channel (LLM) extracts later, in the background, from the log.",
+    )
     skipped: str | None = Field(default=None, description="Why the deep channel did not run.")
     redacted: list[str] = Field(default_factory=list, description="Kinds of secrets removed.")
     note: str | None = Field(default=None, description="A request to the calling agent.")

@@ -26,53 +26,12 @@ from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.grants import GrantCheck, ToolShape
+from cortex_mcp.guidance import STEPS as ALL_GUIDED
+from cortex_mcp.guidance import instructions
 from cortex_mcp.hooks import stats as hook_stats
 from cortex_mcp.resources import MemoryResources
 
-INSTRUCTION_HEAD = (
-    "cortex-mcp is your long-term memory of this user, kept across sessions and agents."
-)
-INSTRUCTION_TAIL = (
-    "Memories are stored in the language they were written in; do not translate them."
-)
-INSTRUCTION_STEPS = {  # tool: the bullet that tells the model when to call it
-    "cortex_recall": """\
-- Before answering anything that may depend on the past (who the user is, their preferences,
-  decisions, projects, earlier corrections), call cortex_recall with the topic as the query.
-  Call it with an empty query at the start of a conversation for the core memory digest.""",
-    "cortex_remember": """\
-- When the user states a lasting fact, preference or decision, or asks you to remember
-  something, call cortex_remember. When they correct a memory, pass its id as `supersedes`.""",
-    "cortex_ingest": """\
-- After each exchange worth keeping, call cortex_ingest with the user's message and your reply;
-  cortex extracts what matters from both sides and ignores small talk. When its result says
-  there is no LLM here, you are the extractor: save the lasting facts with cortex_remember.""",
-    "cortex_flush": """\
-- Before your context is compacted or trimmed, call cortex_flush with the messages about to go.""",
-    "cortex_forget": """\
-- When a memory is wrong or unwanted, call cortex_forget with its id (or an exchange_id). When
-  the user asks you to forget something ("forget my locker code"), call it with `matching`,
-  show the user the preview, then call again with its `confirm`.""",
-}
-
-
-INGEST_ALONE = """\
-- After each exchange worth keeping, call cortex_ingest with the user's message and your reply;
-  cortex extracts what matters from both sides and ignores small talk."""
-"""The ingest bullet when cortex_remember is not exposed (CORTEX_TOOLS): nothing to point at."""
-
-
-def instructions(tool_names: list[str]) -> str:
-    """The server's instructions, naming only the tools this server exposes."""
-    steps = [
-        INGEST_ALONE if name == "cortex_ingest" and "cortex_remember" not in tool_names else step
-        for name, step in INSTRUCTION_STEPS.items()
-        if name in tool_names
-    ]
-    return "\n".join([INSTRUCTION_HEAD, *steps, INSTRUCTION_TAIL])
-
-
-INSTRUCTIONS = instructions(list(INSTRUCTION_STEPS))
+INSTRUCTIONS = instructions(ALL_GUIDED)
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)

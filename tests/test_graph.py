@@ -14,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.render.pages import render_relations
 from cortex_mcp.engine.transfer import import_text
@@ -21,6 +22,7 @@ from cortex_mcp.search.entities import entity_key, phrases, searchable_text
 from cortex_mcp.server import build_server
 from cortex_mcp.store.relations import Relation, relations_of
 from cortex_mcp.store.select import open_store
+from tests.background import deep_channel_done
 from tests.conftest import (
     FrozenClock,
     data_of,
@@ -156,12 +158,15 @@ async def test_the_llm_extraction_brings_relations_validated_and_repaired(
             }
         )
     )
-    async with Client(build_server(llm_settings, clock)) as client:
-        result = await ingest(client, "Wang Wei leads payments at Globex; Mochi is his cat.")
+    host = EngineHost(llm_settings, clock)
+    async with Client(build_server(llm_settings, clock, host=host)) as client:
+        await ingest(client, "Wang Wei leads payments at Globex; Mochi is his cat.")
+        await deep_channel_done(host)
+        found = await recall(client, "Mochi cat", layers=["working"])
 
     prompt = json.dumps([r.body for r in fake_openai.requests])
     assert '\\"relations\\"' in prompt  # the schema asks for the field
-    ids = {m["content"]: m["id"] for m in result["deep"]}
+    ids = {m["content"]: m["id"] for m in found["memories"]}
     rows = {(r.subject, r.predicate, r.object): r for r in await relation_rows(llm_settings)}
     assert set(rows) == {
         ("Wang Wei", "works at", "Globex"),

@@ -357,12 +357,12 @@ async def test_forgetting_a_memory_from_a_flush_hides_the_raw_batch_it_came_from
 async def test_purging_a_memory_extracted_later_erases_the_logged_exchange_it_came_from(
     llm_settings: Settings, fake_openai: FakeOpenAI, clock: FrozenClock
 ) -> None:
-    fake_openai.replies.append("not json")
     reply = {"memories": [{"content": "Alice lives on Elm Street", "category": "identity"}]}
     async with open_engine(llm_settings, clock, {}) as engine:
         stored = await engine.ingest("I moved; my place is on Elm Street now.", "Noted.")
-        assert stored.queued
-        fake_openai.replies.extend([json.dumps(reply), '{"memories": []}'])
+        assert stored.queued  # the deep channel runs later, from the log
+        fake_openai.replies.extend(["not json", json.dumps(reply), '{"memories": []}'])
+        assert await extract_backlog(engine.runtime) == 0  # an unreadable answer: retried
         clock.advance(hours=1)
         assert await extract_backlog(engine.runtime) == 1
         extracted = await engine.recall("Alice Elm Street")

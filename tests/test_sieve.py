@@ -12,6 +12,7 @@ from mcp import Client
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.server import build_server
+from tests.background import deep_channel_done
 from tests.conftest import FrozenClock, data_of, inspect_database, read_json, recall, remember
 from tests.fakes import FakeOpenAI
 
@@ -88,8 +89,15 @@ def extraction_reply(items: list[tuple[str, str, float, str]]) -> str:
 
 
 @pytest.fixture
-async def llm_client(llm_settings: Settings, clock: FrozenClock) -> AsyncIterator[Client]:
-    async with Client(build_server(llm_settings, clock)) as connected:
+def llm_host(llm_settings: Settings, clock: FrozenClock) -> EngineHost:
+    return EngineHost(llm_settings, clock)
+
+
+@pytest.fixture
+async def llm_client(
+    llm_settings: Settings, clock: FrozenClock, llm_host: EngineHost
+) -> AsyncIterator[Client]:
+    async with Client(build_server(llm_settings, clock, host=llm_host)) as connected:
         yield connected
 
 
@@ -117,16 +125,22 @@ async def ingest(client: Client, user: str, assistant: str, **extra: Any) -> dic
     "example", [EXAMPLE_1, EXAMPLE_2, EXAMPLE_4], ids=["yield", "oracle", "rejected"]
 )
 async def test_seed_examples_store_the_memories_the_llm_extracted(
-    llm_client: Client, llm_settings: Settings, fake_openai: FakeOpenAI, example: Any
+    llm_client: Client,
+    llm_host: EngineHost,
+    llm_settings: Settings,
+    fake_openai: FakeOpenAI,
+    example: Any,
 ) -> None:
     user, assistant, expected = example
     fake_openai.replies.append(extraction_reply(expected))
 
     result = await ingest(llm_client, user, assistant, session_id="s-1")
+    await deep_channel_done(llm_host)
 
-    assert result["fast"] == [] and result["queued"] is False
-    assert [(m["content"], m["category"], m["layer"]) for m in result["deep"]] == [
-        (content, category, "working") for content, category, _, _ in expected
+    assert result["fast"] == [] and result["deep"] == [] and result["queued"] is True
+    working = [row for row in live_rows(llm_settings) if row["layer"] == "working"]
+    assert [(m["content"], m["category"]) for m in working] == [
+        (content, category) for content, category, _, _ in expected
     ]
     first_prompt = prompts_sent(fake_openai)[1]
     assert f"<user>{user}</user>" in first_prompt
@@ -214,6 +228,7 @@ async def test_llm_down_logs_the_exchange_owes_it_and_the_retry_extracts_it_from
 
     fake_openai.status = 200  # the provider is back; the server restarted in between
     fake_openai.replies.append(extraction_reply(expected))
+    clock.advance(hours=1)  # past the retry's backoff
     host = EngineHost(llm_settings, clock)
     async with Client(build_server(llm_settings, clock, host=host)) as client:
         with anyio.fail_after(10):
@@ -235,17 +250,17 @@ async def test_llm_down_logs_the_exchange_owes_it_and_the_retry_extracts_it_from
 
 
 async def test_a_correction_supersedes_the_old_value_and_keeps_the_chain(
-    llm_client: Client, llm_settings: Settings, fake_openai: FakeOpenAI
+    llm_client: Client, llm_host: EngineHost, llm_settings: Settings, fake_openai: FakeOpenAI
 ) -> None:
     fake_openai.replies.append(
         extraction_reply([("The apartment budget is 50M yen", "fact", 0.7, "user")])
     )
     await ingest(llm_client, "My budget for the apartment is 50M yen.", "Noted, 50M yen.")
-    # Both the correction's judgement and the deep extraction read this one reply.
-    both = '{"action": "update", "target": 1, "memories": []}'
-    fake_openai.replies.extend([both, both])
+    await deep_channel_done(llm_host)
+    fake_openai.replies.append('{"memories": []}')  # the fast channel's rules judge alone
 
     result = await ingest(llm_client, "Actually, I have not confirmed a budget.", "Understood.")
+    await deep_channel_done(llm_host)
 
     budget = [row for row in live_rows(llm_settings) if "budget" in row["content"]]
     assert [row["content"] for row in budget] == ["Actually, I have not confirmed a budget."]
@@ -290,7 +305,7 @@ SECRETS = {
 
 
 async def test_secrets_are_redacted_before_storing_and_before_the_llm_sees_them(
-    llm_client: Client, llm_settings: Settings, fake_openai: FakeOpenAI
+    llm_client: Client, llm_host: EngineHost, llm_settings: Settings, fake_openai: FakeOpenAI
 ) -> None:
     user = (
         "Remember my OpenAI key sk-proj-4fGh7Jk9Lm2Np5Qr8St1Uv3Wx6Yz0AbCdEf"
@@ -302,6 +317,7 @@ async def test_secrets_are_redacted_before_storing_and_before_the_llm_sees_them(
     )
 
     result = await ingest(llm_client, user, assistant)
+    await deep_channel_done(llm_host)
 
     assert set(result["redacted"]) == set(SECRETS.values())
     everything = json.dumps([dict(r) for r in live_rows(llm_settings)], ensure_ascii=False)
@@ -312,16 +328,18 @@ async def test_secrets_are_redacted_before_storing_and_before_the_llm_sees_them(
 
 
 async def test_provenance_is_visible_in_the_memory_resource(
-    llm_client: Client, fake_openai: FakeOpenAI
+    llm_client: Client, llm_host: EngineHost, llm_settings: Settings, fake_openai: FakeOpenAI
 ) -> None:
     fake_openai.replies.append(
         extraction_reply([("用户选择了GitHub Pages", "decision", 0.6, "both")])
     )
 
     result = await ingest(llm_client, "我决定用GitHub Pages。", "好的。", session_id="session-7")
+    await deep_channel_done(llm_host)
 
     fast = await read_json(llm_client, f"cortex://memory/{result['fast'][0]['id']}")
-    deep = await read_json(llm_client, f"cortex://memory/{result['deep'][0]['id']}")
+    deep_id = next(r["id"] for r in live_rows(llm_settings) if r["layer"] == "working")
+    deep = await read_json(llm_client, f"cortex://memory/{deep_id}")
     assert (fast["source"], fast["metadata"]["channel"], fast["metadata"]["session_id"]) == (
         "user",
         "fast",

@@ -16,6 +16,8 @@ from cortex_mcp.engine.ingest.log import prune
 from cortex_mcp.engine.ingest.restated import merge_restatements
 from cortex_mcp.engine.lifecycle import LifecycleScheduler
 from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.engine.writes import Written, follow_up
+from cortex_mcp.models import StoredMemory
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +31,12 @@ async def background_pass(rt: Runtime) -> None:
     while await rt.vectors.backfill() > 0:
         await anyio.lowlevel.checkpoint()
     await merge_restatements(rt)  # paraphrases of older memories, now that they have vectors
-    await extract_backlog(rt)
+
+    async def extracted(agent: str, stored: list[StoredMemory]) -> None:
+        superseded = [m.category for m in stored if m.superseded_id]
+        await follow_up(rt, agent, Written([m.id for m in stored], superseded))
+
+    await extract_backlog(rt, extracted=extracted)
     await prune(rt)
 
 

@@ -83,6 +83,8 @@ class Runtime:
     vectors: VectorIndex
     clock: Clock = utc_now
     recall_latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCY_WINDOW))
+    extraction_lag_ms: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCY_WINDOW))
+    """From an exchange logged to its deep-channel extraction done (the background's lag)."""
     passes: PassCounter = field(default_factory=PassCounter)
     wake: anyio.Event = field(default_factory=anyio.Event)
     mirror_lock: anyio.Lock = field(default_factory=anyio.Lock)

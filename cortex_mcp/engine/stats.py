@@ -67,6 +67,9 @@ async def engine_stats(rt: Runtime) -> dict[str, Any]:
         "extraction_queue": {
             "pending": said["pending_exchanges"],
             "waiting_for_an_llm": said["waiting_exchanges"],
+            "extracted": said["extracted_exchanges"],
+            "deep_channel": "in the background, from the log: cortex_ingest never waits for it",
+            "lag_ms": latency_summary(list(rt.extraction_lag_ms)),
             "drained_by": "configured LLM provider"
             if rt.llm.answers_in_background
             else "nothing: no LLM provider, so nothing is queued",

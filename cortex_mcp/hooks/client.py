@@ -2,10 +2,14 @@
 command starts in milliseconds. It speaks the same JSON-RPC as stdio (one message a line):
 `initialize`, `notifications/initialized`, then one `tools/call` or `resources/read`."""
 
+from __future__ import annotations
+
 import json
-import socket
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 PROTOCOL_VERSION = "2025-06-18"
 MAX_REPLY_BYTES = 8 << 20
@@ -23,6 +27,8 @@ class Connection:
     """One MCP session on the local socket, initialized on open."""
 
     def __init__(self, path: Path, timeout: float) -> None:
+        import socket  # here, not at the top: a skipped prompt or a detached parent never pays it
+
         self._timeout = timeout
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._socket.settimeout(timeout)
@@ -43,7 +49,7 @@ class Connection:
         )
         self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
-    def __enter__(self) -> "Connection":
+    def __enter__(self) -> Connection:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -9,18 +9,24 @@ a pointer when no server runs). Standard library only: an import-linter contract
 MCP SDK, pydantic, the settings and the engine out of this module and what it imports.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from cortex_mcp.guidance import exposes
 from cortex_mcp.hooks import spool
 from cortex_mcp.hooks.client import NoServer
-from cortex_mcp.hooks.moments import DIGEST_HEAD, Event, Moments, within
+from cortex_mcp.hooks.moments import DIGEST_HEAD, TOOL_OF, Event, Moments, digest_within
 from cortex_mcp.hooks.output import EVENT_NAMES, HOSTS, MOMENTS, render
 from cortex_mcp.hooks.paths import home, hooks_dir, published_settings
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_STDIN = 4 << 20
 INJECT_TIMEOUT_S = 2.0
@@ -112,6 +118,9 @@ def run(host: str, moment: str, payload: dict[str, Any]) -> str:
     event = Event.of(host, moment, payload)
     if not settings[SETTING_OF[moment]]:
         return render(host, moment, "")
+    if not exposes(settings["tools"], TOOL_OF[moment]):
+        say(f"{moment}: {TOOL_OF[moment]} is not among CORTEX_TOOLS; skipped")
+        return render(host, moment, "")
     if moment in ("session-start", "prompt"):
         check_transcript(event)
         moments = Moments(data_home, settings, INJECT_TIMEOUT_S)
@@ -143,8 +152,7 @@ def fallback(data_home: Path, moment: str, settings: dict[str, Any]) -> str:
         mirror = (data_home / "MEMORY.md").read_text("utf-8")
     except OSError:
         return ""
-    text = within(f"{DIGEST_HEAD}\n{mirror}", int(settings["session_start_tokens"]))
-    return text if text != DIGEST_HEAD else ""
+    return digest_within(f"{DIGEST_HEAD}\n{mirror}", settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -24,8 +24,7 @@ SETTINGS_FILES = {  # agent -> (user file, project file relative to the project 
 NOTES = {
     "codex": "Codex runs hooks only with `[features] codex_hooks = true` in ~/.codex/config.toml.",
     "gemini": "Gemini CLI versions that gate hooks need `hooks.enabled` (see its hooks docs).",
-    "cursor": "Cursor gets the session-start digest only: its other hooks cannot inject "
-    "context or carry a transcript cortex-mcp reads.",
+    "cursor": "Cursor has no per-prompt recall: its beforeSubmitPrompt hook cannot add context.",
 }
 
 

@@ -1,14 +1,22 @@
 """The five moments: what each one reads, which tool it calls on the running server, and
-what it injects. Standard library only (the hook command's hot path)."""
+what it injects. Standard library only (the hook command's hot path): the transcript reader,
+the pre-check and the socket client are imported by the moments that use them, so a prompt
+the pre-check skips or the parent of a detached save imports neither."""
+
+from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
 
-from cortex_mcp.hooks import precheck, transcripts
-from cortex_mcp.hooks.client import Connection
+from cortex_mcp.guidance import HOOK_BLOCK, hook_note
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.hooks.state import count_injection, session_state
-from cortex_mcp.hooks.transcripts import Message
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+    from cortex_mcp.hooks.client import Connection
+    from cortex_mcp.hooks.transcripts import Message
 
 FLUSH_BATCH = 200
 """Messages per cortex_flush call (the tool takes up to 5,000; smaller calls fail smaller)."""
@@ -23,33 +31,61 @@ STOP_TEXT = """
     is it to of in on at we do an or be as by if so no my me up us i'm
 """
 STOP_WORDS = frozenset(STOP_TEXT.split())
-INJECTION_HEAD = "Memory from earlier sessions (cortex-mcp), relevant to this prompt:"
-DIGEST_HEAD = "Memory from earlier sessions (cortex-mcp):"
+INJECTION_HEAD = f"{HOOK_BLOCK}, relevant to this prompt:"
+DIGEST_HEAD = f"{HOOK_BLOCK}:"
+TOOL_OF = {
+    "session-start": "cortex_recall",
+    "prompt": "cortex_recall",
+    "stop": "cortex_ingest",
+    "pre-compact": "cortex_flush",
+    "session-end": "cortex_flush",
+}
+"""The tool each moment calls: a moment whose tool CORTEX_TOOLS hides does nothing."""
 
 
-class Event(NamedTuple):
-    """One hook invocation as the host described it on stdin."""
+class Event:
+    """One hook invocation as the host described it on stdin (a plain class: NamedTuple
+    would import typing, a fifth of a hook's start-up)."""
 
-    host: str
-    moment: str
-    session_id: str
-    transcript: Path | None
-    cwd: str
-    prompt: str
-    inline_reply: str
+    __slots__ = ("cwd", "host", "inline_reply", "moment", "prompt", "session_id", "transcript")
+
+    def __init__(
+        self,
+        host: str,
+        moment: str,
+        session_id: str,
+        transcript: Path | None,
+        cwd: str,
+        prompt: str,
+        inline_reply: str,
+    ) -> None:
+        self.host = host
+        self.moment = moment
+        self.session_id = session_id
+        self.transcript = transcript
+        self.cwd = cwd
+        self.prompt = prompt
+        self.inline_reply = inline_reply
 
     @classmethod
-    def of(cls, host: str, moment: str, payload: dict[str, Any]) -> "Event":
+    def of(cls, host: str, moment: str, payload: dict[str, Any]) -> Event:
         """The event from the host's stdin JSON (fields named as each host names them)."""
         transcript = payload.get("transcript_path")
         session = payload.get("session_id") or payload.get("conversation_id") or ""
         reply = payload.get("prompt_response") or payload.get("last_assistant_message") or ""
+        roots = payload.get("workspace_roots")  # Cursor names the project folders, not a cwd
+        cwd = payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots else "")
+        path = Path(transcript) if isinstance(transcript, str) and transcript else None
+        if path is None and host == "cursor" and moment not in ("session-start", "prompt"):
+            from cortex_mcp.hooks import transcripts
+
+            path = transcripts.cursor_transcript(str(cwd), str(payload.get("conversation_id", "")))
         return cls(
             host=host,
             moment=moment,
             session_id=str(session),
-            transcript=Path(transcript) if isinstance(transcript, str) and transcript else None,
-            cwd=str(payload.get("cwd") or ""),
+            transcript=path,
+            cwd=str(cwd),
             prompt=str(payload.get("prompt") or ""),
             inline_reply=str(reply),
         )
@@ -107,6 +143,18 @@ def within(text: str, tokens: int) -> str:
     return "\n".join(kept).strip()
 
 
+def digest_within(text: str, settings: dict[str, Any]) -> str:
+    """A session-start digest (head first) within its budget, with the guidance line under it
+    (`guidance.hook_note`); "" when no memory line fits."""
+    budget = int(settings["session_start_tokens"])
+    saving = bool(settings["stop"] or settings["pre_compact"] or settings["session_end"])
+    note = hook_note(settings["tools"], saving)
+    kept = within(text, budget - estimate_tokens(note) - 1 if note else budget)
+    if kept in ("", DIGEST_HEAD):
+        return ""
+    return f"{kept}\n{note}" if note else kept
+
+
 def cut(text: str, limit: int) -> str:
     """`text` at most `limit` characters, saying how much was cut."""
     if len(text) <= limit:
@@ -124,6 +172,8 @@ class Moments:
 
     def connect(self) -> Connection:
         """A session with the running server (NoServer when there is none)."""
+        from cortex_mcp.hooks.client import Connection
+
         return Connection(socket_path(self.home), self.timeout)
 
     # -- injecting moments -------------------------------------------------------------
@@ -140,11 +190,15 @@ class Moments:
         lines = [str(digest.get("context", "")).strip()]
         known = {str(m.get("id")) for m in digest.get("memories", []) if isinstance(m, dict)}
         lines += [line for memory_id, line in hits if memory_id not in known]
-        text = within("\n".join([DIGEST_HEAD, *[line for line in lines if line]]), budget)
-        return self._counted(event, text if text != DIGEST_HEAD else "")
+        text = digest_within(
+            "\n".join([DIGEST_HEAD, *[line for line in lines if line]]), self.settings
+        )
+        return self._counted(event, text)
 
     def prompt(self, event: Event) -> str:
         """The memories relevant to this prompt and the last turns, above the floor."""
+        from cortex_mcp.hooks import precheck
+
         budget = int(self.settings["prompt_tokens"])
         if budget <= 0 or not precheck.should_retrieve(event.prompt):
             with session_state(self.home, event.host, event.session_id) as state:
@@ -152,6 +206,8 @@ class Moments:
             return ""
         recent = []
         if event.transcript is not None and self.settings["recent_messages"]:
+            from cortex_mcp.hooks import transcripts
+
             count = int(self.settings["recent_messages"])
             recent = transcripts.recent_texts(event.host, event.transcript, count)
         query = " ".join([event.prompt[:QUERY_CHARS], *(m.text[:RECENT_CHARS] for m in recent)])[
@@ -202,6 +258,9 @@ class Moments:
 
     def stop(self, event: Event) -> None:
         """The finished exchange to cortex_ingest (exchanges the hook missed: to flush)."""
+        from cortex_mcp.hooks import transcripts
+        from cortex_mcp.hooks.transcripts import Message
+
         with session_state(self.home, event.host, event.session_id) as state:
             messages, position = self._unsent(event, state)
             pending = transcripts.exchanges(messages)
@@ -242,6 +301,8 @@ class Moments:
         self.pre_compact(event, reason="session-end")
 
     def _unsent(self, event: Event, state: dict[str, Any]) -> tuple[list[Message], int]:
+        from cortex_mcp.hooks import transcripts
+
         if event.transcript is None:
             return [], int(state["position"])
         if state["transcript"] != str(event.transcript):

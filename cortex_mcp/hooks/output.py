@@ -1,7 +1,9 @@
 """What each host reads on a hook's stdout. Claude Code and Codex CLI take
 `hookSpecificOutput.additionalContext` for SessionStart and UserPromptSubmit; Gemini CLI the
 same object for SessionStart and BeforeAgent, and JSON only on stdout; Cursor
-`additional_context` for sessionStart. Standard library only."""
+`additional_context` for sessionStart, and JSON only on stdout (its beforeSubmitPrompt can
+only let a prompt through or block it, so Cursor gets no per-prompt recall). Standard
+library only."""
 
 import json
 
@@ -28,7 +30,12 @@ EVENT_NAMES = {  # host -> moment -> the host's own event name
         "pre-compact": "PreCompress",
         "session-end": "SessionEnd",
     },
-    "cursor": {"session-start": "sessionStart"},
+    "cursor": {
+        "session-start": "sessionStart",
+        "stop": "stop",
+        "pre-compact": "preCompact",
+        "session-end": "sessionEnd",
+    },
 }
 """The moments each host has a hook for, under the host's names (README: Hooks)."""
 INJECTING = ("session-start", "prompt")

@@ -1,11 +1,16 @@
 """Where the hooks keep things, all under <home>/hooks: the socket, published settings,
 per-session state and the spool. Standard library only (the hook command's hot path)."""
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 SOCKET_NAME = "cortex.sock"
 PUBLISHED_NAME = "settings.json"
@@ -22,9 +27,11 @@ FALLBACK_SETTINGS: dict[str, Any] = {
     "stop": True,
     "pre_compact": True,
     "session_end": True,
+    "tools": [],
 }
 """What the hook uses before any server has published its settings (a test keeps these equal
-to the defaults of `HooksSettings` in cortex_mcp.config)."""
+to what a server with default settings publishes: `HooksSettings`, the message limit, and
+`tools`, the tools CORTEX_TOOLS exposes, none named meaning all)."""
 
 
 def default_home() -> Path:

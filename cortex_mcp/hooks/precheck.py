@@ -5,6 +5,7 @@ is injected. Standard library only."""
 
 import re
 import unicodedata
+from functools import cache
 
 ACKNOWLEDGEMENT_WORDS = """
     ok okay k kk yes y no n yep yup nope sure fine thanks thank you thx ty cool great nice
@@ -21,13 +22,19 @@ ACKNOWLEDGEMENTS = frozenset(ACKNOWLEDGEMENT_WORDS.split()) | {
     "keep going",
     "do it",
 }
-COMMAND = re.compile(r"^/[\w:.-]+(\s|$)")
-FENCED = re.compile(r"```.*?(```|\Z)", re.DOTALL)
-CODE_LINE = re.compile(
+COMMAND = r"^/[\w:.-]+(\s|$)"
+FENCED = r"```.*?(```|\Z)"
+CODE_LINE = (
     r"^\s*(\S.*[;{}()\[\]:,]\s*$|(def|class|import|from|return|if|for|while|const|let|var|"
     r"function|fn|pub|package|#include|SELECT|INSERT|UPDATE)\b.*|[}\])]+;?\s*$|[#/]{1,2}\s.*)$"
 )
 MEANING_CHARS = 3
+
+
+@cache
+def pattern(source: str) -> re.Pattern[str]:
+    """A pattern compiled when first used (compiling all at import costs every hook run)."""
+    return re.compile(source, re.DOTALL if source == FENCED else 0)
 
 
 def _plain(prompt: str) -> str:
@@ -39,17 +46,19 @@ def _plain(prompt: str) -> str:
 
 
 def _is_code(prompt: str) -> bool:
-    prose = FENCED.sub("", prompt)
+    prose = pattern(FENCED).sub("", prompt)
     if prose != prompt and len(_plain(prose).replace(" ", "")) < MEANING_CHARS:
         return True  # code blocks with (almost) no words around them
     lines = [line for line in prompt.splitlines() if line.strip()]
-    return len(lines) >= 2 and sum(bool(CODE_LINE.match(line)) for line in lines) == len(lines)
+    return len(lines) >= 2 and sum(bool(pattern(CODE_LINE).match(line)) for line in lines) == len(
+        lines
+    )
 
 
 def skip_reason(prompt: str) -> str | None:
     """Why this prompt should not recall (a short reason), or None when it should."""
     text = prompt.strip()
-    if COMMAND.match(text):
+    if text.startswith("/") and pattern(COMMAND).match(text):
         return "command"
     plain = _plain(text)
     if not plain:

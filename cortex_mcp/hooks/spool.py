@@ -4,14 +4,19 @@ nothing read from a transcript is written anywhere before the server's redaction
 records read the transcript from where the session's state stopped, so a moment spooled
 twice sends its lines once. Standard library only."""
 
+from __future__ import annotations
+
 import json
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from cortex_mcp.hooks.paths import spool_dir, write_private
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_RECORDS = 1000
 """Records kept at most; beyond that the oldest go (their lines are still in the transcript

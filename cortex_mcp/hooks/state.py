@@ -3,15 +3,20 @@ are never sent twice) and what was injected (tokens per turn and per session). O
 per session under <home>/hooks/sessions, 0600, changed under an exclusive lock. It holds
 positions and counts, never transcript text. Standard library only."""
 
+from __future__ import annotations
+
 import binascii
 import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from cortex_mcp.hooks.paths import private_dir, state_dir, write_private
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 KEPT_TURNS = 200
 """Per-turn token counts kept per session (the totals keep counting)."""

@@ -1,8 +1,10 @@
-"""Session transcripts as messages: Claude Code's JSONL, Codex CLI's rollout JSONL and Gemini
-CLI's session JSON, each read from a position (a byte offset in a JSONL file, a message index
-in a JSON file) so a moment reads only what is new. Standard library only."""
+"""Session transcripts as messages: Claude Code's JSONL, Codex CLI's rollout JSONL, Cursor's
+agent transcript JSONL and Gemini CLI's session JSON, each read from a position (a byte offset
+in a JSONL file, a message index in a JSON file) so a moment reads only what is new. Standard
+library only."""
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -145,9 +147,58 @@ def gemini_messages(entry: dict[str, Any]) -> list[Message]:
     return found
 
 
+CURSOR_WRAPPING = r"^\s*(<timestamp>.*?</timestamp>\s*)?<user_query>\s*|\s*</user_query>\s*$"
+
+
+def cursor_messages(entry: dict[str, Any]) -> list[Message]:
+    """The messages of one Cursor agent transcript line: `role` and `message.content` blocks
+    (text, and tool_use without an id or a result); the user's text comes wrapped in
+    <user_query> (after a <timestamp>), which is taken off."""
+    role = entry.get("role")
+    if role not in ("user", "assistant"):
+        return []
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        raise ValueError("`message` must be an object")
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    found: list[Message] = []
+    for block in blocks if isinstance(blocks, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            text = str(block.get("text", ""))
+            text = re.sub(CURSOR_WRAPPING, "", text, flags=re.S) if role == "user" else text
+            if _own_text(text):
+                found.append(Message(str(role), text.strip()))
+        elif block.get("type") == "tool_use":
+            arguments = json.dumps(block.get("input", {}), ensure_ascii=False)
+            found.append(Message("tool_call", arguments, "", str(block.get("name"))))
+    return found
+
+
+def cursor_transcript(workspace: str, conversation: str) -> Path | None:
+    """Where Cursor keeps a conversation's transcript when its hook does not say (its CLI
+    sends `transcript_path: null`): ~/.cursor/projects/<workspace, each character other
+    than a letter or digit a dash>/agent-transcripts/<id>.jsonl, or <id>/<id>.jsonl; None when
+    neither is there."""
+    if not workspace or not conversation or "/" in conversation or conversation.startswith("."):
+        return None
+    folder = re.sub(r"[^A-Za-z0-9]", "-", workspace.lstrip("/"))
+    base = Path("~/.cursor/projects").expanduser() / folder / "agent-transcripts"
+    for candidate in (
+        base / f"{conversation}.jsonl",
+        base / conversation / f"{conversation}.jsonl",
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 JSONL_READERS: dict[str, Callable[[dict[str, Any]], list[Message]]] = {
     "claude-code": claude_messages,
     "codex": codex_messages,
+    "cursor": cursor_messages,
 }
 
 

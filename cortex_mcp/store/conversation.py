@@ -156,6 +156,20 @@ async def due_exchanges(conn: Connection, now: datetime, limit: int) -> list[str
     return [row["exchange_id"] for row in rows]
 
 
+async def claim_exchange(
+    conn: Connection, exchange_id: str, now: datetime, until: datetime
+) -> bool:
+    """Take a due exchange for one extraction: it is `pending` and not due again before
+    `until`, so another process's pass leaves it alone; False when it is no longer due."""
+    taken = await conn.execute(
+        "update conversation_log set extraction = 'pending', next_attempt_at = ?"
+        " where exchange_id = ? and deleted_at is null and (extraction = 'waiting'"
+        " or (extraction = 'pending' and next_attempt_at <= ?))",
+        (to_text(until), exchange_id, to_text(now)),
+    )
+    return taken > 0
+
+
 async def pending_messages(conn: Connection, exchange_id: str) -> list[LoggedMessage]:
     """The visible messages of one exchange whose extraction is owed, in order."""
     rows = await fetch_all(
@@ -305,7 +319,9 @@ async def log_counts(conn: Connection) -> dict[str, int]:
         " count(distinct case when extraction = 'pending' and deleted_at is null"
         " then exchange_id end),"
         " count(distinct case when extraction = 'waiting' and deleted_at is null"
-        " then exchange_id end) from conversation_log",
+        " then exchange_id end),"
+        " count(distinct case when extraction = 'done' then exchange_id end)"
+        " from conversation_log",
     )
     assert row is not None
     return {
@@ -314,6 +330,7 @@ async def log_counts(conn: Connection) -> dict[str, int]:
         "hidden_messages": int(row[2]),
         "pending_exchanges": int(row[3]),
         "waiting_exchanges": int(row[4]),
+        "extracted_exchanges": int(row[5]),
     }
 
 

@@ -68,6 +68,7 @@ class FakeAPI:
         self.latency_s = 0.0
         self.malformed = False
         self._released = threading.Event()
+        self._arrival = threading.Condition()
 
     def reset(self) -> None:
         """Back to answering at once with the default reply; wake any request still waiting."""
@@ -79,6 +80,17 @@ class FakeAPI:
         released, self._released = self._released, threading.Event()
         released.set()
 
+    def release(self) -> None:
+        """Answer the requests waiting out `latency_s` now (the queued replies stay)."""
+        self.latency_s = 0.0
+        released, self._released = self._released, threading.Event()
+        released.set()
+
+    def wait_for_requests(self, count: int, timeout_s: float = 10.0) -> bool:
+        """Block (in a worker thread) until `count` requests arrived; False on timeout."""
+        with self._arrival:
+            return self._arrival.wait_for(lambda: len(self.requests) >= count, timeout_s)
+
     def next_reply(self) -> str:
         """The next queued reply text, or the default one."""
         return self.replies.popleft() if self.replies else self.default_reply
@@ -86,7 +98,9 @@ class FakeAPI:
     async def receive(self, request: Request) -> tuple[dict[str, Any], Response | None]:
         """Record the request and apply the switches; a Response means "answer with this"."""
         body = json.loads(await request.body())
-        self.requests.append(RecordedRequest(request.url.path, dict(request.headers), body))
+        with self._arrival:
+            self.requests.append(RecordedRequest(request.url.path, dict(request.headers), body))
+            self._arrival.notify_all()
         if self.latency_s:
             # Waits in a worker thread of the server's loop, so other requests still proceed.
             released = self._released

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from cortex_mcp.config import DEFAULT_HOME, HooksSettings, Settings
 from cortex_mcp.hooks.paths import FALLBACK_SETTINGS, default_home, socket_path, spool_dir
+from cortex_mcp.local_socket import hook_settings
 from tests.hooks.hosts import (
     HOOK,
     claude_exchange,
@@ -132,9 +133,9 @@ def test_without_a_server_session_start_reads_memory_md_within_the_budget(tmp_pa
 
 
 def test_the_fallback_settings_are_the_configured_defaults() -> None:
-    defaults = HooksSettings().model_dump(exclude={"socket"})
-    defaults["max_message_chars"] = Settings().sieve.max_message_chars
+    defaults = hook_settings(Settings())
 
     assert defaults == FALLBACK_SETTINGS
+    assert HooksSettings().model_dump(exclude={"socket"}).items() <= defaults.items()
     if not os.environ.get("CORTEX_HOME"):
         assert default_home() == DEFAULT_HOME

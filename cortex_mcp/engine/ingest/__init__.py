@@ -1,32 +1,34 @@
 """cortex_ingest: one exchange, kept verbatim in the conversation log, then read by both channels.
 
 Every exchange is first kept (after redaction) in the log, so nothing said is lost. Then the fast
-channel (patterns, to core at once) and the deep channel (the LLM, to working memory) run side by
-side. When the LLM fails and a configured provider can retry, the exchange is owed an extraction,
-retried from the log in the background (`backlog`); with no LLM at all nothing is queued, and the
-result asks the calling agent to save what the patterns did not take.
+channel (patterns, settled by the rules, to core at once) runs, and the call returns: it never
+waits for an LLM. The deep channel (the LLM, to working memory) is owed by the log entry and runs
+in the background (`backlog`), which also retries it when the LLM fails; the log is the queue, so
+a crash before it ran loses nothing. Only when the client's sampling is the one LLM (it lives no
+longer than the call) is the deep channel waited for. With no LLM at all nothing is queued, and
+the result asks the calling agent to save what the patterns did not take.
 """
 
 import logging
 from collections.abc import Sequence
 from typing import Any
 
-import anyio
-
 from cortex_mcp.engine.episodes.actions import tool_line
-from cortex_mcp.engine.ingest.channels import deep_channel, fast_channel
+from cortex_mcp.engine.ingest.channels import deep_channel, deep_skip, fast_channel
 from cortex_mcp.engine.ingest.log import append_exchange, settle_extraction
 from cortex_mcp.engine.language.patterns import signal_sentences
 from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import InvalidInput
+from cortex_mcp.guidance import ingest_note
 from cortex_mcp.models import IngestResult, StoredMemory
 from cortex_mcp.search.budget import truncate_to_tokens
 
 logger = logging.getLogger(__name__)
 
-AGENT_NOTE = "No LLM here: save the lasting facts of this exchange with cortex_remember."
-"""The one line asking the calling agent to extract (19 tokens by `estimate_tokens`)."""
+AGENT_NOTE = ingest_note(())
+"""The one line asking the calling agent to extract (19 tokens by `estimate_tokens`), when
+cortex_remember is exposed (`guidance`)."""
 
 
 def tool_calls_text(tool_calls: Sequence[dict[str, Any]] | None) -> str:
@@ -73,18 +75,13 @@ async def ingest(
         origin="ingest",
     )
     exchange = logged.exchange_id
-    result = IngestResult(fast=[], deep=[], redacted=[])
-    async with anyio.create_task_group() as channels:
-
-        async def run_fast() -> None:
-            result.fast.extend(
-                await fast_channel(rt, user, agent_id, session_id, exchange, assistant)
-            )
-
-        channels.start_soon(run_fast)
-        channels.start_soon(
-            deep_channel, rt, user, assistant, tools, agent_id, session_id, exchange, result
-        )
+    fast = await fast_channel(rt, user, agent_id, session_id, exchange, assistant, ask=False)
+    result = IngestResult(fast=fast, deep=[], redacted=[])
+    result.skipped = deep_skip(rt, user, assistant, tools)
+    if result.skipped is None and rt.llm.answers_in_background:
+        result.queued = True  # the deep channel, in the background from the log
+    elif result.skipped is None:
+        await deep_channel(rt, user, assistant, tools, agent_id, session_id, exchange, result)
     deep_ids = [m.id for m in result.deep]
     user_seq, assistant_seq, tool_seq = logged.seqs
     links = {
@@ -97,11 +94,13 @@ async def ingest(
         state = "waiting"  # extracted from the log if a provider is configured later
     stored = [m.id for m in [*result.fast, *result.deep]]
     await settle_extraction(rt, logged.seqs, links, state, (exchange, stored))
+    if result.queued:
+        rt.wake.set()  # the background loop extracts it now
     result.logged = sum(1 for seq in logged.seqs if seq >= 0)
     result.redacted = clean.kinds
     unanswered = result.skipped in ("no LLM", "no LLM answered") and not result.queued
     if unanswered and untaken(user, assistant, result.fast):
-        result.note = AGENT_NOTE
+        result.note = ingest_note(rt.settings.tools)
     logger.debug(
         "ingest: %d to core, %d to working, skipped %s, redacted %s",
         *(len(result.fast), len(result.deep), result.skipped, result.redacted),

@@ -2,8 +2,9 @@
 
 The fast channel finds high-signal statements with patterns (the user's words; the assistant's
 only for decisions) and writes them to core at once. The deep channel asks the LLM to extract
-what a skilled assistant would keep from both sides, into working memory. Each proposal is
-settled (`verdict`) before the write transaction and re-checked and written (`write`) in it.
+what a skilled assistant would keep from both sides, into working memory: for cortex_ingest in
+the background, from the log (`backlog`), so the caller never waits for the LLM. Each proposal
+is settled (`verdict`) before the write transaction and re-checked and written (`write`) in it.
 """
 
 from dataclasses import dataclass, replace
@@ -13,7 +14,7 @@ from cortex_mcp.engine.ingest.fast import assistant_decisions, fast_statements
 from cortex_mcp.engine.ingest.log import owed_state
 from cortex_mcp.engine.ingest.nearby import nearby_memories
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.ingest.verdict import ask_llm
+from cortex_mcp.engine.ingest.verdict import answer_of, question_for
 from cortex_mcp.engine.ingest.write import apply_verdict, decide
 from cortex_mcp.engine.language import extraction
 from cortex_mcp.engine.language.patterns import is_small_talk, without_recalled
@@ -37,11 +38,18 @@ def around(text: str) -> str:
     return text if len(text) <= CONTEXT_CHARS else text[:CONTEXT_CHARS] + "…"
 
 
-async def store_proposal(rt: Runtime, proposal: Proposal, agent: str) -> StoredMemory:
-    """Ask the LLM about a proposal if the rules cannot decide alone (reading, outside any
-    transaction), then settle and write it in one write transaction."""
-    async with rt.db.read() as conn:
-        asked = await ask_llm(conn, proposal, agent, rt.llm.decider())
+async def store_proposal(
+    rt: Runtime, proposal: Proposal, agent: str, *, ask: bool = True
+) -> StoredMemory:
+    """Ask the LLM about a proposal if the rules cannot decide alone (the question read in a
+    transaction, the LLM asked after it: a slow LLM never holds the store; never when `ask`
+    is False: the rules decide), then settle and write it in one write transaction."""
+    decider = rt.llm.decider() if ask else None
+    question = None
+    if decider is not None:
+        async with rt.db.read() as conn:
+            question = await question_for(conn, proposal, agent)
+    asked = await answer_of(proposal, question, decider) if question and decider else None
     nearby = []
     if proposal.correction and proposal.slot is None and asked is None:
         nearby = await nearby_memories(rt.db, rt.vectors, proposal.content, agent)
@@ -57,12 +65,15 @@ async def fast_channel(
     session: str | None,
     exchange: str,
     assistant: str = "",
+    *,
+    ask: bool = True,
 ) -> list[StoredMemory]:
     """High-signal statements straight to core: the user's, and the decisions of the
     assistant's reply that the user agreed to or that report a decision made; the rest of the
     exchange (the message a statement came from, then the other side's) is kept as each
     statement's search context. Only this exchange's words: forgetting or erasing an exchange
-    must take its words out of every context, and the links that do that are per exchange."""
+    must take its words out of every context, and the links that do that are per exchange.
+    `ask=False` (cortex_ingest): the rules settle every statement, no LLM is waited for."""
     results = []
     said = [(user, assistant, p) for p in fast_statements(user, [assistant])]
     said += [(assistant, user, p) for p in assistant_decisions(user, assistant)]
@@ -75,7 +86,7 @@ async def fast_channel(
         if context:
             extra |= {"context": "\n".join(context)}
         statement = replace(statement, session_id=session, extra=extra)
-        results.append(await store_proposal(rt, statement, agent))
+        results.append(await store_proposal(rt, statement, agent, ask=ask))
     return results
 
 
@@ -101,6 +112,26 @@ def deep_proposals(
     ]
 
 
+def deep_skip(rt: Runtime, user: str, assistant: str, tools: str) -> str | None:
+    """Why the deep channel does not run for this exchange (small talk, no LLM), or None."""
+    if is_small_talk(user, assistant) and not tools:
+        return "small talk"
+    if not rt.llm.available:
+        return "no LLM"
+    return None
+
+
+async def exchange_prompt(rt: Runtime, user: str, reply: str, agent: str) -> str:
+    """The extraction prompt for one exchange; `reply` is the assistant's text and its tool
+    calls (the memories a reply quotes were extracted already, so their lines are left out)."""
+    return extraction.user_prompt(
+        user,
+        without_recalled(reply),
+        await profile_text(rt, agent),
+        rt.settings.sieve.additional_instructions,
+    )
+
+
 async def deep_channel(
     rt: Runtime,
     user: str,
@@ -111,21 +142,10 @@ async def deep_channel(
     exchange: str,
     result: IngestResult,
 ) -> None:
-    """LLM extraction of both sides into working memory; `result.queued` when it failed and
-    a configured provider will retry it from the log."""
-    if is_small_talk(user, assistant) and not tools:
-        result.skipped = "small talk"
-        return
-    if not rt.llm.available:
-        result.skipped = "no LLM"
-        return
-    profile = await profile_text(rt, agent)
-    prompt = extraction.user_prompt(  # memories the reply quotes were extracted already
-        user,
-        without_recalled(assistant) + tools,
-        profile,
-        rt.settings.sieve.additional_instructions,
-    )
+    """LLM extraction of both sides into working memory, waited for (only when the client's
+    sampling is the one LLM: it lives no longer than this call); `result.queued` when it
+    failed and a configured provider will retry it from the log."""
+    prompt = await exchange_prompt(rt, user, assistant + tools, agent)
     answer = await rt.llm.complete(extraction.SYSTEM_PROMPT, prompt)
     if answer is None or not extraction.is_parseable(answer):
         result.skipped = "no LLM answered" if answer is None else "unreadable LLM answer"

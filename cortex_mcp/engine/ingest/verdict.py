@@ -138,12 +138,13 @@ def guarded(proposal: Proposal, verdict: Verdict) -> Verdict:
     return verdict
 
 
-async def ask_llm(
-    conn: Connection, proposal: Proposal, agent_id: str | None, decide: Ask | None
-) -> Verdict | None:
-    """Read-only, before the write: the LLM's guarded verdict on the closest memories, or None
-    when the rules decide alone (a slot, an exact or same-statement duplicate, no LLM)."""
-    if decide is None or proposal.slot is not None:
+async def question_for(
+    conn: Connection, proposal: Proposal, agent_id: str | None
+) -> tuple[str, list[Memory]] | None:
+    """Read-only: the question for the LLM about the closest memories (its prompt and the
+    memories it numbers), or None when the rules decide alone (a slot, an exact or
+    same-statement duplicate, nothing close)."""
+    if proposal.slot is not None:
         return None
     if await find_duplicate(conn, proposal.content, agent_id) is not None:
         return None
@@ -152,7 +153,15 @@ async def ask_llm(
     if not pool:
         return None
     existing = "\n".join(f"[{i}] {described(m)}" for i, m in enumerate(pool, start=1))
-    prompt = DECIDE_PROMPT.format(existing=existing, new=proposal.content)
+    return DECIDE_PROMPT.format(existing=existing, new=proposal.content), pool
+
+
+async def answer_of(
+    proposal: Proposal, question: tuple[str, list[Memory]], decide: Ask
+) -> Verdict | None:
+    """The LLM's guarded verdict on a question (asked outside any transaction: a slow LLM
+    must not hold the store), or None."""
+    prompt, pool = question
     verdict = parse_verdict(await decide(DECIDE_SYSTEM, prompt), pool)
     return guarded(proposal, verdict) if verdict is not None else None
 

@@ -1,0 +1,170 @@
+"""cortex_ingest with a slow LLM configured (#25 item 4): the call must not wait for it.
+
+Seeds N synthetic memories (bench/corpus.py), starts a loopback fake of the OpenAI wire format
+(tests/fakes) that answers every extraction after `--latency-ms`, and times `cortex_ingest`
+over stdio against `python -m cortex_mcp` with that LLM configured; the floor is the same
+calls in the same run with no LLM (provider `none`: log write and fast channel only). Then it
+waits for the deep channel to drain in the background and reports how long that took.
+
+    python -m bench.ingest_llm                          # this checkout
+    python -m bench.ingest_llm --code /tmp/before --label before
+                                                        # the cortex_mcp package in /tmp/before
+
+Writes bench/results/ingest-llm.json (one entry per label) and the "Ingest with a slow LLM"
+section of docs/benchmarks.md.
+"""
+
+import argparse
+import itertools
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+from bench.corpus import Corpus
+from bench.latency import SERVER_ENV, machine, seed, structured, summary
+from tests.fakes import FakeOpenAI
+from tests.fakes.server import serve
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results" / "ingest-llm.json"
+DOCS = ROOT / "docs" / "benchmarks.md"
+SECTION = "## Ingest with a slow LLM"
+
+
+def server(home: Path, code: Path, llm_url: str | None) -> StdioServerParameters:
+    """`python -m cortex_mcp` run from `code` (its cortex_mcp package wins), with the fake LLM."""
+    env = {"CORTEX_HOME": str(home), **SERVER_ENV, "PYTHONPATH": str(code)}
+    if llm_url:
+        env |= {
+            "CORTEX_LLM__PROVIDER": "openai",
+            "CORTEX_LLM__BASE_URL": llm_url,
+            "CORTEX_LLM__API_KEY": "bench",
+            "CORTEX_LLM__TIMEOUT_S": "60",
+        }
+    else:
+        env["CORTEX_LLM__PROVIDER"] = "none"
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "cortex_mcp"], env=env, cwd=code
+    )
+
+
+async def owed(client: Client) -> int:
+    """Exchanges the deep channel still owes (from cortex://stats; with no LLM, none: they
+    wait for one to be configured)."""
+    stats = await client.read_resource("cortex://stats")
+    block = stats.contents[0]
+    return int(json.loads(getattr(block, "text", "{}"))["extraction_queue"]["pending"])
+
+
+async def timed_session(
+    params: StdioServerParameters, exchanges: list[dict[str, str]], drain_s: float
+) -> dict[str, Any]:
+    """Warm up, time every ingest, then wait (bounded) for the deep channel to drain."""
+    async with Client(params, mode="legacy") as client:
+        structured(await client.call_tool("cortex_recall", {"query": "warm up"}))
+        durations = []
+        for arguments in exchanges:
+            started = time.perf_counter()
+            structured(await client.call_tool("cortex_ingest", arguments))
+            durations.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        left = await owed(client)
+        with anyio.move_on_after(drain_s):
+            while left:
+                await anyio.sleep(0.25)
+                left = await owed(client)
+        drained_s = time.perf_counter() - started
+    return {"ingest": summary(durations), "owed_after": left, "drained_s": round(drained_s, 1)}
+
+
+async def main() -> None:
+    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli.add_argument("--size", type=int, default=10_000)
+    cli.add_argument("--ingests", type=int, default=40)
+    cli.add_argument("--latency-ms", type=int, default=1000)
+    cli.add_argument("--code", type=Path, default=ROOT, help="folder holding cortex_mcp/")
+    cli.add_argument("--label", default="after")
+    args = cli.parse_args()
+    corpus = Corpus(20260101)
+    pairs = itertools.islice(zip(corpus.memories(), corpus.memories(), strict=False), args.ingests)
+    exchanges = [{"user_message": u, "assistant_message": r} for (_, u), (_, r) in pairs]
+    fake = FakeOpenAI()
+    fake.default_reply = '{"memories": []}'
+    fake.latency_s = args.latency_ms / 1000
+    drain_s = args.ingests * args.latency_ms / 1000 * 2 + 30
+    with tempfile.TemporaryDirectory() as work, serve(fake.app()) as url:
+        fake.url = url + "/v1"
+        results: dict[str, Any] = {}
+        for name, llm in (("no_llm", None), ("slow_llm", fake.url)):
+            home = Path(work) / name
+            await seed(home, args.size, corpus)
+            results[name] = await timed_session(server(home, args.code, llm), exchanges, drain_s)
+        results["llm_requests"] = len(fake.requests)
+        fake.reset()
+    floor, slow = results["no_llm"]["ingest"], results["slow_llm"]["ingest"]
+    results |= {
+        "size": args.size,
+        "ingests": args.ingests,
+        "llm_latency_ms": args.latency_ms,
+        "ratio_p50": round(slow["p50"] / floor["p50"], 2),
+        "ratio_p95": round(slow["p95"] / floor["p95"], 2),
+        "machine": machine(),
+    }
+    stored = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
+    stored[args.label] = results
+    RESULTS.write_text(json.dumps(stored, indent=2) + "\n", encoding="utf-8")
+    write_docs(stored)
+    print(json.dumps({k: v for k, v in results.items() if k != "machine"}, indent=2))
+
+
+def write_docs(stored: dict[str, Any]) -> None:
+    """The section of docs/benchmarks.md, replaced whole."""
+    rows = [
+        "| code | no LLM p50 / p95 | slow LLM min / p50 / p95 | ratio p50 / p95 | owed after"
+        " | drained in |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, r in stored.items():
+        floor, slow = r["no_llm"]["ingest"], r["slow_llm"]["ingest"]
+        rows.append(
+            f"| {label} | {floor['p50']:.1f} / {floor['p95']:.1f} ms"
+            f" | {slow['min']:.1f} / {slow['p50']:.1f} / {slow['p95']:.1f} ms"
+            f" | {r['ratio_p50']}× / {r['ratio_p95']}×"
+            f" | {r['slow_llm']['owed_after']} | {r['slow_llm']['drained_s']} s |"
+        )
+    first = next(iter(stored.values()))
+    text = "\n".join(
+        [
+            SECTION,
+            "",
+            f"`python -m bench.ingest_llm` (#25 item 4): {first['ingests']}"
+            f" `cortex_ingest` calls over stdio at {first['size']:,} memories, with an OpenAI-wire"
+            f" fake LLM that answers after {first['llm_latency_ms']} ms, against the same calls"
+            " with no LLM (log write and fast channel only) in the same run. `owed after`:"
+            " exchanges the deep channel still owed when the wait for it ended; `drained in`:"
+            " how long the background took after the last call returned. A call that waits for"
+            " the LLM takes at least its latency: see the slow LLM's min. Wall times on a shared"
+            " machine (the load is in the JSON's `machine`) are noisy; compare within a row.",
+            "",
+            *rows,
+            "",
+        ]
+    )
+    docs = DOCS.read_text(encoding="utf-8")
+    start = docs.find(SECTION)
+    if start < 0:
+        docs = docs.rstrip("\n") + "\n\n" + text
+    else:
+        end = docs.find("\n## ", start + len(SECTION))
+        docs = docs[:start] + text + (docs[end:] if end >= 0 else "")
+    DOCS.write_text(docs, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    anyio.run(main)
