@@ -128,6 +128,10 @@ AgentId = Annotated[
 ]
 MemoryId = Annotated[str, Field(max_length=64, description="A memory id from cortex_recall.")]
 SessionId = Annotated[str | None, Field(max_length=128, description="Conversation id, if any.")]
+ProjectName = Annotated[
+    str | None,
+    Field(max_length=100, description="Project it concerns; default: the client's root folder."),
+]
 
 
 def reports_errors(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:

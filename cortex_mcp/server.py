@@ -50,6 +50,9 @@ INSTRUCTION_STEPS = {  # tool: the bullet that tells the model when to call it
     "cortex_flush": """\
 - Before your context is compacted or trimmed, call cortex_flush with the messages about to go.""",
     "cortex_forget": "- When a memory is wrong or unwanted, call cortex_forget with its id.",
+    "cortex_scratchpad": """\
+- Keep the current focus, open questions and next steps in cortex_scratchpad (action=replace);
+  it comes back with the digest in the next session.""",
 }
 
 
@@ -84,6 +87,7 @@ TITLES = {
     "cortex_search_debug": "Explain a recall",
     "cortex_lifecycle": "Consolidate memory",
     "cortex_profile": "Write the user's profile",
+    "cortex_scratchpad": "Read or write the scratchpad",
 }
 
 
@@ -111,6 +115,7 @@ ALL_TOOLS: list[ToolEntry] = [
     (tools.cortex_search_debug, READ_ONLY),
     (tools.cortex_lifecycle, WRITES),
     (tools.cortex_profile, WRITES),
+    (tools.cortex_scratchpad, WRITES),
 ]
 
 
@@ -220,6 +225,10 @@ def build_server(
     mcp.resource("cortex://relations", mime_type="text/markdown")(reads.relations)
     mcp.resource("cortex://entity/{name}", mime_type="application/json")(reads.entity)
     mcp.prompt("cortex_context", title="Load memory")(reads.context_prompt)
+    mcp.resource("cortex://scratchpad", mime_type="text/markdown")(reads.scratchpad)
+    mcp.resource("cortex://scratchpad/{project}", mime_type="text/markdown")(
+        reads.project_scratchpad
+    )
     mcp.resource("cortex://hooks/stats", mime_type="application/json")(
         hook_stats.resource(settings.home)
     )

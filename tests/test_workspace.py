@@ -1,0 +1,224 @@
+"""The seeds' working memory (#26): the scratchpad per agent and project, projects on memories
+and log messages, and the one budget core memory is shown in; on both engines."""
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import TextContent
+
+from cortex_mcp.config import Settings
+from cortex_mcp.search.budget import estimate_tokens
+from cortex_mcp.server import build_server
+from tests.conftest import FrozenClock, data_of, inspect_database, read_text, recall, remember
+from tests.secret_samples import SAMPLES
+from tests.servers import stdio_server
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+STARTUP_TIMEOUT_S = 60
+BILLING_PAD = "Focus: invoice export to CSV. Open: rounding of VAT. Next: retry failed webhooks."
+GARDEN_PAD = "Focus: watering schedule for the tomatoes. Next: buy a moisture sensor."
+
+
+async def scratchpad(client: Client, **arguments: Any) -> dict[str, Any]:
+    return data_of(await client.call_tool("cortex_scratchpad", arguments))
+
+
+async def prompt_text(client: Client, **arguments: str) -> str:
+    result = await client.get_prompt("cortex_context", arguments or None)
+    content = result.messages[0].content
+    assert isinstance(content, TextContent)
+    return content.text
+
+
+async def test_two_projects_over_stdio_keep_their_scratchpads_and_decisions_apart(
+    cortex_home: Path,
+) -> None:
+    with anyio.fail_after(3 * STARTUP_TIMEOUT_S):
+        async with Client(stdio_server(cortex_home)) as first:  # session 1: project billing
+            await remember(first, "My name is Ada Lovelace", category="identity")
+            await remember(
+                first,
+                "We decided to store invoices in PostgreSQL",
+                category="decision",
+                project="billing",
+            )
+            await scratchpad(first, action="replace", content=BILLING_PAD, project="billing")
+        async with Client(stdio_server(cortex_home)) as second:  # session 2: project garden
+            await remember(
+                second,
+                "We decided to store the planting calendar in SQLite",
+                category="decision",
+                project="garden",
+            )
+            await scratchpad(second, action="replace", content=GARDEN_PAD, project="garden")
+            garden = await recall(second, "", project="garden")
+        async with Client(stdio_server(cortex_home)) as third:  # session 3: back to billing
+            digest = await recall(third, "", project="billing")
+            asked = await recall(
+                third, "which database did we decide to store things in", project="billing"
+            )
+            unscoped = await recall(third, "which database did we decide to store things in")
+
+    assert digest["context"].startswith("Scratchpad (billing;")
+    assert BILLING_PAD in digest["context"]
+    assert GARDEN_PAD not in digest["context"]
+    shown = [m["content"] for m in digest["memories"]]
+    assert "We decided to store invoices in PostgreSQL" in shown
+    assert "My name is Ada Lovelace" in shown  # identity is global
+    assert "We decided to store the planting calendar in SQLite" not in shown
+    assert asked["memories"][0]["content"] == "We decided to store invoices in PostgreSQL"
+    assert "SQLite" not in asked["context"]
+    # no project named: nothing is left out
+    assert {"PostgreSQL", "SQLite"} <= {
+        w for m in unscoped["memories"] for w in m["content"].split()
+    }
+    assert GARDEN_PAD in garden["context"] and BILLING_PAD not in garden["context"]
+
+
+async def test_roots_name_the_current_project_and_rank_its_memories_first(
+    settings: Settings, clock: FrozenClock, tmp_path: Path
+) -> None:
+    from mcp_types import ListRootsResult, Root
+
+    repository = tmp_path / "work" / "billing-service"
+    (repository / ".git").mkdir(parents=True)
+    (repository / "src" / "api").mkdir(parents=True)
+
+    async def roots(context: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=f"file://{repository / 'src' / 'api'}")])
+
+    server = build_server(settings, clock)
+    async with Client(server) as elsewhere:
+        await remember(
+            elsewhere, "The deploy target for the garden app is a Raspberry Pi", project="garden"
+        )
+    async with Client(server, list_roots_callback=roots, mode="legacy") as client:
+        await remember(client, "The deploy target for the service is Fly.io")
+        found = await recall(client, "what is the deploy target")
+        pad = await scratchpad(client, action="replace", content="Focus: the deploy")
+
+    assert pad["project"] == "billing-service"  # the git root's name, not the sub-folder's
+    contents = [m["content"] for m in found["memories"]]
+    assert contents[0] == "The deploy target for the service is Fly.io"
+    assert (
+        "The deploy target for the garden app is a Raspberry Pi" in contents
+    )  # ranked, not left out
+
+
+async def test_scratchpad_over_the_limit_is_one_line_naming_the_field_and_changes_nothing(
+    client: Client, settings: Settings
+) -> None:
+    await scratchpad(client, action="replace", content="Focus: the migration.")
+    limit = settings.workspace.scratchpad_chars
+
+    result = await client.call_tool(
+        "cortex_scratchpad", {"action": "replace", "content": "x" * (limit + 1)}
+    )
+
+    assert result.is_error
+    message = result.content[0].text  # type: ignore[union-attr]
+    assert message == f"content: {limit + 1:,} characters; the limit is {limit:,}"
+    assert (await scratchpad(client))["content"] == "Focus: the migration."
+
+
+async def test_replace_without_content_names_the_field(client: Client) -> None:
+    result = await client.call_tool("cortex_scratchpad", {"action": "replace"})
+
+    assert result.is_error
+    assert result.content[0].text.startswith("content: ")  # type: ignore[union-attr]
+
+
+async def test_a_secret_in_the_scratchpad_is_redacted_everywhere_it_is_kept(
+    client: Client, cortex_home: Path
+) -> None:
+    sample = next(s for s in SAMPLES if s.kind == "stripe_key")
+
+    pad = await scratchpad(client, action="replace", content=f"Next: deploy. {sample.text}")
+
+    assert sample.secret not in pad["content"]
+    assert sample.secret not in await read_text(client, "cortex://scratchpad")
+    with inspect_database(cortex_home / "cortex.db") as conn:
+        stored = [row[0] for row in conn.execute("select content from scratchpads").fetchall()]
+        logged = [row[0] for row in conn.execute("select details from lifecycle_log").fetchall()]
+    assert stored and all(sample.secret not in text for text in stored + logged)
+
+
+async def test_undo_puts_back_each_earlier_version_in_turn(client: Client) -> None:
+    await scratchpad(client, action="replace", content="v1: read the spec", project="api")
+    await scratchpad(client, action="replace", content="v2: write the tests", project="api")
+    await scratchpad(client, action="replace", content="other project", project="web")
+
+    first = await scratchpad(client, action="undo", project="api")
+    second = await scratchpad(client, action="undo", project="api")
+    none_left = await client.call_tool("cortex_scratchpad", {"action": "undo", "project": "api"})
+
+    assert first["content"] == "v1: read the spec"
+    assert second["content"] == ""
+    assert none_left.is_error
+    assert none_left.content[0].text.startswith("action: undo")  # type: ignore[union-attr]
+    assert (await scratchpad(client, project="web"))["content"] == "other project"
+    assert "v2" not in await read_text(client, "cortex://scratchpad/api")
+
+
+async def test_an_empty_store_says_it_is_empty_and_how_memories_get_in(client: Client) -> None:
+    digest = await recall(client, "")
+    asked = await recall(client, "what is my name")
+
+    for context in (digest["context"], asked["context"]):
+        assert context.startswith("Memory is empty")
+        assert "cortex_remember" in context
+
+
+async def test_the_digest_says_how_many_it_left_out(client: Client) -> None:
+    for number in range(12):
+        await remember(client, f"Server number {number} runs in rack {number + 40}")
+
+    digest = await recall(client, "", max_results=5)
+
+    assert len(digest["memories"]) == 5
+    assert digest["context"].rstrip().endswith("7 more: ask cortex_recall with a query.")
+
+
+async def test_tags_filter_keeps_only_tagged_memories(client: Client) -> None:
+    await remember(client, "The staging database is called ledger-stg", tags=["infra"])
+    await remember(client, "The staging budget is 300 euros a month", tags=["money"])
+
+    found = await recall(client, "staging", tags=["infra"])
+
+    assert [m["content"] for m in found["memories"]] == [
+        "The staging database is called ledger-stg"
+    ]
+
+
+async def test_core_prompt_and_memory_md_show_the_same_core_within_the_budget(
+    settings: Settings, clock: FrozenClock, cortex_home: Path
+) -> None:
+    budget = settings.workspace.core_tokens
+    async with Client(build_server(settings, clock)) as client:
+        for number in range(1000):
+            importance = 0.95 if number % 100 == 7 else 0.5
+            await remember(
+                client,
+                f"Service {number} belongs to team {number % 37}, deploys from branch r{number}",
+                importance=importance,
+            )
+        core = await read_text(client, "cortex://core")
+        prompt = await prompt_text(client)
+    memory_md = (cortex_home / "MEMORY.md").read_text(encoding="utf-8")
+
+    assert core == memory_md
+    assert core.split("---\n", 2)[2] in prompt
+    assert estimate_tokens(core) <= budget
+    lines = [line for line in core.splitlines() if line.startswith("- ")]
+    assert 20 < len(lines) < 1000
+    assert f"{1000 - len(lines)} more: ask cortex_recall" in core
+    important = [
+        line
+        for line in lines
+        if "deploys from branch r" in line
+        and line.endswith(tuple(f"r{n}" for n in range(7, 1000, 100)))
+    ]
+    assert len(important) == 10  # the most important are all shown
