@@ -18,6 +18,7 @@ from cortex_mcp.arguments import (
     one_line,
     with_limits,
     with_structured_content,
+    without_titles,
 )
 from cortex_mcp.browser import app as browser
 from cortex_mcp.clock import Clock, utc_now
@@ -145,7 +146,7 @@ class CortexServer(browser.AppAwareServer):
         """The tools, their string limits set from the configuration."""
         listed = await super().list_tools()
         for tool in listed:
-            tool.input_schema = with_limits(tool.input_schema, self.limits)
+            tool.input_schema = without_titles(with_limits(tool.input_schema, self.limits))
         return listed
 
     def check_known(self, name: str, arguments: dict[str, Any]) -> None:

@@ -17,7 +17,6 @@ from cortex_mcp.arguments import (
 )
 from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.llm import lend_sampler
-from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import (
     Category,
     FlushResult,
@@ -42,7 +41,7 @@ async def cortex_recall(
     layers: list[Layer] | None = None,
     categories: list[Category] | None = None,
     agent_id: AgentId = None,
-    project: ProjectName = None,
+    project: ProjectName = "",
     tags: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=20)] | None = None,
 ) -> Annotated[CallToolResult, RecallResult]:
     """Call before answering anything that may depend on earlier conversations: the user's
@@ -92,7 +91,7 @@ async def cortex_remember(
         list[list[str]] | None,
         Field(max_length=20, description="[subject, predicate, object] links it states."),
     ] = None,
-    project: ProjectName = None,
+    project: ProjectName = "",
 ) -> RememberResult:
     """Store a lasting fact, preference, decision or correction. A near-duplicate reinforces
     the existing one; `supersedes` replaces a wrong one; scope="shared" shows it to every
@@ -163,7 +162,7 @@ async def cortex_ingest(
     session_id: SessionId = None,
     tool_calls: Annotated[list[dict[str, Any]], Field(max_length=50)] | None = None,
     agent_id: AgentId = None,
-    project: ProjectName = None,
+    project: ProjectName = "",
 ) -> IngestResult:
     """Call after each exchange worth keeping, with the user's message and your reply. cortex
     extracts what is worth remembering from both sides (identity, preferences, decisions,
@@ -186,7 +185,7 @@ async def cortex_flush(
     session_id: SessionId = None,
     reason: Annotated[str, Field(min_length=1, max_length=64)] = "compaction",
     agent_id: AgentId = None,
-    project: ProjectName = None,
+    project: ProjectName = "",
 ) -> FlushResult:
     """Call before your context is compacted or trimmed, with the messages about to go. Every
     message is kept in the conversation log, and what matters is extracted."""
@@ -236,16 +235,14 @@ async def cortex_profile(
 async def cortex_scratchpad(
     ctx: Context[Engine],
     action: Literal["read", "replace", "undo"] = "read",
-    content: Annotated[str | None, Field(max_length=HARD_CONTENT_LIMIT)] = None,
-    project: ProjectName = None,
+    text: Annotated[str, Field(max_length=20_000)] = "",
+    project: ProjectName = "",
     agent_id: AgentId = None,
 ) -> dict[str, Any]:
     """Your notes for this project across sessions: current focus, open questions, next
     steps. "replace" writes the whole text; "undo" puts back the previous version."""
     named, _ = await current_project(ctx, project)
-    if action == "replace" and content is None:
-        raise InvalidInput("content", 'is required when action is "replace"')
     pad = await ctx.request_context.lifespan_context.scratchpad(
-        action, content, agent_id=agent_id, project=named
+        action, text, agent_id=agent_id, project=named
     )
     return {"project": pad.project or None, "content": pad.content, "updated_at": pad.updated_at}

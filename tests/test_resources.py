@@ -110,10 +110,12 @@ async def test_resources_are_listed(client: Client) -> None:
         "ui://cortex/memory-browser",  # the memory browser (#16)
         "cortex://relations",  # the entity graph (#15)
         "cortex://hooks/stats",  # what the host hooks injected (#25)
+        "cortex://scratchpad",  # the scratchpad of no project (#26)
     }
     assert templates == {
         "cortex://memory/{memory_id}",
         "cortex://working/{date}",
         "cortex://archive/{month}",
         "cortex://entity/{name}",
+        "cortex://scratchpad/{project}",  # a project's scratchpad (#26)
     }

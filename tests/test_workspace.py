@@ -45,7 +45,7 @@ async def test_two_projects_over_stdio_keep_their_scratchpads_and_decisions_apar
                 category="decision",
                 project="billing",
             )
-            await scratchpad(first, action="replace", content=BILLING_PAD, project="billing")
+            await scratchpad(first, action="replace", text=BILLING_PAD, project="billing")
         async with Client(stdio_server(cortex_home)) as second:  # session 2: project garden
             await remember(
                 second,
@@ -53,7 +53,7 @@ async def test_two_projects_over_stdio_keep_their_scratchpads_and_decisions_apar
                 category="decision",
                 project="garden",
             )
-            await scratchpad(second, action="replace", content=GARDEN_PAD, project="garden")
+            await scratchpad(second, action="replace", text=GARDEN_PAD, project="garden")
             garden = await recall(second, "", project="garden")
         async with Client(stdio_server(cortex_home)) as third:  # session 3: back to billing
             digest = await recall(third, "", project="billing")
@@ -88,7 +88,9 @@ async def test_roots_name_the_current_project_and_rank_its_memories_first(
     (repository / "src" / "api").mkdir(parents=True)
 
     async def roots(context: Any) -> ListRootsResult:
-        return ListRootsResult(roots=[Root(uri=f"file://{repository / 'src' / 'api'}")])
+        return ListRootsResult(
+            roots=[Root.model_validate({"uri": (repository / "src" / "api").as_uri()})]
+        )
 
     server = build_server(settings, clock)
     async with Client(server) as elsewhere:
@@ -98,7 +100,7 @@ async def test_roots_name_the_current_project_and_rank_its_memories_first(
     async with Client(server, list_roots_callback=roots, mode="legacy") as client:
         await remember(client, "The deploy target for the service is Fly.io")
         found = await recall(client, "what is the deploy target")
-        pad = await scratchpad(client, action="replace", content="Focus: the deploy")
+        pad = await scratchpad(client, action="replace", text="Focus: the deploy")
 
     assert pad["project"] == "billing-service"  # the git root's name, not the sub-folder's
     contents = [m["content"] for m in found["memories"]]
@@ -111,24 +113,17 @@ async def test_roots_name_the_current_project_and_rank_its_memories_first(
 async def test_scratchpad_over_the_limit_is_one_line_naming_the_field_and_changes_nothing(
     client: Client, settings: Settings
 ) -> None:
-    await scratchpad(client, action="replace", content="Focus: the migration.")
+    await scratchpad(client, action="replace", text="Focus: the migration.")
     limit = settings.workspace.scratchpad_chars
 
     result = await client.call_tool(
-        "cortex_scratchpad", {"action": "replace", "content": "x" * (limit + 1)}
+        "cortex_scratchpad", {"action": "replace", "text": "x" * (limit + 1)}
     )
 
     assert result.is_error
     message = result.content[0].text  # type: ignore[union-attr]
-    assert message == f"content: {limit + 1:,} characters; the limit is {limit:,}"
+    assert message == f"text: {limit + 1:,} characters; the limit is {limit:,}"
     assert (await scratchpad(client))["content"] == "Focus: the migration."
-
-
-async def test_replace_without_content_names_the_field(client: Client) -> None:
-    result = await client.call_tool("cortex_scratchpad", {"action": "replace"})
-
-    assert result.is_error
-    assert result.content[0].text.startswith("content: ")  # type: ignore[union-attr]
 
 
 async def test_a_secret_in_the_scratchpad_is_redacted_everywhere_it_is_kept(
@@ -136,7 +131,7 @@ async def test_a_secret_in_the_scratchpad_is_redacted_everywhere_it_is_kept(
 ) -> None:
     sample = next(s for s in SAMPLES if s.kind == "stripe_key")
 
-    pad = await scratchpad(client, action="replace", content=f"Next: deploy. {sample.text}")
+    pad = await scratchpad(client, action="replace", text=f"Next: deploy. {sample.text}")
 
     assert sample.secret not in pad["content"]
     assert sample.secret not in await read_text(client, "cortex://scratchpad")
@@ -147,9 +142,9 @@ async def test_a_secret_in_the_scratchpad_is_redacted_everywhere_it_is_kept(
 
 
 async def test_undo_puts_back_each_earlier_version_in_turn(client: Client) -> None:
-    await scratchpad(client, action="replace", content="v1: read the spec", project="api")
-    await scratchpad(client, action="replace", content="v2: write the tests", project="api")
-    await scratchpad(client, action="replace", content="other project", project="web")
+    await scratchpad(client, action="replace", text="v1: read the spec", project="api")
+    await scratchpad(client, action="replace", text="v2: write the tests", project="api")
+    await scratchpad(client, action="replace", text="other project", project="web")
 
     first = await scratchpad(client, action="undo", project="api")
     second = await scratchpad(client, action="undo", project="api")
@@ -209,8 +204,8 @@ async def test_core_prompt_and_memory_md_show_the_same_core_within_the_budget(
         prompt = await prompt_text(client)
     memory_md = (cortex_home / "MEMORY.md").read_text(encoding="utf-8")
 
-    assert core == memory_md
-    assert core.split("---\n", 2)[2] in prompt
+    assert memory_md.endswith("---\n" + core)  # the same page, after the mirror's front matter
+    assert core in prompt
     assert estimate_tokens(core) <= budget
     lines = [line for line in core.splitlines() if line.startswith("- ")]
     assert 20 < len(lines) < 1000

@@ -27,7 +27,7 @@ async def replace_scratchpad(
     is over the configured length."""
     limit = rt.settings.workspace.scratchpad_chars
     if len(content) > limit:
-        raise InvalidInput("content", f"{len(content):,} characters; the limit is {limit:,}")
+        raise InvalidInput("text", f"{len(content):,} characters; the limit is {limit:,}")
     cleaned = clean(content.strip())
     async with rt.db.write() as conn:
         pad = await store.read_scratchpad(conn, agent, project or "")

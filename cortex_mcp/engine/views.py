@@ -9,7 +9,7 @@ from cortex_mcp.clock import to_text
 from cortex_mcp.engine.forget import visible
 from cortex_mcp.engine.mirror.pages import memory_md_page
 from cortex_mcp.engine.render.memory import render_memory_json, render_profile
-from cortex_mcp.engine.render.pages import mermaid_graph
+from cortex_mcp.engine.render.pages import mermaid_graph, without_front_matter
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.engine.scratchpad import read_scratchpad, scratchpad_block
 from cortex_mcp.errors import InvalidInput
@@ -108,8 +108,9 @@ async def memory_json(rt: Runtime, memory_id: str, agent: str) -> str:
 
 async def core_markdown(rt: Runtime, agent: str) -> str:
     """Core memory of an agent (with shared memories) as Markdown grouped by category: the
-    page MEMORY.md holds, within the one core budget (`workspace.core_tokens`)."""
-    return await memory_md_page(rt, agent)
+    page MEMORY.md holds (without its front matter), within the one core budget
+    (`workspace.core_tokens`)."""
+    return without_front_matter(await memory_md_page(rt, agent))
 
 
 CONTEXT_INTRO = (

@@ -32,6 +32,15 @@ def front_matter(**fields: object) -> list[str]:
     return ["---", GENERATOR, *(f"{key}: {value}" for key, value in fields.items()), "---", ""]
 
 
+def without_front_matter(page: str) -> str:
+    """A generated page's body: what follows its front matter."""
+    head = "---\n" + GENERATOR + "\n"
+    if not page.startswith(head):
+        return page
+    end = page.find("\n---\n", len(head) - 1)
+    return page[end + len("\n---\n") :].lstrip("\n") if end >= 0 else page
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
