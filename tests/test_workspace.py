@@ -217,3 +217,123 @@ async def test_core_prompt_and_memory_md_show_the_same_core_within_the_budget(
         and line.endswith(tuple(f"r{n}" for n in range(7, 1000, 100)))
     ]
     assert len(important) == 10  # the most important are all shown
+
+
+@pytest.mark.sqlite_only
+async def test_the_hooks_file_what_they_save_under_the_working_folders_project(
+    tmp_path: Path,
+) -> None:
+    from tests.hooks.hosts import (
+        claude_exchange,
+        hook_env,
+        injected,
+        payload,
+        run_hook_async,
+        write_jsonl,
+    )
+    from tests.hooks.test_story import running_server
+    from tests.servers import query_one
+
+    home, alpha = tmp_path / "home", tmp_path / "code" / "alpha"
+    (alpha / ".git").mkdir(parents=True)
+    (alpha / "src").mkdir()
+    env = hook_env(home)
+    transcript = write_jsonl(
+        tmp_path / "one.jsonl",
+        claude_exchange(
+            "We decided to deploy the alpha API on Fly.io instead of Heroku.",
+            "Noted, the alpha API goes to Fly.io.",
+        ),
+    )
+    async with running_server(home) as client:
+        await scratchpad(client, action="replace", text="Focus: alpha release", project="alpha")
+        await scratchpad(client, action="replace", text="Focus: beta migration", project="beta")
+        in_alpha = payload("Stop", "one", transcript, cwd=str(alpha / "src"))
+        done = await run_hook_async("claude-code", "stop", in_alpha, env)
+        assert done.returncode == 0, done.stderr
+        start = payload("SessionStart", "two", None, cwd=str(alpha), source="startup")
+        started = await run_hook_async("claude-code", "session-start", start, env)
+
+    database = home / "cortex.db"
+    assert query_one(database, "select group_concat(distinct project) from conversation_log") == (
+        "alpha"
+    )
+    filed = "select count(*) from memories where json_extract(metadata, '$.project') = 'alpha'"
+    assert int(query_one(database, filed)) >= 1
+    context = injected(started.stdout)
+    assert "Focus: alpha release" in context and "beta" not in context
+    assert "Fly.io" in context
+
+
+async def previous_release(
+    database_engine: str, home: Path, monkeypatch: pytest.MonkeyPatch, request: Any
+) -> None:
+    """A store at the schema of the release before #26, with a memory and a logged message
+    written as that release wrote them; then the current schema on top of it."""
+    from cortex_mcp.store import migrations, migrations_pg
+    from cortex_mcp.store.db import Database
+
+    db: Database
+    if database_engine == "postgresql":
+        import psycopg
+
+        from cortex_mcp.store.postgres import open_postgres
+
+        server = request.getfixturevalue("local_postgres")
+        with psycopg.connect(server.admin_url, autocommit=True) as conn:
+            conn.execute("drop database if exists previous_release")
+            conn.execute("create database previous_release")
+        url = server.url("previous_release")
+        monkeypatch.setenv("CORTEX_DATABASE_URL", url)
+        db = await open_postgres(url, 1, 10)
+        steps, name = migrations_pg.PG_MIGRATIONS, "PG_MIGRATIONS"
+        module: Any = migrations_pg
+    else:
+        from cortex_mcp.store.sqlite import open_database
+
+        await anyio.Path(home).mkdir(parents=True, exist_ok=True)
+        db = await open_database(home / "cortex.db", 1000)
+        steps, name, module = migrations.MIGRATIONS, "MIGRATIONS", migrations
+    before = [step.__name__ for step in steps].index("scratchpads_and_projects")
+    try:
+        monkeypatch.setattr(module, name, steps[:before])
+        await migrations.migrate(db)
+        async with db.write() as conn:
+            await conn.execute(
+                "insert into memories (id, agent_id, layer, category, content, content_key,"
+                " importance, created_at, updated_at) values ('m-old', 'default', 'core',"
+                " 'decision', 'We decided to ship on Fridays', 'ship fridays', 0.9,"
+                " '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')"
+            )
+            await conn.execute(
+                "insert into conversation_log (agent_id, session_id, exchange_id, origin, role,"
+                " content, created_at) values ('default', 's1', 'x1', 'ingest', 'user',"
+                " 'ship it on friday', '2026-01-01T00:00:00.000000Z')"
+            )
+        monkeypatch.setattr(module, name, steps)
+        await migrations.migrate(db)
+    finally:
+        await db.close()
+
+
+async def test_a_store_of_the_previous_release_gains_scratchpads_and_projects(
+    cortex_home: Path,
+    database_engine: str,
+    clock: FrozenClock,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+) -> None:
+    await previous_release(database_engine, cortex_home, monkeypatch, request)
+
+    async with Client(build_server(Settings(home=cortex_home), clock)) as client:
+        digest = await recall(client, "", project="billing")
+        pad = await scratchpad(client, action="replace", text="Next: the release notes")
+        await remember(client, "The billing cron runs at 02:00", project="billing")
+
+    assert "We decided to ship on Fridays" in digest["context"]  # no project: never left out
+    assert pad["content"] == "Next: the release notes"
+    with inspect_database(cortex_home / "cortex.db") as conn:
+        old = conn.execute("select project from conversation_log where exchange_id = 'x1'")
+        assert [tuple(row) for row in old.fetchall()] == [(None,)]
+        pads = conn.execute("select count(*) from scratchpads").fetchall()
+        assert pads[0][0] == 1
