@@ -337,3 +337,13 @@ async def test_a_store_of_the_previous_release_gains_scratchpads_and_projects(
         assert [tuple(row) for row in old.fetchall()] == [(None,)]
         pads = conn.execute("select count(*) from scratchpads").fetchall()
         assert pads[0][0] == 1
+
+
+async def test_the_browser_filters_memories_by_project(client: Client) -> None:
+    await remember(client, "The billing cron runs at 02:00", project="billing")
+    await remember(client, "The garden sprinkler runs at 06:00", project="garden")
+    await remember(client, "I am a night owl", category="preference")
+
+    page = data_of(await client.call_tool("cortex_app_memories", {"project": "garden"}))
+
+    assert [m["content"] for m in page["memories"]] == ["The garden sprinkler runs at 06:00"]
