@@ -1,6 +1,7 @@
 """The seeds' working memory (#26): the scratchpad per agent and project, projects on memories
 and log messages, and the one budget core memory is shown in; on both engines."""
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,8 @@ from mcp import Client
 from mcp_types import TextContent
 
 from cortex_mcp.config import Settings
+from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.models import new_memory_id
 from cortex_mcp.search.budget import estimate_tokens
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, inspect_database, read_text, recall, remember
@@ -20,6 +23,35 @@ pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 STARTUP_TIMEOUT_S = 60
 BILLING_PAD = "Focus: invoice export to CSV. Open: rounding of VAT. Next: retry failed webhooks."
 GARDEN_PAD = "Focus: watering schedule for the tomatoes. Next: buy a moisture sensor."
+
+
+def core_export(count: int, clock: FrozenClock) -> dict[str, Any]:
+    """An export file (cortex-mcp's JSON) of `count` core memories; every hundredth is more
+    important than the rest."""
+    when = clock().isoformat().replace("+00:00", "Z")
+    memories = [
+        {
+            "id": new_memory_id(int(clock().timestamp() * 1000) + number),
+            "agent_id": "default",
+            "layer": "core",
+            "category": "fact",
+            "content": f"Service {number} of team {number % 37} deploys from branch r{number}",
+            "source": "manual",
+            "importance": 0.95 if number % 100 == 7 else 0.5,
+            "confidence": 0.9,
+            "decay_score": 1.0,
+            "access_count": 0,
+            "last_accessed": None,
+            "expires_at": None,
+            "superseded_by": None,
+            "deleted_at": None,
+            "created_at": when,
+            "updated_at": when,
+            "metadata": {},
+        }
+        for number in range(count)
+    ]
+    return {"format": "cortex-mcp", "version": 1, "memories": memories, "relations": []}
 
 
 async def scratchpad(client: Client, **arguments: Any) -> dict[str, Any]:
@@ -192,20 +224,19 @@ async def test_core_prompt_and_memory_md_show_the_same_core_within_the_budget(
     settings: Settings, clock: FrozenClock, cortex_home: Path
 ) -> None:
     budget = settings.workspace.core_tokens
+    exported = cortex_home.parent / "core.json"
+    exported.write_text(json.dumps(core_export(1000, clock)), encoding="utf-8")
+    async with open_engine(settings, clock) as engine:  # `cortex-mcp import`: 1,000 core memories
+        report = await engine.import_memory(exported)
+    assert report.memories_added == 1000, report
     async with Client(build_server(settings, clock)) as client:
-        for number in range(1000):
-            importance = 0.95 if number % 100 == 7 else 0.5
-            await remember(
-                client,
-                f"Service {number} belongs to team {number % 37}, deploys from branch r{number}",
-                importance=importance,
-            )
         core = await read_text(client, "cortex://core")
         prompt = await prompt_text(client)
     memory_md = (cortex_home / "MEMORY.md").read_text(encoding="utf-8")
 
     assert memory_md.endswith("---\n" + core)  # the same page, after the mirror's front matter
     assert core in prompt
+    assert estimate_tokens(prompt) - estimate_tokens(core) < 200  # the intro and "no profile yet"
     assert estimate_tokens(core) <= budget
     lines = [line for line in core.splitlines() if line.startswith("- ")]
     assert 20 < len(lines) < 1000
