@@ -29,7 +29,7 @@ def core_export(count: int, clock: FrozenClock) -> dict[str, Any]:
     """An export file (cortex-mcp's JSON) of `count` core memories; every hundredth is more
     important than the rest."""
     when = clock().isoformat().replace("+00:00", "Z")
-    memories = [
+    memories: list[dict[str, Any]] = [
         {
             "id": new_memory_id(int(clock().timestamp() * 1000) + number),
             "agent_id": "default",
@@ -378,3 +378,20 @@ async def test_the_browser_filters_memories_by_project(client: Client) -> None:
     page = data_of(await client.call_tool("cortex_app_memories", {"project": "garden"}))
 
     assert [m["content"] for m in page["memories"]] == ["The garden sprinkler runs at 06:00"]
+
+
+async def test_a_purge_erases_the_text_from_scratchpads_and_their_versions(
+    settings: Settings, clock: FrozenClock, cortex_home: Path
+) -> None:
+    async with Client(build_server(settings, clock)) as client:
+        await scratchpad(client, action="replace", text="Focus: codename Nightingale launch")
+        await scratchpad(client, action="replace", text="Next: Nightingale press kit, then QA")
+
+    async with open_engine(settings, clock) as engine:  # `cortex-mcp purge --text`
+        await engine.purge_matching("nightingale")
+
+    with inspect_database(cortex_home / "cortex.db") as conn:
+        pads = [row[0] for row in conn.execute("select content from scratchpads").fetchall()]
+        logged = [row[0] for row in conn.execute("select details from lifecycle_log").fetchall()]
+    assert pads == ["Next: [PURGED] press kit, then QA"]
+    assert not any("nightingale" in text.lower() for text in logged)

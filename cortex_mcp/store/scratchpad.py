@@ -89,3 +89,21 @@ async def scratchpad_projects(conn: Connection, agent_id: str) -> list[str]:
         "select project from scratchpads where agent_id = ? order by project", (agent_id,)
     )
     return [str(row["project"]) for row in rows]
+
+
+async def scrub_scratchpads(conn: Connection, text: str, marker: str) -> None:
+    """Replace `text` (ignoring case) by `marker` in every scratchpad (a purge)."""
+    target = text.lower()
+    rows = await conn.fetch_all(
+        "select agent_id, project, content from scratchpads where instr(lower(content), ?) > 0",
+        (target,),
+    )
+    for row in rows:
+        content, lowered, parts, start = row["content"], row["content"].lower(), [], 0
+        while (found := lowered.find(target, start)) >= 0:
+            parts += [content[start:found], marker]
+            start = found + len(text)
+        await conn.execute(
+            "update scratchpads set content = ? where agent_id = ? and project = ?",
+            ("".join(parts) + content[start:], row["agent_id"], row["project"]),
+        )
