@@ -86,6 +86,14 @@ async def test_two_projects_over_stdio_keep_their_scratchpads_and_decisions_apar
                 project="garden",
             )
             await scratchpad(second, action="replace", text=GARDEN_PAD, project="garden")
+            said = [
+                {"role": "user", "content": "Where should the seed database live? Maybe SQLite"},
+                {"role": "assistant", "content": "SQLite in a single file suits the seeds."},
+            ]
+            flushed = await second.call_tool(
+                "cortex_flush", {"messages": said, "session_id": "g1", "project": "garden"}
+            )
+            assert not flushed.is_error
             garden = await recall(second, "", project="garden")
         async with Client(stdio_server(cortex_home)) as third:  # session 3: back to billing
             digest = await recall(third, "", project="billing")
@@ -108,6 +116,13 @@ async def test_two_projects_over_stdio_keep_their_scratchpads_and_decisions_apar
         w for m in unscoped["memories"] for w in m["content"].split()
     }
     assert GARDEN_PAD in garden["context"] and BILLING_PAD not in garden["context"]
+    with inspect_database(cortex_home / "cortex.db") as conn:
+        logged = conn.execute("select distinct project from conversation_log").fetchall()
+    assert [tuple(row) for row in logged] == [("garden",)]
+    assert not any("SQLite" in hit["content"] for hit in asked["conversation"])
+    assert any("SQLite" in hit["content"] for hit in unscoped["conversation"]) or any(
+        "SQLite" in m["content"] for m in unscoped["memories"]
+    )
 
 
 async def test_roots_name_the_current_project_and_rank_its_memories_first(

@@ -19,6 +19,13 @@ STAMP_MESSAGES = Sql(
     "update conversation_log set project = ? where seq > ? and agent_id = ?"
     " and session_id is not distinct from cast(? as text) and project is null",
 )
+EXCHANGE_PROJECTS = Sql(
+    "select distinct exchange_id, project from conversation_log"
+    " where exchange_id in (select value from json_each(?)) and project is not null",
+    "select distinct exchange_id, project from conversation_log"
+    " where exchange_id in (select json_array_elements_text(cast(? as json)))"
+    " and project is not null",
+)
 MEMORY_PROJECTS = Sql(
     "select distinct json_extract(metadata, '$.project') from memories"
     " where (agent_id = ? or agent_id is null) and deleted_at is null"
@@ -53,3 +60,11 @@ async def projects_of(conn: Connection, agent_id: str) -> list[str]:
     """Every project an agent's live memories belong to, by name."""
     rows = await conn.fetch_all(MEMORY_PROJECTS, (agent_id,))
     return sorted(str(row[0]) for row in rows)
+
+
+async def projects_of_exchanges(conn: Connection, exchange_ids: list[str]) -> dict[str, str]:
+    """The project each of these logged exchanges was filed under (those with one)."""
+    if not exchange_ids:
+        return {}
+    rows = await conn.fetch_all(EXCHANGE_PROJECTS, (json.dumps(exchange_ids),))
+    return {str(row[0]): str(row[1]) for row in rows}

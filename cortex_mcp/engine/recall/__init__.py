@@ -12,7 +12,14 @@ import time
 from cortex_mcp.engine.language.redaction import redact
 from cortex_mcp.engine.recall import block
 from cortex_mcp.engine.recall.log import with_log_hits
-from cortex_mcp.engine.recall.project import EVERYWHERE, WIDER_POOL, Scope, digest_order, scoped
+from cortex_mcp.engine.recall.project import (
+    EVERYWHERE,
+    WIDER_POOL,
+    Scope,
+    digest_order,
+    scoped,
+    scoped_said,
+)
 from cortex_mcp.engine.recall.question import Question, read_question
 from cortex_mcp.engine.recall.rank import Ranking, find
 from cortex_mcp.engine.recall.slots import slot_answers
@@ -93,6 +100,7 @@ async def search(
         found, said = await with_log_hits(
             conn, question.log_match, agent, found, matched, answers, max_results
         )
+        said = await scoped_said(conn, said, scope)
     lines = block.answer_lines(ranking.relations, [m for m, _ in found])
     budget = max(1, max_tokens - block.tokens_of("\n".join(lines))) if lines else max_tokens
     said = block.distinct_said(said, question.terms)

@@ -6,7 +6,9 @@ Identity, preferences and the profile belong to no project: never moved, never l
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cortex_mcp.models import Category, Memory
+from cortex_mcp.models import Category, LogHit, Memory
+from cortex_mcp.store.db import Connection
+from cortex_mcp.store.projects import projects_of_exchanges
 
 GLOBAL_CATEGORIES = frozenset({Category.IDENTITY, Category.PREFERENCE, Category.PROFILE})
 WIDER_POOL = 4
@@ -78,3 +80,11 @@ def digest_order(memories: Sequence[Memory], scope: Scope, boost: float) -> list
     """Core memories for the digest: those the scope keeps, the current project's first."""
     kept = [m for m in memories if in_scope(m, scope)]
     return sorted(kept, key=lambda m: m.importance * project_weight(m, scope, boost), reverse=True)
+
+
+async def scoped_said(conn: Connection, said: list[LogHit], scope: Scope) -> list[LogHit]:
+    """The conversation-log hits a named project keeps: none logged under another project."""
+    if not said or not scope.only or scope.project is None:
+        return said
+    filed = await projects_of_exchanges(conn, sorted({hit.exchange_id for hit in said}))
+    return [hit for hit in said if filed.get(hit.exchange_id) in (None, scope.project)]
