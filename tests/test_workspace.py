@@ -410,3 +410,25 @@ async def test_a_purge_erases_the_text_from_scratchpads_and_their_versions(
         logged = [row[0] for row in conn.execute("select details from lifecycle_log").fetchall()]
     assert pads == ["Next: [PURGED] press kit, then QA"]
     assert not any("nightingale" in text.lower() for text in logged)
+
+
+async def test_a_project_files_only_what_its_own_call_wrote(
+    client: Client, cortex_home: Path
+) -> None:
+    await client.call_tool(
+        "cortex_ingest", {"user_message": "I moved to Lisbon last spring", "session_id": "s"}
+    )
+    await remember(client, "The Lisbon office opens at nine", project="relocation")
+    await client.call_tool(
+        "cortex_ingest",
+        {"user_message": "We decided to rent near Alfama", "session_id": "s", "project": "flat"},
+    )
+
+    with inspect_database(cortex_home / "cortex.db") as conn:
+        rows = conn.execute(
+            "select content, project from conversation_log where role = 'user' order by seq"
+        ).fetchall()
+    assert [tuple(row) for row in rows] == [
+        ("I moved to Lisbon last spring", None),
+        ("We decided to rent near Alfama", "flat"),
+    ]

@@ -99,20 +99,18 @@ class Engine:
         """The Memory Sieve on one exchange: fast channel to core, deep channel to working;
         what it stores and logs is filed under `project`."""
         agent, rt = self.agent(agent_id), self.runtime
-        return await projects.in_project(
+        mark = await projects.log_mark(rt, project)
+        result = await write_through(
             rt,
-            project,
-            (agent, session_id),
-            lambda: write_through(
-                rt,
-                agent,
-                lambda clean: ingest.ingest(
-                    rt, clean, user_message, assistant_message, session_id, tool_calls, agent
-                ),
-                lambda result: stored_by([*result.fast, *result.deep]),
+            agent,
+            lambda clean: ingest.ingest(
+                rt, clean, user_message, assistant_message, session_id, tool_calls, agent
             ),
-            lambda result: [m.id for m in [*result.fast, *result.deep]],
+            lambda result: stored_by([*result.fast, *result.deep]),
         )
+        ids = [m.id for m in [*result.fast, *result.deep]]
+        await projects.file_under(rt, project, ids, (agent, session_id, mark))
+        return result
 
     async def flush(
         self,
@@ -126,18 +124,16 @@ class Engine:
         """Extract from (role, content) messages about to be compacted away; nothing is lost;
         what it stores and logs is filed under `project`."""
         agent, rt, said = self.agent(agent_id), self.runtime, [Message(*m) for m in messages]
-        return await projects.in_project(
+        mark = await projects.log_mark(rt, project)
+        result = await write_through(
             rt,
-            project,
-            (agent, session_id),
-            lambda: write_through(
-                rt,
-                agent,
-                lambda clean: flush(rt, clean, said, session_id, reason, agent),
-                lambda result: stored_by([*result.memories, *filter(None, [result.summary])]),
-            ),
-            lambda result: [m.id for m in [*result.memories, *filter(None, [result.summary])]],
+            agent,
+            lambda clean: flush(rt, clean, said, session_id, reason, agent),
+            lambda result: stored_by([*result.memories, *filter(None, [result.summary])]),
         )
+        ids = [m.id for m in [*result.memories, *filter(None, [result.summary])]]
+        await projects.file_under(rt, project, ids, (agent, session_id, mark))
+        return result
 
     async def remember(
         self,
@@ -158,15 +154,11 @@ class Engine:
         a new memory is filed under `project`."""
         agent, rt = self.agent(agent_id), self.runtime
         asked = Remembering(category, importance, tags or [], scope, supersedes, context, relations)
-        return await projects.in_project(
-            rt,
-            project,
-            (agent, None),
-            lambda: write_through(
-                rt, agent, lambda clean: remember(rt, clean, content, asked, agent), remembered
-            ),
-            lambda result: [result.id],
+        result = await write_through(
+            rt, agent, lambda clean: remember(rt, clean, content, asked, agent), remembered
         )
+        await projects.file_under(rt, project, [result.id])
+        return result
 
     async def recall(
         self,

@@ -3,33 +3,31 @@ the one the client's roots or the hook's working folder map to). Memories keep i
 metadata, conversation-log messages in a column of their own; recall reads it back
 (`engine/recall/project.py`)."""
 
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
-
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.store import projects as store
 
-T = TypeVar("T")
+
+async def log_mark(rt: Runtime, project: str | None) -> int:
+    """Where the conversation log ends before a write that files under `project` (0: none)."""
+    if project is None:
+        return 0
+    async with rt.db.read() as conn:
+        return await store.last_message_seq(conn)
 
 
-async def in_project(
+async def file_under(
     rt: Runtime,
     project: str | None,
-    messages_of: tuple[str, str | None],
-    write: Callable[[], Awaitable[T]],
-    memory_ids: Callable[[T], list[str]],
-) -> T:
-    """Run `write`; then file the memories it wrote and the messages it logged for (agent,
-    session) under `project` (None: no project, nothing to do)."""
+    memory_ids: list[str],
+    logged: tuple[str, str | None, int] | None = None,
+) -> None:
+    """File the memories a write stored under `project` (None: no project, nothing to do),
+    and with `logged` (agent, session, mark) the messages it logged after the mark; a memory
+    already filed elsewhere (a duplicate reinforced) keeps its project."""
     if project is None:
-        return await write()
-    async with rt.db.read() as conn:
-        before = await store.last_message_seq(conn)
-    result = await write()
-    agent, session = messages_of
+        return
     async with rt.db.write() as conn:
-        await store.set_project(conn, project, memory_ids(result), (agent, session, before))
-    return result
+        await store.set_project(conn, project, memory_ids, logged)
 
 
 async def known_projects(rt: Runtime, agent: str) -> list[str]:

@@ -46,14 +46,15 @@ async def set_project(
     conn: Connection,
     project: str,
     memory_ids: list[str],
-    messages_of: tuple[str, str | None, int],
+    logged: tuple[str, str | None, int] | None,
 ) -> None:
-    """Give these memories, and the (agent, session) messages logged after a sequence number,
-    `project`, where they have none yet."""
+    """Give these memories, and with `logged` the (agent, session) messages logged after a
+    sequence number, `project`, where they have none yet."""
     if memory_ids:
         await conn.execute(STAMP_MEMORIES, (project, json.dumps(memory_ids)))
-    agent, session, after = messages_of
-    await conn.execute(STAMP_MESSAGES, (project, after, agent, session))
+    if logged is not None:
+        agent, session, after = logged
+        await conn.execute(STAMP_MESSAGES, (project, after, agent, session))
 
 
 async def projects_of(conn: Connection, agent_id: str) -> list[str]:
