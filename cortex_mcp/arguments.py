@@ -62,6 +62,20 @@ def with_limits(schema: dict[str, Any], limits: dict[str, int]) -> dict[str, Any
     return schema
 
 
+def without_titles(node: Any) -> Any:
+    """A schema without the titles pydantic derives from names ("Max Results" beside
+    `max_results`): they repeat the name and cost every client's context window (#26)."""
+    if isinstance(node, dict):
+        return {
+            key: without_titles(value)
+            for key, value in node.items()
+            if not (key == "title" and isinstance(value, str))
+        }
+    if isinstance(node, list):
+        return [without_titles(item) for item in node]
+    return node
+
+
 def _set_max_length(node: dict[str, Any], limit: int) -> None:
     if "maxLength" in node:
         node["maxLength"] = limit
@@ -129,6 +143,8 @@ AgentId = Annotated[
 ]
 MemoryId = Annotated[str, Field(max_length=64, description="A memory id from cortex_recall.")]
 SessionId = Annotated[str | None, Field(max_length=128, description="Conversation id, if any.")]
+ProjectName = Annotated[str, Field(max_length=100)]
+"""The project a call concerns; "" (the default): the client's root folder's, else none."""
 
 
 def reports_errors(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:

@@ -567,6 +567,33 @@ class HooksSettings(Section):
     session_end: bool = Field(default=True, description="Flush the rest at SessionEnd.")
 
 
+class WorkspaceSettings(Section):
+    """What an agent works on (#26): the project its memories belong to, the scratchpad it
+    keeps per project, and the one budget core memory is shown in (cortex://core, the
+    cortex_context prompt and MEMORY.md)."""
+
+    core_tokens: int = Field(
+        default=1500,
+        ge=100,
+        le=50_000,
+        description="Budget of core memory in cortex://core, the cortex_context prompt and "
+        "MEMORY.md; the most important first, then 'N more: ask cortex_recall'.",
+    )
+    scratchpad_chars: int = Field(
+        default=2000, ge=100, le=20_000, description="Longest scratchpad (per agent and project)."
+    )
+    scratchpad_tokens: int = Field(
+        default=500, ge=0, le=8000, description="Budget of the scratchpad in the digest."
+    )
+    project_boost: float = Field(
+        default=1.5,
+        ge=1,
+        le=10,
+        description="Recall score factor of the current project's memories (other projects' "
+        "memories are divided by it).",
+    )
+
+
 class Settings(BaseSettings):
     """Every knob of cortex-mcp. Env CORTEX_* (nested with __), then <home>/config.toml."""
 
@@ -620,6 +647,7 @@ class Settings(BaseSettings):
     mirror: MirrorSettings = MirrorSettings()
     remote: RemoteSettings = RemoteSettings()
     hooks: HooksSettings = HooksSettings()
+    workspace: WorkspaceSettings = WorkspaceSettings()
 
     @field_validator("tools", mode="before")
     @classmethod

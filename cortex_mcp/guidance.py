@@ -24,6 +24,9 @@ STEPS = {  # tool: the bullet that tells the model when to call it
 - When a memory is wrong or unwanted, call cortex_forget with its id (or an exchange_id). When
   the user asks you to forget something ("forget my locker code"), call it with `matching`,
   show the user the preview, then call again with its `confirm`.""",
+    "cortex_scratchpad": """\
+- Keep the current focus, open questions and next steps in cortex_scratchpad (action=replace);
+  it comes back with the digest in the next session.""",
 }
 EXTRACTOR = """\
   When its result says there is no LLM here, you are the extractor: save the lasting facts with

@@ -14,6 +14,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import CortexError, InvalidInput
+from cortex_mcp.project_names import clean_project
 
 P = ParamSpec("P")
 
@@ -55,16 +56,22 @@ class MemoryResources:
         return json.dumps(await self.host.engine.stats(), ensure_ascii=False, indent=2)
 
     @one_line
-    async def context_prompt(self, agent_id: str | None = None) -> str:
-        """Load what cortex-mcp remembers about the user into this conversation."""
-        engine = self.host.engine
-        profile = await engine.profile_markdown(agent_id=agent_id)
-        core = await engine.core_markdown(agent_id=agent_id)
-        return (
-            "Here is what you remember about me from earlier conversations (cortex-mcp). "
-            "Use it when it is relevant; call cortex_recall for anything more specific.\n\n"
-            f"{profile}\n{core}"
-        )
+    async def context_prompt(self, agent_id: str | None = None, project: str | None = None) -> str:
+        """Load what cortex-mcp remembers about the user into this conversation (with the
+        scratchpad of `project`)."""
+        return await self.host.engine.context_markdown(agent_id=agent_id, project=project)
+
+    @one_line
+    async def scratchpad(self) -> str:
+        """The scratchpad (current focus, open questions, next steps) of no project, as
+        Markdown; cortex://scratchpad/{project} is a project's."""
+        return await self.host.engine.scratchpad_markdown()
+
+    @one_line
+    async def project_scratchpad(self, project: str) -> str:
+        """The scratchpad (current focus, open questions, next steps) of a project, as
+        Markdown."""
+        return await self.host.engine.scratchpad_markdown(project=clean_project(project))
 
     @one_line
     async def memory(self, memory_id: str) -> str:

@@ -18,6 +18,7 @@ from cortex_mcp.arguments import (
     one_line,
     with_limits,
     with_structured_content,
+    without_titles,
 )
 from cortex_mcp.browser import app as browser
 from cortex_mcp.clock import Clock, utc_now
@@ -48,6 +49,7 @@ TITLES = {
     "cortex_search_debug": "Explain a recall",
     "cortex_lifecycle": "Consolidate memory",
     "cortex_profile": "Write the user's profile",
+    "cortex_scratchpad": "Read or write the scratchpad",
 }
 
 
@@ -75,6 +77,7 @@ ALL_TOOLS: list[ToolEntry] = [
     (tools.cortex_search_debug, READ_ONLY),
     (tools.cortex_lifecycle, WRITES),
     (tools.cortex_profile, WRITES),
+    (tools.cortex_scratchpad, WRITES),
 ]
 
 
@@ -89,16 +92,6 @@ def exposed(settings: Settings, entries: list[ToolEntry]) -> list[ToolEntry]:
             "tools", f"unknown tool(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
         )
     return [(fn, notes) for fn, notes in entries if fn.__name__ in settings.tools]
-
-
-def without_titles(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema without pydantic's generated titles ("Memory Id" for `memory_id`): they
-    repeat the names and cost every client's context on each tools/list."""
-    schema.pop("title", None)
-    for node in schema.get("properties", {}).values():
-        if isinstance(node, dict):
-            node.pop("title", None)
-    return schema
 
 
 class CortexServer(browser.AppAwareServer):
@@ -205,6 +198,10 @@ def build_server(
     mcp.resource("cortex://episodes/{episode_id}", mime_type="application/json")(reads.episode)
     mcp.resource("cortex://entity/{name}", mime_type="application/json")(reads.entity)
     mcp.prompt("cortex_context", title="Load memory")(reads.context_prompt)
+    mcp.resource("cortex://scratchpad", mime_type="text/markdown")(reads.scratchpad)
+    mcp.resource("cortex://scratchpad/{project}", mime_type="text/markdown")(
+        reads.project_scratchpad
+    )
     mcp.resource("cortex://hooks/stats", mime_type="application/json")(
         hook_stats.resource(settings.home)
     )

@@ -10,6 +10,7 @@ from cortex_mcp.arguments import (
     HARD_CONTENT_LIMIT,
     AgentId,
     MemoryId,
+    ProjectName,
     SessionId,
     reports_errors,
     sampler_of,
@@ -28,6 +29,7 @@ from cortex_mcp.models import (
     RememberResult,
     SearchDebug,
 )
+from cortex_mcp.roots import current_project
 
 
 @reports_errors
@@ -41,10 +43,13 @@ async def cortex_recall(
     layers: list[Layer] | None = None,
     categories: list[Category] | None = None,
     agent_id: AgentId = None,
+    project: ProjectName = "",
+    tags: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=20)] | None = None,
 ) -> Annotated[CallToolResult, RecallResult]:
     """Call before answering anything that may depend on earlier conversations: the user's
     identity, preferences, decisions, projects, corrections. Returns a ready-to-use context
     block. An empty query returns the core memory digest and the user profile."""
+    named, explicit = await current_project(ctx, project)
     result = await ctx.request_context.lifespan_context.recall(
         query,
         max_results=max_results,
@@ -52,6 +57,9 @@ async def cortex_recall(
         layers=layers,
         categories=categories,
         agent_id=agent_id,
+        project=named,
+        only_project=explicit,
+        tags=tags,
     )
     return CallToolResult(
         content=[TextContent(type="text", text=result.context)],
@@ -85,6 +93,7 @@ async def cortex_remember(
         list[list[str]] | None,
         Field(max_length=20, description="[subject, predicate, object] links it states."),
     ] = None,
+    project: ProjectName = "",
 ) -> RememberResult:
     """Store a lasting fact, preference, decision or correction. A near-duplicate reinforces
     the existing one; `supersedes` replaces a wrong one; scope="shared" shows it to every
@@ -99,6 +108,7 @@ async def cortex_remember(
         scope=scope,
         supersedes=supersedes,
         relations=relations,
+        project=(await current_project(ctx, project))[0],
     )
 
 
@@ -163,6 +173,7 @@ async def cortex_ingest(
     session_id: SessionId = None,
     tool_calls: Annotated[list[dict[str, Any]], Field(max_length=50)] | None = None,
     agent_id: AgentId = None,
+    project: ProjectName = "",
 ) -> IngestResult:
     """Call after each exchange worth keeping, with the user's message and your reply. cortex
     extracts what is worth remembering from both sides (identity, preferences, decisions,
@@ -174,6 +185,7 @@ async def cortex_ingest(
             session_id=session_id,
             tool_calls=tool_calls,
             agent_id=agent_id,
+            project=(await current_project(ctx, project))[0],
         )
 
 
@@ -184,6 +196,7 @@ async def cortex_flush(
     session_id: SessionId = None,
     reason: Annotated[str, Field(min_length=1, max_length=64)] = "compaction",
     agent_id: AgentId = None,
+    project: ProjectName = "",
 ) -> FlushResult:
     """Call before your context is compacted or trimmed, with the messages about to go. Every
     message is kept in the conversation log, and what matters is extracted."""
@@ -193,6 +206,7 @@ async def cortex_flush(
             session_id=session_id,
             reason=reason,
             agent_id=agent_id,
+            project=(await current_project(ctx, project))[0],
         )
 
 
@@ -226,3 +240,20 @@ async def cortex_profile(
     profile. It stays ahead of the automatic profile through every re-synthesis."""
     profile = await ctx.request_context.lifespan_context.set_profile(content, agent_id=agent_id)
     return {"id": profile.id, "profile": profile.content}
+
+
+@reports_errors
+async def cortex_scratchpad(
+    ctx: Context[Engine],
+    action: Literal["read", "replace", "undo"] = "read",
+    text: Annotated[str, Field(max_length=20_000)] = "",
+    project: ProjectName = "",
+    agent_id: AgentId = None,
+) -> dict[str, Any]:
+    """Your notes for this project across sessions: current focus, open questions, next
+    steps. "replace" writes the whole text; "undo" puts back the previous version."""
+    named, _ = await current_project(ctx, project)
+    pad = await ctx.request_context.lifespan_context.scratchpad(
+        action, text, agent_id=agent_id, project=named
+    )
+    return {"project": pad.project or None, "content": pad.content, "updated_at": pad.updated_at}

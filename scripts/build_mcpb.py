@@ -39,6 +39,7 @@ TOOLS = {  # name: title, as tools/list shows them to the model (the app-only to
     "cortex_search_debug": "Explain a recall",
     "cortex_lifecycle": "Consolidate memory",
     "cortex_profile": "Write the user's profile",
+    "cortex_scratchpad": "Read or write the scratchpad",
     "cortex_browse": "Open the memory browser",
 }
 

@@ -111,6 +111,7 @@ async def test_resources_are_listed(client: Client) -> None:
         "cortex://relations",  # the entity graph (#15)
         "cortex://hooks/stats",  # what the host hooks injected (#25)
         "cortex://episodes",  # the latest episodes (#26)
+        "cortex://scratchpad",  # the scratchpad of no project (#26)
     }
     assert templates == {
         "cortex://memory/{memory_id}",
@@ -119,4 +120,5 @@ async def test_resources_are_listed(client: Client) -> None:
         "cortex://entity/{name}",
         "cortex://episodes/page/{page}",
         "cortex://episodes/{episode_id}",
+        "cortex://scratchpad/{project}",  # a project's scratchpad (#26)
     }

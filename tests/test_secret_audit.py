@@ -26,6 +26,7 @@ CANARIES = (
     "canary-ingest-tools",
     "canary-flush",
     "canary-profile",
+    "canary-scratchpad",
     "canary-import",
 )
 """One harmless word per path in, to show each path stored something."""
@@ -96,6 +97,7 @@ async def feed_every_path(client: Client) -> None:
             },
         ),
         ("cortex_profile", {"content": f"I am Dana, a DevOps lead canary-profile.\n{ALL}"}),
+        ("cortex_scratchpad", {"action": "replace", "text": f"canary-scratchpad\n{ALL}"}),
     ]
     for name, arguments in calls:
         data_of(await client.call_tool(name, arguments))

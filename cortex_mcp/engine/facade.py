@@ -19,8 +19,10 @@ from cortex_mcp.engine import (
     forget_text,
     ingest,
     lifecycle,
+    projects,
     purge,
     recall,
+    scratchpad,
     transfer,
     views,
 )
@@ -33,6 +35,7 @@ from cortex_mcp.engine.lifecycle import LifecycleReport
 from cortex_mcp.engine.mirror.pages import archive_page, working_page
 from cortex_mcp.engine.mirror.writer import MirrorWriter
 from cortex_mcp.engine.purge import PurgePreview, PurgeReport
+from cortex_mcp.engine.recall.project import Scope
 from cortex_mcp.engine.runtime import Runtime, open_runtime
 from cortex_mcp.engine.stats import engine_stats
 from cortex_mcp.engine.transfer import ImportReport
@@ -49,6 +52,7 @@ from cortex_mcp.models import (
     SearchDebug,
     StoredMemory,
 )
+from cortex_mcp.store.scratchpad import Scratchpad
 
 logger = logging.getLogger(__name__)
 
@@ -93,10 +97,13 @@ class Engine:
         session_id: str | None = None,
         tool_calls: list[dict[str, Any]] | None = None,
         agent_id: str | None = None,
+        project: str | None = None,
     ) -> IngestResult:
-        """The Memory Sieve on one exchange: fast channel to core, deep channel to working."""
+        """The Memory Sieve on one exchange: fast channel to core, deep channel to working;
+        what it stores and logs is filed under `project`."""
         agent, rt = self.agent(agent_id), self.runtime
-        return await write_through(
+        mark = await projects.log_mark(rt, project)
+        result = await write_through(
             rt,
             agent,
             lambda clean: ingest.ingest(
@@ -104,6 +111,9 @@ class Engine:
             ),
             lambda result: stored_by([*result.fast, *result.deep]),
         )
+        ids = [m.id for m in [*result.fast, *result.deep]]
+        await projects.file_under(rt, project, ids, (agent, session_id, mark))
+        return result
 
     async def flush(
         self,
@@ -115,14 +125,19 @@ class Engine:
         project: str | None = None,
     ) -> FlushResult:
         """Extract from (role, content) messages about to be compacted away; nothing is lost.
-        The session's episode is written too; no messages and a session_id closes it."""
+        The session's episode is written too (no messages and a session_id closes it); what it
+        stores and logs is filed under `project`."""
         agent, rt, said = self.agent(agent_id), self.runtime, [Message(*m) for m in messages]
-        return await write_through(
+        mark = await projects.log_mark(rt, project)
+        result = await write_through(
             rt,
             agent,
             lambda clean: flush(rt, clean, said, session_id, reason, agent, project),
             lambda result: stored_by([*result.memories, *filter(None, [result.summary])]),
         )
+        ids = [m.id for m in [*result.memories, *filter(None, [result.summary])]]
+        await projects.file_under(rt, project, ids, (agent, session_id, mark))
+        return result
 
     async def remember(
         self,
@@ -136,14 +151,18 @@ class Engine:
         supersedes: str | None = None,
         context: str | None = None,
         relations: list[list[str]] | list[dict[str, str]] | None = None,
+        project: str | None = None,
     ) -> RememberResult:
         """Store an explicit memory in core; duplicates reinforce, `supersedes` replaces;
-        `context` is searched with it; `relations` (subject, predicate, object) join the graph."""
+        `context` is searched with it; `relations` (subject, predicate, object) join the graph;
+        a new memory is filed under `project`."""
         agent, rt = self.agent(agent_id), self.runtime
         asked = Remembering(category, importance, tags or [], scope, supersedes, context, relations)
-        return await write_through(
+        result = await write_through(
             rt, agent, lambda clean: remember(rt, clean, content, asked, agent), remembered
         )
+        await projects.file_under(rt, project, [result.id])
+        return result
 
     async def recall(
         self,
@@ -154,10 +173,16 @@ class Engine:
         layers: list[Layer] | None = None,
         categories: list[Category] | None = None,
         agent_id: str | None = None,
+        project: str | None = None,
+        only_project: bool = False,
+        tags: list[str] | None = None,
     ) -> RecallResult:
-        """The memories most relevant to `query`, as a context block within `max_tokens`."""
+        """The memories most relevant to `query`, as a context block within `max_tokens`;
+        `project`'s memories first (`only_project`: none of other projects), `tags`: only
+        memories carrying one of them."""
         where = (self.agent(agent_id), layers, categories)
-        return await recall.recall(self.runtime, query, where, max_results, max_tokens)
+        scope = Scope(project, only_project, tuple(tags or ()))
+        return await recall.recall(self.runtime, query, where, max_results, max_tokens, scope)
 
     async def search_debug(
         self, query: str, *, agent_id: str | None = None, layers: list[Layer] | None = None
@@ -276,6 +301,47 @@ class Engine:
     async def core_markdown(self, *, agent_id: str | None = None) -> str:
         """Core memory of an agent (with shared memories) as Markdown grouped by category."""
         return await views.core_markdown(self.runtime, self.agent(agent_id))
+
+    async def context_markdown(
+        self, *, agent_id: str | None = None, project: str | None = None
+    ) -> str:
+        """What the cortex_context prompt loads: the scratchpad, the profile, core memory."""
+        return await views.context_markdown(self.runtime, self.agent(agent_id), project)
+
+    async def scratchpad(
+        self,
+        action: str,
+        content: str | None = None,
+        *,
+        agent_id: str | None = None,
+        project: str | None = None,
+    ) -> Scratchpad:
+        """Read, replace (redacted, within the configured length) or undo the scratchpad of
+        an agent and project."""
+        agent, rt = self.agent(agent_id), self.runtime
+        if action == "replace":
+            return await write_through(
+                rt,
+                agent,
+                lambda clean: scratchpad.replace_scratchpad(
+                    rt, clean, agent, project, content or ""
+                ),
+                lambda pad: Written(changed=False),
+            )
+        if action == "undo":
+            return await scratchpad.undo_scratchpad(rt, agent, project)
+        return await scratchpad.read_scratchpad(rt, agent, project)
+
+    async def scratchpad_markdown(
+        self, *, agent_id: str | None = None, project: str | None = None
+    ) -> str:
+        """The scratchpad of an agent and project as Markdown."""
+        pad = await scratchpad.read_scratchpad(self.runtime, self.agent(agent_id), project)
+        return scratchpad.scratchpad_markdown(pad)
+
+    async def projects(self, *, agent_id: str | None = None) -> list[str]:
+        """The projects an agent's memories are filed under."""
+        return await projects.known_projects(self.runtime, self.agent(agent_id))
 
     async def profile_markdown(self, *, agent_id: str | None = None) -> str:
         """The user profile, or an explanation that none exists yet."""

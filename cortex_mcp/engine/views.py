@@ -7,11 +7,13 @@ from typing import Any
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine.forget import visible
-from cortex_mcp.engine.render.memory import render_core_markdown, render_memory_json, render_profile
-from cortex_mcp.engine.render.pages import mermaid_graph
+from cortex_mcp.engine.mirror.pages import memory_md_page
+from cortex_mcp.engine.render.memory import render_memory_json, render_profile
+from cortex_mcp.engine.render.pages import mermaid_graph, without_front_matter
 from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.engine.scratchpad import read_scratchpad, scratchpad_block
 from cortex_mcp.errors import InvalidInput
-from cortex_mcp.models import Category, Layer
+from cortex_mcp.models import Layer
 from cortex_mcp.search.entities import MAX_NAME, display_name, entity_key, relation_line
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.store import fts
@@ -117,10 +119,26 @@ async def memory_json(rt: Runtime, memory_id: str, agent: str) -> str:
 
 
 async def core_markdown(rt: Runtime, agent: str) -> str:
-    """Core memory of an agent (with shared memories) as Markdown grouped by category."""
-    async with rt.db.read() as conn:
-        core = await rows.live_memories(conn, agent, [Layer.CORE], limit=10_000)
-    return render_core_markdown(m for m in core if m.category != Category.PROFILE)
+    """Core memory of an agent (with shared memories) as Markdown grouped by category: the
+    page MEMORY.md holds (without its front matter), within the one core budget
+    (`workspace.core_tokens`)."""
+    return without_front_matter(await memory_md_page(rt, agent))
+
+
+CONTEXT_INTRO = (
+    "Here is what you remember about me from earlier conversations (cortex-mcp). "
+    "Use it when it is relevant; call cortex_recall for anything more specific."
+)
+
+
+async def context_markdown(rt: Runtime, agent: str, project: str | None) -> str:
+    """The cortex_context prompt: the scratchpad of `project` (within its own budget), the
+    profile, and core memory as cortex://core and MEMORY.md show it (one budget)."""
+    pad = await read_scratchpad(rt, agent, project)
+    pad_text = scratchpad_block(pad, rt.settings.workspace.scratchpad_tokens)
+    profile = await profile_markdown(rt, agent)
+    core = await core_markdown(rt, agent)
+    return "\n\n".join(filter(None, [CONTEXT_INTRO, pad_text, profile.strip(), core]))
 
 
 async def profile_markdown(rt: Runtime, agent: str) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from cortex_mcp.guidance import HOOK_BLOCK, hook_note
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.hooks.state import count_injection, session_state
+from cortex_mcp.project_names import project_of_folder
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
@@ -183,9 +184,10 @@ class Moments:
         budget = int(self.settings["session_start_tokens"])
         if budget <= 0:
             return ""
+        project = project_of_folder(event.cwd) or ""  # the working folder's project (#26)
         with self.connect() as server:
-            digest = server.call_tool("cortex_recall", {"max_tokens": max(50, budget)})
-            project = Path(event.cwd).name if event.cwd else ""
+            asked = {"max_tokens": max(50, budget), **({"project": project} if project else {})}
+            digest = server.call_tool("cortex_recall", asked)
             hits = self._relevant(server, project, budget) if project else []
         lines = [str(digest.get("context", "")).strip()]
         known = {str(m.get("id")) for m in digest.get("memories", []) if isinstance(m, dict)}
@@ -326,6 +328,8 @@ class Moments:
             }
             if event.session_id:
                 arguments["session_id"] = event.session_id[:128]
+            if project := project_of_folder(event.cwd):  # (#26)
+                arguments["project"] = project
             server.call_tool("cortex_flush", arguments)
 
 
@@ -354,6 +358,8 @@ def exchange_arguments(
     }
     if event.session_id:
         arguments["session_id"] = event.session_id[:128]
+    if project := project_of_folder(event.cwd):  # (#26)
+        arguments["project"] = project
     if calls:
         arguments["tool_calls"] = calls
     return arguments

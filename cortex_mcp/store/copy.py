@@ -115,7 +115,13 @@ TABLES = (  # in an order that satisfies every reference (superseded_by comes af
             "attempts",
             "next_attempt_at",
             "deleted_at",
+            "project",
         ),
+    ),
+    Table(
+        "scratchpads",
+        "agent_id || ' ' || project",
+        ("agent_id", "project", "content", "updated_at"),
     ),
     Table(
         "embedding_cache",

@@ -370,6 +370,29 @@ EPISODES_SCHEMA = """
 """The same statements on both engines (`migrations_pg.py` runs them too)."""
 
 
+@migration
+async def scratchpads_and_projects(conn: Connection) -> None:
+    """A scratchpad per agent and project (its versions go to the lifecycle log), a `project`
+    on conversation-log messages, and memories found by their metadata's project (#26)."""
+    await execute_statements(
+        conn,
+        """
+        create table scratchpads (
+            agent_id text not null,
+            project text not null default '',
+            content text not null,
+            updated_at text not null,
+            primary key (agent_id, project)
+        );
+        alter table conversation_log add column project text;
+        create index conversation_log_by_project on conversation_log(project)
+            where project is not null;
+        create index memories_by_project on memories(json_extract(metadata, '$.project'))
+            where json_extract(metadata, '$.project') is not null
+        """,
+    )
+
+
 async def move_queue_to_log(conn: Connection) -> None:
     """Waiting queue entries become pending exchanges of the log; their raw fallback memories
     are retired (soft-deleted, so restorable)."""

@@ -297,6 +297,27 @@ EPISODES_SCHEMA_PG = """
 """
 
 
+@pg_migration
+async def scratchpads_and_projects(conn: Connection) -> None:
+    """SQLite's `scratchpads_and_projects`: scratchpads, and a project on log messages."""
+    await conn.execute(
+        """
+        create table scratchpads (
+            agent_id text not null,
+            project text not null default '',
+            content text not null,
+            updated_at text not null,
+            primary key (agent_id, project)
+        );
+        alter table conversation_log add column project text;
+        create index conversation_log_by_project on conversation_log(project)
+            where project is not null;
+        create index memories_by_project on memories((metadata::jsonb ->> 'project'))
+            where (metadata::jsonb ->> 'project') is not null
+        """
+    )
+
+
 async def pg_version(conn: Connection) -> int:
     """The number of PostgreSQL steps applied (0 on an empty database)."""
     row = await conn.fetch_one("select to_regclass('schema_version') is not null")

@@ -24,6 +24,7 @@ class PageFilter:
     category: Category | None = None
     scope: str = "all"  # all | agent | shared
     tag: str | None = None
+    project: str | None = None  # metadata.project (#26)
     since: str | None = None  # ISO date or time, inclusive
     until: str | None = None  # ISO date or time, exclusive
     state: str = "live"  # live | forgotten | superseded | all
@@ -47,6 +48,7 @@ _FILTERS = """
       and (:layer is null or layer = :layer) and (:category is null or category = :category)
       and (:since is null or created_at >= :since) and (:until is null or created_at < :until)
       and (:tag is null or exists (select 1 from json_each(metadata, '$.tags') where value = :tag))
+      and (:project is null or json_extract(metadata, '$.project') = :project)
       and (:state = 'all'
            or (:state = 'live' and deleted_at is null and superseded_by is null)
            or (:state = 'forgotten' and deleted_at is not null)
@@ -83,6 +85,7 @@ _PG_FILTERS = """
       and (cast(:until as text) is null or created_at < :until)
       and (cast(:tag as text) is null
            or jsonb_exists(coalesce(metadata::jsonb -> 'tags', '[]'), :tag))
+      and (cast(:project as text) is null or (metadata::jsonb ->> 'project') = :project)
       and (:state = 'all'
            or (:state = 'live' and deleted_at is null and superseded_by is null)
            or (:state = 'forgotten' and deleted_at is not null)
@@ -123,6 +126,7 @@ async def page_of_memories(
             "since": where.since,
             "until": where.until,
             "tag": where.tag,
+            "project": where.project,
             "state": where.state,
             "after_key": after.key if after else None,
             "after_seq": after.seq if after else None,

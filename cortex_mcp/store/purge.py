@@ -17,6 +17,7 @@ from cortex_mcp.store.dates import erase_dates, reindex_dates
 from cortex_mcp.store.db import Connection, Database, Sql, fetch_all, fetch_one
 from cortex_mcp.store.memories import index_memory, unindex_memories
 from cortex_mcp.store.meta import get_meta, set_meta
+from cortex_mcp.store.scratchpad import scrub_scratchpads
 from cortex_mcp.store.vectors import delete_vectors
 
 PURGED = "[PURGED]"
@@ -31,6 +32,7 @@ PURGED_TABLES = (
     "relations",
     "conversation_log",
     "conversation_terms",
+    "scratchpads",
 )
 TOMBSTONE = json.dumps({"purged": True})
 
@@ -255,6 +257,7 @@ async def scrub_text(
         (TOMBSTONE, in_json),
     )
     erased.log_entries += len(logs)
+    await scrub_scratchpads(conn, text, PURGED)  # (#26)
     await conn.execute(
         "update lifecycle_runs set report = null where instr(lower(report), ?) > 0", (in_json,)
     )

@@ -69,7 +69,9 @@ async def test_memory_md_keeps_to_its_budget_and_points_to_recall_for_the_rest(
     text = read(cortex_home / "MEMORY.md")
     lines = text.splitlines()
     assert len(lines) <= 60 and len(text.encode()) <= 4000
-    assert "Call `cortex_recall`" in text and "of 500 core memories" in text
+    shown_count = sum(1 for line in lines if line.startswith("- "))
+    assert f"{500 - shown_count} more: ask cortex_recall" in text
+    assert "of 500 core memories" in text
     shown = [line for line in lines if line.startswith("- Fact number")]
     assert shown[0].startswith("- Fact number 499 ")  # the most important first
     assert len(shown) > 20

@@ -34,7 +34,7 @@ root.append(h("header", {}, h("h1", {}, "cortex memory"), nav), status, main);
 
 const state = {
   view: "memories" as View,
-  filters: { layer: "", category: "", state: "live", sort: "newest", tag: "", since: "", until: "", scope: "all" } as Record<string, string>,
+  filters: { layer: "", category: "", state: "live", sort: "newest", tag: "", project: "", since: "", until: "", scope: "all" } as Record<string, string>,
   cursors: [null] as (string | null)[],
   page: 0,
   display: "table" as "table" | "timeline",
@@ -95,7 +95,7 @@ function when(iso: string): string {
 async function renderMemories(): Promise<void> {
   const f = state.filters;
   const args: Json = { limit: 25, sort: f.sort, state: f.state, scope: f.scope };
-  for (const key of ["layer", "category", "tag", "since", "until"]) if (f[key]) args[key] = f[key];
+  for (const key of ["layer", "category", "tag", "project", "since", "until"]) if (f[key]) args[key] = f[key];
   const cursor = state.cursors[state.page];
   if (cursor) args.cursor = cursor;
   const current = turn();
@@ -122,7 +122,7 @@ async function renderMemories(): Promise<void> {
     pick("state", "State", ["live", "forgotten", "superseded", "all"]),
     pick("scope", "Agent", ["all", "agent", "shared"]),
     pick("sort", "Sort", ["newest", "oldest", "importance"]),
-    text("tag", "Tag"), text("since", "From", "date"), text("until", "Before", "date"), toggle));
+    text("tag", "Tag"), text("project", "Project"), text("since", "From", "date"), text("until", "Before", "date"), toggle));
   const memories = page.memories as Json[];
   if (!memories.length) main.append(h("p", { class: "empty" }, "No memories match."));
   else if (state.display === "table") main.append(memoryTable(memories));

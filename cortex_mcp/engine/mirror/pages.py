@@ -44,7 +44,7 @@ async def mirror_pages(
     agent, settings = rt.settings.memory.default_agent_id, rt.settings
     memory_md, working_dir, archive_dir = page_paths(settings.home)
     async with rt.db.read() as conn:
-        text = await _memory_md(conn, agent, settings.mirror)
+        text = await _memory_md(conn, agent, settings.mirror, settings.workspace.core_tokens)
         live = [r for r in await relations_of(conn, agent) if r.live]
     if days is None:
         days = await rows.working_day_marks(rt.db, agent)
@@ -66,18 +66,22 @@ async def mirror_pages(
     return pages
 
 
-async def _memory_md(conn: Connection, agent: str, mirror: MirrorSettings) -> str:
-    """MEMORY.md of an agent, reading only the core memories that could fit in it."""
+async def _memory_md(conn: Connection, agent: str, mirror: MirrorSettings, core_tokens: int) -> str:
+    """MEMORY.md of an agent, reading only the core memories that could fit in it (the same
+    page cortex://core and the cortex_context prompt show, within `core_tokens`)."""
     limit = mirror.max_lines + 1  # every entry takes a line at least
     core = await rows.live_memories(conn, agent, [Layer.CORE], MEMORY_MD_CATEGORIES, limit=limit)
     total = await store.count_live(conn, agent, Layer.CORE, MEMORY_MD_CATEGORIES)
-    return render.render_memory_md(core, mirror.max_lines, mirror.max_bytes, total)
+    return render.render_memory_md(core, mirror.max_lines, mirror.max_bytes, total, core_tokens)
 
 
 async def memory_md_page(rt: Runtime, agent_id: str | None = None) -> str:
     """An agent's MEMORY.md as the mirror writes it (for cortex://core)."""
+    settings = rt.settings
     async with rt.db.read() as conn:
-        return await _memory_md(conn, rt.agent(agent_id), rt.settings.mirror)
+        return await _memory_md(
+            conn, rt.agent(agent_id), settings.mirror, settings.workspace.core_tokens
+        )
 
 
 async def _archive_pages(rt: Runtime, agent: str, archive_dir: Path) -> dict[Path, str]:

@@ -14,19 +14,37 @@ from cortex_mcp.engine.recall import block
 from cortex_mcp.engine.recall.floor import stands
 from cortex_mcp.engine.recall.log import LogVector, with_log_hits
 from cortex_mcp.engine.recall.log_dates import dated_log
+from cortex_mcp.engine.recall.project import (
+    EVERYWHERE,
+    WIDER_POOL,
+    Scope,
+    digest_order,
+    scoped,
+    scoped_said,
+)
 from cortex_mcp.engine.recall.question import Question, read_question
 from cortex_mcp.engine.recall.rank import Ranking, find
 from cortex_mcp.engine.recall.slots import slot_answers
 from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.engine.scratchpad import read_scratchpad, scratchpad_block
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer, LogHit, RecallResult, SearchDebug, SearchHit
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store.lifecycle import count_live
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
 Where = tuple[str, list[Layer] | None, list[Category] | None]
 """Whose memories, in which layers (None: every layer, and core for the digest) and
 categories (None: all)."""
 DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
+DIGEST_MORE = "{more} more: ask cortex_recall with a query."
+MORE_TOKENS = 20
+"""Kept free in the digest's budget for the DIGEST_MORE line (and the blank line before)."""
+EMPTY_STORE = (
+    "Memory is empty: nothing is stored yet. Memories get in when you call cortex_remember "
+    "with a lasting fact, cortex_ingest after an exchange, or cortex_flush before your context "
+    "is compacted (the cortex-mcp hooks do the last two on their own)."
+)
 
 
 def check_query(rt: Runtime, query: str) -> None:
@@ -37,30 +55,44 @@ def check_query(rt: Runtime, query: str) -> None:
 
 
 async def recall(
-    rt: Runtime, query: str, where: Where, max_results: int, max_tokens: int
+    rt: Runtime,
+    query: str,
+    where: Where,
+    max_results: int,
+    max_tokens: int,
+    scope: Scope = EVERYWHERE,
 ) -> RecallResult:
     """The memories most relevant to `query`, as a context block within `max_tokens`; no
-    query: the core digest (layers: core unless `where` names others)."""
+    query: the core digest (layers: core unless `where` names others). `scope`: the current
+    project first, and the project and tag filters."""
     check_query(rt, query)
     started = time.perf_counter()
     if not query.strip():
-        result = await digest(rt, where, max_results, max_tokens)
+        result = await digest(rt, where, max_results, max_tokens, scope)
     else:
         question = read_question(query, rt.clock())
-        result = await search(rt, question, where, max_results, max_tokens)
+        result = await search(rt, question, where, max_results, max_tokens, scope)
     rt.recall_latencies_ms.append((time.perf_counter() - started) * 1000)
     return result
 
 
 async def search(
-    rt: Runtime, question: Question, where: Where, max_results: int, max_tokens: int
+    rt: Runtime,
+    question: Question,
+    where: Where,
+    max_results: int,
+    max_tokens: int,
+    scope: Scope = EVERYWHERE,
 ) -> RecallResult:
     """The ranked memories and log lines for a question, fitted into the token budget."""
     agent, chosen, categories = where
     layers = chosen or ALL_LAYERS
     now = rt.clock()
-    ranking, hits = await rank(rt, question, where, keep=max_results)
+    ranking, hits = await rank(
+        rt, question, where, keep=max_results * (WIDER_POOL if scope.wider else 1)
+    )
     found = [(h.memory, h.score.final_score) for h in hits]
+    found = scoped(found, scope, rt.settings.workspace.project_boost)[:max_results]
     # matched: by the query's words, or by time (made on or mentioning a day it names, or
     # mentioning a date when it asks when): these come before the conversation log's hits
     matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
@@ -80,6 +112,7 @@ async def search(
             dated_log(question, rt.settings.search),
             vector,
         )
+        said = await scoped_said(conn, said, scope)
     relations = ranking.relations
     dated = bool(question.spans)
     shown = [m for m, _ in found]
@@ -94,6 +127,8 @@ async def search(
         [m for m, _ in found], said, question.terms, budget
     )
     context = block.with_relations(context, lines, block.CONTEXT_EMPTY)
+    if not found and not said and not lines and await is_empty(rt, agent):
+        context = EMPTY_STORE
     found = found[:fitted]
     logged = redact(question.text)[0] if rt.settings.sieve.redact_secrets else question.text
     rt.access.record([m.id for m, _ in found], logged, now)  # the access log keeps it
@@ -136,22 +171,53 @@ async def rank(
     )
 
 
-async def digest(rt: Runtime, where: Where, max_results: int, max_tokens: int) -> RecallResult:
-    """No query: the core memory digest, and the profile first when one exists."""
+async def digest(
+    rt: Runtime, where: Where, max_results: int, max_tokens: int, scope: Scope = EVERYWHERE
+) -> RecallResult:
+    """No query: the scratchpad (within a budget of its own), the profile, then the core
+    memory digest (the current project's first), saying how many it left out."""
     agent, layers, categories = where
     layers = layers or [Layer.CORE]
+    pool = max_results * (WIDER_POOL if scope.wider else 1)
     async with rt.db.read() as conn:
-        found = await rows.live_memories(conn, agent, layers, categories, limit=max_results)
+        found = await rows.live_memories(conn, agent, layers, categories, limit=pool)
         profile = await rows.live_profile(conn, agent)
+        counted = categories or [c for c in Category if c != Category.PROFILE]
+        total = sum([await count_live(conn, agent, layer, counted) for layer in layers])
+    found = digest_order(found, scope, rt.settings.workspace.project_boost)[:max_results]
+    pad = await read_scratchpad(rt, agent, scope.project)
+    share = min(rt.settings.workspace.scratchpad_tokens, max_tokens // 2)
+    pad_text = scratchpad_block(pad, share)
+    if not found and profile is None:
+        context = "\n\n".join(filter(None, [pad_text, EMPTY_STORE if total == 0 else None]))
+        context = context or block.CONTEXT_EMPTY
+        return RecallResult(
+            context=context, memories=[], total_candidates=0, tokens_used=block.tokens_of(context)
+        )
     memories = ([profile] if profile and profile not in found else []) + found
-    context, fitted = block.context_block(memories, max_tokens, DIGEST_HEADER)
+    budget = max(50, max_tokens - block.tokens_of(pad_text) - MORE_TOKENS)
+    context, fitted = block.context_block(memories, budget, DIGEST_HEADER)
     kept = memories[:fitted]
+    shown = sum(1 for m in kept if m.category != Category.PROFILE or categories)
+    left_out = max(0, total - shown)
+    if left_out:
+        context += "\n" + DIGEST_MORE.format(more=left_out)
+    context = "\n\n".join(filter(None, [pad_text, context]))
     return RecallResult(
         context=context,
         memories=[block.to_item(m, m.importance) for m in kept],
-        total_candidates=len(memories),
+        total_candidates=max(total, len(memories)),
         tokens_used=block.tokens_of(context),
     )
+
+
+async def is_empty(rt: Runtime, agent: str) -> bool:
+    """True when the agent sees no live memory in any layer."""
+    async with rt.db.read() as conn:
+        for layer in ALL_LAYERS:
+            if await count_live(conn, agent, layer, list(Category)):
+                return False
+    return True
 
 
 async def search_debug(

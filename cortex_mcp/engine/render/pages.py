@@ -9,13 +9,15 @@ from pathlib import Path
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine.render.memory import render_core_markdown
 from cortex_mcp.models import Category, Memory
+from cortex_mcp.search.budget import estimate_tokens
 from cortex_mcp.store.relations import Relation
 
 GENERATOR = "generator: cortex-mcp"
 MERMAID_EDGES = 100
 RECALL_POINTER = (
-    "_{shown} of {total} core memories are shown here, the most important and recent first. "
-    "Call `cortex_recall` with a query to search them all, and the working and archive layers._"
+    "_{more} more: ask cortex_recall. {shown} of {total} core memories are shown here, the "
+    "most important and recent first; `cortex_recall` with a query searches them all, and the "
+    "working and archive layers._"
 )
 
 
@@ -30,6 +32,15 @@ def front_matter(**fields: object) -> list[str]:
     return ["---", GENERATOR, *(f"{key}: {value}" for key, value in fields.items()), "---", ""]
 
 
+def without_front_matter(page: str) -> str:
+    """A generated page's body: what follows its front matter."""
+    head = "---\n" + GENERATOR + "\n"
+    if not page.startswith(head):
+        return page
+    end = page.find("\n---\n", len(head) - 1)
+    return page[end + len("\n---\n") :].lstrip("\n") if end >= 0 else page
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -39,9 +50,13 @@ def _weight(memory: Memory) -> tuple[float, datetime, str]:
 
 
 def render_memory_md(
-    core: Iterable[Memory], max_lines: int, max_bytes: int, total: int | None = None
+    core: Iterable[Memory],
+    max_lines: int,
+    max_bytes: int,
+    total: int | None = None,
+    max_tokens: int | None = None,
 ) -> str:
-    """MEMORY.md: core memory by category within the line and byte budget, filled by
+    """MEMORY.md: core memory by category within the line, byte and token budget, filled by
     importance and recency, with a pointer to cortex_recall when some did not fit. The page
     changes only when core memory does (its date is that of the latest change). `total`: how
     many core memories there are, when `core` holds only the weightiest of them."""
@@ -55,11 +70,13 @@ def render_memory_md(
         head = front_matter(updated_at=changed, total_entries=total, shown=count)
         body = render_core_markdown(ranked[:count])
         if count < total:
-            body += "\n" + RECALL_POINTER.format(shown=count, total=total) + "\n"
+            pointer = RECALL_POINTER.format(more=total - count, shown=count, total=total)
+            body += "\n" + pointer + "\n"
         return "\n".join(head) + body
 
     def fits(text: str) -> bool:
-        return text.count("\n") <= max_lines and len(text.encode()) <= max_bytes
+        within_tokens = max_tokens is None or estimate_tokens(text) <= max_tokens
+        return text.count("\n") <= max_lines and len(text.encode()) <= max_bytes and within_tokens
 
     if len(ranked) == total and fits(whole := page(total)):
         return whole
