@@ -59,6 +59,26 @@ def instructions(tools: Collection[str]) -> str:
     return "\n".join([HEAD, *steps, TAIL])
 
 
+EMPTY_WAYS = {  # tool: how a memory gets in through it
+    "cortex_remember": "cortex_remember with a lasting fact",
+    "cortex_ingest": "cortex_ingest after an exchange",
+    "cortex_flush": "cortex_flush before your context is compacted",
+}
+
+
+def empty_store(tools: Collection[str]) -> str:
+    """What recall says of an empty store: that it is empty, and how memories get in through
+    the tools exposed (and the hooks, which save on their own)."""
+    ways = [way for name, way in EMPTY_WAYS.items() if exposes(tools, name)]
+    listed = " or ".join([", ".join(ways[:-1]), ways[-1]] if len(ways) > 1 else ways)
+    hooks = "the cortex-mcp hooks save conversations on their own"
+    if not ways:
+        return f"Memory is empty: nothing is stored yet; {hooks}."
+    return (
+        f"Memory is empty: nothing is stored yet. Memories get in when you call {listed} ({hooks})."
+    )
+
+
 def ingest_note(tools: Collection[str]) -> str | None:
     """The request an ingest with no LLM makes of the calling agent; None when the tool it
     would point at is not exposed (there is nothing to ask)."""

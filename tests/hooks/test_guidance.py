@@ -7,7 +7,7 @@ from pathlib import Path
 from mcp import Client
 
 from cortex_mcp.config import Settings
-from cortex_mcp.guidance import ingest_note
+from cortex_mcp.guidance import empty_store, ingest_note
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.server import build_server
 from tests.conftest import data_of
@@ -108,3 +108,10 @@ async def test_a_moment_whose_tool_is_hidden_is_skipped_with_one_line(tmp_path: 
 def test_the_ingest_note_points_at_remember_only_when_it_is_exposed() -> None:
     assert "cortex_remember" in str(ingest_note(()))
     assert ingest_note(THREE.split(",")) is None
+
+
+def test_an_empty_store_names_only_the_exposed_ways_in() -> None:
+    assert "cortex_ingest" in empty_store(())
+    only_remember = empty_store(["cortex_recall", "cortex_remember"])
+    assert "cortex_remember" in only_remember and "cortex_ingest" not in only_remember
+    assert "cortex_" not in empty_store(["cortex_recall"]).replace("cortex-mcp", "")

@@ -28,6 +28,7 @@ from cortex_mcp.engine.recall.slots import slot_answers
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.engine.scratchpad import read_scratchpad, scratchpad_block
 from cortex_mcp.errors import InvalidInput
+from cortex_mcp.guidance import empty_store
 from cortex_mcp.models import Category, Layer, LogHit, RecallResult, SearchDebug, SearchHit
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.lifecycle import count_live
@@ -40,11 +41,6 @@ DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
 DIGEST_MORE = "{more} more: ask cortex_recall with a query."
 MORE_TOKENS = 20
 """Kept free in the digest's budget for the DIGEST_MORE line (and the blank line before)."""
-EMPTY_STORE = (
-    "Memory is empty: nothing is stored yet. Memories get in when you call cortex_remember "
-    "with a lasting fact, cortex_ingest after an exchange, or cortex_flush before your context "
-    "is compacted (the cortex-mcp hooks do the last two on their own)."
-)
 
 
 def check_query(rt: Runtime, query: str) -> None:
@@ -128,7 +124,7 @@ async def search(
     )
     context = block.with_relations(context, lines, block.CONTEXT_EMPTY)
     if not found and not said and not lines and await is_empty(rt, agent):
-        context = EMPTY_STORE
+        context = empty_store(rt.settings.tools)
     found = found[:fitted]
     logged = redact(question.text)[0] if rt.settings.sieve.redact_secrets else question.text
     rt.access.record([m.id for m, _ in found], logged, now)  # the access log keeps it
@@ -189,7 +185,9 @@ async def digest(
     share = min(rt.settings.workspace.scratchpad_tokens, max_tokens // 2)
     pad_text = scratchpad_block(pad, share)
     if not found and profile is None:
-        context = "\n\n".join(filter(None, [pad_text, EMPTY_STORE if total == 0 else None]))
+        context = "\n\n".join(
+            filter(None, [pad_text, empty_store(rt.settings.tools) if total == 0 else None])
+        )
         context = context or block.CONTEXT_EMPTY
         return RecallResult(
             context=context, memories=[], total_candidates=0, tokens_used=block.tokens_of(context)
