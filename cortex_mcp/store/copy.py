@@ -119,6 +119,16 @@ TABLES = (  # in an order that satisfies every reference (superseded_by comes af
         ),
     ),
     Table(
+        "episodes",
+        "memory_id",
+        ("memory_id", "agent_id", "session_id", "project", "started_at", "ended_at"),
+    ),
+    Table(
+        "flushed_messages",
+        "agent_id || ' ' || session_id || ' ' || message_hash",
+        ("agent_id", "session_id", "message_hash"),
+    ),
+    Table(
         "scratchpads",
         "agent_id || ' ' || project",
         ("agent_id", "project", "content", "updated_at"),
