@@ -1,7 +1,9 @@
 """Memories in the order they arrived (by `seq`): what a background pass has not looked at yet."""
 
+import json
+
 from cortex_mcp.models import Memory
-from cortex_mcp.store.db import Connection, fetch_all, fetch_one
+from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.memories import to_memory
 
 
@@ -17,3 +19,18 @@ async def arrived_after(conn: Connection, seq: int, limit: int) -> list[tuple[in
         conn, "select * from memories where seq > ? order by seq limit ?", (seq, limit)
     )
     return [(int(row["seq"]), to_memory(row)) for row in rows]
+
+
+async def arrived_before(conn: Connection, memory_ids: list[str], seq: int) -> set[str]:
+    """Those of `memory_ids` stored before `seq` (arrival order: two memories made in the same
+    instant are still one before the other)."""
+    rows = await fetch_all(
+        conn,
+        Sql(
+            "select id from memories where seq < ? and id in (select value from json_each(?))",
+            "select id from memories where seq < ? and id in"
+            " (select json_array_elements_text(cast(? as json)))",
+        ),
+        (seq, json.dumps(memory_ids)),
+    )
+    return {str(row["id"]) for row in rows}

@@ -47,7 +47,7 @@ async def merge_restatements(rt: Runtime) -> int:
                 break  # not embedded yet: the next pass starts here
             seen = seq
             if vector is not None and _candidate(memory):
-                merged += await _merge_if_restated(rt, memory, vector)
+                merged += await _merge_if_restated(rt, seq, memory, vector)
         async with rt.db.write() as conn:
             await set_meta(conn, CHECKED_KEY, str(seen))
         looked += len(arrived)
@@ -82,19 +82,18 @@ def _candidate(memory: Memory) -> bool:
     return live and memory.category not in NEVER_PARAPHRASED and memory.layer != Layer.ARCHIVE
 
 
-async def _merge_if_restated(rt: Runtime, memory: Memory, vector: list[float]) -> int:
+async def _merge_if_restated(rt: Runtime, seq: int, memory: Memory, vector: list[float]) -> int:
     layers = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
     async with rt.db.read() as conn:
         found = await vectors.vector_candidates(
             conn, vector, memory.agent_id or "", layers, None, NEIGHBOURS + 1
         )
         by_id = await rows.memories_by_id(conn, [c.id for _, c in found])
-    older = [
+        before = await arrivals.arrived_before(conn, list(by_id), seq)
+    older = [  # stored before it (by arrival: a clock may give two memories one instant)
         (1.0 - distance, by_id[c.id])
         for distance, c in found
-        if c.id in by_id
-        and by_id[c.id].agent_id == memory.agent_id
-        and (by_id[c.id].created_at, c.id) < (memory.created_at, memory.id)
+        if c.id in before and by_id[c.id].agent_id == memory.agent_id
     ]
     hit = paraphrase_among(memory.content, older)
     if hit is None:
