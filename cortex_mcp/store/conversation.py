@@ -349,16 +349,7 @@ async def erase_said(conn: Connection, memory_ids: list[str], needle: str) -> in
         ),
         {"ids": json.dumps(memory_ids), "needle": needle},
     )
-    seqs = [int(row[0]) for row in found]
-    await _unindex(conn, seqs)
-    await conn.execute(
-        Sql(
-            "delete from conversation_log where seq in (select value from json_each(?))",
-            "delete from conversation_log where seq = any(cast(? as bigint[]))",
-        ),
-        (json.dumps(seqs) if conn.dialect == "sqlite" else seqs,),
-    )
-    return len(found)
+    return await erase_messages(conn, [int(row[0]) for row in found])
 
 
 async def optimize_log_index(conn: Connection) -> None:

@@ -22,6 +22,26 @@ from cortex_mcp.store.db import Connection, fetch_all, fetch_one
 from cortex_mcp.store.memories import index_memory, insert_memory, to_memory, unindex_memories
 from cortex_mcp.store.vectors import delete_vectors
 
+EPISODES_SCHEMA = """
+    create table episodes (
+        memory_id text primary key references memories(id) on delete cascade,
+        agent_id text not null,
+        session_id text not null,
+        project text,
+        started_at text not null,
+        ended_at text not null,
+        unique (agent_id, session_id)
+    );
+    create index episodes_by_end on episodes(agent_id, ended_at);
+    create table flushed_messages (
+        agent_id text not null,
+        session_id text not null,
+        message_hash text not null,
+        primary key (agent_id, session_id, message_hash)
+    )
+"""
+"""The same statements on both engines (`migrations_pg.py` runs them too)."""
+
 
 @dataclass(frozen=True)
 class EpisodeRow:

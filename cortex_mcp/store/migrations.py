@@ -13,7 +13,7 @@ from cortex_mcp.search.entities import entity_key
 from cortex_mcp.store.conversation import append_message
 from cortex_mcp.store.dates import index_dates
 from cortex_mcp.store.db import Connection, Database, fetch_one
-from cortex_mcp.store.episodes import remember_flushed
+from cortex_mcp.store.episodes import EPISODES_SCHEMA, remember_flushed
 from cortex_mcp.store.exchanges import fold_into_log_ids
 from cortex_mcp.store.memories import index_memory
 from cortex_mcp.store.migrations_pg import migrate_pg, pg_version
@@ -347,27 +347,6 @@ async def episodes_and_flushed_messages(conn: Connection) -> None:
     session, so the same messages flushed twice are logged once."""
     await execute_statements(conn, EPISODES_SCHEMA)
     await remember_flushed(conn)
-
-
-EPISODES_SCHEMA = """
-    create table episodes (
-        memory_id text primary key references memories(id) on delete cascade,
-        agent_id text not null,
-        session_id text not null,
-        project text,
-        started_at text not null,
-        ended_at text not null,
-        unique (agent_id, session_id)
-    );
-    create index episodes_by_end on episodes(agent_id, ended_at);
-    create table flushed_messages (
-        agent_id text not null,
-        session_id text not null,
-        message_hash text not null,
-        primary key (agent_id, session_id, message_hash)
-    )
-"""
-"""The same statements on both engines (`migrations_pg.py` runs them too)."""
 
 
 @migration

@@ -13,7 +13,7 @@ from cortex_mcp.clock import from_text
 from cortex_mcp.search.entities import entity_key
 from cortex_mcp.store.dates import index_dates
 from cortex_mcp.store.db import Connection, Database
-from cortex_mcp.store.episodes import remember_flushed
+from cortex_mcp.store.episodes import EPISODES_SCHEMA, remember_flushed
 from cortex_mcp.store.exchanges import fold_into_log_ids
 
 MIGRATION_LOCK = 0x636F7275  # one migrating process at a time
@@ -273,28 +273,8 @@ async def one_exchange_id(conn: Connection) -> None:
 @pg_migration
 async def episodes_and_flushed_messages(conn: Connection) -> None:
     """SQLite's `episodes_and_flushed_messages`: episodes and flushed-message hashes (#26)."""
-    await conn.execute(EPISODES_SCHEMA_PG)
+    await conn.execute(EPISODES_SCHEMA)
     await remember_flushed(conn)
-
-
-EPISODES_SCHEMA_PG = """
-    create table episodes (
-        memory_id text primary key references memories(id) on delete cascade,
-        agent_id text not null,
-        session_id text not null,
-        project text,
-        started_at text not null,
-        ended_at text not null,
-        unique (agent_id, session_id)
-    );
-    create index episodes_by_end on episodes(agent_id, ended_at);
-    create table flushed_messages (
-        agent_id text not null,
-        session_id text not null,
-        message_hash text not null,
-        primary key (agent_id, session_id, message_hash)
-    )
-"""
 
 
 @pg_migration
