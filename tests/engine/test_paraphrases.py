@@ -129,7 +129,7 @@ async def test_over_mcp_a_restatement_is_merged_into_the_first_wording_and_count
 async def settled(client: Client, host: EngineHost, memory_id: str) -> dict[str, Any]:
     """The memory once background passes have looked at it: superseded (merged), or as it is
     after the passes that embed it and check it have all run (at most 20 passes)."""
-    memory = await read_json(client, f"cortex://memory/{memory_id}")
+    memory: dict[str, Any] = await read_json(client, f"cortex://memory/{memory_id}")
     for _ in range(20):
         if memory["superseded_by"] is not None:
             break
