@@ -175,9 +175,8 @@ async def cortex_ingest(
     agent_id: AgentId = None,
     project: ProjectName = "",
 ) -> IngestResult:
-    """Call after each exchange worth keeping, with the user's message and your reply. cortex
-    extracts what is worth remembering from both sides (identity, preferences, decisions,
-    corrections, conclusions, project state) and ignores small talk."""
+    """Call after each exchange worth keeping, with the user's message and your reply: cortex
+    keeps what matters from both sides and ignores small talk."""
     with lend_sampler(sampler_of(ctx)):
         return await ctx.request_context.lifespan_context.ingest(
             user_message,

@@ -31,6 +31,7 @@ from cortex_mcp.errors import InvalidInput
 from cortex_mcp.guidance import empty_store
 from cortex_mcp.models import Category, Layer, LogHit, RecallResult, SearchDebug, SearchHit
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store.conversation import log_counts
 from cortex_mcp.store.lifecycle import count_live
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
@@ -210,12 +211,13 @@ async def digest(
 
 
 async def is_empty(rt: Runtime, agent: str) -> bool:
-    """True when the agent sees no live memory in any layer."""
+    """True when the agent sees no live memory in any layer and nothing is logged."""
     async with rt.db.read() as conn:
         for layer in ALL_LAYERS:
             if await count_live(conn, agent, layer, list(Category)):
                 return False
-    return True
+        said = await log_counts(conn)
+    return said["messages"] == said["hidden_messages"]
 
 
 async def search_debug(
