@@ -27,7 +27,7 @@ from bench.latency import SEED, machine, random_vectors, seed, store_bytes
 from cortex_mcp.clock import utc_now
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
-from cortex_mcp.engine.message_matrix import MessageMatrix
+from cortex_mcp.engine.vector_matrix import message_matrix
 from cortex_mcp.engine.recall.log import LogVector, near_messages
 from cortex_mcp.store import message_vectors
 from cortex_mcp.store.vectors import to_blob
@@ -64,7 +64,7 @@ async def measure(home: Path, args: argparse.Namespace) -> dict[str, Any]:
     timings: dict[str, list[float]] = {k: [] for k in ("embed", "sqlite_vec", "matrix")}
     timings |= {"leg_sqlite_vec": [], "leg_matrix": [], "recall": []}
     async with open_engine(settings) as engine:
-        matrix = MessageMatrix()
+        matrix = message_matrix()
         before_load = rss_mb()
         started = time.perf_counter()
         await matrix.refresh(engine.db)  # what the background loop does after a start

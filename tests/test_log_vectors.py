@@ -206,4 +206,4 @@ async def test_the_matrix_in_memory_follows_every_change_of_the_store(
 
     assert in_step or engine.db.dialect == "postgresql"  # the matrix answered (SQLite)
     assert [hit.content for hit in found.conversation][:1] == ["We adopted a puppy called Rex"]
-    assert matrix.seqs is not None and len(matrix.seqs) == 2
+    assert matrix.seqs is not None and matrix.size == 2

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cortex_mcp.clock import Clock
-from cortex_mcp.engine.message_matrix import MessageMatrix
+from cortex_mcp.engine.vector_matrix import VectorMatrix, memory_matrix, message_matrix
 from cortex_mcp.providers.cascade import EmbedderCascade
 from cortex_mcp.search.query import embedding_query
 from cortex_mcp.store import message_vectors, vectors
@@ -43,8 +43,10 @@ class VectorIndex:
     drop_function_words: bool = False
     guard: Callable[[str], str] = field(default=lambda text: text)
     """The last redaction of every text sent to the embedder (set from the settings)."""
-    said: MessageMatrix = field(default_factory=MessageMatrix)
+    said: VectorMatrix = field(default_factory=message_matrix)
     """The log's vectors in memory, for a fast nearest-neighbour search (#28)."""
+    kept: VectorMatrix = field(default_factory=memory_matrix)
+    """The memories' vectors in memory, likewise (#28)."""
     _queries: OrderedDict[str, list[float]] = field(default_factory=OrderedDict)
 
     @property
@@ -100,13 +102,14 @@ class VectorIndex:
             if await vectors.ensure_vector_table(conn, self.model, dimension):
                 await set_meta(conn, COMPLETE_KEY, "0")
             await vectors.cache_vectors(conn, self.model, fresh, self.clock())
-            await vectors.upsert_vectors(
-                conn, [(seq, found[h]) for (seq, _), h in zip(items, hashes, strict=True)]
-            )
+            stored = [(seq, found[h]) for (seq, _), h in zip(items, hashes, strict=True)]
+            before = await vectors.memory_generation(conn)
+            await vectors.upsert_vectors(conn, stored)
             if await get_meta(conn, COMPLETE_KEY) != "1" and not await vectors.missing_vectors(
                 conn, 1
             ):
                 await set_meta(conn, COMPLETE_KEY, "1")
+        self.kept.appended(stored, before)
         return len(items)
 
     async def index_messages(self, items: list[tuple[int, str]]) -> int:
@@ -168,7 +171,8 @@ class VectorIndex:
                 await set_meta(conn, COMPLETE_KEY, "1")
         if said:
             return await self.index_messages(said)
-        await self.said.refresh(self.db)  # nothing left to embed: the log's matrix catches up
+        await self.kept.refresh(self.db)  # nothing left to embed: the matrices catch up
+        await self.said.refresh(self.db)
         return 0
 
     async def query_vector(self, text: str) -> list[float] | None:

@@ -23,22 +23,42 @@ MODEL_KEY = "embedding.model"
 DIMENSION_KEY = "embedding.dimension"
 LOG_GENERATION_KEY = "embedding.log_generation"
 """Counts every change of `message_vectors`: a process holding them in memory reads the table
-again when it moved (engine/message_matrix.py)."""
+again when it moved (engine/vector_matrix.py)."""
+MEMORY_GENERATION_KEY = "embedding.memory_generation"
+"""The same for `memory_vectors`."""
+
+
+async def _bump(conn: Connection, key: str) -> None:
+    await conn.execute(
+        "insert into meta (key, value) values (?, '1') on conflict(key) do update"
+        " set value = cast(cast(meta.value as integer) + 1 as text)",
+        (key,),
+    )
+
+
+async def _generation(conn: Connection, key: str) -> int:
+    value = await get_meta(conn, key)
+    return int(value) if value else 0
 
 
 async def bump_log_generation(conn: Connection) -> None:
     """Record that `message_vectors` changed (in the caller's transaction)."""
-    await conn.execute(
-        "insert into meta (key, value) values (?, '1') on conflict(key) do update"
-        " set value = cast(cast(meta.value as integer) + 1 as text)",
-        (LOG_GENERATION_KEY,),
-    )
+    await _bump(conn, LOG_GENERATION_KEY)
 
 
 async def log_generation(conn: Connection) -> int:
     """How many times `message_vectors` changed (0: never)."""
-    value = await get_meta(conn, LOG_GENERATION_KEY)
-    return int(value) if value else 0
+    return await _generation(conn, LOG_GENERATION_KEY)
+
+
+async def bump_memory_generation(conn: Connection) -> None:
+    """Record that `memory_vectors` changed (in the caller's transaction)."""
+    await _bump(conn, MEMORY_GENERATION_KEY)
+
+
+async def memory_generation(conn: Connection) -> int:
+    """How many times `memory_vectors` changed (0: never)."""
+    return await _generation(conn, MEMORY_GENERATION_KEY)
 
 
 def to_blob(vector: list[float]) -> bytes:
@@ -110,6 +130,7 @@ async def ensure_vector_table(conn: Connection, model: str, dimension: int) -> b
     await conn.execute("drop table if exists memory_vectors")
     await conn.execute("drop table if exists message_vectors")  # the log's, of the old model
     await bump_log_generation(conn)
+    await bump_memory_generation(conn)
     if conn.dialect == "postgresql":  # HNSW over cosine distance; the dimension is an int we own
         await conn.execute(
             f"create table memory_vectors (seq bigint primary key,"
@@ -134,11 +155,13 @@ async def drop_vector_table(conn: Connection) -> None:
     await conn.execute("drop table if exists memory_vectors")
     await conn.execute("drop table if exists message_vectors")
     await bump_log_generation(conn)
+    await bump_memory_generation(conn)
     await conn.execute("delete from meta where key in (?, ?)", (MODEL_KEY, DIMENSION_KEY))
 
 
 async def upsert_vectors(conn: Connection, vectors: list[tuple[int, list[float]]]) -> None:
     """Store one vector per memory row (by `seq`), replacing any earlier one."""
+    await bump_memory_generation(conn)
     if conn.dialect == "postgresql":
         await conn.executemany(
             "insert into memory_vectors (seq, embedding) values (?, ?)"
@@ -215,6 +238,52 @@ async def vector_candidates(
     return [(row["distance"], to_candidate(row)) for row in rows]
 
 
+async def candidates_of(
+    conn: Connection,
+    nearest: list[tuple[int, float]],
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+    limit: int,
+) -> list[tuple[float, Candidate]]:
+    """`vector_candidates` for (seq, cosine distance) pairs found elsewhere (an in-memory
+    matrix): the live memories among them the agent may see, nearest first (SQLite)."""
+    if not nearest:
+        return []
+    params: dict[str, Any] = {
+        "pairs": json.dumps(nearest),
+        "agent_id": agent_id,
+        "layers": json.dumps([layer.value for layer in layers]),
+        "categories": json.dumps([c.value for c in categories]) if categories else None,
+        "limit": limit,
+        "shared": sees_shared(),
+    }
+    rows = await fetch_all(conn, _CANDIDATES_OF, params)
+    return [(row["distance"], to_candidate(row)) for row in rows]
+
+
+_CANDIDATES_OF = (
+    "with knn as (select json_extract(value, '$[0]') as seq,"
+    " json_extract(value, '$[1]') as distance from json_each(:pairs))"
+    " select knn.distance as distance,"
+    " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
+    " cross join memories m on m.seq = knn.seq"
+    " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
+    " and m.deleted_at is null and m.superseded_by is null"
+    " and m.layer in (select value from json_each(:layers))"
+    " and (:categories is null or m.category in (select value from json_each(:categories)))"
+    " order by knn.distance limit :limit"
+)
+
+
+async def all_vectors(conn: Connection) -> list[tuple[int, bytes]]:
+    """(seq, float32 blob) of every stored memory vector (SQLite)."""
+    if not await vector_table_exists(conn):
+        return []
+    rows = await fetch_all(conn, "select rowid, embedding from memory_vectors")
+    return [(int(row[0]), bytes(row[1])) for row in rows]
+
+
 # The k nearest first (the HNSW index answers that), then the agent, layer and category
 # filters, as sqlite-vec's KNN does: the same candidates on both engines.
 _NEAREST = Sql(
@@ -246,6 +315,7 @@ async def delete_vectors(conn: Connection, seqs: list[int]) -> None:
     """Drop the vectors of these memory rows (their text changed or went)."""
     if not seqs or not await vector_table_exists(conn):
         return
+    await bump_memory_generation(conn)
     await conn.execute(
         Sql(
             "delete from memory_vectors where rowid in (select value from json_each(?))",

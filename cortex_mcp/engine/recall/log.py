@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cortex_mcp.engine.message_matrix import MessageMatrix
+from cortex_mcp.engine.vector_matrix import VectorMatrix
 from cortex_mcp.engine.recall.fusion import Place, fused, key
 from cortex_mcp.models import LogHit, Memory
 from cortex_mcp.search.scoring import coverage, normalise_bm25, normalise_similarity, query_stems
@@ -55,16 +55,12 @@ MIN_CONTEXT_ONLY_WORDS = 4
 not: it says nothing on its own)."""
 
 
-async def with_context(
+async def _around(
     conn: Connection, found: list[tuple[float, LoggedMessage]], agent_id: str
-) -> list[tuple[float, LoggedMessage]]:
-    """The log's BM25 hits rescored with their surrounding turns: each message gets its own
-    score plus `CONTEXT_WEIGHT` times those of the matching turns within `CONTEXT_TURNS` of it
-    in the same session; a turn only its neighbours match joins the list. Best first (BM25
-    scores are negative: lower is better)."""
-    if not found:
-        return []
-    own = {message.seq: bm25 for bm25, message in found}
+) -> tuple[dict[int, float], dict[int, LoggedMessage]]:
+    """Each hit's own score by seq, and the hits with the visible turns within
+    `CONTEXT_TURNS` of them (a turn only a neighbour brings needs `MIN_CONTEXT_ONLY_WORDS`)."""
+    own = {message.seq: score for score, message in found}
     messages = {message.seq: message for _, message in found}
     near = {
         seq + step
@@ -72,18 +68,37 @@ async def with_context(
         for step in range(-CONTEXT_TURNS, CONTEXT_TURNS + 1)
         if seq + step not in messages
     }
-    for message in await log.visible_messages(conn, sorted(near), agent_id):
-        if len(message.content.split()) >= MIN_CONTEXT_ONLY_WORDS:
-            messages[message.seq] = message
+    if near:
+        for message in await log.visible_messages(conn, sorted(near), agent_id):
+            if len(message.content.split()) >= MIN_CONTEXT_ONLY_WORDS:
+                messages[message.seq] = message
+    return own, messages
+
+
+def _neighbour_scores(
+    seq: int, message: LoggedMessage, own: dict[int, float], messages: dict[int, LoggedMessage]
+) -> list[float]:
+    """The own scores of the hits within `CONTEXT_TURNS` of `seq` in its session."""
+    return [
+        own[other]
+        for step in range(-CONTEXT_TURNS, CONTEXT_TURNS + 1)
+        if step
+        and (other := seq + step) in own
+        and messages[other].session_id == message.session_id
+    ]
+
+
+async def with_context(
+    conn: Connection, found: list[tuple[float, LoggedMessage]], agent_id: str
+) -> list[tuple[float, LoggedMessage]]:
+    """The log's BM25 hits rescored with their surrounding turns: each message gets its own
+    score plus `CONTEXT_WEIGHT` times those of the matching turns within `CONTEXT_TURNS` of it
+    in the same session; a turn only its neighbours match joins the list. Best first (BM25
+    scores are negative: lower is better)."""
+    own, messages = await _around(conn, found, agent_id)
     scored: list[tuple[float, LoggedMessage]] = []
     for seq, message in messages.items():
-        around = sum(
-            own[other]
-            for step in range(-CONTEXT_TURNS, CONTEXT_TURNS + 1)
-            if step
-            and (other := seq + step) in own
-            and messages[other].session_id == message.session_id
-        )
+        around = sum(_neighbour_scores(seq, message, own, messages))
         scored.append((own.get(seq, 0.0) + CONTEXT_WEIGHT * around, message))
     scored.sort(key=lambda pair: (pair[0], pair[1].seq))
     return scored
@@ -105,7 +120,7 @@ class LogVector:
     vector: list[float]
     text_weight: float
     vector_weight: float
-    matrix: MessageMatrix | None = None
+    matrix: VectorMatrix | None = None
 
 
 async def with_near_context(
@@ -116,31 +131,10 @@ async def with_near_context(
     the nearest message standing alone); a message scores the better of its own score and
     `CONTEXT_WEIGHT` times its best neighbour's within `CONTEXT_TURNS` in its session, and a
     turn only its neighbours bring joins the list. Best first (lower is better)."""
-    if not found:
-        return []
-    own = {message.seq: score for score, message in found}
-    messages = {message.seq: message for _, message in found}
-    near = {
-        seq + step
-        for seq in own
-        for step in range(-CONTEXT_TURNS, CONTEXT_TURNS + 1)
-        if seq + step not in messages
-    }
-    for message in await log.visible_messages(conn, sorted(near), agent_id):
-        if len(message.content.split()) >= MIN_CONTEXT_ONLY_WORDS:
-            messages[message.seq] = message
+    own, messages = await _around(conn, found, agent_id)
     scored: list[tuple[float, LoggedMessage]] = []
     for seq, message in messages.items():
-        around = min(
-            (
-                own[other]
-                for step in range(-CONTEXT_TURNS, CONTEXT_TURNS + 1)
-                if step
-                and (other := seq + step) in own
-                and messages[other].session_id == message.session_id
-            ),
-            default=0.0,
-        )
+        around = min(_neighbour_scores(seq, message, own, messages), default=0.0)
         scored.append((min(own.get(seq, 0.0), CONTEXT_WEIGHT * around), message))
     scored.sort(key=lambda pair: (pair[0], pair[1].seq))
     return scored

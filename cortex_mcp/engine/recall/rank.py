@@ -12,6 +12,7 @@ from cortex_mcp.config import SearchSettings
 from cortex_mcp.engine.embedding import VectorIndex
 from cortex_mcp.engine.recall.graph import expand
 from cortex_mcp.engine.recall.question import Question
+from cortex_mcp.engine.vector_matrix import VectorMatrix
 from cortex_mcp.models import (
     BackendTiming,
     Candidate,
@@ -25,7 +26,7 @@ from cortex_mcp.store import dates, fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.relations import Relation
-from cortex_mcp.store.vectors import vector_candidates
+from cortex_mcp.store.vectors import candidates_of, vector_candidates
 
 
 @dataclass(frozen=True)
@@ -101,14 +102,16 @@ async def rank(
     now: datetime,
     query_vector: list[float] | None = None,
     vector_backend: BackendTiming | None = None,
+    matrix: VectorMatrix | None = None,
 ) -> Ranking:
-    """The text candidates and the query vector's nearest memories, scored, best first."""
+    """The text candidates and the query vector's nearest memories (from the memories'
+    `matrix` when it is in step with the store, else sqlite-vec), scored, best first."""
     backends = [text.timing]
     near: list[tuple[float, Candidate]] = []
     if query_vector is not None and vector_backend is not None:
         started = time.perf_counter()
-        near = await vector_candidates(
-            conn, query_vector, agent_id, layers, categories, settings.candidate_limit
+        near = await nearest_memories(
+            conn, query_vector, agent_id, layers, categories, settings.candidate_limit, matrix
         )
         vector_backend.candidates = len(near)
         vector_backend.elapsed_ms += (time.perf_counter() - started) * 1000
@@ -163,6 +166,25 @@ async def rank(
     return Ranking(text.match, ranked, backends, graph.relations)
 
 
+async def nearest_memories(
+    conn: Connection,
+    query: list[float],
+    agent_id: str,
+    layers: list[Layer],
+    categories: list[Category] | None,
+    limit: int,
+    matrix: VectorMatrix | None,
+) -> list[tuple[float, Candidate]]:
+    """(cosine distance, candidate) of the nearest live memories the agent may see, among
+    the `limit * 4` nearest of the store (as sqlite-vec's KNN does)."""
+    found = None
+    if matrix is not None and matrix.usable(conn):
+        found = await matrix.nearest(conn, query, limit * 4)
+    if found is None:  # no matrix here, or not in step with the store yet
+        return await vector_candidates(conn, query, agent_id, layers, categories, limit)
+    return await candidates_of(conn, found, agent_id, layers, categories, limit)
+
+
 async def find(
     db: Database,
     index: VectorIndex,
@@ -212,6 +234,7 @@ async def find(
             now=clock(),
             query_vector=vector,
             vector_backend=backend,
+            matrix=index.kept,
         )
         return ranking, await search_hits(conn, _chosen(ranking, keep))
 
