@@ -27,8 +27,8 @@ from bench.latency import SEED, machine, random_vectors, seed, store_bytes
 from cortex_mcp.clock import utc_now
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
-from cortex_mcp.engine.vector_matrix import message_matrix
 from cortex_mcp.engine.recall.log import LogVector, near_messages
+from cortex_mcp.engine.vector_matrix import message_matrix
 from cortex_mcp.store import message_vectors
 from cortex_mcp.store.vectors import to_blob
 

@@ -8,8 +8,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cortex_mcp.engine.vector_matrix import VectorMatrix
 from cortex_mcp.engine.recall.fusion import Place, fused, key
+from cortex_mcp.engine.vector_matrix import VectorMatrix
 from cortex_mcp.models import LogHit, Memory
 from cortex_mcp.search.scoring import coverage, normalise_bm25, normalise_similarity, query_stems
 from cortex_mcp.store import conversation as log
