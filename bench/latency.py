@@ -322,11 +322,65 @@ async def timed_calls(
     return durations, results
 
 
+async def recalls_while_writing(
+    client: Client, queries: list[str], contents: list[str]
+) -> tuple[list[float], int]:
+    """Recalls timed while another task writes with `cortex_remember` one after the other (each
+    write wakes the back-fill, which embeds it, and updates the Markdown mirror); the recall
+    durations and how many writes ran meanwhile."""
+    written = 0
+    done = anyio.Event()
+
+    async def write() -> None:
+        nonlocal written
+        for content in contents:
+            if done.is_set():
+                return
+            structured(await client.call_tool("cortex_remember", {"content": content}))
+            written += 1
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(write)
+        durations, _ = await timed_calls(client, "cortex_recall", [{"query": q} for q in queries])
+        done.set()
+    return durations, written
+
+
+async def recalls_beside_floor(
+    client: Client, home: Path, queries: list[tuple[str, str]], floor: bool
+) -> tuple[list[float], list[dict[str, Any]], dict[str, Any] | None]:
+    """The timed recalls (each after the floor's components for the same query, with
+    `floor`), their results and the floor's report (None without `floor`)."""
+    arguments = [{"query": q} for _, q in queries]
+    if not floor:
+        durations, found = await timed_calls(client, "cortex_recall", arguments)
+        return durations, found, None
+    from bench.recall_floor import floor_probe
+
+    durations, found = [], []
+    async with floor_probe(home) as probe:
+        for args in arguments:
+            await probe.sample(args["query"])
+            took, result = await timed_calls(client, "cortex_recall", [args])
+            durations += took
+            found += result
+        return durations, found, probe.report(summary(durations)["p50"])
+
+
 async def session(
-    home: Path, corpus: Corpus, recalls: int, remembers: int, ingests: int = 0
+    home: Path,
+    corpus: Corpus,
+    recalls: int,
+    remembers: int,
+    ingests: int = 0,
+    settle_s: float = 0.0,
+    under_writes: int = 0,
+    floor: bool = False,
 ) -> dict[str, Any]:
-    """One long session: warm up, time recalls, then remembers, then ingests (exchanges with
-    no LLM), reading RSS along the way."""
+    """One long session: warm up (and wait `settle_s` for the background pass that reads the
+    vectors into memory), time recalls, recalls while writes run (`under_writes` of them), then
+    remembers, then ingests (exchanges with no LLM), reading RSS along the way. `floor`: the
+    floor's components timed before each recall (bench/recall_floor.py)."""
     queries = [corpus.query() for _ in range(recalls)]
     rng = random.Random(SEED)
     new = [
@@ -346,13 +400,26 @@ async def session(
         structured(await client.call_tool("cortex_recall", {"query": corpus.query()[1]}))
         first_recall_ms = (time.perf_counter() - first) * 1000
         rss["after_first_recall"] = memory_mb(pid)
+        await anyio.sleep(settle_s)
         await timed_calls(
             client, "cortex_recall", [{"query": corpus.query()[1]} for _ in range(10)]
         )
-        recall_ms, found = await timed_calls(
-            client, "cortex_recall", [{"query": q} for _, q in queries]
-        )
+        recall_ms, found, floor_report = await recalls_beside_floor(client, home, queries, floor)
         rss["after_recalls"] = memory_mb(pid)
+        busy: dict[str, Any] | None = None
+        if under_writes:
+            writes = [
+                f"{c} (written during recalls {i})"
+                for i, c in enumerate(
+                    c for _, c in itertools.islice(corpus.memories(), under_writes * 4)
+                )
+            ]
+            busy_ms, written = await recalls_while_writing(
+                client, [corpus.query()[1] for _ in range(under_writes)], writes
+            )
+            busy = {"recall": summary(busy_ms), "writes_meanwhile": written}
+            busy["p99_to_p50"] = round(busy["recall"]["p99"] / busy["recall"]["p50"], 2)
+            rss["after_recalls_while_writing"] = memory_mb(pid)
         remember_ms, stored = await timed_calls(client, "cortex_remember", new)
         rss["after_remembers"] = memory_mb(pid)
         ingest_ms, _ = await timed_calls(client, "cortex_ingest", exchanges)
@@ -370,6 +437,8 @@ async def session(
         "recall": summary(recall_ms),
         "recall_by_language": {k: summary(v) for k, v in sorted(by_language.items())},
         "recall_engine": json.loads(block.text)["recall_latency_ms"],
+        "recall_floor": floor_report,
+        "recall_while_writing": busy,
         "recall_hits": {
             "mean": round(statistics.fmean(hits), 2),
             "queries_with_no_hit": hits.count(0),
@@ -418,10 +487,28 @@ async def measure(n: int, workdir: Path, args: argparse.Namespace) -> dict[str, 
     log(f"N={n:,}: seeded in {seeded['seconds']} s, {seeded['database_bytes'] / 1e6:.1f} MB")
     cold = await cold_starts(home, args.cold_starts, corpus)
     log(f"N={n:,}: cold start p50 {cold['initialize']['p50']:.0f} ms")
-    measured = await session(home, corpus, args.recalls, args.remembers, args.ingests)
+    measured = await session(
+        home,
+        corpus,
+        args.recalls,
+        args.remembers,
+        args.ingests,
+        args.settle,
+        args.under_writes,
+        args.floor,
+    )
     log(f"N={n:,}: recall p50 {measured['recall']['p50']:.1f} ms")
+    if measured["recall_floor"] is not None:
+        floor = measured["recall_floor"]
+        log(f"N={n:,}: floor {floor['floor_ms']} ms → recall / floor {floor['recall_to_floor']}")
     load = {"before": load_before, "after": os.getloadavg()[0]}  # other work on the machine
-    return {"n": n, "seed": seeded, "cold_start_ms": cold, **measured, "load_avg_1m": load}
+    return {
+        "n": n,
+        "seed": seeded,
+        "cold_start_ms": cold,
+        **measured,
+        "load_avg_1m": load,
+    }
 
 
 def log(message: str) -> None:
@@ -484,6 +571,17 @@ def parse_args() -> argparse.Namespace:
         action="store_true",
         help="give every memory and logged message a random vector of the local model's"
         " dimension instead of embedding them (an hour at 110,000 texts; same search cost)",
+    )
+    cli.add_argument(
+        "--floor",
+        action="store_true",
+        help="measure the hybrid recall's floor at each N in the same run (bench/recall_floor.py)",
+    )
+    cli.add_argument(
+        "--settle", type=float, default=0.0, help="seconds to wait after the first recall"
+    )
+    cli.add_argument(
+        "--under-writes", type=int, default=0, help="recalls timed while remembers run"
     )
     cli.add_argument("--out", help="results name (bench/results/latency-<out>.json); no docs")
     cli.add_argument(

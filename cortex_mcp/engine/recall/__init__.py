@@ -8,11 +8,12 @@ context block (`block`). No query: the core digest, with the profile first.
 """
 
 import time
+from collections.abc import Awaitable, Callable
 
 from cortex_mcp.engine.language.redaction import redact
 from cortex_mcp.engine.recall import block
 from cortex_mcp.engine.recall.floor import stands
-from cortex_mcp.engine.recall.log import LogVector, with_log_hits
+from cortex_mcp.engine.recall.log import LogVector, log_pool, text_messages, with_log_hits
 from cortex_mcp.engine.recall.log_dates import dated_log
 from cortex_mcp.engine.recall.project import (
     EVERYWHERE,
@@ -23,7 +24,7 @@ from cortex_mcp.engine.recall.project import (
     scoped_said,
 )
 from cortex_mcp.engine.recall.question import Question, read_question
-from cortex_mcp.engine.recall.rank import Ranking, find
+from cortex_mcp.engine.recall.rank import Ranking, find, vector_backend
 from cortex_mcp.engine.recall.slots import slot_answers
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.engine.scratchpad import read_scratchpad, scratchpad_block
@@ -31,7 +32,7 @@ from cortex_mcp.errors import InvalidInput
 from cortex_mcp.guidance import empty_store
 from cortex_mcp.models import Category, Layer, LogHit, RecallResult, SearchDebug, SearchHit
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store.conversation import log_counts
+from cortex_mcp.store.conversation import LoggedMessage, log_counts
 from cortex_mcp.store.lifecycle import count_live
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
@@ -85,8 +86,14 @@ async def search(
     agent, chosen, categories = where
     layers = chosen or ALL_LAYERS
     now = rt.clock()
+    text: list[list[tuple[float, LoggedMessage]]] = []
+
+    async def log_text() -> None:  # the log's text leg, searched while the query is embedded
+        async with rt.db.read() as conn:
+            text.append(await text_messages(conn, question.log_match, agent, log_pool(max_results)))
+
     ranking, hits = await rank(
-        rt, question, where, keep=max_results * (WIDER_POOL if scope.wider else 1)
+        rt, question, where, max_results * (WIDER_POOL if scope.wider else 1), log_text
     )
     found = [(h.memory, h.score.final_score) for h in hits]
     found = scoped(found, scope, rt.settings.workspace.project_boost)[:max_results]
@@ -94,7 +101,7 @@ async def search(
     # mentioning a date when it asks when): these come before the conversation log's hits
     matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
     said: list[LogHit] = []
-    vector = await log_vector(rt, question)
+    vector = await log_vector(rt, question, ranking)
     async with rt.db.read() as conn:  # the log competes for every place (#23)
         answers = await slot_answers(conn, question.predicates, agent, layers, categories)
         found, said = await with_log_hits(
@@ -108,6 +115,7 @@ async def search(
             question.terms,
             dated_log(question, rt.settings.search),
             vector,
+            text[0] if text else None,
         )
         said = await scoped_said(conn, said, scope)
     relations = ranking.relations
@@ -138,10 +146,11 @@ async def search(
     )
 
 
-async def log_vector(rt: Runtime, question: Question) -> LogVector | None:
+async def log_vector(rt: Runtime, question: Question, ranking: Ranking) -> LogVector | None:
     """The query's vector for the log's vector leg (the one ranking embedded: it is cached)
-    and the fusion's weights; None when vectors cannot answer."""
-    if not await rt.vectors.searchable():
+    and the fusion's weights; None when vectors could not answer the ranking."""
+    name = vector_backend(rt.db)
+    if not any(b.name == name and b.available for b in ranking.backends):
         return None
     vector = await rt.vectors.query_vector(question.text)
     if vector is None:
@@ -151,9 +160,14 @@ async def log_vector(rt: Runtime, question: Question) -> LogVector | None:
 
 
 async def rank(
-    rt: Runtime, question: Question, where: Where, keep: int | None
+    rt: Runtime,
+    question: Question,
+    where: Where,
+    keep: int | None,
+    meanwhile: Callable[[], Awaitable[None]] | None = None,
 ) -> tuple[Ranking, list[SearchHit]]:
-    """Every candidate ranked, and the best `keep` distinct ones read in full (None: all)."""
+    """Every candidate ranked, and the best `keep` distinct ones read in full (None: all);
+    `meanwhile` runs while the query is embedded."""
     agent, layers, categories = where
     return await find(
         rt.db,
@@ -165,6 +179,7 @@ async def rank(
         settings=rt.settings.search,
         clock=rt.clock,
         keep=keep,
+        meanwhile=meanwhile,
     )
 
 

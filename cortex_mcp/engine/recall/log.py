@@ -165,15 +165,35 @@ async def _near(
     return [(-similarity[key], m, 1.0 - d) for key, (d, m) in messages.items()]
 
 
-async def scored_messages(
-    conn: Connection, match: str | None, vector: LogVector | None, agent_id: str, pool: int
-) -> tuple[list[tuple[float, LoggedMessage]], dict[int, float]]:
-    """(relevance in [0, 1], message), best first: the log's BM25 hits and (with a query
-    vector) its nearest messages, each leg rescored with the surrounding turns, normalised to
-    its best and weighed as the memories' text and vector scores are (#23)."""
-    text = await with_context(
+def log_pool(limit: int) -> int:
+    """How many hits each leg of the log's search takes for `limit` places."""
+    return limit * 4 + 8
+
+
+async def text_messages(
+    conn: Connection, match: str | None, agent_id: str, pool: int
+) -> list[tuple[float, LoggedMessage]]:
+    """The log's text leg: its BM25 hits rescored with their surrounding turns (it needs no
+    query vector, so it can run while the query is embedded)."""
+    return await with_context(
         conn, await log.search_log(conn, match, agent_id, pool) if match else [], agent_id
     )
+
+
+async def scored_messages(
+    conn: Connection,
+    match: str | None,
+    vector: LogVector | None,
+    agent_id: str,
+    pool: int,
+    text: list[tuple[float, LoggedMessage]] | None = None,
+) -> tuple[list[tuple[float, LoggedMessage]], dict[int, float]]:
+    """(relevance in [0, 1], message), best first: the log's BM25 hits (`text`: already found
+    by `text_messages`) and (with a query vector) its nearest messages, each leg rescored with
+    the surrounding turns, normalised to its best and weighed as the memories' text and vector
+    scores are (#23)."""
+    if text is None:
+        text = await text_messages(conn, match, agent_id, pool)
     near: list[tuple[float, LoggedMessage]] = []
     cosines: dict[int, float] = {}
     if vector is not None:
@@ -222,6 +242,7 @@ async def log_hits(
     limit: int,
     boost: Callable[[LoggedMessage], float] | None = None,
     vector: LogVector | None = None,
+    text: list[tuple[float, LoggedMessage]] | None = None,
 ) -> list[tuple[LogHit, frozenset[str]]]:
     """The best messages of the log for `match` that add something to the memories shown,
     each with the ids of the memories extracted from it: none repeating a shown memory's text
@@ -230,7 +251,7 @@ async def log_hits(
     searched but never shown.)"""
     if (match is None and vector is None) or limit <= 0:
         return []
-    found, cosines = await scored_messages(conn, match, vector, agent_id, limit * 4 + 8)
+    found, cosines = await scored_messages(conn, match, vector, agent_id, log_pool(limit), text)
     if boost is not None:  # a date the question names (relevance: higher is better)
         found = sorted(((rel * boost(m), m) for rel, m in found), key=lambda p: (-p[0], p[1].seq))
     best = max((relevance for relevance, _ in found), default=0.0) or 1.0
@@ -269,13 +290,15 @@ async def with_log_hits(
     terms: Sequence[str] = (),
     boost: Callable[[LoggedMessage], float] | None = None,
     vector: LogVector | None = None,
+    text: list[tuple[float, LoggedMessage]] | None = None,
 ) -> tuple[list[tuple[Memory, float]], list[LogHit]]:
     """The memories and log hits to show, fused into one ranking of `max_results` places: a
     slot's `answers` first; then memories matching the query (`matched`) and log messages
     merged by `fusion.key` (each side's relevance normalised to its best, times the share of
     the query's `terms` it holds), a memory and the message it came from never both; then
     memories only a vector found (nearest is not relevant). A log hit's score is put on the
-    memories' scale (their best score = its best), so the two lists sort together."""
+    memories' scale (their best score = its best), so the two lists sort together. `text`: the
+    log's text leg when it was searched already (`text_messages`)."""
     top = max((score for _, score in found), default=1.0) or 1.0
     answered = {m.id for m in answers}
     matched = matched | answered
@@ -289,6 +312,7 @@ async def with_log_hits(
         limit=max_results,
         boost=boost,
         vector=vector,
+        text=text,
     )
     stems = query_stems(terms)
     held = {m.id: coverage(stems, m.content) for m, _ in ranked}  # what is shown of it

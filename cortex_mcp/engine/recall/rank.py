@@ -1,6 +1,7 @@
 """Ranking: candidates from full text, vectors, dates and the graph, fused, scored, best first."""
 
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -196,13 +197,15 @@ async def find(
     settings: SearchSettings,
     clock: Clock,
     keep: int | None,
+    meanwhile: Callable[[], Awaitable[None]] | None = None,
 ) -> tuple[Ranking, list[SearchHit]]:
     """Rank every backend's candidates for `query`; read in full the best `keep` distinct ones
     (None: all).
 
-    The query is embedded outside any transaction while full-text search runs, so the slower
-    of the two sets the pace. It is embedded only when the stored vectors can answer; when they
-    cannot (none configured, or being re-embedded) the whole search is one read of the store.
+    The query is embedded outside any transaction while full-text search runs, and then
+    `meanwhile` (other work that needs no vector), so the slower side sets the pace. It is
+    embedded only when the stored vectors can answer; when they cannot (none configured, or
+    being re-embedded) the whole search is one read of the store and `meanwhile` is not run.
     """
     where: dict[str, Any] = {"agent_id": agent_id, "layers": layers, "categories": categories}
     embedded: list[tuple[list[float] | None, BackendTiming]] = []
@@ -210,17 +213,26 @@ async def find(
     async def embed() -> None:
         embedded.append(await _query_vector(index, question.text, vector_backend(db)))
 
-    async with anyio.create_task_group() as group, db.read() as conn:
-        searchable = await index.searchable(conn)
-        if searchable:
-            group.start_soon(embed)
-        text = await text_candidates(conn, question, **where, settings=settings)
-        if not searchable:
-            off = _vectors_off(db, index)
-            ranking = await rank(
-                conn, question, text, **where, settings=settings, now=clock(), vector_backend=off
-            )
-            return ranking, await search_hits(conn, _chosen(ranking, keep))
+    async with anyio.create_task_group() as group:
+        async with db.read() as conn:
+            searchable = await index.searchable(conn)
+            if searchable:
+                group.start_soon(embed)
+            text = await text_candidates(conn, question, **where, settings=settings)
+            if not searchable:
+                off = _vectors_off(db, index)
+                ranking = await rank(
+                    conn,
+                    question,
+                    text,
+                    **where,
+                    settings=settings,
+                    now=clock(),
+                    vector_backend=off,
+                )
+                return ranking, await search_hits(conn, _chosen(ranking, keep))
+        if meanwhile is not None:
+            await meanwhile()
     [(vector, backend)] = embedded
     async with db.read() as conn:
         if vector is not None and not await index.searchable(conn):
