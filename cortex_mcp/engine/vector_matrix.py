@@ -94,11 +94,14 @@ class VectorMatrix:
 
         found = await self.table.read_all(conn)
         self.seqs = np.fromiter((seq for seq, _ in found), dtype=np.int64, count=len(found))
-        self.rows = (
-            _unit(np.vstack([np.frombuffer(blob, dtype=np.float32) for _, blob in found]))
-            if found
-            else None
-        )
+        self.rows = None
+        if found:  # filled and scaled in place: no second copy of the matrix at any time
+            rows = np.empty((len(found), len(found[0][1]) // 4), dtype=np.float32)
+            for i, (_, blob) in enumerate(found):
+                rows[i] = np.frombuffer(blob, dtype=np.float32)
+            norms = np.linalg.norm(rows, axis=1, keepdims=True)
+            rows /= np.where(norms == 0, 1.0, norms)
+            self.rows = rows
         self.size, self.generation = len(found), stored
 
     def appended(self, stored: list[tuple[int, list[float]]], before: int) -> None:
