@@ -94,14 +94,8 @@ class VectorMatrix:
 
         found = await self.table.read_all(conn)
         self.seqs = np.fromiter((seq for seq, _ in found), dtype=np.int64, count=len(found))
-        self.rows = None
-        if found:  # filled and scaled in place: no second copy of the matrix at any time
-            rows = np.empty((len(found), len(found[0][1]) // 4), dtype=np.float32)
-            for i, (_, blob) in enumerate(found):
-                rows[i] = np.frombuffer(blob, dtype=np.float32)
-            norms = np.linalg.norm(rows, axis=1, keepdims=True)
-            rows /= np.where(norms == 0, 1.0, norms)
-            self.rows = rows
+        # in a worker thread: 100,000 rows take a while, and recalls go on meanwhile
+        self.rows = await anyio.to_thread.run_sync(_unit_rows, found) if found else None
         self.size, self.generation = len(found), stored
 
     def appended(self, stored: list[tuple[int, list[float]]], before: int) -> None:
@@ -162,6 +156,19 @@ def memory_matrix() -> VectorMatrix:
 def message_matrix() -> VectorMatrix:
     """An empty matrix of the log's vectors."""
     return VectorMatrix(MESSAGES)
+
+
+def _unit_rows(found: list[tuple[int, bytes]]) -> Any:
+    """The float32 blobs as unit rows of one matrix, filled and scaled in place (no second
+    copy of the matrix at any time)."""
+    import numpy as np
+
+    rows = np.empty((len(found), len(found[0][1]) // 4), dtype=np.float32)
+    for i, (_, blob) in enumerate(found):
+        rows[i] = np.frombuffer(blob, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    rows /= np.where(norms == 0, 1.0, norms)
+    return rows
 
 
 def _unit(rows: Any) -> Any:
