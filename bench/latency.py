@@ -17,6 +17,11 @@ round trips, and the resident memory of the server process from /proc.
     python -m bench.latency --sizes 10000 --log-messages 100000 --embedding local \
         --random-vectors --quick --out logvec    # hybrid beside 100,000 logged messages, every
                                                   # text with a (random) vector of e5's size
+    python -m bench.latency --sizes 10000 --embedding local --random-vectors --floor \
+        --under-writes 100 --settle 20 --quick --out floor
+                                                  # hybrid recall against its floor, timed
+                                                  # beside each recall (bench/recall_floor.py),
+                                                  # and recalls while remembers run
 
     python -m bench.latency --sizes 10000,100000 --quick --out postgresql \
         --database-url postgresql://.../postgres   # the store on PostgreSQL (a database per N)
