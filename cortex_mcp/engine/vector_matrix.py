@@ -82,21 +82,23 @@ class VectorMatrix:
         background loop calls this); True when it did."""
         if not HAS_NUMPY or db.dialect != "sqlite":
             return False
-        async with self._lock, db.read() as conn:
-            stored = await self.table.generation(conn)
-            if stored == self.generation:
-                return False
-            await self._load(conn, stored)
+        async with self._lock:
+            async with db.read() as conn:
+                stored = await self.table.generation(conn)
+                if stored == self.generation:
+                    return False
+                found = await self.table.read_all(conn)
+            await self._take(found, stored)
         return True
 
-    async def _load(self, conn: Connection, stored: int) -> None:
+    async def _take(self, found: list[tuple[int, bytes]], stored: int) -> None:
+        """Stand for `found`, the table as it was at change `stored`."""
         import numpy as np
 
-        found = await self.table.read_all(conn)
-        self.seqs = np.fromiter((seq for seq, _ in found), dtype=np.int64, count=len(found))
-        # in a worker thread: 100,000 rows take a while, and recalls go on meanwhile
-        self.rows = await anyio.to_thread.run_sync(_unit_rows, found) if found else None
-        self.size, self.generation = len(found), stored
+        seqs = np.fromiter((seq for seq, _ in found), dtype=np.int64, count=len(found))
+        # in a worker thread, outside the transaction: recalls go on meanwhile
+        rows = await anyio.to_thread.run_sync(_unit_rows, found) if found else None
+        self.seqs, self.rows, self.size, self.generation = seqs, rows, len(found), stored
 
     def appended(self, stored: list[tuple[int, list[float]]], before: int) -> None:
         """This process stored `stored` (seq, vector) pairs, replacing any earlier vector of
