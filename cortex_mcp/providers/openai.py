@@ -43,12 +43,13 @@ class _Connection:
             await import_off_loop("openai")
             from openai import AsyncOpenAI
 
-            self._client = AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                timeout=self._timeout_s,
-                max_retries=0,
-            )
+            if self._client is None:  # another caller may have made it during the import
+                self._client = AsyncOpenAI(
+                    api_key=self._api_key,
+                    base_url=self._base_url,
+                    timeout=self._timeout_s,
+                    max_retries=0,
+                )
         return self._client
 
     async def aclose(self) -> None:
