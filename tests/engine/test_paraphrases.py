@@ -62,6 +62,24 @@ def refuses_pair(case: dict[str, str]) -> bool:
         ("姉は大阪に住んでいます。", "母は大阪に住んでいます。", "subject"),
         ("张三喜欢李四。", "李四喜欢张三。", "roles swapped"),
         ("毎朝コーヒーを飲みます。", "毎朝紅茶を飲みます。", "replaced"),
+        # LoCoMo dev turns stored by hand that the background merge took for one (#23)
+        (
+            "Melanie: Glad you had support. Being yourself is great!",
+            "Caroline: Glad it helped ya, Melanie!",
+            "different speaker",
+        ),
+        (
+            "Nate: Ok I will! But I'll also start writing down some of my favorite memories with"
+            " you from now on.",
+            "Joanna: That sounds so sweet, Nate! I started writing some of my favorite memories"
+            " down.",
+            "different speaker",
+        ),
+        (
+            "Maria: That picture is so cute! What activities do you all enjoy doing together?",
+            "Maria: This looks like fun! Where did you see that?",
+            "a question",
+        ),
     ],
 )
 def test_the_guard_says_why_two_statements_are_two_facts(first: str, second: str, why: str) -> None:

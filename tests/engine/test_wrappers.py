@@ -43,6 +43,10 @@ def test_the_wrapper_comes_off_in_every_language(said: str, stored: str) -> None
         "Hello!",
         "OK.",
         "Right-handed people are common.",
+        # the time "then" is no decision's "then" (LoCoMo dev turns, #23)
+        "Lots has been going on since then!",
+        "I wish I had known you back then!",
+        "It has been a really fulfilling experience for me since then.",
     ],
 )
 def test_words_that_only_look_like_a_wrapper_stay(said: str) -> None:

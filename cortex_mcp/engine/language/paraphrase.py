@@ -102,8 +102,23 @@ def _subjects_differ(first: str, second: str) -> bool:
     return len(keys) > 1 and keys != {USER_KEY, UNKNOWN_KEY}
 
 
+_SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?)\s*[:：]\s")
+"""A line of dialogue's speaker label ("Jon: Thanks!")."""
+_QUESTION = re.compile(r"[?？]\s*$")
+
+
+def _speakers_differ(first: str, second: str) -> bool:
+    """Two lines of dialogue said by different people ("Melanie: …" / "Caroline: …", #23)."""
+    a, b = _SPEAKER.match(first), _SPEAKER.match(second)
+    return a is not None and b is not None and a.group(1).casefold() != b.group(1).casefold()
+
+
 def refuses(first: str, second: str) -> str | None:
     """Why two statements cannot be one fact however alike they read, or None when they may."""
+    if _QUESTION.search(first) or _QUESTION.search(second):
+        return "a question states no fact"
+    if _speakers_differ(first, second):
+        return "different speaker"
     if quantities(first) != quantities(second):
         return "different number"
     if negated(first) != negated(second):

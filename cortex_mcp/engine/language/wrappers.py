@@ -45,7 +45,12 @@ _TRAILING_WRAPPER = re.compile(
     r"|(?i:,?\s*(?:please\s+)?remember that|,?\s*please))"
     r"(?=[。.!！]?\s*$)"
 )
-_DANGLING_THEN = re.compile(r"(?i)(,?\s+then|那就|那)(?=[.!。！]?\s*$)")
+_DANGLING_THEN = re.compile(
+    r"(?i)(?<!\bsince)(?<!\bback)(?<!\buntil)(?<!\btill)(?<!\bby)(?<!\bfrom)(?<!\bjust)"
+    r"(?<!\bonly)(?<!\beven)(?<!\band)(?<!\bright)(,?\s+then|那就|那)(?=[.!。！]?\s*$)"
+)
+"""A decision's closing "then" ("let's go with PostgreSQL then"), never the time "then" of
+"since then", "back then", "until then" (a LoCoMo turn lost its last word to it, #23)."""
 MAX_ROUNDS = 3
 
 
