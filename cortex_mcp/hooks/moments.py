@@ -25,7 +25,8 @@ MAX_TOOL_CALLS = 50
 RECENT_CHARS = 300
 """Each recent transcript message adds at most this much to a prompt's query."""
 QUERY_CHARS = 1800
-MAX_LOG_HITS = 2
+SAID_CHARS = 600
+"""A conversation-log line injected is cut here; the budget decides how many fit."""
 STOP_TEXT = """
     the and for are was were you your our with that this what which when where who how why
     does did can could should would will about from into have has had not but use its all
@@ -132,13 +133,14 @@ def estimate_tokens(text: str) -> int:
 
 
 def within(text: str, tokens: int) -> str:
-    """`text` cut at a line end so it fits in `tokens` ("" when not even a line fits)."""
+    """The lines of `text` that fit in `tokens`, in order: a line too long for what is left is
+    skipped, a shorter one after it may still fit ("" when none fits)."""
     kept: list[str] = []
     used = 0
     for line in text.splitlines():
         cost = estimate_tokens(line) + 1
         if used + cost > tokens:
-            break
+            continue
         kept.append(line)
         used += cost
     return "\n".join(kept).strip()
@@ -244,10 +246,12 @@ class Moments:
             and float(hit.get("score", 0)) >= floor
             and shares(str(hit.get("content", "")))
         ]
-        for hit in result.get("conversation", [])[:MAX_LOG_HITS]:
-            said = str(hit.get("content", "")) if isinstance(hit, dict) else ""
+        for hit in result.get("conversation", []):
+            said = " ".join(str(hit.get("content", "")).split()) if isinstance(hit, dict) else ""
             if asked and shares(said):
-                found.append((str(hit.get("exchange_id")), f"- [said earlier] {said[:400]}"))
+                when = str(hit.get("created_at", ""))[:10]  # "yesterday" needs its date
+                label = f"said {when}" if when else "said earlier"
+                found.append((str(hit.get("exchange_id")), f"- [{label}] {said[:SAID_CHARS]}"))
         return found
 
     def _counted(self, event: Event, text: str, prompt: bool = False) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
+from cortex_mcp.clock import utc_now
 from cortex_mcp.hooks.paths import socket_path, spool_dir
 from tests.conftest import read_json
 from tests.hooks.hosts import (
@@ -247,3 +248,41 @@ async def test_a_detached_stop_returns_before_the_work_and_the_work_lands(tmp_pa
         await eventually(lambda: log_rows(home) >= 2, "the detached child's ingest")
         recalled = await client.call_tool("cortex_recall", {"query": "on-call pager"})
         assert "PagerDuty" in str(recalled.structured_content)
+
+
+async def test_the_prompt_hook_injects_every_relevant_line_that_fits_with_its_date(
+    tmp_path: Path,
+) -> None:
+    """Found on LoCoMo through the hooks (bench/hooks_path.py): recall held the answer for 77 %
+    of a conversation's questions, but the hook passed on at most two conversation-log lines
+    and answered 44 %. Every line sharing the prompt's words now goes in while the budget
+    lasts, each with the day it was said (the model cannot place "yesterday" without it)."""
+    home = tmp_path / "home"
+    env = hook_env(home)
+    said = [
+        "Yesterday the pottery class glazed a bowl in cobalt blue.",
+        "Last week the pottery class threw a tall vase on the wheel.",
+        "The pottery class fired a set of mugs in the kiln on Friday.",
+        "This morning the pottery class carved a lid for the teapot.",
+    ]
+    days = {utc_now().date().isoformat()}
+    async with running_server(home):
+        transcript = tmp_path / "pots.jsonl"
+        for line in said:
+            write_jsonl(transcript, claude_exchange(line, "Lovely!"), append=True)
+            done = await run_hook_async(
+                "claude-code", "stop", payload("Stop", "pots", transcript), env
+            )
+            assert done.returncode == 0 and done.stderr == b"", done.stderr
+        asked = await run_hook_async(
+            "claude-code",
+            "prompt",
+            payload("UserPromptSubmit", "ask", None, prompt="What did the pottery class make?"),
+            env,
+        )
+    context = injected(asked.stdout)
+    assert asked.returncode == 0 and asked.stderr == b""
+    made = ["bowl", "vase", "mugs", "lid"]
+    assert [thing for thing in made if thing in context] == made, context
+    days.add(utc_now().date().isoformat())  # the test may run across midnight
+    assert any(f"[said {day}]" in context for day in days), context
