@@ -47,7 +47,7 @@ async def extract_backlog(rt: Runtime, limit: int = 20, extracted: Extracted | N
         stored = await extract_logged(rt, exchange, messages) if messages else None
         if stored is not None:
             done += 1
-            if extracted is not None:
+            if extracted is not None and stored:  # nothing stored: no mirror page changed
                 await extracted(messages[0].agent_id, stored)
     if len(exchanges) == limit:
         rt.wake.set()
