@@ -118,3 +118,20 @@ async def test_no_llm_call_of_the_deep_channel_holds_the_store(
     with inspect_database(llm_settings.database_path) as conn:
         written = conn.execute("select count(*) from other_writer").fetchone()[0]
     assert written == 2
+
+
+async def test_eight_identical_ingests_at_once_store_the_decision_once(
+    llm_settings: Settings, clock: FrozenClock, fake_openai: FakeOpenAI
+) -> None:
+    # each is ruled on before its write transaction and re-checked in it
+    async with open_engine(llm_settings, clock) as engine, anyio.create_task_group() as calls:
+        for _ in range(8):
+            calls.start_soon(engine.ingest, *DECISION)
+
+    with inspect_database(llm_settings.database_path) as conn:
+        kept = conn.execute(
+            "select count(*) from memories where json_extract(metadata, '$.channel') = 'fast'"
+            " and deleted_at is null and superseded_by is null"
+        ).fetchone()[0]
+        logged = conn.execute("select count(*) from conversation_log").fetchone()[0]
+    assert (kept, logged) == (1, 16)  # every exchange logged, the decision stored once
