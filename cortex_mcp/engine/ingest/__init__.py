@@ -14,8 +14,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from cortex_mcp.engine.episodes.actions import tool_line
-from cortex_mcp.engine.ingest.channels import deep_channel, deep_skip, fast_channel
-from cortex_mcp.engine.ingest.log import append_exchange, settle_extraction
+from cortex_mcp.engine.ingest.channels import (
+    deep_channel,
+    deep_skip,
+    fast_channel,
+    fast_proposals,
+    rule_on,
+    write_ruled,
+)
+from cortex_mcp.engine.ingest.log import (
+    append_exchange,
+    append_in,
+    embed_logged,
+    new_exchange_id,
+    settle_extraction,
+    settle_in,
+)
 from cortex_mcp.engine.language.patterns import signal_sentences
 from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.runtime import Runtime
@@ -67,36 +81,16 @@ async def ingest(
         raise InvalidInput("user_message", "user_message and assistant_message are both empty")
     user, assistant = clean(user_message), clean(assistant_message)
     tools = clean(tool_calls_text(tool_calls))
-    logged = await append_exchange(
-        rt,
-        [("user", user), ("assistant", assistant), ("tool", tools.strip())],
-        agent_id=agent_id,
-        session_id=session_id,
-        origin="ingest",
-    )
-    exchange = logged.exchange_id
-    fast = await fast_channel(rt, user, agent_id, session_id, exchange, assistant, ask=False)
-    result = IngestResult(fast=fast, deep=[], redacted=[])
-    result.skipped = deep_skip(rt, user, assistant, tools)
-    if result.skipped is None and rt.llm.answers_in_background:
-        result.queued = True  # the deep channel, in the background from the log
-    elif result.skipped is None:
-        await deep_channel(rt, user, assistant, tools, agent_id, session_id, exchange, result)
-    deep_ids = [m.id for m in result.deep]
-    user_seq, assistant_seq, tool_seq = logged.seqs
-    links = {
-        user_seq: [m.id for m in result.fast if m.source == "user"] + deep_ids,
-        assistant_seq: [m.id for m in result.fast if m.source == "assistant"] + deep_ids,
-        tool_seq: deep_ids,
-    }
-    state = "pending" if result.queued else "done" if result.deep else "none"
-    if result.skipped == "no LLM":
-        state = "waiting"  # extracted from the log if a provider is configured later
-    stored = [m.id for m in [*result.fast, *result.deep]]
-    await settle_extraction(rt, logged.seqs, links, state, (exchange, stored))
+    said = [("user", user), ("assistant", assistant), ("tool", tools.strip())]
+    skipped = deep_skip(rt, user, assistant, tools)
+    if skipped is None and not rt.llm.answers_in_background:
+        result, seqs = await waited(rt, said, agent_id, session_id)  # the client's sampling
+    else:
+        result, seqs = await at_once(rt, said, agent_id, session_id, skipped)
+    result.skipped = skipped if result.skipped is None else result.skipped
     if result.queued:
         rt.wake.set()  # the background loop extracts it now
-    result.logged = sum(1 for seq in logged.seqs if seq >= 0)
+    result.logged = sum(1 for seq in seqs if seq >= 0)
     result.redacted = clean.kinds
     unanswered = result.skipped in ("no LLM", "no LLM answered") and not result.queued
     if unanswered and untaken(user, assistant, result.fast):
@@ -106,3 +100,57 @@ async def ingest(
         *(len(result.fast), len(result.deep), result.skipped, result.redacted),
     )
     return result
+
+
+async def at_once(
+    rt: Runtime,
+    said: list[tuple[str, str]],
+    agent: str,
+    session: str | None,
+    skipped: str | None,
+) -> tuple[IngestResult, list[int]]:
+    """The log write, the fast channel's memories, their links and what the deep channel
+    owes, in one write transaction (one commit: one fsync); the same-fact rules are read
+    before it. The deep channel, when it runs, runs later in the background from the log."""
+    now = rt.clock()
+    exchange = new_exchange_id(now)
+    (_, user), (_, assistant) = said[0], said[1]
+    proposals = fast_proposals(user, assistant, session, exchange)
+    ruled = [await rule_on(rt, proposal, agent) for proposal in proposals]
+    queued = skipped is None
+    state = "pending" if queued else "waiting" if skipped == "no LLM" else "none"
+    async with rt.db.write() as conn:
+        seqs = await append_in(conn, said, agent, session, (exchange, "ingest"), now)
+        fast = [await write_ruled(conn, r, agent, rt.clock()) for r in ruled]
+        links = {
+            seqs[0]: [m.id for m in fast if m.source == "user"],
+            seqs[1]: [m.id for m in fast if m.source == "assistant"],
+        }
+        stored = (exchange, [m.id for m in fast])
+        await settle_in(conn, rt.clock(), seqs, links, state, stored)
+    embed_logged(rt, seqs)
+    return IngestResult(fast=fast, deep=[], redacted=[], queued=queued), seqs
+
+
+async def waited(
+    rt: Runtime, said: list[tuple[str, str]], agent: str, session: str | None
+) -> tuple[IngestResult, list[int]]:
+    """With the client's sampling as the one LLM (it lives no longer than the call): the log
+    write, the fast channel, then the deep channel waited for, each in writes of its own."""
+    logged = await append_exchange(rt, said, agent_id=agent, session_id=session, origin="ingest")
+    exchange = logged.exchange_id
+    (_, user), (_, assistant), (_, tools) = said
+    fast = await fast_channel(rt, user, agent, session, exchange, assistant, ask=False)
+    result = IngestResult(fast=fast, deep=[], redacted=[])
+    await deep_channel(rt, user, assistant, tools, agent, session, exchange, result)
+    deep_ids = [m.id for m in result.deep]
+    user_seq, assistant_seq, tool_seq = logged.seqs
+    links = {
+        user_seq: [m.id for m in result.fast if m.source == "user"] + deep_ids,
+        assistant_seq: [m.id for m in result.fast if m.source == "assistant"] + deep_ids,
+        tool_seq: deep_ids,
+    }
+    state = "pending" if result.queued else "done" if result.deep else "none"
+    stored = [m.id for m in [*result.fast, *result.deep]]
+    await settle_extraction(rt, logged.seqs, links, state, (exchange, stored))
+    return result, logged.seqs

@@ -13,7 +13,7 @@ from cortex_mcp.engine.ingest.channels import (
     profile_text,
     store_proposal,
 )
-from cortex_mcp.engine.ingest.log import backoff_s, settle_extraction
+from cortex_mcp.engine.ingest.log import backoff_s, settle_in
 from cortex_mcp.engine.language import extraction
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.models import StoredMemory
@@ -47,7 +47,7 @@ async def extract_backlog(rt: Runtime, limit: int = 20, extracted: Extracted | N
         stored = await extract_logged(rt, exchange, messages) if messages else None
         if stored is not None:
             done += 1
-            if extracted is not None:
+            if extracted is not None and stored:  # nothing stored: no mirror page changed
                 await extracted(messages[0].agent_id, stored)
     if len(exchanges) == limit:
         rt.wake.set()
@@ -92,10 +92,10 @@ async def extract_logged(
         for p in deep_proposals(rt, answer, first.session_id, channel, exchange)
     ]
     ids = [r.id for r in results]
-    await settle_extraction(rt, seqs, dict.fromkeys(seqs, ids), "done", (exchange, ids))
     lag_ms = (rt.clock() - first.created_at).total_seconds() * 1000
-    rt.extraction_lag_ms.append(lag_ms)
-    async with rt.db.write() as conn:
+    async with rt.db.write() as conn:  # one commit for the links, the state and the log line
+        await settle_in(conn, rt.clock(), seqs, dict.fromkeys(seqs, ids), "done", (exchange, ids))
         details = {"exchange_id": exchange, "attempts": first.attempts + 1, "lag_ms": lag_ms}
         await log_action(conn, f"{channel}_extraction", ids, details, rt.clock())
+    rt.extraction_lag_ms.append(lag_ms)
     return results

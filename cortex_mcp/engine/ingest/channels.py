@@ -8,19 +8,20 @@ is settled (`verdict`) before the write transaction and re-checked and written (
 """
 
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from cortex_mcp.engine.ingest.fast import assistant_decisions, fast_statements
 from cortex_mcp.engine.ingest.log import owed_state
 from cortex_mcp.engine.ingest.nearby import nearby_memories
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.ingest.verdict import answer_of, question_for
-from cortex_mcp.engine.ingest.write import apply_verdict, decide
+from cortex_mcp.engine.ingest.write import Decided, apply_verdict, decide
 from cortex_mcp.engine.language import extraction
 from cortex_mcp.engine.language.patterns import is_small_talk, without_recalled
 from cortex_mcp.engine.runtime import Runtime
-from cortex_mcp.models import IngestResult, Layer, StoredMemory
+from cortex_mcp.models import IngestResult, Layer, Memory, StoredMemory
 from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
 
 CONTEXT_CHARS = 1500
 
@@ -68,13 +69,21 @@ async def fast_channel(
     *,
     ask: bool = True,
 ) -> list[StoredMemory]:
-    """High-signal statements straight to core: the user's, and the decisions of the
-    assistant's reply that the user agreed to or that report a decision made; the rest of the
-    exchange (the message a statement came from, then the other side's) is kept as each
-    statement's search context. Only this exchange's words: forgetting or erasing an exchange
-    must take its words out of every context, and the links that do that are per exchange.
-    `ask=False` (cortex_ingest): the rules settle every statement, no LLM is waited for."""
-    results = []
+    """The fast channel's statements (`fast_proposals`) stored one by one; `ask=False`: the
+    rules settle every statement, no LLM is waited for."""
+    return [
+        await store_proposal(rt, statement, agent, ask=ask)
+        for statement in fast_proposals(user, assistant, session, exchange)
+    ]
+
+
+def fast_proposals(user: str, assistant: str, session: str | None, exchange: str) -> list[Proposal]:
+    """High-signal statements for core: the user's, and the decisions of the assistant's
+    reply that the user agreed to or that report a decision made; the rest of the exchange
+    (the message a statement came from, then the other side's) is kept as each statement's
+    search context. Only this exchange's words: forgetting or erasing an exchange must take
+    its words out of every context, and the links that do that are per exchange."""
+    proposals = []
     said = [(user, assistant, p) for p in fast_statements(user, [assistant])]
     said += [(assistant, user, p) for p in assistant_decisions(user, assistant)]
     for message, other, statement in said:
@@ -85,9 +94,32 @@ async def fast_channel(
             context.append(statement.slot.statement())  # found by the plain wording too
         if context:
             extra |= {"context": "\n".join(context)}
-        statement = replace(statement, session_id=session, extra=extra)
-        results.append(await store_proposal(rt, statement, agent, ask=ask))
-    return results
+        proposals.append(replace(statement, session_id=session, extra=extra))
+    return proposals
+
+
+@dataclass(frozen=True)
+class Ruled:
+    """A proposal settled by the rules alone before the write transaction (the same-fact
+    decision and, for a correction, the memories nearest in meaning), re-checked in it."""
+
+    proposal: Proposal
+    decided: Decided
+    nearby: list[tuple[float, Memory]]
+
+
+async def rule_on(rt: Runtime, proposal: Proposal, agent: str) -> Ruled:
+    """The rules' verdict on a proposal, in reads outside any write transaction."""
+    nearby = []
+    if proposal.correction and proposal.slot is None:
+        nearby = await nearby_memories(rt.db, rt.vectors, proposal.content, agent)
+    return Ruled(proposal, await decide(rt.db, proposal, agent, None, nearby), nearby)
+
+
+async def write_ruled(conn: Connection, ruled: Ruled, agent: str, now: datetime) -> StoredMemory:
+    """Inside the write transaction: re-check a ruled proposal and write it."""
+    proposal, nearby = ruled.proposal, ruled.nearby
+    return await apply_verdict(conn, proposal, None, agent, now, nearby, ruled.decided)
 
 
 def deep_proposals(

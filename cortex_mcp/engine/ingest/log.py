@@ -16,6 +16,7 @@ from cortex_mcp.models import new_memory_id
 from cortex_mcp.store import conversation as log
 from cortex_mcp.store import episodes as flushed
 from cortex_mcp.store import exchanges
+from cortex_mcp.store.db import Connection
 
 
 @dataclass(frozen=True)
@@ -45,29 +46,50 @@ async def append_exchange(
     already logged (a message flushed twice is logged once, whichever process flushed it)."""
     now = rt.clock()
     exchange = new_exchange_id(now)
-    seqs: list[int] = []
     async with rt.db.write() as conn:
         fresh = [True] * len(messages)
         if hashes is not None and session_id:
             fresh = await flushed.claim_messages(conn, agent_id, session_id, hashes)
-        for (role, content), new in zip(messages, fresh, strict=True):
-            if not content.strip() or not new:
-                seqs.append(-1)
-                continue
-            seq = await log.append_message(
-                conn,
-                agent_id=agent_id,
-                session_id=session_id,
-                exchange_id=exchange,
-                origin=origin,
-                role=role,
-                content=content,
-                created_at=to_text(now),
-            )
-            seqs.append(seq)
-    if rt.vectors.configured and any(seq >= 0 for seq in seqs):
-        rt.wake.set()  # the background loop embeds the new messages (#23)
+        kept = [m if new else (m[0], "") for m, new in zip(messages, fresh, strict=True)]
+        seqs = await append_in(conn, kept, agent_id, session_id, (exchange, origin), now)
+    embed_logged(rt, seqs)
     return Logged(exchange, seqs)
+
+
+async def append_in(
+    conn: Connection,
+    messages: Sequence[tuple[str, str]],
+    agent_id: str,
+    session_id: str | None,
+    exchange: tuple[str, str],
+    now: datetime,
+) -> list[int]:
+    """Inside a write transaction: append (role, content) messages under `exchange` (its id,
+    its origin); each message's sequence number, -1 for an empty one (not logged)."""
+    exchange_id, origin = exchange
+    seqs: list[int] = []
+    for role, content in messages:
+        if not content.strip():
+            seqs.append(-1)
+            continue
+        seq = await log.append_message(
+            conn,
+            agent_id=agent_id,
+            session_id=session_id,
+            exchange_id=exchange_id,
+            origin=origin,
+            role=role,
+            content=content,
+            created_at=to_text(now),
+        )
+        seqs.append(seq)
+    return seqs
+
+
+def embed_logged(rt: Runtime, seqs: list[int]) -> None:
+    """After the log write committed: the background loop embeds the new messages (#23)."""
+    if rt.vectors.configured and any(seq >= 0 for seq in seqs):
+        rt.wake.set()
 
 
 async def settle_extraction(
@@ -80,13 +102,25 @@ async def settle_extraction(
     """Record what was extracted from which message and whether an LLM extraction is owed;
     `exchange` (its id, memory ids) links those memories to it (forget follows the link)."""
     async with rt.db.write() as conn:
-        for seq, memory_ids in links.items():
-            if seq >= 0:
-                await log.link_memories(conn, [seq], memory_ids)
-        if exchange is not None and exchange[1]:
-            await exchanges.link_exchange(conn, *exchange)
-        due = rt.clock() if state == "pending" else None
-        await log.set_extraction(conn, [s for s in seqs if s >= 0], state, due)
+        await settle_in(conn, rt.clock(), seqs, links, state, exchange)
+
+
+async def settle_in(
+    conn: Connection,
+    now: datetime,
+    seqs: list[int],
+    links: dict[int, list[str]],
+    state: str,
+    exchange: tuple[str, list[str]] | None = None,
+) -> None:
+    """`settle_extraction` inside a write transaction already open."""
+    for seq, memory_ids in links.items():
+        if seq >= 0:
+            await log.link_memories(conn, [seq], memory_ids)
+    if exchange is not None and exchange[1]:
+        await exchanges.link_exchange(conn, *exchange)
+    due = now if state == "pending" else None
+    await log.set_extraction(conn, [s for s in seqs if s >= 0], state, due)
 
 
 def owed_state(rt: Runtime) -> str:
