@@ -320,6 +320,17 @@ def section(results: dict[str, Any]) -> str:
             " recall@10 answered | foreign |",
             "|---|---|---:|---:|---:|---:|---:|---:|---:|",
             *rows,
+            "",
+            "What changed (`cortex_mcp/hooks/moments.py`): the hook passed on at most two"
+            " conversation-log lines, so on conv-26 recall held an answer for 80 % of the"
+            " questions and the hook for 47 %. Now every line recall returned that shares two"
+            " content words with the prompt goes in while the 300-token budget lasts (a line too"
+            " long for what is left is skipped, not the end), each with the day it was said"
+            ' (`[said 2023-05-07]`: "yesterday" means nothing without it). Chosen on conv-26'
+            " from recall's answers replayed offline (one shared word instead of two: answered"
+            " 0.73 but foreign 0.43); conv-30 was not looked at before its run. The price is"
+            " more injected for foreign questions (0.05-0.09 to 0.11-0.14) and twice the"
+            " tokens, still within the budget.",
             END,
         ]
     )
