@@ -7,7 +7,8 @@ file, cortex on the PostgreSQL database) and each query goes to all three in tur
 machine's load weighs on every row alike. The floors: the no-op tool's round trip (the
 transport), and the raw full-text top-10 of each engine (FTS5's `match ... order by rank limit
 10` on SQLite; on PostgreSQL the same bm25 over the term tables, `store/terms.py`, limit 10),
-each queried from this process beside the calls. BM25 only (no embedder), as #28 item 7.
+each queried from this process beside the calls; with them PostgreSQL's `select 1`, the round
+trip to the server process every statement pays there. BM25 only (no embedder), as #28 item 7.
 
     python -m bench.engines latency --sizes 1000,10000            # a local pgserver of its own
     python -m bench.engines latency --sizes 1000,10000 --database-url postgresql://.../postgres
@@ -92,6 +93,13 @@ class RawFloor:
         self.pg.execute(RAW_PG, {"terms": terms}).fetchall()
         return (time.perf_counter() - started) * 1000
 
+    def postgresql_round_trip_ms(self) -> float:
+        """`select 1`: one statement's round trip to the server process, the part of every
+        statement SQLite (in-process) does not pay."""
+        started = time.perf_counter()
+        self.pg.execute("select 1").fetchall()
+        return (time.perf_counter() - started) * 1000
+
     def close(self) -> None:
         self.lite.close()
         self.pg.close()
@@ -128,6 +136,7 @@ async def measure(n: int, workdir: Path, admin_url: str, calls: int) -> dict[str
                 add("noop", await tool_ms(clients["noop"], "noop", {"query": query}))
                 add("raw sqlite", floor.sqlite_ms(match))
                 add("raw postgresql", floor.postgresql_ms(match))
+                add("select 1 postgresql", floor.postgresql_round_trip_ms())
                 for engine in stores:
                     add(
                         f"recall {engine}",
