@@ -151,6 +151,7 @@ def section() -> str:
         "",
         *speed_table(),
         "",
+        *speed_note(),
         "Not measured: a PostgreSQL server on another machine (every figure here is over a",
         "local socket), and throughput with many server processes (the tests check correctness",
         "with three).",
@@ -213,6 +214,29 @@ def speed_table() -> list[str]:
                 f" | {both if engine == 'postgresql' else ''} |"
             )
     return lines
+
+
+def speed_note() -> list[str]:
+    """Where PostgreSQL's extra time goes, with its `select 1` round trips when measured."""
+    report = load("engines-latency")
+    if not report:
+        return []
+    trips = [
+        f"{run['timings_ms']['select 1 postgresql']['p50']:.1f} ms at {run['n']:,}"
+        for run in report["runs"]
+        if "select 1 postgresql" in run["timings_ms"]
+    ]
+    measured = f" (`select 1` p50 in this run: {', '.join(trips)})" if trips else ""
+    return [
+        "On PostgreSQL every statement is a round trip to another process"
+        + measured
+        + ", and a recall or a remember runs several; on a loaded machine each waits for the"
+        " server process to be scheduled. SQLite runs inside the server's own process."
+        " Load average (1 min) after each size: "
+        + ", ".join(f"{run['load']['1m']} at {run['n']:,}" for run in report["runs"])
+        + f" ({report.get('cpus', 2)} cores shared with other work): read the ratios.",
+        "",
+    ]
 
 
 @contextmanager

@@ -17,6 +17,7 @@ Writes bench/results/engines-latency.json.
 """
 
 import itertools
+import os
 import sqlite3
 import sys
 import tempfile
@@ -182,6 +183,7 @@ def figures(n: int, seed_s: float, timed: dict[str, dict[str, Any]]) -> dict[str
 async def run(sizes: list[int], admin_url: str, calls: int) -> dict[str, Any]:
     """Every size; the report."""
     report: dict[str, Any] = {"benchmark": NAME, "calls_per_size": calls, "load_before": load()}
+    report["cpus"] = os.cpu_count()
     report["runs"] = []
     with tempfile.TemporaryDirectory(prefix="cortex-engines-") as temp:
         for n in sizes:
