@@ -182,6 +182,12 @@ def paths_table() -> list[str]:
             f" | {b['recall@10'] - a['recall@10']:+.3f} | {a['mrr']:.3f} | {b['mrr']:.3f}"
             f" | {la.get('p50', 0):.1f} | {lb.get('p50', 0):.1f} |"
         )
+    if "remember" not in pg["paths"]:
+        lines += [
+            "",
+            "The by-hand path was not run on PostgreSQL in this run; the #17 table above"
+            " (`hybrid + context`, the same store at an older commit) has both engines equal.",
+        ]
     lines += [
         "",
         f"SQLite: `bench/results/locomo-paths.json` ({lite['generated_at']}, code at"
