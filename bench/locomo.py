@@ -119,6 +119,11 @@ def database_of(home: Path) -> dict[str, Any]:
     return {"url": f"{server.rsplit('/', 1)[0]}/{database_name(home)}{mark}{query}"}
 
 
+def engine_name() -> str:
+    """The engine the stores of this run are on."""
+    return "postgresql" if "admin" in DATABASE else "sqlite"
+
+
 def database_name(home: Path) -> str:
     """locomo_<variant>_<sample>: the PostgreSQL database of one conversation's store."""
     name = "locomo_" + "_".join(home.parts[-2:]).replace("-", "_").replace("+", "_")
@@ -566,6 +571,8 @@ def overrides(pairs: list[str]) -> dict[str, Any]:
 
 async def main() -> None:
     args = parse_args()
+    if args.database_url:
+        DATABASE["admin"] = args.database_url
     if args.path:
         from bench import locomo_compare  # it builds on this module
 
@@ -574,8 +581,6 @@ async def main() -> None:
     if args.docs_only:
         write_docs(json.loads(args.results.read_text(encoding="utf-8")))
         return
-    if args.database_url:
-        DATABASE["admin"] = args.database_url
     samples = load_samples(args.data, set(args.samples.split(",")) if args.samples else None)
     configs = HEADLINE + ([] if args.no_ablation else ablation())
     if args.only:
@@ -613,7 +618,7 @@ async def main() -> None:
             "max_results": MAX_RESULTS,
             "max_tokens": MAX_TOKENS,
             "model": MODEL,
-            "engine": "postgresql" if DATABASE else "sqlite",
+            "engine": engine_name(),
         },
         "configurations": results,
     }

@@ -32,6 +32,7 @@ from typing import Any
 from mcp import Client
 
 from bench.locomo import (
+    DATABASE,
     HEADLINE_KEY,
     MAX_RESULTS,
     MAX_TOKENS,
@@ -40,6 +41,8 @@ from bench.locomo import (
     bench_settings,
     context_of,
     copy_vectors,
+    engine_name,
+    ensure_database,
     git,
     log,
     machine,
@@ -89,6 +92,7 @@ async def prepare(
     """The conversation stored through `path` in its own home (reused when present)."""
     home = workdir / f"path-{path}" / sample.sample_id
     saved, embedded = home / "stored.json", home / "embedded"
+    await ensure_database(home)
     database = bench_settings(home, "none")
     if saved.exists():
         facts: dict[str, Any] = json.loads(saved.read_text(encoding="utf-8"))
@@ -379,6 +383,8 @@ async def main(args: argparse.Namespace) -> None:
     if args.docs_only:  # the section again from the results files
         write_docs()
         return
+    if args.database_url:  # here: `python -m bench.locomo` runs a copy of that module
+        DATABASE["admin"] = args.database_url
     paths = chosen_paths(args.path)
     with tempfile.TemporaryDirectory(prefix="cortex-paths-") as temp:
         args.workdir = args.workdir or Path(temp)
@@ -395,6 +401,8 @@ async def main(args: argparse.Namespace) -> None:
     if args.quick:
         return
     name = "locomo-paths-bm25.json" if args.bm25 else "locomo-paths.json"
+    if engine_name() != "sqlite":  # never over the SQLite figures
+        name = name.replace(".json", f"-{engine_name()}.json")
     target = args.results if args.results != RESULTS / "locomo.json" else RESULTS / name
     document = {
         "benchmark": "locomo paths",
@@ -408,6 +416,7 @@ async def main(args: argparse.Namespace) -> None:
             "search": "bm25 only (no embedder)" if args.bm25 else f"hybrid ({MODEL})",
             "matching": "bench/locomo_paths.py: text containment, normalised",
             "llm": "none (no API key)",
+            "engine": engine_name(),
         },
         "paths": summary,
     }
