@@ -5,7 +5,6 @@ when another change moves the store's counter, and finds what sqlite-vec finds."
 from pathlib import Path
 from typing import Any
 
-from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.recall.rank import nearest_memories
 from cortex_mcp.models import Layer
@@ -13,31 +12,10 @@ from cortex_mcp.store import vectors
 from tests.conftest import FrozenClock
 from tests.fakes import FakeOpenAI
 from tests.fakes.concepts import concept_vector
+from tests.test_hybrid import vector_settings
+from tests.test_log_vectors import backfilled
 
-MAX_ROUNDS = 50
 LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
-
-
-def settings(home: Path, fake: FakeOpenAI) -> Settings:
-    return Settings.model_validate(
-        {
-            "home": home,
-            "llm": {"provider": "none"},
-            "embedding": {
-                "provider": "openai",
-                "base_url": fake.url,
-                "api_key": "test",
-                "dimensions": 64,
-            },
-        }
-    )
-
-
-async def backfilled(engine: Engine) -> None:
-    for _ in range(MAX_ROUNDS):
-        if not await engine.vectors.backfill():
-            return
-    raise AssertionError("the back-fill did not finish")
 
 
 async def nearest(engine: Engine, text: str, matrix: Any) -> list[tuple[float, str]]:
@@ -51,7 +29,7 @@ async def nearest(engine: Engine, text: str, matrix: Any) -> list[tuple[float, s
 async def test_the_memories_matrix_answers_as_sqlite_vec_does_and_keeps_one_row_per_memory(
     cortex_home: Path, fake_openai: FakeOpenAI, clock: FrozenClock
 ) -> None:
-    async with open_engine(settings(cortex_home, fake_openai), clock, {}) as engine:
+    async with open_engine(vector_settings(cortex_home, fake_openai), clock, {}) as engine:
         for text in ("I drive an old car", "Espresso every morning", "My cat sleeps all day"):
             await engine.remember(text)
         await backfilled(engine)
@@ -78,7 +56,7 @@ async def test_the_memories_matrix_answers_as_sqlite_vec_does_and_keeps_one_row_
 async def test_a_change_from_elsewhere_sends_the_search_to_sqlite_vec_until_the_next_read(
     cortex_home: Path, fake_openai: FakeOpenAI, clock: FrozenClock
 ) -> None:
-    async with open_engine(settings(cortex_home, fake_openai), clock, {}) as engine:
+    async with open_engine(vector_settings(cortex_home, fake_openai), clock, {}) as engine:
         kept = await engine.remember("I drive an old car")
         await engine.remember("Espresso every morning")
         await backfilled(engine)
