@@ -3,7 +3,8 @@ deep channel's LLM calls (the extraction, then the same-fact question) never hol
 another process and another ingest write while each is pending. Events, not durations."""
 
 import json
-import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,21 +36,28 @@ def billing(settings: Settings) -> list[str]:
     return [row[0] for row in rows]
 
 
+OTHER_WRITER = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)
+try:
+    conn.execute("begin immediate")
+    conn.execute("create table if not exists other_writer (said text)")
+    conn.execute("insert into other_writer values ('written while the LLM thinks')")
+    conn.execute("commit")
+except sqlite3.OperationalError as error:
+    sys.exit(3 if "locked" in str(error) else 4)
+"""
+
+
 def other_process_writes(path: Path) -> bool:
-    """A writer of its own (another connection, as another process would be) takes the write
-    lock at once (no busy wait) and commits: True, or False when the lock was held."""
-    conn = sqlite3.connect(path, timeout=0, isolation_level=None)  # noqa: TID251 - another writer
-    try:
-        conn.execute("begin immediate")
-        conn.execute("create table if not exists other_writer (said text)")
-        conn.execute("insert into other_writer values ('written while the LLM thinks')")
-        conn.execute("commit")
-        return True
-    except sqlite3.OperationalError as error:
-        assert "locked" in str(error)
-        return False
-    finally:
-        conn.close()
+    """Another process takes the write lock at once (no busy wait) and commits: True, or
+    False when the lock was held. A process of its own: two SQLite libraries in one process
+    (the stdlib's and sqlean's) do not see each other's POSIX locks."""
+    done = subprocess.run(
+        [sys.executable, "-c", OTHER_WRITER, str(path)], capture_output=True, check=False
+    )
+    assert done.returncode in (0, 3), done.stderr
+    return done.returncode == 0
 
 
 async def ingest(client: Client, user: str, reply: str) -> dict[str, Any]:
