@@ -19,11 +19,12 @@ READS = ["cortex://stats", "cortex://core", "cortex://relations", "cortex://memo
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 4 MiB tmpfs (root only; skipped where mounting is refused)."""
+    """A 16 MiB tmpfs (root only; skipped where mounting is refused): room for the store, its
+    WAL (up to 4 MB before a checkpoint) and the mirror once the filler is gone."""
     mount = tmp_path / "small-disk"
     mount.mkdir()
     tried = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
+        ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)],
         capture_output=True,
         text=True,
         encoding="utf-8",
