@@ -47,7 +47,7 @@ from mcp import Client
 from bench.distinct_facts import write_docs
 from bench.latency import machine
 from bench.locomo import DATA, SessionClock, bench_settings, structured, vectors_ready
-from bench.locomo_data import HEADLINE, Question, Sample, load_samples
+from bench.locomo_data import HEADLINE, Question, Sample, latency, load_samples
 from bench.locomo_paths import TurnText, held_turns, role_of, sessions_of
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.hooks.moments import estimate_tokens
@@ -66,8 +66,6 @@ LOCOMO = next(
 HOOK = Path(sys.executable).parent / "cortex-mcp-hook"
 HOOK_TIMEOUT_S = 120
 RECALL_K = 10
-HOOK_CODE = [ROOT]
-"""The folder whose cortex_mcp the hook commands run (--hook-code)."""
 
 
 @dataclass
@@ -108,7 +106,6 @@ def hook(home: Path, moment: str, payload: dict[str, Any]) -> tuple[str, str]:
         **os.environ,
         "CORTEX_HOME": str(home),
         "CORTEX_HOOK_FOREGROUND": "1",
-        "PYTHONPATH": str(HOOK_CODE[0]),  # the hook's code under test (default: this one)
     }
     done = subprocess.run(
         [str(HOOK), "claude-code", moment],
@@ -248,19 +245,13 @@ async def run_sample(sample: Sample, foreign: Sample, provider: str, work: Path)
         **scored(results),
         "foreign_questions": len(foreign_asked),
         "foreign_injected": share(bool(text) for _, text in foreign_asked),
-        "prompt_hook_ms": percentiles(prompt_ms),
+        "prompt_hook_ms": latency(prompt_ms),
     }
 
 
 def share(flags: Any) -> float:
     values = [bool(f) for f in flags]
     return round(sum(values) / len(values), 4) if values else 0.0
-
-
-def percentiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    cuts = statistics.quantiles(ordered, n=100, method="inclusive")
-    return {"p50": round(cuts[49], 1), "p95": round(cuts[94], 1)}
 
 
 def scored(results: list[Asked]) -> dict[str, Any]:
@@ -347,7 +338,7 @@ def main() -> None:
         "--hook-code", type=Path, default=ROOT, help="folder whose cortex_mcp the hooks run"
     )
     args = cli.parse_args()
-    HOOK_CODE[0] = args.hook_code
+    os.environ["PYTHONPATH"] = str(args.hook_code)  # the hooks' code under test
     every = load_samples(args.data)
     chosen = [s for s in every if not args.only or s.sample_id in args.only.split(",")]
     per_sample: dict[str, Any] = {}
