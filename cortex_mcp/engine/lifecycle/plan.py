@@ -93,6 +93,8 @@ def expecting(*memories: Row) -> dict[str, tuple[Layer, datetime]]:
 
 Full = Callable[[list[str]], Awaitable[dict[str, Memory]]]
 """Reads the full rows of these ids (at most a page of them), by id."""
+Texts = Callable[[list[str]], Awaitable[dict[str, str]]]
+"""Reads the texts of these ids (at most a page of them), by id."""
 
 
 class State:
@@ -100,7 +102,13 @@ class State:
     so far leave them; plus what those phases sent to the archive. `full` reads the full rows
     (text and metadata) of a few ids when a phase needs them."""
 
-    def __init__(self, memories: Iterable[Memory | Row], now: datetime, full: Full | None = None):
+    def __init__(
+        self,
+        memories: Iterable[Memory | Row],
+        now: datetime,
+        full: Full | None = None,
+        texts: Texts | None = None,
+    ):
         self.now = now
         listed = list(memories)
         given = {m.id: m for m in listed if isinstance(m, Memory)}
@@ -111,6 +119,7 @@ class State:
         self._terms: dict[str, tuple[str, ...]] = {}
         self._given = given
         self._full = full
+        self._texts = texts
         self._created: dict[str, Memory] = {}
 
     async def full(self, ids: list[str]) -> dict[str, Memory]:
@@ -126,12 +135,21 @@ class State:
         return found
 
     async def texts(self, ids: list[str]) -> AsyncIterator[tuple[str, str]]:
-        """(id, text) of these ids, a page at a time."""
+        """(id, text) of these ids, a page at a time (only the text is read)."""
         for start in range(0, len(ids), PAGE):
-            page = await self.full(ids[start : start + PAGE])
-            for memory_id in ids[start : start + PAGE]:
-                if memory_id in page:
-                    yield memory_id, page[memory_id].content
+            chunk = ids[start : start + PAGE]
+            whole = {
+                i: m.content for i in chunk if (m := self._created.get(i) or self._given.get(i))
+            }
+            rest = [i for i in chunk if i not in whole]
+            if rest and self._texts is not None:
+                whole |= await self._texts(rest)
+            elif rest:
+                whole |= {i: m.content for i, m in (await self.full(rest)).items()}
+            for memory_id in chunk:
+                if memory_id in whole:
+                    yield memory_id, whole[memory_id]
+            del whole
 
     async def read_terms(self, ids: list[str]) -> None:
         """Compute the comparison terms of these memories, a page of texts at a time; each

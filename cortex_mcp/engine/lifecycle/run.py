@@ -76,7 +76,7 @@ async def plan_lifecycle(rt: Runtime, ask: Ask | None, now: datetime) -> Plan:
     )
     async with rt.db.read() as conn:
         periods = await store.archive_periods(conn)
-    state = State(live, now, full=partial(_full_rows, rt))
+    state = State(live, now, full=partial(_full_rows, rt), texts=partial(_texts, rt))
     del live
     await state.read_terms(list(state.items))
     changes = plan_working(state, settings)
@@ -112,6 +112,11 @@ async def _slim_pages(rt: Runtime, page: Page) -> list[SlimMemory]:
 async def _full_rows(rt: Runtime, ids: list[str]) -> dict[str, Memory]:
     async with rt.db.read() as conn:
         return await memories_by_id(conn, ids)
+
+
+async def _texts(rt: Runtime, ids: list[str]) -> dict[str, str]:
+    async with rt.db.read() as conn:
+        return await slim.contents_of(conn, ids)
 
 
 def planned_pages(rt: Runtime, plan: Plan) -> list[str]:
