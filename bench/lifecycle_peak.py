@@ -60,7 +60,7 @@ def run_once(code: Path, store: Path, home: Path) -> dict[str, Any]:
     home.mkdir(parents=True)
     shutil.copy2(store / "cortex.db", home / "cortex.db")
     env = {"PATH": os.environ.get("PATH", ""), "CORTEX_HOME": str(home), **ENV}
-    done = subprocess.run(  # noqa: S603 - our own interpreter and script
+    done = subprocess.run(
         [sys.executable, "-c", CHILD, NOW],
         cwd=code,
         env=env,
@@ -77,7 +77,7 @@ def run_once(code: Path, store: Path, home: Path) -> dict[str, Any]:
 
 def rows(db: Path) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """Every memory (every column, by id) and every lifecycle_log entry (in order)."""
-    with sqlite3.connect(db) as conn:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:  # noqa: TID251 - read from outside
         memories = conn.execute("select * from memories order by id").fetchall()
         log = conn.execute(
             "select action, memory_ids, details, executed_at from lifecycle_log order by id"
@@ -147,7 +147,7 @@ def main() -> None:
         RESULTS.mkdir(exist_ok=True)
         out = RESULTS / f"lifecycle-peak-{n}.json"
         out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        print(json.dumps({k: v for k, v in result.items()}, indent=1))
+        print(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ def _same(metadata: dict[str, Any]) -> dict[str, Any]:
     return metadata
 
 
-@dataclass
+@dataclass(slots=True)
 class Edit:
     """How a change rewrites one existing row: these fields, and its metadata through
     `metadata` (given a copy of the row's metadata as the change finds it)."""
@@ -40,21 +40,21 @@ class Edit:
         return before.model_copy(update=update)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Before:
     """In a change's details: the full row as the change found it (logged when applied)."""
 
     id: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class After:
     """In a change's details: the full row as the change left it (logged when applied)."""
 
     id: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Change:
     """One atomic step of a run: applied whole, or skipped when a row changed meanwhile."""
 
