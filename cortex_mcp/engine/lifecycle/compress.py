@@ -91,8 +91,12 @@ async def plan_compression(
     for (agent, period), rows in sorted(groups.items(), key=lambda g: (g[0][1], g[0][0] or "")):
         previous = summaries.get((agent, period))
         full = await state.full([m.id for m in rows] + ([previous.id] if previous else []))
+        rows = [m for m in rows if m.id in full]  # a row purged since it was listed is gone
+        if not rows:
+            continue
         entries = [full[m.id] for m in rows]
-        old_text = full[previous.id].content.removeprefix(f"[{period}] ") if previous else None
+        before = full.get(previous.id) if previous else None
+        old_text = before.content.removeprefix(f"[{period}] ") if before else None
         text = await llm_summary(ask, period, entries, old_text) if ask else None
         by = "llm" if text else "extractive"
         text = text or extractive_summary(entries, old_text)

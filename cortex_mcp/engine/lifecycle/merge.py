@@ -188,6 +188,8 @@ async def _resolve(
 ) -> Change | None:
     rows = [m for m, _ in cluster.members] + [cluster.leader]
     full = await state.full([m.id for m in rows])
+    if len(full) < len(rows):  # a member was purged since the plan listed it
+        return None
     if ask is not None:
         ordered = sorted(rows, key=_age)
         listed = "\n".join(f"[{n}] {described(full[m.id])}" for n, m in enumerate(ordered, start=1))

@@ -153,7 +153,7 @@ async def plan_profiles(
         if previous is not None and previous.fingerprint == prints:
             continue
         full = await state.full([m.id for m in rows] + ([previous.id] if previous else []))
-        sources = [full[m.id] for m in rows]
+        sources = [full[m.id] for m in rows if m.id in full]
         synthesized, by = None, "plain"
         if ask is not None:
             listed = "\n".join(f"- {m.category.value}: {m.content}" for m in sources)
@@ -161,7 +161,7 @@ async def plan_profiles(
             synthesized, by = parse_profile(await ask(PROFILE_SYSTEM, prompt)), "llm"
         if synthesized is None:
             synthesized, by = plain_profile(sources), "plain"
-        manual = manual_part(full[previous.id]) if previous else None
+        manual = manual_part(full.get(previous.id)) if previous else None
         changes.append(_replace(state, agent, previous, manual, synthesized, by, prints))
     return changes
 
