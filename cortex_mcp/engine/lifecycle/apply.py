@@ -20,7 +20,7 @@ from cortex_mcp.models import Memory
 from cortex_mcp.store import lifecycle as store
 from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.lifecycle import RowState
-from cortex_mcp.store.memories import insert_memory
+from cortex_mcp.store.memories import insert_memory, memories_by_id
 
 CHUNK = 500
 """Changes per transaction at most."""
@@ -49,7 +49,12 @@ def _still_as_planned(change: Change, states: dict[str, RowState]) -> bool:
 async def _apply_chunk(
     conn: Connection, changes: list[Change], now: datetime, run: dict[str, Any]
 ) -> list[Change]:
+    """Apply a chunk: the full rows its edits rewrite are read here, then followed as the
+    chunk's own changes land, and let go with the chunk."""
     states = await store.row_states(conn, list({i for c in changes for i in c.expect}))
+    created = {m.id for c in changes for m in c.inserts}
+    edited = list({e.id for c in changes for e in c.updates} - created)
+    rows = await memories_by_id(conn, edited)
     inserts: list[Memory] = []
     updates: list[Memory] = []
     logs: list[tuple[str, list[str], dict[str, Any]]] = []
@@ -58,10 +63,16 @@ async def _apply_chunk(
         if not _still_as_planned(change, states):
             skipped.append(change)
             continue
+        before = {e.id: rows[e.id] for e in change.updates if e.id in rows}
+        rows.update({m.id: m for m in change.inserts})
+        after = {m.id: m for m in change.inserts}
+        for edit in change.updates:
+            after[edit.id] = rows[edit.id] = edit.applied(rows[edit.id])
+            updates.append(after[edit.id])
         inserts += change.inserts
-        updates += change.updates
-        logs.append((change.action, change.memory_ids, logged({**change.details, **run})))
-        states.update({m.id: _state_after(m) for m in change.inserts + change.updates})
+        details = logged({**change.details, **run}, before, after)
+        logs.append((change.action, change.memory_ids, details))
+        states.update({i: _state_after(m) for i, m in after.items()})
     for memory in inserts:
         await insert_memory(conn, memory)
     await store.update_memories(conn, updates)

@@ -9,11 +9,12 @@ entries are marked compressed (and soft-deleted only with `delete_compressed_arc
 
 from collections import defaultdict
 from datetime import datetime, timedelta
+from typing import Any
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.config import LifecycleSettings
 from cortex_mcp.engine.language.answers import llm_object
-from cortex_mcp.engine.lifecycle.plan import Change, State, expecting
+from cortex_mcp.engine.lifecycle.plan import Before, Change, Edit, Row, State, expecting
 from cortex_mcp.engine.llm import Ask
 from cortex_mcp.models import Category, Layer, Memory, derived_id
 
@@ -33,7 +34,7 @@ leave out small talk. Write in the language of the memories; do not translate.
 Answer {{"summary": "..."}}."""
 
 
-def period_of(memory: Memory) -> str:
+def period_of(memory: Row | Memory) -> str:
     """The month a memory was written: YYYY-MM."""
     return memory.created_at.strftime("%Y-%m")
 
@@ -74,26 +75,33 @@ async def llm_summary(
 
 
 async def plan_compression(
-    state: State, expired: list[Memory], settings: LifecycleSettings, ask: Ask | None
+    state: State, expired: list[Row], settings: LifecycleSettings, ask: Ask | None
 ) -> list[Change]:
-    """One summary per (agent, month) of expired archive entries."""
-    groups: dict[tuple[str | None, str], list[Memory]] = defaultdict(list)
+    """One summary per (agent, month) of expired archive entries; the entries of one month
+    are read whole while it is summarised, one month at a time."""
+    groups: dict[tuple[str | None, str], list[Row]] = defaultdict(list)
     for memory in expired:
         groups[(memory.agent_id, period_of(memory))].append(memory)
     summaries = {
-        (m.agent_id, m.metadata.get("period")): m
+        (m.agent_id, m.period): m
         for m in state.in_layer(Layer.CORE)
         if m.category == Category.SUMMARY
     }
     changes = []
-    for (agent, period), entries in sorted(groups.items(), key=lambda g: (g[0][1], g[0][0] or "")):
+    for (agent, period), rows in sorted(groups.items(), key=lambda g: (g[0][1], g[0][0] or "")):
         previous = summaries.get((agent, period))
-        old_text = previous.content.removeprefix(f"[{period}] ") if previous else None
+        full = await state.full([m.id for m in rows] + ([previous.id] if previous else []))
+        rows = [m for m in rows if m.id in full]  # a row purged since it was listed is gone
+        if not rows:
+            continue
+        entries = [full[m.id] for m in rows]
+        before = full.get(previous.id) if previous else None
+        old_text = before.content.removeprefix(f"[{period}] ") if before else None
         text = await llm_summary(ask, period, entries, old_text) if ask else None
         by = "llm" if text else "extractive"
         text = text or extractive_summary(entries, old_text)
-        summary = _summary(state, agent, period, f"[{period}] {text}", by, entries, previous)
-        changes.append(_compress(state, summary, entries, previous, settings))
+        summary = _summary(state, agent, period, f"[{period}] {text}", by, rows, previous)
+        changes.append(_compress(state, summary, rows, previous, settings))
     return changes
 
 
@@ -103,11 +111,11 @@ def _summary(
     period: str,
     content: str,
     by: str,
-    entries: list[Memory],
-    previous: Memory | None,
+    entries: list[Row],
+    previous: Row | None,
 ) -> Memory:
     """The new live summary of a month, counting every entry it stands for."""
-    count = len(entries) + int(previous.metadata.get("compressed_from", 0) if previous else 0)
+    count = len(entries) + int(previous.compressed_from if previous else 0)
     return state.add(
         Memory.fresh(
             id=derived_id(state.now, "summary", agent or "", period, *(m.id for m in entries)),
@@ -126,11 +134,11 @@ def _summary(
 def _compress(
     state: State,
     summary: Memory,
-    entries: list[Memory],
-    previous: Memory | None,
+    entries: list[Row],
+    previous: Row | None,
     settings: LifecycleSettings,
 ) -> Change:
-    replaced = [state.changed(previous, superseded_by=summary.id)] if previous else []
+    replaced = [state.changed(previous, superseded_by=summary.id)[1]] if previous else []
     delete = settings.delete_compressed_archive
     marked = [_marked(entry, summary.id, state.now, delete) for entry in entries]
     return Change(
@@ -143,20 +151,22 @@ def _compress(
             "period": summary.metadata["period"],
             "summary": summary,
             "replaced_summary": previous.id if previous else None,
-            "entries": entries,
+            "entries": [Before(entry.id) for entry in entries],
         },
     )
 
 
-def _marked(entry: Memory, summary_id: str, now: datetime, delete: bool) -> Memory:
+def _marked(entry: Row, summary_id: str, now: datetime, delete: bool) -> Edit:
     """The entry pointing at its summary; soft-deleted too when so configured."""
-    metadata = dict(entry.metadata)
-    metadata.update(compressed_into=summary_id, compressed_at=to_text(now))
-    if delete:
-        metadata["forget_reason"] = "compressed into a monthly summary"
-    return entry.model_copy(
-        update={"metadata": metadata, "updated_at": now, "deleted_at": now if delete else None}
-    )
+    stamp = to_text(now)
+
+    def pointing(metadata: dict[str, Any]) -> dict[str, Any]:
+        metadata.update(compressed_into=summary_id, compressed_at=stamp)
+        if delete:
+            metadata["forget_reason"] = "compressed into a monthly summary"
+        return metadata
+
+    return Edit(entry.id, {"updated_at": now, "deleted_at": now if delete else None}, pointing)
 
 
 def ttl_cutoff(now: datetime, settings: LifecycleSettings) -> datetime:

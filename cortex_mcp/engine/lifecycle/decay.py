@@ -9,11 +9,13 @@ searchable, and later compressed into a monthly summary). Summaries and the prof
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from cortex_mcp.clock import to_text
-from cortex_mcp.engine.lifecycle.plan import Change, State, expecting
+from cortex_mcp.engine.lifecycle.plan import After, Before, Change, Row, State, expecting
 from cortex_mcp.models import Category, Layer, Memory
 
 
@@ -46,7 +48,7 @@ MAX_COUNTED_RECALLS = 20
 SCORE_CHANGE_WORTH_WRITING = 0.005
 
 
-def decay_score(memory: Memory, now: datetime) -> float:
+def decay_score(memory: Row | Memory, now: datetime) -> float:
     """The memory's current weight by its category's curve, recency and recalls."""
     curve = CURVES.get(memory.category, CURVES[Category.FACT])
     last_use = max(memory.last_accessed or memory.updated_at, memory.updated_at)
@@ -66,17 +68,28 @@ def plan_decay(state: State, threshold: float) -> tuple[list[Change], list[tuple
         score = decay_score(memory, state.now)
         curve = CURVES.get(memory.category, CURVES[Category.FACT])
         if score < threshold and curve.rate_per_day > 0:
-            metadata = dict(memory.metadata)
-            metadata.update(archived_at=to_text(state.now), archived_from="core")
-            after = state.changed(memory, layer=Layer.ARCHIVE, decay_score=score, metadata=metadata)
+            _, edit = state.changed(
+                memory, _archived(to_text(state.now)), layer=Layer.ARCHIVE, decay_score=score
+            )
             changes.append(
                 Change(
                     action="archive",
                     expect=expecting(memory),
-                    updates=[after],
-                    details={"score": score, "before": memory, "after": after},
+                    updates=[edit],
+                    details={
+                        "score": score,
+                        "before": Before(memory.id),
+                        "after": After(memory.id),
+                    },
                 )
             )
         elif abs(score - memory.decay_score) >= SCORE_CHANGE_WORTH_WRITING:
             scores.append((memory.id, score))
     return changes, scores
+
+
+def _archived(stamp: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def archived(metadata: dict[str, Any]) -> dict[str, Any]:
+        return metadata | {"archived_at": stamp, "archived_from": "core"}
+
+    return archived

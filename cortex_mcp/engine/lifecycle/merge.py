@@ -16,18 +16,20 @@ the first wording; the newer is superseded by it with the reason. Every merge co
 mentions toward promotion and raises the survivor's confidence as a restatement does.
 """
 
+import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from cortex_mcp.config import LifecycleSettings
 from cortex_mcp.engine.language.answers import llm_object
 from cortex_mcp.engine.language.paraphrase import PARAPHRASE_SIMILARITY, refuses
 from cortex_mcp.engine.language.slots import described
 from cortex_mcp.engine.lifecycle.paraphrases import Close
-from cortex_mcp.engine.lifecycle.plan import Change, State, expecting
+from cortex_mcp.engine.lifecycle.plan import After, Before, Change, Edit, Row, State, expecting
 from cortex_mcp.engine.lifecycle.similarity import PairSource, similar_pairs
 from cortex_mcp.engine.llm import Ask
 from cortex_mcp.models import Category, Layer, Memory, derived_id
@@ -57,12 +59,12 @@ something different stay out of "merge". If no two say the same thing, answer
 class Cluster:
     """The newest memory of a cluster and the older ones, each with its similarity to it."""
 
-    leader: Memory
-    members: list[tuple[Memory, float]]
+    leader: Row
+    members: list[tuple[Row, float]]
 
 
 def star_clusters(
-    items: list[Memory], pairs: list[tuple[int, int, float]], max_size: int
+    items: list[Row], pairs: list[tuple[int, int, float]], max_size: int
 ) -> list[Cluster]:
     """Newest first, each unclustered memory gathers its unclustered similar neighbours."""
     neighbours: dict[int, list[tuple[int, float]]] = defaultdict(list)
@@ -113,10 +115,10 @@ async def plan_merges(
     `close`: pairs near in meaning (from the vectors), merged when they are paraphrases."""
     items = [m for m in state.in_layer(Layer.CORE) if m.category not in NEVER_MERGED]
     if ask is None:
-        changes = same_statement_merges(state, items)
-        return changes + paraphrase_merges(state, close), len(items) + len(close)
+        changes = await same_statement_merges(state, items)
+        return changes + await paraphrase_merges(state, close), len(items) + len(close)
     search = source(
-        [state.terms(m) for m in items],
+        [frozenset(state.terms(m)) for m in items],
         [(m.agent_id, m.category) for m in items],
         settings.merge_llm_similarity,
     )
@@ -125,11 +127,11 @@ async def plan_merges(
         change = await _resolve(state, cluster, settings, ask, max_chars)
         if change is not None:
             changes.append(change)
-    changes += paraphrase_merges(state, close)
+    changes += await paraphrase_merges(state, close)
     return changes, search.examined + len(close)
 
 
-def paraphrase_merges(state: State, close: Sequence[Close]) -> list[Change]:
+async def paraphrase_merges(state: State, close: Sequence[Close]) -> list[Change]:
     """Pairs close in meaning that pass the same-fact guard merge into the older (closest pairs
     first; a memory merges once a run). A pair the guard refuses stays apart."""
     changes: list[Change] = []
@@ -144,7 +146,8 @@ def paraphrase_merges(state: State, close: Sequence[Close]) -> list[Change]:
             continue
         if first.category in NEVER_MERGED or second.category in NEVER_MERGED:
             continue
-        if refuses(first.content, second.content) is not None:
+        texts = await state.full([first.id, second.id])
+        if refuses(texts[first.id].content, texts[second.id].content) is not None:
             continue
         older, newer = sorted([first, second], key=_age)
         taken |= {first.id, second.id}
@@ -153,12 +156,15 @@ def paraphrase_merges(state: State, close: Sequence[Close]) -> list[Change]:
     return changes
 
 
-def same_statement_merges(state: State, items: list[Memory]) -> list[Change]:
+async def same_statement_merges(state: State, items: list[Row]) -> list[Change]:
     """Without an LLM: memories of one agent and category that make the same statement (the
-    same content words in order, the same numbers) merge into their newest; nothing else."""
-    groups: dict[tuple[object, ...], list[Memory]] = defaultdict(list)
-    for memory in items:
-        key = statement_key(memory)
+    same content words in order, the same numbers) merge into their newest; nothing else.
+    The texts are read a page at a time; each statement is kept as a digest."""
+    rows = {m.id: m for m in items}
+    groups: dict[tuple[object, ...], list[Row]] = defaultdict(list)
+    async for memory_id, text in state.texts(list(rows)):
+        memory = rows[memory_id]
+        key = statement_key(memory, text)
         if key[2]:  # a memory of function words only is no statement to compare
             groups[key].append(memory)
     return [
@@ -166,37 +172,49 @@ def same_statement_merges(state: State, items: list[Memory]) -> list[Change]:
     ]
 
 
-def statement_key(memory: Memory) -> tuple[object, ...]:
-    """What two memories share exactly when they make the same statement."""
-    return (
-        memory.agent_id,
-        memory.category,
-        tuple(content_tokens(memory.content)),
-        numbers_of(memory.content),
-    )
+def statement_key(memory: Row, text: str) -> tuple[object, ...]:
+    """What two memories share exactly when they make the same statement: their agent, their
+    category, and a digest of their content words in order and their numbers (empty when the
+    text has no content words)."""
+    tokens = content_tokens(text)
+    if not tokens:
+        return (memory.agent_id, memory.category, b"")
+    said = json.dumps([tokens, sorted(numbers_of(text))], ensure_ascii=False)
+    return (memory.agent_id, memory.category, hashlib.blake2b(said.encode()).digest())
 
 
 async def _resolve(
     state: State, cluster: Cluster, settings: LifecycleSettings, ask: Ask | None, max_chars: int
 ) -> Change | None:
+    rows = [m for m, _ in cluster.members] + [cluster.leader]
+    full = await state.full([m.id for m in rows])
+    if len(full) < len(rows):  # a member was purged since the plan listed it
+        return None
     if ask is not None:
-        ordered = sorted([m for m, _ in cluster.members] + [cluster.leader], key=_age)
-        listed = "\n".join(f"[{n}] {described(m)}" for n, m in enumerate(ordered, start=1))
+        ordered = sorted(rows, key=_age)
+        listed = "\n".join(f"[{n}] {described(full[m.id])}" for n, m in enumerate(ordered, start=1))
         answer = await ask(MERGE_SYSTEM, MERGE_PROMPT.format(memories=listed))
         verdict = parse_merge(answer, len(ordered), max_chars)
         if verdict is not None:
-            chosen, turned_down = guard_merge([ordered[i] for i in verdict[0]])
+            chosen, turned_down = guard_merge([full[ordered[i].id] for i in verdict[0]])
             refused = [m.id for m in turned_down]
+            picked = [state.items[m.id] for m in chosen]
             if len(chosen) < 2:
-                return refusal([*chosen, *turned_down]) if refused else None
+                return (
+                    refusal([state.items[m.id] for m in [*chosen, *turned_down]])
+                    if refused
+                    else None
+                )
             if verdict[1] == " ".join(chosen[-1].content.split()):
-                return keep_latest(state, chosen, "llm", refused)
-            return merge_into_new(state, chosen, verdict[1], refused)
-    alike = [m for m, _ in cluster.members if same_statement(m.content, cluster.leader.content)]
+                return keep_latest(state, picked, "llm", refused)
+            tags = sorted({t for m in chosen for t in m.metadata.get("tags", [])})
+            return merge_into_new(state, picked, verdict[1], tags, refused)
+    leader = full[cluster.leader.id].content
+    alike = [m for m, _ in cluster.members if same_statement(full[m.id].content, leader)]
     return keep_latest(state, [*alike, cluster.leader], "same statement") if alike else None
 
 
-def refusal(members: list[Memory]) -> Change:
+def refusal(members: list[Row]) -> Change:
     """A merge the guard turned down whole: nothing changes, the log says why."""
     return Change(
         action="merge_refused",
@@ -220,12 +238,12 @@ def guard_merge(chosen: list[Memory]) -> tuple[list[Memory], list[Memory]]:
     return [*kept, newest], refused
 
 
-def _age(memory: Memory) -> tuple[datetime, str]:
+def _age(memory: Row | Memory) -> tuple[datetime, str]:
     return memory.created_at, memory.id
 
 
 def keep_latest(
-    state: State, members: list[Memory], by: str, refused: list[str] | None = None
+    state: State, members: list[Row], by: str, refused: list[str] | None = None
 ) -> Change:
     """The newest member stays, inheriting the others' weight; the others point to it."""
     return keep_one(state, members, max(members, key=_age), by, refused)
@@ -233,18 +251,23 @@ def keep_latest(
 
 def keep_one(
     state: State,
-    members: list[Memory],
-    survivor: Memory,
+    members: list[Row],
+    survivor: Row,
     by: str,
     refused: list[str] | None = None,
 ) -> Change:
     """`survivor` stays, inheriting the others' weight and mentions; the others point to it."""
     ordered = sorted(members, key=_age)
     older = [m for m in ordered if m.id != survivor.id]
-    metadata = dict(survivor.metadata)
-    metadata["merged_from"] = [*metadata.get("merged_from", []), *(m.id for m in older)]
-    metadata["mentions"] = sum(_mentions(m) for m in members)
-    kept = state.changed(survivor, metadata=metadata, **_combined(members))
+    mentions = sum(_mentions(m) for m in members)
+    older_ids = [m.id for m in older]
+
+    def inherited(metadata: dict[str, Any]) -> dict[str, Any]:
+        metadata["merged_from"] = [*metadata.get("merged_from", []), *older_ids]
+        metadata["mentions"] = mentions
+        return metadata
+
+    _, kept = state.changed(survivor, inherited, mentions=mentions, **_combined(members))
     gone = [merged_away(state, m, survivor.id, f"merge: {by}") for m in older]
     return Change(
         action="merge",
@@ -253,20 +276,23 @@ def keep_one(
         details={
             "by": by,
             "into": survivor.id,
-            "merged": [m.id for m in older],
-            "before": ordered,
-            "after": kept,
+            "merged": older_ids,
+            "before": [Before(m.id) for m in ordered],
+            "after": After(survivor.id),
         }
         | ({"refused": refused} if refused else {}),
     )
 
 
 def merge_into_new(
-    state: State, members: list[Memory], content: str, refused: list[str] | None = None
+    state: State,
+    members: list[Row],
+    content: str,
+    tags: list[str],
+    refused: list[str] | None = None,
 ) -> Change:
     """A new memory with the LLM's merged statement replaces every member."""
     newest = max(members, key=_age)
-    tags = sorted({t for m in members for t in m.metadata.get("tags", [])})
     merged = Memory(
         id=derived_id(state.now, "merge", *(m.id for m in members)),
         agent_id=newest.agent_id,
@@ -299,17 +325,20 @@ def merge_into_new(
             "by": "llm",
             "into": merged.id,
             "merged": [m.id for m in members],
-            "before": sorted(members, key=_age),
+            "before": [Before(m.id) for m in sorted(members, key=_age)],
             "after": merged,
         }
         | ({"refused": refused} if refused else {}),
     )
 
 
-def merged_away(state: State, memory: Memory, into: str, because: str) -> Memory:
+def merged_away(state: State, memory: Row, into: str, because: str) -> Edit:
     """A member superseded by its merge, saying why (cortex://memory/{id} shows it)."""
-    metadata = memory.metadata | {"superseded_because": because}
-    return state.changed(memory, superseded_by=into, metadata=metadata)
+
+    def superseded(metadata: dict[str, Any]) -> dict[str, Any]:
+        return metadata | {"superseded_because": because}
+
+    return state.changed(memory, superseded, superseded_by=into)[1]
 
 
 class Combined(TypedDict):
@@ -321,12 +350,12 @@ class Combined(TypedDict):
     last_accessed: datetime | None
 
 
-def _mentions(memory: Memory) -> int:
+def _mentions(memory: Row) -> int:
     """How many times the memory's fact was stated (1 unless restated or merged)."""
-    return max(1, int(memory.metadata.get("mentions", 1)))
+    return max(1, int(memory.mentions))
 
 
-def _combined(members: list[Memory]) -> Combined:
+def _combined(members: list[Row]) -> Combined:
     """What a merged memory inherits: the highest importance, the highest confidence raised by
     each restatement merged into it, every recall."""
     accessed = [m.last_accessed for m in members if m.last_accessed is not None]

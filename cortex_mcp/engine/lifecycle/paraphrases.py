@@ -39,11 +39,12 @@ async def close_in_meaning(rt: Runtime, state: State) -> list[Close]:
     core = [m for m in state.in_layer(Layer.CORE) if m.category not in SKIPPED]
     recent = sorted(core, key=lambda m: (m.updated_at, m.id), reverse=True)[:PARAPHRASE_SCAN]
     found: dict[tuple[str, str], float] = {}
+    texts = await state.full([m.id for m in recent])
     async with rt.db.read() as conn:
-        hashes = {m.id: vectors.content_hash(m.content) for m in recent}
+        hashes = {m.id: vectors.content_hash(texts[m.id].content) for m in recent if m.id in texts}
         cached = await vectors.cached_vectors(conn, list(set(hashes.values())), index.model)
         for memory in recent:
-            vector = cached.get(hashes[memory.id])
+            vector = cached.get(hashes.get(memory.id, ""))
             if vector is None:
                 continue
             near = await vectors.vector_candidates(

@@ -13,7 +13,7 @@ from typing import Any
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine.ingest.proposal import check_content
 from cortex_mcp.engine.language.answers import llm_object
-from cortex_mcp.engine.lifecycle.plan import Change, State, expecting
+from cortex_mcp.engine.lifecycle.plan import Before, Change, Row, State, expecting
 from cortex_mcp.engine.llm import Ask
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import InvalidInput
@@ -114,7 +114,7 @@ def manual_part(profile: Memory | None) -> str | None:
     return str(manual) if manual else None
 
 
-def profile_sources(state: State, agent: str | None, limit: int) -> list[Memory]:
+def profile_sources(state: State, agent: str | None, limit: int) -> list[Row]:
     """The memories an agent's profile is made of, weightiest first."""
     sources = [
         m
@@ -125,7 +125,7 @@ def profile_sources(state: State, agent: str | None, limit: int) -> list[Memory]
     return sources[:limit]
 
 
-def fingerprint(sources: list[Memory]) -> str:
+def fingerprint(sources: list[Row] | list[Memory]) -> str:
     """Changes exactly when the set of source memories changes (content never changes by id)."""
     return hashlib.sha256("\n".join(sorted(m.id for m in sources)).encode()).hexdigest()[:16]
 
@@ -142,15 +142,18 @@ def profile_agents(state: State, default_agent: str) -> list[str]:
 async def plan_profiles(
     state: State, default_agent: str, limit: int, ask: Ask | None
 ) -> list[Change]:
-    """A new profile for each agent whose source memories changed since its last one."""
+    """A new profile for each agent whose source memories changed since its last one (its
+    sources' texts read only then)."""
     current = {m.agent_id: m for m in state.in_layer(Layer.CORE) if m.category == Category.PROFILE}
     changes = []
     for agent in profile_agents(state, default_agent):
-        sources = profile_sources(state, agent, limit)
-        prints = fingerprint(sources)
+        rows = profile_sources(state, agent, limit)
+        prints = fingerprint(rows)
         previous = current.get(agent)
-        if previous is not None and previous.metadata.get("fingerprint") == prints:
+        if previous is not None and previous.fingerprint == prints:
             continue
+        full = await state.full([m.id for m in rows] + ([previous.id] if previous else []))
+        sources = [full[m.id] for m in rows if m.id in full]
         synthesized, by = None, "plain"
         if ask is not None:
             listed = "\n".join(f"- {m.category.value}: {m.content}" for m in sources)
@@ -158,24 +161,25 @@ async def plan_profiles(
             synthesized, by = parse_profile(await ask(PROFILE_SYSTEM, prompt)), "llm"
         if synthesized is None:
             synthesized, by = plain_profile(sources), "plain"
-        changes.append(_replace(state, agent, previous, synthesized, by, prints))
+        manual = manual_part(full.get(previous.id)) if previous else None
+        changes.append(_replace(state, agent, previous, manual, synthesized, by, prints))
     return changes
 
 
 def _replace(
     state: State,
     agent: str,
-    previous: Memory | None,
+    previous: Row | None,
+    manual: str | None,
     synthesized: dict[str, Any],
     by: str,
     prints: str,
 ) -> Change:
-    manual = manual_part(previous)
     metadata: dict[str, Any] = {"fingerprint": prints, "synthesized": synthesized, "by": by}
     if manual:
         metadata["manual"] = manual
     profile = state.add(new_profile(state, agent, profile_text(synthesized, manual), metadata))
-    replaced = [state.changed(previous, superseded_by=profile.id)] if previous else []
+    replaced = [state.changed(previous, superseded_by=profile.id)[1]] if previous else []
     return Change(
         action="profile",
         expect=expecting(*([previous] if previous else [])),
@@ -184,7 +188,7 @@ def _replace(
         details={
             "by": by,
             "agent_id": agent,
-            "before": previous,
+            "before": Before(previous.id) if previous else None,
             "after": profile,
         },
     )

@@ -11,12 +11,13 @@ the archive.
 
 from collections import Counter
 from datetime import datetime, timedelta
+from typing import Any
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.config import LifecycleSettings
-from cortex_mcp.engine.lifecycle.plan import Change, State, expecting
+from cortex_mcp.engine.lifecycle.plan import After, Before, Change, Row, State, expecting
 from cortex_mcp.engine.lifecycle.similarity import NeighbourIndex
-from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.models import Category, Layer
 
 HIGH_SIGNAL_CATEGORIES = frozenset(
     {Category.IDENTITY, Category.PREFERENCE, Category.DECISION, Category.CORRECTION}
@@ -26,20 +27,20 @@ NOT_PROMOTED_CHANNELS = frozenset({"fallback"})
 RECALLS_FOR_FULL_CREDIT = 3
 
 
-def signal_of(memory: Memory) -> float:
+def signal_of(memory: Row) -> float:
     """1 for a memory the fast channel caught (a stated identity, preference, ...); 0.6 for a
     high-signal category from the deep channel; else 0."""
-    if memory.metadata.get("channel") == "fast" or memory.metadata.get("signal"):
+    if memory.channel == "fast" or memory.signal:
         return 1.0
     return 0.6 if memory.category in HIGH_SIGNAL_CATEGORIES else 0.0
 
 
-def restatements(memory: Memory) -> int:
+def restatements(memory: Row) -> int:
     """How many times the fact was stated again after the first (`mentions` - 1)."""
-    return max(0, int(memory.metadata.get("mentions", 1)) - 1)
+    return max(0, int(memory.mentions) - 1)
 
 
-def promotion_score(memory: Memory, novelty: float) -> float:
+def promotion_score(memory: Row, novelty: float) -> float:
     """0.35 importance + 0.25 recalls and restatements + 0.2 signal + 0.2 novelty, in [0, 1]."""
     uses = memory.access_count + restatements(memory)
     recalls = min(1.0, uses / RECALLS_FOR_FULL_CREDIT)
@@ -47,7 +48,7 @@ def promotion_score(memory: Memory, novelty: float) -> float:
     return round(score, 4)
 
 
-def is_judged(memory: Memory, now: datetime, min_age: timedelta) -> bool:
+def is_judged(memory: Row, now: datetime, min_age: timedelta) -> bool:
     """Old enough to judge, or expired (judged one last time before it leaves)."""
     expired = memory.expires_at is not None and memory.expires_at <= now
     return expired or memory.created_at <= now - min_age
@@ -59,17 +60,17 @@ def plan_working(state: State, settings: LifecycleSettings) -> list[Change]:
     core = state.in_layer(Layer.CORE)
     working = sorted(state.in_layer(Layer.WORKING), key=lambda m: (m.created_at, m.id))
     core_sets = [state.terms(m) for m in core]
-    working_sets = {m.id: state.terms(m) for m in working}
-    frequency = Counter(t for s in [*core_sets, *working_sets.values()] for t in s)
+    frequency = Counter(t for m in [*core, *working] for t in state.terms(m))
     novelty_index = NeighbourIndex(core_sets, frequency)
     min_age = timedelta(hours=settings.promote_min_age_hours)
     changes: list[Change] = []
-    worthy: list[tuple[float, Memory]] = []
+    worthy: list[tuple[float, Row]] = []
     for memory in working:
         if not is_judged(memory, now, min_age):
             continue
-        score = promotion_score(memory, 1.0 - novelty_index.best(working_sets[memory.id]))
-        promotable = memory.metadata.get("channel") not in NOT_PROMOTED_CHANNELS
+        novelty = 1.0 - novelty_index.best(frozenset(state.terms(memory)))
+        score = promotion_score(memory, novelty)
+        promotable = memory.channel not in NOT_PROMOTED_CHANNELS
         if promotable and score >= settings.promote_threshold:
             worthy.append((score, memory))
         elif memory.expires_at is not None and memory.expires_at <= now:
@@ -84,22 +85,28 @@ def plan_working(state: State, settings: LifecycleSettings) -> list[Change]:
     return changes
 
 
-def _deferred(memory: Memory, score: float) -> Change:
+def _deferred(memory: Row, score: float) -> Change:
     """Worth promoting but over this run's cap: left in working for the next run."""
     return Change(action="defer_promotion", expect=expecting(memory), details={"score": score})
 
 
-def _move(state: State, memory: Memory, layer: Layer, action: str, score: float) -> Change:
-    metadata = dict(memory.metadata)
+def _move(state: State, memory: Row, layer: Layer, action: str, score: float) -> Change:
+    stamp = to_text(state.now)
     if layer == Layer.CORE:
-        metadata.update(promoted_at=to_text(state.now), promotion_score=score)
-        after = state.changed(memory, layer=layer, expires_at=None, metadata=metadata)
+
+        def promoted(metadata: dict[str, Any]) -> dict[str, Any]:
+            return metadata | {"promoted_at": stamp, "promotion_score": score}
+
+        _, edit = state.changed(memory, promoted, layer=layer, expires_at=None)
     else:
-        metadata.update(archived_at=to_text(state.now), archived_from="working")
-        after = state.changed(memory, layer=layer, metadata=metadata)
+
+        def archived(metadata: dict[str, Any]) -> dict[str, Any]:
+            return metadata | {"archived_at": stamp, "archived_from": "working"}
+
+        _, edit = state.changed(memory, archived, layer=layer)
     return Change(
         action=action,
         expect=expecting(memory),
-        updates=[after],
-        details={"score": score, "before": memory, "after": after},
+        updates=[edit],
+        details={"score": score, "before": Before(memory.id), "after": After(memory.id)},
     )

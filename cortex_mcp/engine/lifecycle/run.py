@@ -7,11 +7,14 @@ lease from before planning until it has recorded how it ended.
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 
 import anyio
 
+from cortex_mcp.clock import to_text
 from cortex_mcp.engine.lease import Lease
 from cortex_mcp.engine.lifecycle.apply import apply_changes, apply_scores
 from cortex_mcp.engine.lifecycle.compress import plan_compression, ttl_cutoff
@@ -26,8 +29,12 @@ from cortex_mcp.engine.llm import Ask
 from cortex_mcp.engine.mirror.pages import page_paths
 from cortex_mcp.engine.mirror.write import shown, write_mirror
 from cortex_mcp.engine.runtime import Runtime
-from cortex_mcp.models import Category, Layer
+from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.store import lifecycle as store
+from cortex_mcp.store import slim
+from cortex_mcp.store.db import Connection
+from cortex_mcp.store.memories import memories_by_id
+from cortex_mcp.store.slim import SlimMemory
 
 logger = logging.getLogger(__name__)
 
@@ -58,15 +65,20 @@ def counting(ask: Ask | None, calls: list[int]) -> Ask | None:
 
 
 async def plan_lifecycle(rt: Runtime, ask: Ask | None, now: datetime) -> Plan:
-    """Plan every phase in order on one snapshot of the store; writes nothing."""
+    """Plan every phase in order on the live memories as slim rows; writes nothing."""
     settings = rt.settings.lifecycle
     calls = [0]
     ask = counting(ask, calls)
+    live = await _slim_pages(rt, lambda conn, after: slim.live_slim_page(conn, LIVE, after))
+    cutoff = to_text(ttl_cutoff(now, settings))
+    expired = await _slim_pages(
+        rt, lambda conn, after: slim.expired_archive_page(conn, cutoff, after)
+    )
     async with rt.db.read() as conn:
-        live = await store.live_in_layers(conn, [Layer.WORKING, Layer.CORE])
-        expired = await store.expired_archive(conn, ttl_cutoff(now, settings))
         periods = await store.archive_periods(conn)
-    state = State(live, now)
+    state = State(live, now, full=partial(_full_rows, rt), texts=partial(_texts, rt))
+    del live
+    await state.read_terms(list(state.items))
     changes = plan_working(state, settings)
     close = await close_in_meaning(rt, state)  # paraphrase candidates, from the vectors
     merges, examined = await plan_merges(
@@ -81,6 +93,32 @@ async def plan_lifecycle(rt: Runtime, ask: Ask | None, now: datetime) -> Plan:
     return Plan(changes, scores, examined, state, periods, calls)
 
 
+LIVE = [Layer.WORKING, Layer.CORE]
+Page = Callable[[Connection, int], Awaitable[tuple[list[SlimMemory], int]]]
+
+
+async def _slim_pages(rt: Runtime, page: Page) -> list[SlimMemory]:
+    """Every slim row `page` reads, a page per read transaction."""
+    rows: list[SlimMemory] = []
+    after = 0
+    while True:
+        async with rt.db.read() as conn:
+            found, after = await page(conn, after)
+        if not found:
+            return rows
+        rows += found
+
+
+async def _full_rows(rt: Runtime, ids: list[str]) -> dict[str, Memory]:
+    async with rt.db.read() as conn:
+        return await memories_by_id(conn, ids)
+
+
+async def _texts(rt: Runtime, ids: list[str]) -> dict[str, str]:
+    async with rt.db.read() as conn:
+        return await slim.contents_of(conn, ids)
+
+
 def planned_pages(rt: Runtime, plan: Plan) -> list[str]:
     """The mirror pages a run of this plan would write (for a preview)."""
     home, agent = rt.settings.home, rt.settings.memory.default_agent_id
@@ -93,11 +131,7 @@ def planned_pages(rt: Runtime, plan: Plan) -> list[str]:
     months |= {
         m.created_at.isoformat()[:7] for m in plan.state.archived if m.agent_id in (agent, None)
     }
-    months |= {
-        str(m.metadata["period"])
-        for m in visible
-        if m.category == Category.SUMMARY and m.metadata.get("period")
-    }
+    months |= {str(m.period) for m in visible if m.category == Category.SUMMARY and m.period}
     pages = [memory_md, home / "memory" / "relations.md"]
     pages += [working_dir / f"{day}.md" for day in days]
     pages += [archive_dir / f"{month}.md" for month in months]

@@ -13,7 +13,7 @@ added beside it, since clustering only sees (i, j, similarity) triples.
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -52,7 +52,7 @@ class PairSource(Protocol):
         """Pairs of indices whose similarity is at least `threshold`."""
 
 
-def prefix(terms: frozenset[str], frequency: Counter[str], threshold: float) -> list[str]:
+def prefix(terms: Collection[str], frequency: Counter[str], threshold: float) -> list[str]:
     """The rarest terms of a set that any set at least `threshold` similar must share one of."""
     ordered = sorted(terms, key=lambda t: (frequency[t], t))
     length = len(ordered) - math.ceil(threshold * len(ordered)) + 1
@@ -84,9 +84,10 @@ def similar_pairs(
 
 
 class NeighbourIndex:
-    """Rare-term postings of a fixed collection, to find a new text's most similar member."""
+    """Rare-term postings of a fixed collection, to find a new text's most similar member.
+    Its members may be tuples of (interned) terms: a tuple costs a fifth of a frozenset."""
 
-    def __init__(self, sets: Sequence[frozenset[str]], frequency: Counter[str]) -> None:
+    def __init__(self, sets: Sequence[Collection[str]], frequency: Counter[str]) -> None:
         self.sets = sets
         self.frequency = frequency
         self.postings: dict[str, list[int]] = defaultdict(list)
@@ -99,4 +100,4 @@ class NeighbourIndex:
         candidates: set[int] = set()
         for term in prefix(terms, self.frequency, 0.0)[:RARE_TERMS]:
             candidates.update(self.postings.get(term, [])[-PROBE:])
-        return max((overlap(terms, self.sets[i]) for i in candidates), default=0.0)
+        return max((overlap(terms, frozenset(self.sets[i])) for i in candidates), default=0.0)
