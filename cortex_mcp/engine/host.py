@@ -28,8 +28,12 @@ async def background_pass(rt: Runtime) -> None:
     """One round: write pending recall counts, embed memories still without a vector, extract
     due exchanges from the log, erase log messages past their retention."""
     await rt.access.flush()
-    while await rt.vectors.backfill() > 0:
-        await anyio.lowlevel.checkpoint()
+    try:
+        while await rt.vectors.backfill() > 0:
+            await anyio.lowlevel.checkpoint()
+    finally:
+        if rt.vectors.started is not None:
+            rt.vectors.started.set()  # the first recalls wait for this (#25)
     await merge_restatements(rt)  # paraphrases of older memories, now that they have vectors
 
     async def extracted(agent: str, stored: list[StoredMemory]) -> None:
@@ -83,6 +87,7 @@ class EngineHost:
                 stack = AsyncExitStack()
                 engine = await stack.enter_async_context(open_engine(self.settings, self.clock))
                 tasks = await stack.enter_async_context(anyio.create_task_group())
+                engine.runtime.vectors.started = anyio.Event()  # recalls wait for its back-fill
                 tasks.start_soon(run_background, engine.runtime)
                 tasks.start_soon(LifecycleScheduler(engine.runtime).run)
                 tasks.start_soon(engine.mirror.run)
