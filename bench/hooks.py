@@ -30,7 +30,7 @@ import anyio
 
 from bench.corpus import Corpus
 from bench.latency import SEED, SERVER_ENV, seed, summary
-from cortex_mcp.hooks.client import Connection
+from cortex_mcp.hooks.client import Connection, NoServer
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.hooks.state import read_state, session_state, state_file
 
@@ -139,6 +139,15 @@ def server_import(env: dict[str, str], runs: int) -> list[float]:
     return [timed([*NICE, sys.executable, "-c", code], b"", env)[0] for _ in range(runs)]
 
 
+def answering(home: Path) -> bool:
+    """True once the server accepts on its socket (the file exists a moment before that)."""
+    try:
+        with Connection(socket_path(home), 30):
+            return True
+    except NoServer:
+        return False
+
+
 def socket_recall(home: Path, queries: list[str]) -> list[float]:
     """The server's recall over the socket, without a process start (same queries)."""
     times = []
@@ -169,7 +178,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         cwd=args.code or ROOT,  # `-m` puts the working folder first on the path
     )
     try:
-        wait_for(socket_path(home).exists, "the server's socket", 120)
+        wait_for(lambda: answering(home), "the server's socket", 120)
         prompts = [corpus.query()[1] for _ in range(args.prompts)]
         socket_recall(home, prompts[:3])  # warm: the engine is open, caches are filled
         results: dict[str, Any] = {}
