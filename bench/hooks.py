@@ -6,6 +6,9 @@ on a shared machine, so beside each figure is the floor of the same run: `python
 
     python -m bench.hooks               # 10,000 memories; writes bench/results/hooks.json
     python -m bench.hooks --quick       # fewer runs; hooks-quick.json
+    python -m bench.hooks --code /tmp/before --label before
+                                        # the cortex_mcp package in /tmp/before (server and
+                                        # hooks, through PYTHONPATH); hooks-before.json
 
 Targets: UserPromptSubmit p95 <= 150 ms; Stop and PreCompact p95 <= 100 ms whatever the
 transcript size (they fork: the host waits only for the parent).
@@ -27,7 +30,7 @@ import anyio
 
 from bench.corpus import Corpus
 from bench.latency import SEED, SERVER_ENV, seed, summary
-from cortex_mcp.hooks.client import Connection
+from cortex_mcp.hooks.client import Connection, NoServer
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.hooks.state import read_state, session_state, state_file
 
@@ -136,6 +139,15 @@ def server_import(env: dict[str, str], runs: int) -> list[float]:
     return [timed([*NICE, sys.executable, "-c", code], b"", env)[0] for _ in range(runs)]
 
 
+def answering(home: Path) -> bool:
+    """True once the server accepts on its socket (the file exists a moment before that)."""
+    try:
+        with Connection(socket_path(home), 30):
+            return True
+    except NoServer:
+        return False
+
+
 def socket_recall(home: Path, queries: list[str]) -> list[float]:
     """The server's recall over the socket, without a process start (same queries)."""
     times = []
@@ -155,14 +167,18 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "cortex_mcp")], check=True)
     base = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
     env = {**base, "CORTEX_HOME": str(home), **SERVER_ENV}
+    if args.code is not None:  # its cortex_mcp package wins over this checkout's
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.code)], check=True)
+        env["PYTHONPATH"] = str(args.code)
     server = subprocess.Popen(
         [sys.executable, "-m", "cortex_mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         env=env,
+        cwd=args.code or ROOT,  # `-m` puts the working folder first on the path
     )
     try:
-        wait_for(socket_path(home).exists, "the server's socket", 120)
+        wait_for(lambda: answering(home), "the server's socket", 120)
         prompts = [corpus.query()[1] for _ in range(args.prompts)]
         socket_recall(home, prompts[:3])  # warm: the engine is open, caches are filled
         results: dict[str, Any] = {}
@@ -189,7 +205,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             ]
         )
         small = work / "small.jsonl"
-        small.write_text(exchange(0))
+        small.write_text(exchange(0), encoding="utf-8")
         big = work / "big.jsonl"
         exchanges = big_transcript(big, args.big_mb)
         for name, transcript in (("small", small), ("big", big)):
@@ -214,6 +230,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             "cpus": os.cpu_count(),
             "load_average": os.getloadavg(),
         },
+        "label": args.label,
         "commit": subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
         ).stdout.strip(),
@@ -228,14 +245,19 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 def main() -> None:
     cli = argparse.ArgumentParser(description=__doc__)
     cli.add_argument("--quick", action="store_true")
+    cli.add_argument("--code", type=Path, default=None, help="folder holding cortex_mcp/")
+    cli.add_argument("--label", default="")
     args = cli.parse_args()
     args.prompts, args.floor, args.saves, args.big_mb = (
         (30, 10, 8, 10) if args.quick else (100, 20, 20, BIG_TRANSCRIPT_MB)
     )
     with tempfile.TemporaryDirectory() as folder:
         report = run(args, Path(folder))
-    out = RESULTS / ("hooks-quick.json" if args.quick else "hooks.json")
-    out.write_text(json.dumps(report, indent=2) + "\n")
+    name = "-".join(
+        ["hooks", *(["quick"] if args.quick else []), *([args.label] if args.label else [])]
+    )
+    out = RESULTS / f"{name}.json"
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     for name, figures in report["results"].items():
         print(
             name,

@@ -9,6 +9,12 @@ waits for the deep channel to drain in the background and reports how long that 
     python -m bench.ingest_llm                          # this checkout
     python -m bench.ingest_llm --code /tmp/before --label before
                                                         # the cortex_mcp package in /tmp/before
+    python -m bench.ingest_llm --synchronous FULL       # one durability only (default: both)
+
+Each run times both SQLite durabilities side by side (`store.synchronous`: FULL, an fsync per
+commit, the default; NORMAL, fsync at checkpoints: safe against a killed process, not against
+power loss), on copies of one seeded store, and the MCP round trip alone (`tools/list`) as
+the floor of each session.
 
 Writes bench/results/ingest-llm.json (one entry per label) and the "Ingest with a slow LLM"
 section of docs/benchmarks.md.
@@ -18,6 +24,7 @@ import argparse
 import itertools
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -39,9 +46,17 @@ SECTION = "## Ingest with a slow LLM"
 WARM_UP = {"user_message": "We decided to keep the bench data in /tmp.", "assistant_message": "OK."}
 
 
-def server(home: Path, code: Path, llm_url: str | None) -> StdioServerParameters:
-    """`python -m cortex_mcp` run from `code` (its cortex_mcp package wins), with the fake LLM."""
-    env = {"CORTEX_HOME": str(home), **SERVER_ENV, "PYTHONPATH": str(code)}
+def server(
+    home: Path, code: Path, llm_url: str | None, synchronous: str = "FULL"
+) -> StdioServerParameters:
+    """`python -m cortex_mcp` run from `code` (its cortex_mcp package wins), with the fake LLM
+    and the store's `synchronous` setting."""
+    env = {
+        "CORTEX_HOME": str(home),
+        **SERVER_ENV,
+        "PYTHONPATH": str(code),
+        "CORTEX_STORE__SYNCHRONOUS": synchronous,
+    }
     if llm_url:
         env |= {
             "CORTEX_LLM__PROVIDER": "openai",
@@ -85,6 +100,11 @@ async def timed_session(
         structured(await client.call_tool("cortex_ingest", WARM_UP))
         await drained(client, drain_s)
         await anyio.sleep(settle_s)
+        round_trips = []
+        for _ in range(len(exchanges) // 2 or 1):
+            started = time.perf_counter()
+            await client.list_tools()
+            round_trips.append((time.perf_counter() - started) * 1000)
         durations = []
         for arguments in exchanges:
             started = time.perf_counter()
@@ -93,7 +113,12 @@ async def timed_session(
         started = time.perf_counter()
         left = await drained(client, drain_s)
         drained_s = time.perf_counter() - started
-    return {"ingest": summary(durations), "owed_after": left, "drained_s": round(drained_s, 1)}
+    return {
+        "ingest": summary(durations),
+        "round_trip": summary(round_trips),
+        "owed_after": left,
+        "drained_s": round(drained_s, 1),
+    }
 
 
 async def main() -> None:
@@ -106,6 +131,9 @@ async def main() -> None:
     cli.add_argument(
         "--settle-s", type=float, default=10.0, help="quiet time after the warm-up, before timing"
     )
+    cli.add_argument(
+        "--synchronous", nargs="+", choices=("FULL", "NORMAL"), default=["FULL", "NORMAL"]
+    )
     args = cli.parse_args()
     corpus = Corpus(20260101)
     pairs = itertools.islice(zip(corpus.memories(), corpus.memories(), strict=False), args.ingests)
@@ -115,24 +143,33 @@ async def main() -> None:
     fake.default_reply = '{"memories": []}'
     fake.latency_s = args.latency_ms / 1000
     drain_s = args.ingests * args.latency_ms / 1000 * 2 + 30
+    results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as work, serve(fake.app()) as url:
         fake.url = url + "/v1"
-        results: dict[str, Any] = {}
-        for name, llm in (("no_llm", None), ("slow_llm", fake.url)):
-            home = Path(work) / name
-            await seed(home, args.size, corpus)
-            params = server(home, args.code, llm)
-            results[name] = await timed_session(params, exchanges, drain_s, args.settle_s)
+        seeded = Path(work) / "seeded"
+        await seed(seeded, args.size, corpus)
+        for synchronous in args.synchronous:
+            runs: dict[str, Any] = {}
+            for name, llm in (("no_llm", None), ("slow_llm", fake.url)):
+                home = Path(work) / f"{synchronous}-{name}"
+                shutil.copytree(seeded, home)
+                params = server(home, args.code, llm, synchronous)
+                runs[name] = await timed_session(params, exchanges, drain_s, args.settle_s)
+            floor, slow = runs["no_llm"]["ingest"], runs["slow_llm"]["ingest"]
+            results[synchronous] = runs | {
+                "ratio_p50": round(slow["p50"] / floor["p50"], 2),
+                "ratio_p95": round(slow["p95"] / floor["p95"], 2),
+                "ratio_p99": round(slow["p99"] / floor["p99"], 2),
+                "p95_over_round_trip": round(
+                    slow["p95"] / runs["slow_llm"]["round_trip"]["p95"], 2
+                ),
+            }
         results["llm_requests"] = len(fake.requests)
         fake.reset()
-    floor, slow = results["no_llm"]["ingest"], results["slow_llm"]["ingest"]
     results |= {
         "size": args.size,
         "ingests": args.ingests,
         "llm_latency_ms": args.latency_ms,
-        "ratio_p50": round(slow["p50"] / floor["p50"], 2),
-        "ratio_p95": round(slow["p95"] / floor["p95"], 2),
-        "ratio_p99": round(slow["p99"] / floor["p99"], 2),
         "settle_s": args.settle_s,
         "load_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
         "machine": machine(),
@@ -147,19 +184,27 @@ async def main() -> None:
 def write_docs(stored: dict[str, Any]) -> None:
     """The section of docs/benchmarks.md, replaced whole."""
     rows = [
-        "| code | no LLM p50 / p95 / p99 | slow LLM min / p50 / p95 / p99 | ratio p50 / p95 / p99"
-        " | owed after | drained in | load (1 min) at start / end |",
-        "|---|---|---|---|---|---|---|",
+        "| code | synchronous | no LLM p50 / p95 / p99 | slow LLM min / p50 / p95 / p99"
+        " | ratio p50 / p95 / p99 | round trip p95 | owed after | drained in"
+        " | load (1 min) at start / end |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for label, r in stored.items():
-        floor, slow = r["no_llm"]["ingest"], r["slow_llm"]["ingest"]
-        rows.append(
-            f"| {label} | {floor['p50']:.1f} / {floor['p95']:.1f} / {floor['p99']:.1f} ms"
-            f" | {slow['min']:.1f} / {slow['p50']:.1f} / {slow['p95']:.1f} / {slow['p99']:.1f} ms"
-            f" | {r['ratio_p50']}× / {r['ratio_p95']}× / {r.get('ratio_p99', '–')}×"
-            f" | {r['slow_llm']['owed_after']} | {r['slow_llm']['drained_s']} s"
-            f" | {' / '.join('?' if x is None else str(x) for x in r.get('load_1min', [None]))} |"
-        )
+        by_sync = {k: r[k] for k in ("FULL", "NORMAL") if k in r} or {"FULL": r}
+        for synchronous, s in by_sync.items():
+            floor, slow = s["no_llm"]["ingest"], s["slow_llm"]["ingest"]
+            trip = s["slow_llm"].get("round_trip", {}).get("p95")
+            rows.append(
+                f"| {label} | {synchronous}"
+                f" | {floor['p50']:.1f} / {floor['p95']:.1f} / {floor['p99']:.1f} ms"
+                f" | {slow['min']:.1f} / {slow['p50']:.1f} / {slow['p95']:.1f}"
+                f" / {slow['p99']:.1f} ms"
+                f" | {s['ratio_p50']}× / {s['ratio_p95']}× / {s.get('ratio_p99', '–')}×"
+                f" | {'–' if trip is None else f'{trip:.1f} ms'}"
+                f" | {s['slow_llm']['owed_after']} | {s['slow_llm']['drained_s']} s"
+                f" | {' / '.join('?' if x is None else str(x) for x in r.get('load_1min', [None]))}"
+                " |"
+            )
     first = next(iter(stored.values()))
     text = "\n".join(
         [
@@ -173,7 +218,11 @@ def write_docs(stored: dict[str, Any]) -> None:
             " how long the background took after the last call returned. Before timing, each"
             " server gets a recall and one ingest whose deep channel drains (the LLM's client is"
             " loaded), then `--settle-s` quiet seconds (the mirror's start-up catch-up); the deep"
-            " channel extracts in the background while the timed calls run. A call that waits for"
+            " channel extracts in the background while the timed calls run. `synchronous`: the"
+            " store's fsync per commit (FULL, the default) or at checkpoints only (NORMAL);"
+            " `round trip`: `tools/list` in the same session, the MCP floor under each call"
+            " (rows before the durability column existed are FULL, without it). A call that"
+            " waits for"
             " the LLM takes at least its latency: see the slow LLM's min. Wall times on a shared"
             " machine (the load is in the JSON's `machine`) are noisy; compare within a row.",
             "",

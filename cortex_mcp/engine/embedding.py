@@ -32,6 +32,8 @@ vectors' dimension); returns what to do once that transaction committed."""
 
 
 COMPLETE_KEY = "embedding.complete"
+START_WAIT_S = 4.0
+"""How long the first recalls after a start wait for the start's back-fill (#25)."""
 QUERY_CACHE_SIZE = 256
 MAX_WORKERS = 2
 
@@ -65,6 +67,9 @@ class VectorIndex:
     """The memories' vectors in memory, likewise (#28)."""
     workers: int = field(default_factory=lambda: default_workers())
     """Back-fill batches embedded at once: one per core, at most two (#28)."""
+    started: anyio.Event | None = None
+    """Made when a background loop starts (`EngineHost`), set once its first back-fill has
+    nothing left to embed or gave up; None: no back-fill runs here, nothing to wait for."""
     _queries: OrderedDict[str, list[float]] = field(default_factory=OrderedDict)
     _pace: BatchPace = field(init=False)
 
@@ -80,6 +85,15 @@ class VectorIndex:
     def model(self) -> str | None:
         """The configured embedding model."""
         return self.embedder.embedder.model if self.embedder.embedder else None
+
+    async def caught_up_after_start(self, limit_s: float = START_WAIT_S) -> None:
+        """Before a recall: wait, at most `limit_s`, for the back-fill the start runs, so what
+        the last run logged just before it exited (its vectors never made) is found by
+        meaning from the first question on (#25). Free once that back-fill is done."""
+        if self.started is None or self.started.is_set() or not self.configured:
+            return
+        with anyio.move_on_after(limit_s):
+            await self.started.wait()
 
     async def searchable(self, conn: Connection | None = None) -> bool:
         """True when the stored vectors are of the configured model, whether or not every

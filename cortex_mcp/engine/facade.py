@@ -182,6 +182,7 @@ class Engine:
         memories carrying one of them."""
         where = (self.agent(agent_id), layers, categories)
         scope = Scope(project, only_project, tuple(tags or ()))
+        await self.runtime.vectors.caught_up_after_start()  # the last run's vectors (#25)
         return await recall.recall(self.runtime, query, where, max_results, max_tokens, scope)
 
     async def search_debug(

@@ -2,6 +2,7 @@
 it does beside the requests: back-fill vectors, extract what the LLM owes from the conversation
 log, apply the log's retention."""
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -28,8 +29,12 @@ async def background_pass(rt: Runtime) -> None:
     """One round: write pending recall counts, embed memories still without a vector, extract
     due exchanges from the log, erase log messages past their retention."""
     await rt.access.flush()
-    while await rt.vectors.backfill() > 0:
-        await anyio.lowlevel.checkpoint()
+    try:
+        while await rt.vectors.backfill() > 0:
+            await anyio.lowlevel.checkpoint()
+    finally:
+        if rt.vectors.started is not None:
+            rt.vectors.started.set()  # the first recalls wait for this (#25)
     await merge_restatements(rt)  # paraphrases of older memories, now that they have vectors
 
     async def extracted(agent: str, stored: list[StoredMemory]) -> None:
@@ -40,12 +45,26 @@ async def background_pass(rt: Runtime) -> None:
     await prune(rt)
 
 
+async def settle_after_start(rt: Runtime) -> None:
+    """Once the first pass is done: load the LLM's SDK now rather than during the first
+    extraction (beside the user's next calls), then move what the start made (settings,
+    the engine, the vector matrices) out of the garbage collector's sight, so its
+    collections stay short while a tool call runs (#25)."""
+    await rt.llm.cascade.warm()
+    if not gc.get_freeze_count():  # once a process: its first engine's start
+        gc.freeze()
+
+
 async def run_background(rt: Runtime, interval_s: float = BACKGROUND_INTERVAL_S) -> None:
     """Repeat background passes until cancelled at shutdown; a failed pass is only logged."""
+    first = True
     while True:
         rt.wake = anyio.Event()  # a wake-up during the pass starts the next one at once
         try:
             await background_pass(rt)
+            if first:
+                first = False
+                await settle_after_start(rt)
         except Exception:  # the top of a background loop: log and carry on
             logger.exception("background pass failed; retrying in %.0f s", interval_s)
         rt.passes.finish_one()
@@ -83,6 +102,7 @@ class EngineHost:
                 stack = AsyncExitStack()
                 engine = await stack.enter_async_context(open_engine(self.settings, self.clock))
                 tasks = await stack.enter_async_context(anyio.create_task_group())
+                engine.runtime.vectors.started = anyio.Event()  # recalls wait for its back-fill
                 tasks.start_soon(run_background, engine.runtime)
                 tasks.start_soon(LifecycleScheduler(engine.runtime).run)
                 tasks.start_soon(engine.mirror.run)

@@ -5,10 +5,10 @@ command starts in milliseconds. It speaks the same JSON-RPC as stdio (one messag
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 PROTOCOL_VERSION = "2025-06-18"

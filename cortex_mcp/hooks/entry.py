@@ -6,7 +6,9 @@ cost one line on stderr and inject nothing, never the user's prompt.
 The saving moments (stop, pre-compact, session-end) check their input, then fork: the host
 gets its exit at once while the child reads the transcript and calls the server (or spools
 a pointer when no server runs). Standard library only: an import-linter contract keeps the
-MCP SDK, pydantic, the settings and the engine out of this module and what it imports.
+MCP SDK, pydantic, the settings and the engine out of this module and what it imports. What
+the parent of a detached save runs imports neither pathlib nor the moments (#25): those load
+in the child, or for the moments the user waits for.
 """
 
 from __future__ import annotations
@@ -14,24 +16,26 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 
 from cortex_mcp.guidance import exposes
-from cortex_mcp.hooks import spool
 from cortex_mcp.hooks.client import NoServer
-from cortex_mcp.hooks.moments import DIGEST_HEAD, TOOL_OF, Event, Moments, digest_within
+from cortex_mcp.hooks.event import TOOL_OF, Event
 from cortex_mcp.hooks.output import EVENT_NAMES, HOSTS, MOMENTS, render
-from cortex_mcp.hooks.paths import home, hooks_dir, published_settings
+from cortex_mcp.hooks.paths import HOOKS_NAME, home_folder, published_settings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
+
+    from cortex_mcp.hooks.moments import Moments
 
 MAX_STDIN = 4 << 20
 INJECT_TIMEOUT_S = 2.0
 """The user waits for these: past it, nothing is injected."""
 SAVE_TIMEOUT_S = 60.0
+CHILD_NICENESS = 10
+"""A detached save runs this much nicer than the hook's parent (#25)."""
 SETTING_OF = {
     "session-start": "session_start",
     "prompt": "prompt",
@@ -71,8 +75,8 @@ def read_payload() -> dict[str, Any]:
 
 def check_transcript(event: Event) -> None:
     """A transcript path the host gave must name a readable file."""
-    if event.transcript is not None and not event.transcript.is_file():
-        raise HookError(f"transcript_path: {event.transcript} is not a readable file")
+    if not event.transcript_readable():
+        raise HookError(f"transcript_path: {event.transcript_path} is not a readable file")
 
 
 def detach() -> bool:
@@ -86,19 +90,34 @@ def detach() -> bool:
     null = os.open(os.devnull, os.O_RDWR)
     for descriptor in (0, 1, 2):
         os.dup2(null, descriptor)
+    try:  # noqa: SIM105 - contextlib is not imported here; the host waits for the parent
+        os.nice(CHILD_NICENESS)
+    except OSError:
+        pass
     return False
 
 
-def log(data_home: Path, line: str) -> None:
+def log(data_home: str, line: str) -> None:
     """A detached child's trouble, one line in <home>/hooks/hooks.log (no conversation)."""
     try:
-        folder = hooks_dir(data_home)
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        descriptor = os.open(folder / "hooks.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        folder = os.path.join(data_home, HOOKS_NAME)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        name = os.path.join(folder, "hooks.log")
+        descriptor = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         with os.fdopen(descriptor, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
     except OSError:
         pass
+
+
+def moments_of(data_home: str, settings: dict[str, Any], timeout: float) -> Moments:
+    """The moments on `data_home` (imported here: the parent of a detached save never
+    needs them)."""
+    from pathlib import Path
+
+    from cortex_mcp.hooks.moments import Moments
+
+    return Moments(Path(data_home), settings, timeout)
 
 
 def save(moments: Moments, event: Event) -> None:
@@ -106,6 +125,8 @@ def save(moments: Moments, event: Event) -> None:
     try:
         getattr(moments, event.moment.replace("-", "_"))(event)
     except NoServer:
+        from cortex_mcp.hooks import spool
+
         spool.put(moments.home, event.pointer())
 
 
@@ -113,7 +134,7 @@ def run(host: str, moment: str, payload: dict[str, Any]) -> str:
     """The moment for this host; what goes to stdout."""
     if moment not in EVENT_NAMES[host]:
         raise HookError(f"{host} has no {moment} hook here (README: Hooks)")
-    data_home = home()
+    data_home = home_folder()
     settings = published_settings(data_home)
     event = Event.of(host, moment, payload)
     if not settings[SETTING_OF[moment]]:
@@ -123,7 +144,7 @@ def run(host: str, moment: str, payload: dict[str, Any]) -> str:
         return render(host, moment, "")
     if moment in ("session-start", "prompt"):
         check_transcript(event)
-        moments = Moments(data_home, settings, INJECT_TIMEOUT_S)
+        moments = moments_of(data_home, settings, INJECT_TIMEOUT_S)
         try:
             context = getattr(moments, moment.replace("-", "_"))(event)
         except NoServer as err:
@@ -135,7 +156,7 @@ def run(host: str, moment: str, payload: dict[str, Any]) -> str:
     if detach():
         return render(host, moment, "")
     try:
-        save(Moments(data_home, settings, SAVE_TIMEOUT_S), event)
+        save(moments_of(data_home, settings, SAVE_TIMEOUT_S), event)
     except Exception as err:
         log(data_home, f"{moment} {event.session_id[:16]}: {type(err).__name__}: {err}")
         if os.environ.get("CORTEX_HOOK_FOREGROUND"):
@@ -143,13 +164,16 @@ def run(host: str, moment: str, payload: dict[str, Any]) -> str:
     return render(host, moment, "")
 
 
-def fallback(data_home: Path, moment: str, settings: dict[str, Any]) -> str:
+def fallback(data_home: str, moment: str, settings: dict[str, Any]) -> str:
     """With no server: the start of MEMORY.md (the mirror) at session start, else nothing
     (opening the store here would cost the user a second per prompt)."""
     if moment != "session-start":
         return ""
+    from cortex_mcp.hooks.moments import DIGEST_HEAD, digest_within
+
     try:
-        mirror = (data_home / "MEMORY.md").read_text("utf-8")
+        with open(os.path.join(data_home, "MEMORY.md"), encoding="utf-8") as file:
+            mirror = file.read()
     except OSError:
         return ""
     return digest_within(f"{DIGEST_HEAD}\n{mirror}", settings)
@@ -177,8 +201,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         sys.stdout.write(output)
         sys.stdout.flush()
+        sys.stderr.flush()
     except (OSError, ValueError):
         pass
+    if argv is None:  # the command itself: skip the interpreter's teardown, its output is out
+        os._exit(0)
     return 0
 
 

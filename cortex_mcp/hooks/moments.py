@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cortex_mcp.guidance import HOOK_BLOCK, hook_note
+from cortex_mcp.hooks.event import Event as Event  # where the moments' callers find it
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.hooks.state import count_injection, session_state
 from cortex_mcp.project_names import project_of_folder
@@ -35,72 +36,6 @@ STOP_TEXT = """
 STOP_WORDS = frozenset(STOP_TEXT.split())
 INJECTION_HEAD = f"{HOOK_BLOCK}, relevant to this prompt:"
 DIGEST_HEAD = f"{HOOK_BLOCK}:"
-TOOL_OF = {
-    "session-start": "cortex_recall",
-    "prompt": "cortex_recall",
-    "stop": "cortex_ingest",
-    "pre-compact": "cortex_flush",
-    "session-end": "cortex_flush",
-}
-"""The tool each moment calls: a moment whose tool CORTEX_TOOLS hides does nothing."""
-
-
-class Event:
-    """One hook invocation as the host described it on stdin (a plain class: NamedTuple
-    would import typing, a fifth of a hook's start-up)."""
-
-    __slots__ = ("cwd", "host", "inline_reply", "moment", "prompt", "session_id", "transcript")
-
-    def __init__(
-        self,
-        host: str,
-        moment: str,
-        session_id: str,
-        transcript: Path | None,
-        cwd: str,
-        prompt: str,
-        inline_reply: str,
-    ) -> None:
-        self.host = host
-        self.moment = moment
-        self.session_id = session_id
-        self.transcript = transcript
-        self.cwd = cwd
-        self.prompt = prompt
-        self.inline_reply = inline_reply
-
-    @classmethod
-    def of(cls, host: str, moment: str, payload: dict[str, Any]) -> Event:
-        """The event from the host's stdin JSON (fields named as each host names them)."""
-        transcript = payload.get("transcript_path")
-        session = payload.get("session_id") or payload.get("conversation_id") or ""
-        reply = payload.get("prompt_response") or payload.get("last_assistant_message") or ""
-        roots = payload.get("workspace_roots")  # Cursor names the project folders, not a cwd
-        cwd = payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots else "")
-        path = Path(transcript) if isinstance(transcript, str) and transcript else None
-        if path is None and host == "cursor" and moment not in ("session-start", "prompt"):
-            from cortex_mcp.hooks import transcripts
-
-            path = transcripts.cursor_transcript(str(cwd), str(payload.get("conversation_id", "")))
-        return cls(
-            host=host,
-            moment=moment,
-            session_id=str(session),
-            transcript=path,
-            cwd=str(cwd),
-            prompt=str(payload.get("prompt") or ""),
-            inline_reply=str(reply),
-        )
-
-    def pointer(self) -> dict[str, Any]:
-        """The event without any conversation text (what the spool may keep)."""
-        return {
-            "host": self.host,
-            "moment": self.moment,
-            "session_id": self.session_id,
-            "transcript_path": str(self.transcript) if self.transcript else None,
-            "cwd": self.cwd,
-        }
 
 
 def content_words(text: str) -> set[str]:

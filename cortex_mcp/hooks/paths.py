@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
+HOOKS_NAME = "hooks"
 SOCKET_NAME = "cortex.sock"
 PUBLISHED_NAME = "settings.json"
 FALLBACK_SETTINGS: dict[str, Any] = {
@@ -34,27 +35,42 @@ to what a server with default settings publishes: `HooksSettings`, the message l
 `tools`, the tools CORTEX_TOOLS exposes, none named meaning all)."""
 
 
-def default_home() -> Path:
-    """The platform's data folder for cortex-mcp, as `cortex_mcp.config.DEFAULT_HOME`."""
+def default_home_folder() -> str:
+    """The platform's data folder for cortex-mcp, as `cortex_mcp.config.DEFAULT_HOME` (a
+    string: the parent of a detached save never imports pathlib, #25)."""
     if sys.platform == "darwin":
-        return Path("~/Library/Application Support/cortex-mcp").expanduser()
+        return os.path.expanduser("~/Library/Application Support/cortex-mcp")
     if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or str(Path("~/AppData/Local").expanduser())
-        return Path(base) / "cortex-mcp"
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~/AppData/Local")
+        return os.path.join(base, "cortex-mcp")
     xdg = os.environ.get("XDG_DATA_HOME", "").strip()
-    base_dir = Path(xdg) if xdg and Path(xdg).is_absolute() else Path("~/.local/share")
-    return base_dir.expanduser() / "cortex-mcp"
+    base_dir = xdg if xdg and os.path.isabs(xdg) else "~/.local/share"
+    return os.path.join(os.path.expanduser(base_dir), "cortex-mcp")
+
+
+def home_folder() -> str:
+    """The data folder: CORTEX_HOME when set and not empty, else the platform's default."""
+    raw = os.environ.get("CORTEX_HOME")
+    return os.path.expanduser(raw) if raw else default_home_folder()
+
+
+def default_home() -> Path:
+    """`default_home_folder` as a Path."""
+    from pathlib import Path
+
+    return Path(default_home_folder())
 
 
 def home() -> Path:
-    """The data folder: CORTEX_HOME when set and not empty, else the platform's default."""
-    raw = os.environ.get("CORTEX_HOME")
-    return Path(raw).expanduser() if raw else default_home()
+    """`home_folder` as a Path."""
+    from pathlib import Path
+
+    return Path(home_folder())
 
 
 def hooks_dir(data_home: Path) -> Path:
     """<home>/hooks."""
-    return data_home / "hooks"
+    return data_home / HOOKS_NAME
 
 
 def socket_path(data_home: Path) -> Path:
@@ -78,11 +94,12 @@ def private_dir(path: Path) -> Path:
     return path
 
 
-def published_settings(data_home: Path) -> dict[str, Any]:
+def published_settings(data_home: str | os.PathLike[str]) -> dict[str, Any]:
     """The hook settings the last server published, over the fallback defaults."""
     settings = dict(FALLBACK_SETTINGS)
     try:
-        published = json.loads((hooks_dir(data_home) / PUBLISHED_NAME).read_text("utf-8"))
+        with open(os.path.join(data_home, HOOKS_NAME, PUBLISHED_NAME), encoding="utf-8") as file:
+            published = json.load(file)
     except (OSError, ValueError):
         return settings
     if isinstance(published, dict):

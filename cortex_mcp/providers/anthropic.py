@@ -59,6 +59,10 @@ class AnthropicChat:
             )
         return self._client
 
+    async def warm(self) -> None:
+        """Import the SDK and make the client now, while nothing waits (#25)."""
+        await self._connect()
+
     async def complete(
         self, system: str, prompt: str, *, json_mode: bool = False, max_tokens: int = 800
     ) -> Completion:

@@ -41,6 +41,19 @@ class LLMCascade:
         """Whether any provider is configured."""
         return bool(self.providers)
 
+    async def warm(self) -> None:
+        """Load each provider's SDK and client ahead of its first call (#25: importing openai
+        on the first extraction slowed the ingests running beside it); a provider that
+        cannot load says so on its first call instead."""
+        for provider in self.providers:
+            warm = getattr(provider, "warm", None)
+            if warm is None:
+                continue
+            try:
+                await warm()
+            except Exception as error:  # the call that needs it reports it
+                logger.debug("warming %s: %s", provider.name, error)
+
     async def complete(
         self, system: str, prompt: str, *, json_mode: bool = False, max_tokens: int = 800
     ) -> Completion | None:

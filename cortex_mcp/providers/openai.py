@@ -85,6 +85,10 @@ class OpenAIChat:
         self._compatible = compatible
         self._connection = _Connection(api_key, base_url, timeout_s)
 
+    async def warm(self) -> None:
+        """Import the SDK and make the client now, while nothing waits (#25)."""
+        await self._connection.client()
+
     async def complete(
         self, system: str, prompt: str, *, json_mode: bool = False, max_tokens: int = 800
     ) -> Completion:
