@@ -8,12 +8,20 @@ context block (`block`). No query: the core digest, with the profile first.
 """
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 from cortex_mcp.engine.language.redaction import redact
 from cortex_mcp.engine.recall import block
 from cortex_mcp.engine.recall.floor import stands
-from cortex_mcp.engine.recall.log import LogVector, log_pool, text_messages, with_log_hits
+from cortex_mcp.engine.recall.log import (
+    LogVector,
+    NearLeg,
+    log_pool,
+    text_messages,
+    vector_messages,
+    with_log_hits,
+)
 from cortex_mcp.engine.recall.log_dates import dated_log
 from cortex_mcp.engine.recall.project import (
     EVERYWHERE,
@@ -33,6 +41,7 @@ from cortex_mcp.guidance import empty_store
 from cortex_mcp.models import Category, Layer, LogHit, RecallResult, SearchDebug, SearchHit
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.conversation import LoggedMessage, log_counts
+from cortex_mcp.store.db import Connection
 from cortex_mcp.store.lifecycle import count_live
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
@@ -88,12 +97,25 @@ async def search(
     now = rt.clock()
     text: list[list[tuple[float, LoggedMessage]]] = []
 
+    legs: list[NearLeg] = []
+
     async def log_text() -> None:  # the log's text leg, searched while the query is embedded
         async with rt.db.read() as conn:
             text.append(await text_messages(conn, question.log_match, agent, log_pool(max_results)))
 
+    async def log_near(conn: Connection, vector: list[float]) -> None:
+        # the log's vector leg, searched beside the memories' ranking once the query's vector
+        # is there (the same vector `log_vector` gives below)
+        leg = log_leg(rt, vector)
+        legs.append(await vector_messages(conn, leg, agent, log_pool(max_results)))
+
     ranking, hits = await rank(
-        rt, question, where, max_results * (WIDER_POOL if scope.wider else 1), log_text
+        rt,
+        question,
+        where,
+        max_results * (WIDER_POOL if scope.wider else 1),
+        log_text,
+        log_near,
     )
     found = [(h.memory, h.score.final_score) for h in hits]
     found = scoped(found, scope, rt.settings.workspace.project_boost)[:max_results]
@@ -116,6 +138,7 @@ async def search(
             dated_log(question, rt.settings.search),
             vector,
             text[0] if text else None,
+            legs[0] if legs and vector is not None else None,
         )
         said = await scoped_said(conn, said, scope)
     relations = ranking.relations
@@ -153,8 +176,11 @@ async def log_vector(rt: Runtime, question: Question, ranking: Ranking) -> LogVe
     if not any(b.name == name and b.available for b in ranking.backends):
         return None
     vector = await rt.vectors.query_vector(question.text)
-    if vector is None:
-        return None
+    return None if vector is None else log_leg(rt, vector)
+
+
+def log_leg(rt: Runtime, vector: list[float]) -> LogVector:
+    """The query's vector with the fusion's weights and the log's vectors in memory."""
     search = rt.settings.search
     return LogVector(vector, search.text_weight, search.vector_weight, rt.vectors.said)
 
@@ -165,9 +191,11 @@ async def rank(
     where: Where,
     keep: int | None,
     meanwhile: Callable[[], Awaitable[None]] | None = None,
+    alongside: Callable[[Connection, list[float]], Coroutine[Any, Any, None]] | None = None,
 ) -> tuple[Ranking, list[SearchHit]]:
     """Every candidate ranked, and the best `keep` distinct ones read in full (None: all);
-    `meanwhile` runs while the query is embedded."""
+    `meanwhile` runs while the query is embedded, `alongside` beside the ranking once the
+    query's vector is there."""
     agent, layers, categories = where
     return await find(
         rt.db,
@@ -180,6 +208,7 @@ async def rank(
         clock=rt.clock,
         keep=keep,
         meanwhile=meanwhile,
+        alongside=alongside,
     )
 
 

@@ -1,10 +1,10 @@
 """Ranking: candidates from full text, vectors, dates and the graph, fused, scored, best first."""
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -183,7 +183,31 @@ async def nearest_memories(
         found = await matrix.nearest(conn, query, limit * 4)
     if found is None:  # no matrix here, or not in step with the store yet
         return await vector_candidates(conn, query, agent_id, layers, categories, limit)
-    return await candidates_of(conn, found, agent_id, layers, categories, limit)
+    return await nearest_first(
+        found, limit, lambda pairs: candidates_of(conn, pairs, agent_id, layers, categories, limit)
+    )
+
+
+NEAREST_FIRST = 1.5
+"""The share of `limit` nearest neighbours read from the store first (`nearest_first`)."""
+
+Found = TypeVar("Found")
+
+
+async def nearest_first(
+    nearest: list[tuple[int, float]],
+    limit: int,
+    read: Callable[[list[tuple[int, float]]], Awaitable[list[Found]]],
+) -> list[Found]:
+    """`read(nearest)` (the best `limit` of the nearest that pass the store's filters), reading
+    only the first `NEAREST_FIRST * limit` of them when those already give `limit` (the same
+    answer: every one further is farther; most of a store is visible to its agent) and all of
+    them otherwise."""
+    first = nearest[: int(limit * NEAREST_FIRST)]
+    found = await read(first)
+    if len(found) < limit and len(first) < len(nearest):
+        found = await read(nearest)
+    return found
 
 
 async def find(
@@ -198,6 +222,7 @@ async def find(
     clock: Clock,
     keep: int | None,
     meanwhile: Callable[[], Awaitable[None]] | None = None,
+    alongside: Callable[[Connection, list[float]], Coroutine[Any, Any, None]] | None = None,
 ) -> tuple[Ranking, list[SearchHit]]:
     """Rank every backend's candidates for `query`; read in full the best `keep` distinct ones
     (None: all).
@@ -206,6 +231,8 @@ async def find(
     `meanwhile` (other work that needs no vector), so the slower side sets the pace. It is
     embedded only when the stored vectors can answer; when they cannot (none configured, or
     being re-embedded) the whole search is one read of the store and `meanwhile` is not run.
+    `alongside` (other work that needs the vector, such as the log's vector leg) runs in the
+    same read as the ranking, beside it, once the vector is there.
     """
     where: dict[str, Any] = {"agent_id": agent_id, "layers": layers, "categories": categories}
     embedded: list[tuple[list[float] | None, BackendTiming]] = []
@@ -237,18 +264,22 @@ async def find(
     async with db.read() as conn:
         if vector is not None and not await index.searchable(conn):
             vector, backend = None, _vectors_off(db, index)  # the model changed meanwhile
-        ranking = await rank(
-            conn,
-            question,
-            text,
-            **where,
-            settings=settings,
-            now=clock(),
-            query_vector=vector,
-            vector_backend=backend,
-            matrix=index.kept,
-        )
-        return ranking, await search_hits(conn, _chosen(ranking, keep))
+        async with anyio.create_task_group() as beside:
+            if alongside is not None and vector is not None:
+                beside.start_soon(alongside, conn, vector)
+            ranking = await rank(
+                conn,
+                question,
+                text,
+                **where,
+                settings=settings,
+                now=clock(),
+                query_vector=vector,
+                vector_backend=backend,
+                matrix=index.kept,
+            )
+            hits = await search_hits(conn, _chosen(ranking, keep))
+        return ranking, hits
 
 
 def _chosen(ranking: Ranking, keep: int | None) -> list[Scored]:
