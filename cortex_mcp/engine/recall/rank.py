@@ -49,6 +49,10 @@ class Ranking:
     relations: list[Relation] = field(default_factory=list)
 
 
+Then = Callable[[Connection, Ranking, list[SearchHit]], Coroutine[Any, Any, None]]
+"""What a search does with its ranking in the read that ranked."""
+
+
 @dataclass(frozen=True)
 class TextCandidates:
     """What full-text search found for a query: (bm25, candidate) pairs, and how it went."""
@@ -221,18 +225,21 @@ async def find(
     settings: SearchSettings,
     clock: Clock,
     keep: int | None,
-    meanwhile: Callable[[], Awaitable[None]] | None = None,
+    meanwhile: Callable[[Connection], Coroutine[Any, Any, None]] | None = None,
     alongside: Callable[[Connection, list[float]], Coroutine[Any, Any, None]] | None = None,
+    then: Then | None = None,
 ) -> tuple[Ranking, list[SearchHit]]:
     """Rank every backend's candidates for `query`; read in full the best `keep` distinct ones
     (None: all).
 
     The query is embedded outside any transaction while full-text search runs, and then
-    `meanwhile` (other work that needs no vector), so the slower side sets the pace. It is
-    embedded only when the stored vectors can answer; when they cannot (none configured, or
-    being re-embedded) the whole search is one read of the store and `meanwhile` is not run.
-    `alongside` (other work that needs the vector, such as the log's vector leg) runs in the
-    same read as the ranking, beside it, once the vector is there.
+    `meanwhile` (other work that needs no vector), in the same read, so the slower side sets
+    the pace. It is embedded only when the stored vectors can answer; when they cannot (none
+    configured, or being re-embedded) the whole search is one read of the store and `meanwhile`
+    is not run. `alongside` (other work that needs the vector, such as the log's vector leg)
+    runs in the same read as the ranking, beside it, once the vector is there; `then` (what
+    follows from the ranking) at the end of that read. So a recall takes two turns on the
+    connection, and a stream of writes delays it at most twice (#28).
     """
     where: dict[str, Any] = {"agent_id": agent_id, "layers": layers, "categories": categories}
     embedded: list[tuple[list[float] | None, BackendTiming]] = []
@@ -240,26 +247,28 @@ async def find(
     async def embed() -> None:
         embedded.append(await _query_vector(index, question.text, vector_backend(db)))
 
-    async with anyio.create_task_group() as group:
-        async with db.read() as conn:
-            searchable = await index.searchable(conn)
-            if searchable:
-                group.start_soon(embed)
-            text = await text_candidates(conn, question, **where, settings=settings)
-            if not searchable:
-                off = _vectors_off(db, index)
-                ranking = await rank(
-                    conn,
-                    question,
-                    text,
-                    **where,
-                    settings=settings,
-                    now=clock(),
-                    vector_backend=off,
-                )
-                return ranking, await search_hits(conn, _chosen(ranking, keep))
+    async with anyio.create_task_group() as group, db.read() as conn:
+        searchable = await index.searchable(conn)
+        if searchable:
+            group.start_soon(embed)
+        text = await text_candidates(conn, question, **where, settings=settings)
+        if not searchable:
+            off = _vectors_off(db, index)
+            ranking = await rank(
+                conn,
+                question,
+                text,
+                **where,
+                settings=settings,
+                now=clock(),
+                vector_backend=off,
+            )
+            hits = await search_hits(conn, _chosen(ranking, keep))
+            if then is not None:
+                await then(conn, ranking, hits)
+            return ranking, hits
         if meanwhile is not None:
-            await meanwhile()
+            await meanwhile(conn)
     [(vector, backend)] = embedded
     async with db.read() as conn:
         if vector is not None and not await index.searchable(conn):
@@ -279,6 +288,8 @@ async def find(
                 matrix=index.kept,
             )
             hits = await search_hits(conn, _chosen(ranking, keep))
+        if then is not None:
+            await then(conn, ranking, hits)
         return ranking, hits
 
 
