@@ -23,6 +23,13 @@ round trips, and the resident memory of the server process from /proc.
                                                   # beside each recall (bench/recall_floor.py),
                                                   # and recalls while remembers run
 
+    python -m bench.latency … --seeded /tmp/homes --tree /tmp/before --out before
+                                                  # the stores an earlier run left in its
+                                                  # --workdir (same sizes and options), copied
+                                                  # instead of seeded; the server runs the code
+                                                  # of another checkout: before and after over
+                                                  # the same stores in minutes
+
     python -m bench.latency --sizes 10000,100000 --quick --out postgresql \
         --database-url postgresql://.../postgres   # the store on PostgreSQL (a database per N)
 
@@ -251,12 +258,16 @@ def summary(samples_ms: list[float]) -> dict[str, Any]:
     }
 
 
+SERVER_TREE: list[Path] = []
+"""The checkout whose code the server runs (--tree); none: the one this bench runs from."""
+
+
 def server_params(home: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "cortex_mcp"],
         env={"CORTEX_HOME": str(home), **SERVER_ENV},
-        cwd=Path.cwd(),  # the code under test is the one this bench runs from
+        cwd=SERVER_TREE[0] if SERVER_TREE else Path.cwd(),  # `-m` imports from there
     )
 
 
@@ -482,14 +493,22 @@ async def measure(n: int, workdir: Path, args: argparse.Namespace) -> dict[str, 
         SERVER_ENV["CORTEX_DATABASE_URL"] = fresh_database(args.database_url, n)
     load_before = os.getloadavg()[0]
     corpus = Corpus(SEED)
-    log(f"N={n:,}: seeding")
-    seeded = await seed(home, n, corpus, args.log_messages)
-    if args.random_vectors:
-        seeded["random_vectors_seconds"] = await random_vectors(home)
-    elif args.vectors:
-        seeded["embedding_seconds"] = await embed_all(home, args.embedding)
+    if args.seeded:
+        log(f"N={n:,}: copying the store seeded in {args.seeded / home.name}")
+        shutil.copytree(args.seeded / home.name, home)
+        for _ in corpus.memories():  # the corpus where seeding would have left it
+            if len(corpus.seen) >= n + args.log_messages:
+                break
+        seeded: dict[str, Any] = {"copied_from": str(args.seeded / home.name)}
+    else:
+        log(f"N={n:,}: seeding")
+        seeded = await seed(home, n, corpus, args.log_messages)
+        if args.random_vectors:
+            seeded["random_vectors_seconds"] = await random_vectors(home)
+        elif args.vectors:
+            seeded["embedding_seconds"] = await embed_all(home, args.embedding)
     seeded["database_bytes_with_vectors"] = await store_bytes(home)
-    log(f"N={n:,}: seeded in {seeded['seconds']} s, {seeded['database_bytes'] / 1e6:.1f} MB")
+    log(f"N={n:,}: store of {seeded['database_bytes_with_vectors'] / 1e6:.1f} MB")
     cold = await cold_starts(home, args.cold_starts, corpus)
     log(f"N={n:,}: cold start p50 {cold['initialize']['p50']:.0f} ms")
     measured = await session(
@@ -555,6 +574,19 @@ def machine() -> dict[str, Any]:
     }
 
 
+def server_tree() -> dict[str, Any]:
+    """The checkout the server ran from and its commit."""
+    tree = SERVER_TREE[0] if SERVER_TREE else ROOT
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    ).stdout.strip()
+    return {"path": str(tree), "git_commit": commit or None}
+
+
 def parse_args() -> argparse.Namespace:
     cli = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     cli.add_argument("--sizes", default="1000,10000,100000", help="comma-separated N values")
@@ -588,6 +620,13 @@ def parse_args() -> argparse.Namespace:
     cli.add_argument(
         "--under-writes", type=int, default=0, help="recalls timed while remembers run"
     )
+    cli.add_argument(
+        "--seeded",
+        type=Path,
+        help="a --workdir an earlier run left (same sizes and options): its stores are copied"
+        " instead of seeded",
+    )
+    cli.add_argument("--tree", type=Path, help="the checkout whose code the server runs")
     cli.add_argument("--out", help="results name (bench/results/latency-<out>.json); no docs")
     cli.add_argument(
         "--database-url", help="a PostgreSQL server's URL (…/postgres): the store goes there"
@@ -599,6 +638,8 @@ def parse_args() -> argparse.Namespace:
     args.cold_starts = args.cold_starts or (3 if args.quick else 7)
     args.ingests = args.ingests if args.ingests is not None else (40 if args.quick else 200)
     SERVER_ENV["CORTEX_EMBEDDING__PROVIDER"] = args.embedding
+    if args.tree:
+        SERVER_TREE.append(args.tree.resolve())
     return args
 
 
@@ -622,6 +663,7 @@ async def main() -> None:
             "log_messages": args.log_messages,
             "ingests": args.ingests,
             "engine": "postgresql" if args.database_url else "sqlite",
+            "server_tree": server_tree(),
         },
         "runs": runs,
     }

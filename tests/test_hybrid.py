@@ -145,10 +145,13 @@ async def test_all_providers_down_recall_answers_bm25_only_and_remember_still_st
             )
         )
         passes = host.engine.runtime.passes
-        with anyio.fail_after(10):  # the deep channel tries the LLM in the background
-            while not (stats := await read_json(client, "cortex://stats"))["providers"]["llm"][
-                "providers"
-            ][0]["failures"]:
+        with anyio.fail_after(10):  # the deep channel and the back-fill try in the background
+            while not (
+                (stats := await read_json(client, "cortex://stats"))["providers"]["llm"][
+                    "providers"
+                ][0]["failures"]
+                and stats["providers"]["embedding"]["failures"]
+            ):
                 await passes.wait_beyond(passes.count)
 
     assert [m["id"] for m in found["memories"]] == [stored["id"]]

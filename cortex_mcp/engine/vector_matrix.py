@@ -66,16 +66,10 @@ class VectorMatrix:
             return None
         if not self.size:
             return []
-        import numpy as np
-
         seqs, rows = self.seqs[: self.size], self.rows[: self.size]
-        # einsum, not `@`: a product with one vector in BLAS spreads over every core, and on a
-        # busy machine waiting for those threads costs up to a hundred times the sum itself
-        similarity = np.einsum("ij,j->i", rows, np.asarray(query, dtype=np.float32))
-        k = min(k, len(similarity))
-        top = np.argpartition(-similarity, k - 1)[:k]
-        top = top[np.argsort(-similarity[top], kind="stable")]
-        return [(int(seqs[i]), float(1.0 - similarity[i])) for i in top]
+        # in a worker thread: the event loop serves other calls meanwhile, and the memories'
+        # and the log's searches of one recall run on two cores (#28)
+        return await anyio.to_thread.run_sync(_top, seqs, rows, query, k)
 
     async def refresh(self, db: Database) -> bool:
         """Read the table again when the store changed since the matrix was read (the
@@ -158,6 +152,19 @@ def memory_matrix() -> VectorMatrix:
 def message_matrix() -> VectorMatrix:
     """An empty matrix of the log's vectors."""
     return VectorMatrix(MESSAGES)
+
+
+def _top(seqs: Any, rows: Any, query: list[float], k: int) -> list[tuple[int, float]]:
+    """(seq, cosine distance) of the `k` rows nearest to `query`, nearest first."""
+    import numpy as np
+
+    # einsum, not `@`: a product with one vector in BLAS spreads over every core, and on a
+    # busy machine waiting for those threads costs up to a hundred times the sum itself
+    similarity = np.einsum("ij,j->i", rows, np.asarray(query, dtype=np.float32))
+    k = min(k, len(similarity))
+    top = np.argpartition(-similarity, k - 1)[:k]
+    top = top[np.argsort(-similarity[top], kind="stable")]
+    return [(int(seqs[i]), float(1.0 - similarity[i])) for i in top]
 
 
 def _unit_rows(found: list[tuple[int, bytes]]) -> Any:

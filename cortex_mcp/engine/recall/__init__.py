@@ -8,12 +8,21 @@ context block (`block`). No query: the core digest, with the profile first.
 """
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
 
 from cortex_mcp.engine.language.redaction import redact
 from cortex_mcp.engine.recall import block
 from cortex_mcp.engine.recall.floor import stands
-from cortex_mcp.engine.recall.log import LogVector, log_pool, text_messages, with_log_hits
+from cortex_mcp.engine.recall.log import (
+    LogVector,
+    NearLeg,
+    log_pool,
+    text_messages,
+    vector_messages,
+    with_log_hits,
+)
 from cortex_mcp.engine.recall.log_dates import dated_log
 from cortex_mcp.engine.recall.project import (
     EVERYWHERE,
@@ -24,15 +33,24 @@ from cortex_mcp.engine.recall.project import (
     scoped_said,
 )
 from cortex_mcp.engine.recall.question import Question, read_question
-from cortex_mcp.engine.recall.rank import Ranking, find, vector_backend
+from cortex_mcp.engine.recall.rank import Ranking, Then, find, vector_backend
 from cortex_mcp.engine.recall.slots import slot_answers
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.engine.scratchpad import read_scratchpad, scratchpad_block
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.guidance import empty_store
-from cortex_mcp.models import Category, Layer, LogHit, RecallResult, SearchDebug, SearchHit
+from cortex_mcp.models import (
+    Category,
+    Layer,
+    LogHit,
+    Memory,
+    RecallResult,
+    SearchDebug,
+    SearchHit,
+)
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.conversation import LoggedMessage, log_counts
+from cortex_mcp.store.db import Connection
 from cortex_mcp.store.lifecycle import count_live
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
@@ -87,22 +105,27 @@ async def search(
     layers = chosen or ALL_LAYERS
     now = rt.clock()
     text: list[list[tuple[float, LoggedMessage]]] = []
+    legs: list[NearLeg] = []
+    fused: list[Fused] = []
 
-    async def log_text() -> None:  # the log's text leg, searched while the query is embedded
-        async with rt.db.read() as conn:
-            text.append(await text_messages(conn, question.log_match, agent, log_pool(max_results)))
+    async def log_text(conn: Connection) -> None:
+        # the log's text leg, searched while the query is embedded
+        text.append(await text_messages(conn, question.log_match, agent, log_pool(max_results)))
 
-    ranking, hits = await rank(
-        rt, question, where, max_results * (WIDER_POOL if scope.wider else 1), log_text
-    )
-    found = [(h.memory, h.score.final_score) for h in hits]
-    found = scoped(found, scope, rt.settings.workspace.project_boost)[:max_results]
-    # matched: by the query's words, or by time (made on or mentioning a day it names, or
-    # mentioning a date when it asks when): these come before the conversation log's hits
-    matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
-    said: list[LogHit] = []
-    vector = await log_vector(rt, question, ranking)
-    async with rt.db.read() as conn:  # the log competes for every place (#23)
+    async def log_near(conn: Connection, vector: list[float]) -> None:
+        # the log's vector leg, searched beside the memories' ranking once the query's vector
+        # is there (the same vector `log_vector` gives below)
+        leg = log_leg(rt, vector)
+        legs.append(await vector_messages(conn, leg, agent, log_pool(max_results)))
+
+    async def with_log(conn: Connection, ranking: Ranking, hits: list[SearchHit]) -> None:
+        # the log competes for every place (#23), in the read that ranked the memories
+        found = [(h.memory, h.score.final_score) for h in hits]
+        found = scoped(found, scope, rt.settings.workspace.project_boost)[:max_results]
+        # matched: by the query's words, or by time (made on or mentioning a day it names, or
+        # mentioning a date when it asks when): these come before the conversation log's hits
+        matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
+        vector = await log_vector(rt, question, ranking)
         answers = await slot_answers(conn, question.predicates, agent, layers, categories)
         found, said = await with_log_hits(
             conn,
@@ -116,8 +139,20 @@ async def search(
             dated_log(question, rt.settings.search),
             vector,
             text[0] if text else None,
+            legs[0] if legs and vector is not None else None,
         )
-        said = await scoped_said(conn, said, scope)
+        fused.append(Fused(found, await scoped_said(conn, said, scope), answers))
+
+    ranking, hits = await rank(
+        rt,
+        question,
+        where,
+        max_results * (WIDER_POOL if scope.wider else 1),
+        log_text,
+        log_near,
+        with_log,
+    )
+    [(found, said, answers)] = [(f.found, f.said, f.answers) for f in fused]
     relations = ranking.relations
     dated = bool(question.spans)
     shown = [m for m, _ in found]
@@ -146,6 +181,15 @@ async def search(
     )
 
 
+@dataclass(frozen=True)
+class Fused:
+    """The memories and log lines a search shows, and the slot answers among them."""
+
+    found: list[tuple[Memory, float]]
+    said: list[LogHit]
+    answers: list[Memory]
+
+
 async def log_vector(rt: Runtime, question: Question, ranking: Ranking) -> LogVector | None:
     """The query's vector for the log's vector leg (the one ranking embedded: it is cached)
     and the fusion's weights; None when vectors could not answer the ranking."""
@@ -153,8 +197,11 @@ async def log_vector(rt: Runtime, question: Question, ranking: Ranking) -> LogVe
     if not any(b.name == name and b.available for b in ranking.backends):
         return None
     vector = await rt.vectors.query_vector(question.text)
-    if vector is None:
-        return None
+    return None if vector is None else log_leg(rt, vector)
+
+
+def log_leg(rt: Runtime, vector: list[float]) -> LogVector:
+    """The query's vector with the fusion's weights and the log's vectors in memory."""
     search = rt.settings.search
     return LogVector(vector, search.text_weight, search.vector_weight, rt.vectors.said)
 
@@ -164,10 +211,13 @@ async def rank(
     question: Question,
     where: Where,
     keep: int | None,
-    meanwhile: Callable[[], Awaitable[None]] | None = None,
+    meanwhile: Callable[[Connection], Coroutine[Any, Any, None]] | None = None,
+    alongside: Callable[[Connection, list[float]], Coroutine[Any, Any, None]] | None = None,
+    then: Then | None = None,
 ) -> tuple[Ranking, list[SearchHit]]:
     """Every candidate ranked, and the best `keep` distinct ones read in full (None: all);
-    `meanwhile` runs while the query is embedded."""
+    `meanwhile` runs while the query is embedded, `alongside` beside the ranking once the
+    query's vector is there, `then` after it in the same read (`find`)."""
     agent, layers, categories = where
     return await find(
         rt.db,
@@ -180,6 +230,8 @@ async def rank(
         clock=rt.clock,
         keep=keep,
         meanwhile=meanwhile,
+        alongside=alongside,
+        then=then,
     )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cortex_mcp.engine.recall.fusion import Place, fused, key
+from cortex_mcp.engine.recall.rank import nearest_first
 from cortex_mcp.engine.vector_matrix import VectorMatrix
 from cortex_mcp.models import LogHit, Memory
 from cortex_mcp.search.scoring import coverage, normalise_bm25, normalise_similarity, query_stems
@@ -157,7 +158,9 @@ async def _near(
     if matrix is not None and matrix.usable(conn):
         nearest = await matrix.nearest(conn, query.vector, limit * 4)
     if nearest is not None:
-        rows = await message_vectors.rows_of(conn, nearest, agent_id, limit)
+        rows = await nearest_first(
+            nearest, limit, lambda pairs: message_vectors.rows_of(conn, pairs, agent_id, limit)
+        )
     else:  # no matrix here, or not in step with the store yet
         rows = await message_vectors.nearest(conn, query.vector, agent_id, limit)
     messages = {str(row["seq"]): (distance, log.to_message(row)) for distance, row in rows}
@@ -180,6 +183,24 @@ async def text_messages(
     )
 
 
+@dataclass(frozen=True)
+class NearLeg:
+    """The log's vector leg: its nearest messages rescored with their surrounding turns (best
+    first, lower is better) and each nearest message's cosine similarity to the query."""
+
+    near: list[tuple[float, LoggedMessage]]
+    cosines: dict[int, float]
+
+
+async def vector_messages(conn: Connection, vector: LogVector, agent_id: str, pool: int) -> NearLeg:
+    """The log's vector leg (it needs only the query's vector, so it can run beside the
+    memories' ranking)."""
+    nearest = await _near(conn, vector, agent_id, pool)
+    cosines = {message.seq: cosine for _, message, cosine in nearest}
+    near = await with_near_context(conn, [(s, m) for s, m, _ in nearest], agent_id)
+    return NearLeg(near, cosines)
+
+
 async def scored_messages(
     conn: Connection,
     match: str | None,
@@ -187,19 +208,20 @@ async def scored_messages(
     agent_id: str,
     pool: int,
     text: list[tuple[float, LoggedMessage]] | None = None,
+    leg: NearLeg | None = None,
 ) -> tuple[list[tuple[float, LoggedMessage]], dict[int, float]]:
     """(relevance in [0, 1], message), best first: the log's BM25 hits (`text`: already found
-    by `text_messages`) and (with a query vector) its nearest messages, each leg rescored with
-    the surrounding turns, normalised to its best and weighed as the memories' text and vector
-    scores are (#23)."""
+    by `text_messages`) and (with a query vector) its nearest messages (`leg`: already found
+    by `vector_messages`), each leg rescored with the surrounding turns, normalised to its best
+    and weighed as the memories' text and vector scores are (#23)."""
     if text is None:
         text = await text_messages(conn, match, agent_id, pool)
     near: list[tuple[float, LoggedMessage]] = []
     cosines: dict[int, float] = {}
     if vector is not None:
-        nearest = await _near(conn, vector, agent_id, pool)
-        cosines = {message.seq: cosine for _, message, cosine in nearest}
-        near = await with_near_context(conn, [(s, m) for s, m, _ in nearest], agent_id)
+        if leg is None:
+            leg = await vector_messages(conn, vector, agent_id, pool)
+        near, cosines = leg.near, leg.cosines
     if vector is None or not near:
         return list(zip(_normalised(text), [m for _, m in text], strict=True)), cosines
     text_weight, vector_weight = vector.text_weight, vector.vector_weight
@@ -243,6 +265,7 @@ async def log_hits(
     boost: Callable[[LoggedMessage], float] | None = None,
     vector: LogVector | None = None,
     text: list[tuple[float, LoggedMessage]] | None = None,
+    leg: NearLeg | None = None,
 ) -> list[tuple[LogHit, frozenset[str]]]:
     """The best messages of the log for `match` that add something to the memories shown,
     each with the ids of the memories extracted from it: none repeating a shown memory's text
@@ -251,7 +274,9 @@ async def log_hits(
     searched but never shown.)"""
     if (match is None and vector is None) or limit <= 0:
         return []
-    found, cosines = await scored_messages(conn, match, vector, agent_id, log_pool(limit), text)
+    found, cosines = await scored_messages(
+        conn, match, vector, agent_id, log_pool(limit), text, leg
+    )
     if boost is not None:  # a date the question names (relevance: higher is better)
         found = sorted(((rel * boost(m), m) for rel, m in found), key=lambda p: (-p[0], p[1].seq))
     best = max((relevance for relevance, _ in found), default=0.0) or 1.0
@@ -291,6 +316,7 @@ async def with_log_hits(
     boost: Callable[[LoggedMessage], float] | None = None,
     vector: LogVector | None = None,
     text: list[tuple[float, LoggedMessage]] | None = None,
+    leg: NearLeg | None = None,
 ) -> tuple[list[tuple[Memory, float]], list[LogHit]]:
     """The memories and log hits to show, fused into one ranking of `max_results` places: a
     slot's `answers` first; then memories matching the query (`matched`) and log messages
@@ -298,7 +324,8 @@ async def with_log_hits(
     the query's `terms` it holds), a memory and the message it came from never both; then
     memories only a vector found (nearest is not relevant). A log hit's score is put on the
     memories' scale (their best score = its best), so the two lists sort together. `text`: the
-    log's text leg when it was searched already (`text_messages`)."""
+    log's text leg when it was searched already (`text_messages`), `leg` its vector leg
+    (`vector_messages`)."""
     top = max((score for _, score in found), default=1.0) or 1.0
     answered = {m.id for m in answers}
     matched = matched | answered
@@ -313,6 +340,7 @@ async def with_log_hits(
         boost=boost,
         vector=vector,
         text=text,
+        leg=leg,
     )
     stems = query_stems(terms)
     held = {m.id: coverage(stems, m.content) for m, _ in ranked}  # what is shown of it

@@ -1,10 +1,10 @@
 """Ranking: candidates from full text, vectors, dates and the graph, fused, scored, best first."""
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -47,6 +47,10 @@ class Ranking:
     scored: list[Scored]
     backends: list[BackendTiming]
     relations: list[Relation] = field(default_factory=list)
+
+
+Then = Callable[[Connection, Ranking, list[SearchHit]], Coroutine[Any, Any, None]]
+"""What a search does with its ranking in the read that ranked."""
 
 
 @dataclass(frozen=True)
@@ -183,7 +187,31 @@ async def nearest_memories(
         found = await matrix.nearest(conn, query, limit * 4)
     if found is None:  # no matrix here, or not in step with the store yet
         return await vector_candidates(conn, query, agent_id, layers, categories, limit)
-    return await candidates_of(conn, found, agent_id, layers, categories, limit)
+    return await nearest_first(
+        found, limit, lambda pairs: candidates_of(conn, pairs, agent_id, layers, categories, limit)
+    )
+
+
+NEAREST_FIRST = 1.5
+"""The share of `limit` nearest neighbours read from the store first (`nearest_first`)."""
+
+Found = TypeVar("Found")
+
+
+async def nearest_first(
+    nearest: list[tuple[int, float]],
+    limit: int,
+    read: Callable[[list[tuple[int, float]]], Awaitable[list[Found]]],
+) -> list[Found]:
+    """`read(nearest)` (the best `limit` of the nearest that pass the store's filters), reading
+    only the first `NEAREST_FIRST * limit` of them when those already give `limit` (the same
+    answer: every one further is farther; most of a store is visible to its agent) and all of
+    them otherwise."""
+    first = nearest[: int(limit * NEAREST_FIRST)]
+    found = await read(first)
+    if len(found) < limit and len(first) < len(nearest):
+        found = await read(nearest)
+    return found
 
 
 async def find(
@@ -197,15 +225,21 @@ async def find(
     settings: SearchSettings,
     clock: Clock,
     keep: int | None,
-    meanwhile: Callable[[], Awaitable[None]] | None = None,
+    meanwhile: Callable[[Connection], Coroutine[Any, Any, None]] | None = None,
+    alongside: Callable[[Connection, list[float]], Coroutine[Any, Any, None]] | None = None,
+    then: Then | None = None,
 ) -> tuple[Ranking, list[SearchHit]]:
     """Rank every backend's candidates for `query`; read in full the best `keep` distinct ones
     (None: all).
 
     The query is embedded outside any transaction while full-text search runs, and then
-    `meanwhile` (other work that needs no vector), so the slower side sets the pace. It is
-    embedded only when the stored vectors can answer; when they cannot (none configured, or
-    being re-embedded) the whole search is one read of the store and `meanwhile` is not run.
+    `meanwhile` (other work that needs no vector), in the same read, so the slower side sets
+    the pace. It is embedded only when the stored vectors can answer; when they cannot (none
+    configured, or being re-embedded) the whole search is one read of the store and `meanwhile`
+    is not run. `alongside` (other work that needs the vector, such as the log's vector leg)
+    runs in the same read as the ranking, beside it, once the vector is there; `then` (what
+    follows from the ranking) at the end of that read. So a recall takes two turns on the
+    connection, and a stream of writes delays it at most twice (#28).
     """
     where: dict[str, Any] = {"agent_id": agent_id, "layers": layers, "categories": categories}
     embedded: list[tuple[list[float] | None, BackendTiming]] = []
@@ -213,42 +247,50 @@ async def find(
     async def embed() -> None:
         embedded.append(await _query_vector(index, question.text, vector_backend(db)))
 
-    async with anyio.create_task_group() as group:
-        async with db.read() as conn:
-            searchable = await index.searchable(conn)
-            if searchable:
-                group.start_soon(embed)
-            text = await text_candidates(conn, question, **where, settings=settings)
-            if not searchable:
-                off = _vectors_off(db, index)
-                ranking = await rank(
-                    conn,
-                    question,
-                    text,
-                    **where,
-                    settings=settings,
-                    now=clock(),
-                    vector_backend=off,
-                )
-                return ranking, await search_hits(conn, _chosen(ranking, keep))
+    async with anyio.create_task_group() as group, db.read() as conn:
+        searchable = await index.searchable(conn)
+        if searchable:
+            group.start_soon(embed)
+        text = await text_candidates(conn, question, **where, settings=settings)
+        if not searchable:
+            off = _vectors_off(db, index)
+            ranking = await rank(
+                conn,
+                question,
+                text,
+                **where,
+                settings=settings,
+                now=clock(),
+                vector_backend=off,
+            )
+            hits = await search_hits(conn, _chosen(ranking, keep))
+            if then is not None:
+                await then(conn, ranking, hits)
+            return ranking, hits
         if meanwhile is not None:
-            await meanwhile()
+            await meanwhile(conn)
     [(vector, backend)] = embedded
     async with db.read() as conn:
         if vector is not None and not await index.searchable(conn):
             vector, backend = None, _vectors_off(db, index)  # the model changed meanwhile
-        ranking = await rank(
-            conn,
-            question,
-            text,
-            **where,
-            settings=settings,
-            now=clock(),
-            query_vector=vector,
-            vector_backend=backend,
-            matrix=index.kept,
-        )
-        return ranking, await search_hits(conn, _chosen(ranking, keep))
+        async with anyio.create_task_group() as beside:
+            if alongside is not None and vector is not None:
+                beside.start_soon(alongside, conn, vector)
+            ranking = await rank(
+                conn,
+                question,
+                text,
+                **where,
+                settings=settings,
+                now=clock(),
+                query_vector=vector,
+                vector_backend=backend,
+                matrix=index.kept,
+            )
+            hits = await search_hits(conn, _chosen(ranking, keep))
+        if then is not None:
+            await then(conn, ranking, hits)
+        return ranking, hits
 
 
 def _chosen(ranking: Ranking, keep: int | None) -> list[Scored]:
