@@ -3,7 +3,7 @@
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -23,14 +23,17 @@ from cortex_mcp.arguments import (
 from cortex_mcp.browser import app as browser
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.grants import GrantCheck, ToolShape
 from cortex_mcp.guidance import STEPS as ALL_GUIDED
 from cortex_mcp.guidance import instructions
 from cortex_mcp.hooks import stats as hook_stats
+from cortex_mcp.late_engine import EngineGate, engine_after_handshake
 from cortex_mcp.resources import MemoryResources
+
+if TYPE_CHECKING:  # #28 item 5: the engine loads after the handshake (late_engine.py)
+    from cortex_mcp.engine.facade import Engine
 
 INSTRUCTIONS = instructions(ALL_GUIDED)
 
@@ -99,9 +102,10 @@ class CortexServer(browser.AppAwareServer):
     argument error as `field: rule` (the SDK's own text names a generated model, links to
     pydantic's site and echoes the input)."""
 
-    def __init__(self, name: str, limits: dict[str, int], **options: Any) -> None:
+    def __init__(self, name: str, limits: dict[str, int], gate: EngineGate, **options: Any) -> None:
         super().__init__(name, **options)
         self.limits = limits
+        self.gate = gate
 
     async def list_tools(self) -> list[MCPTool]:
         """The tools, their string limits set from the configuration."""
@@ -132,7 +136,7 @@ class CortexServer(browser.AppAwareServer):
             raise ToolError(f"{unknown[0]}: is not an argument of {name} (it takes {listed})")
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], context: Context[Engine, Any] | None = None
+        self, name: str, arguments: dict[str, Any], context: "Context[Engine, Any] | None" = None
     ) -> CallToolResult | InputRequiredResult:
         """Run a tool; any argument or domain error is one `field: rule` line."""
         self.check_known(name, arguments)
@@ -145,27 +149,32 @@ class CortexServer(browser.AppAwareServer):
 
 
 @asynccontextmanager
-async def lifespan(host: EngineHost, server: MCPServer[Engine]) -> AsyncIterator[Engine]:
-    """Share the process's engine with this MCP session for as long as it lives."""
-    async with host.use() as engine:
+async def lifespan(
+    host: EngineHost, gate: EngineGate, server: "MCPServer[Engine]"
+) -> AsyncIterator["Engine"]:
+    """Share the process's engine with this MCP session for as long as it lives; it opens
+    after the handshake when no one holds it open yet (late_engine.py)."""
+    async with engine_after_handshake(host, gate) as engine:
         yield engine
 
 
 def build_server(
     settings: Settings, clock: Clock = utc_now, host: EngineHost | None = None
-) -> MCPServer[Engine]:
+) -> CortexServer:
     """The whole MCP surface of cortex-mcp: lifespan, tools, resources.
 
     Pass `host` to share the engine with something else that keeps it open (the HTTP app).
     """
     host = host or EngineHost(settings, clock)
     chosen = exposed(settings, ALL_TOOLS)
+    gate = EngineGate()
     mcp = CortexServer(
         "cortex-mcp",
         limits=argument_limits(settings),
+        gate=gate,
         version=__version__,
         instructions=instructions([fn.__name__ for fn, _ in chosen]),
-        lifespan=partial(lifespan, host),
+        lifespan=partial(lifespan, host, gate),
         log_level=settings.log_level,
     )
     # No output schemas: they would double what every tools/list costs the client's context.
@@ -182,6 +191,7 @@ def build_server(
         )
     if not settings.tools or "cortex_browse" in settings.tools:
         browser.add_memory_browser(mcp, BROWSER_ANNOTATIONS)
+    mcp.middleware.append(gate)  # first: calls that need the engine wait for it
     mcp.middleware.append(check_params_shape)
     mcp.middleware.append(GrantCheck(mcp.tool_shape, settings.memory.default_agent_id))
     reads = MemoryResources(host)
