@@ -283,7 +283,7 @@ def provider_warnings(settings: Settings) -> list[str]:
 def run_server(settings: Settings, transport: str) -> int:
     """Serve MCP over the chosen transport until interrupted; the exit code."""
     host = EngineHost(settings)
-    mcp = build_server(settings, host=host)
+    mcp = build_server(settings, host=host, open_after_handshake=transport == "stdio")
     if transport == "stdio":
         notice = TTY_NOTICE if sys.stdin.isatty() else None
         gate = mcp.gate  # the hooks' socket listens once the engine is open: a store that
