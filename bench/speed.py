@@ -10,7 +10,7 @@ each measurement, so a 100,000-memory store is built one time only.
                                                                   # mirror is rewritten
     python -m bench.speed growth --sizes 1000,10000,100000        # item 7 (and RSS, item 6)
     python -m bench.speed lifecycle --n 100000                    # item 3: writes during a run
-    python -m bench.speed start                                   # item 5: initialize
+    python -m bench.speed start --runs 15 --baseline DIR          # item 5: initialize
 
 Each writes bench/results/speed-<command>-<label>.json (`--label before` / `after`).
 """
@@ -463,11 +463,11 @@ async def lifecycle(args: argparse.Namespace) -> None:
 # --- item 5: cold start ---------------------------------------------------------------------
 
 
-async def import_profile(code: str) -> dict[str, Any]:
-    """`python -X importtime -c "import cortex_mcp.cli"` from `CODE[code]`: the total and the
-    modules that cost most (cumulative microseconds)."""
+async def import_profile(code: str, modules: str = "cortex_mcp.cli") -> dict[str, Any]:
+    """`python -X importtime -c "import MODULES"` from `CODE[code]`: the total, the module
+    count and the modules that cost most (cumulative microseconds)."""
     done = await anyio.run_process(
-        [sys.executable, "-X", "importtime", "-c", "import cortex_mcp.cli"],
+        [sys.executable, "-X", "importtime", "-c", f"import {modules}"],
         cwd=CODE[code],
         check=False,
     )
@@ -476,33 +476,85 @@ async def import_profile(code: str) -> dict[str, Any]:
         parts = line.split("|")
         if len(parts) == 3:
             rows.append((int(parts[1].strip()), parts[2].rstrip()))
+    top_level = sum(us for us, name in rows if not name.startswith("  "))
     rows.sort(reverse=True)
     return {
-        "import_cortex_mcp_cli_us": rows[0][0] if rows else None,
+        "import": modules,
+        "total_us": top_level,
+        "modules": len(rows),
         "top": [f"{us} {name}" for us, name in rows[:25]],
     }
 
 
+IMPORT_SETS = {
+    "sdk": "mcp.server.mcpserver",
+    "cortex_mcp.cli": "cortex_mcp.cli",
+    "cortex_mcp.engine.facade": "mcp.server.mcpserver, cortex_mcp.engine.facade",
+    "cortex_mcp.cli + the engine (74e0127's start)": "cortex_mcp.cli, cortex_mcp.engine.facade",
+}
+"""What a start imports before the handshake: the SDK's own floor, the edge (cli, server,
+tools, resources, browser app; since #28 item 5 without the engine), and the engine the edge
+imported at module top before (and opens after the handshake now)."""
+
+
+async def import_split(runs: int, code: str) -> dict[str, Any]:
+    """Wall time of each import set in a fresh interpreter from `CODE[code]`, interleaved
+    `runs` times; p50 ms and the ratio to the SDK's own import."""
+    times: dict[str, list[float]] = {name: [] for name in IMPORT_SETS}
+    for _ in range(runs):
+        for name, modules in IMPORT_SETS.items():
+            script = f"import time; t = time.perf_counter(); import {modules}; "
+            script += "print((time.perf_counter() - t) * 1000)"
+            done = await anyio.run_process([sys.executable, "-c", script], cwd=CODE[code])
+            times[name].append(float(done.stdout.decode("utf-8")))
+    sdk = summary(times["sdk"])["p50"]
+    return {
+        name: {"p50_ms": summary(ms)["p50"], "ratio_to_sdk": round(summary(ms)["p50"] / sdk, 2)}
+        for name, ms in times.items()
+    }
+
+
 async def start(args: argparse.Namespace) -> None:
-    """Item 5: spawn → `initialize` answered, for a no-op MCPServer and cortex, interleaved."""
+    """Item 5: spawn → `initialize` answered, for a no-op MCPServer and cortex, interleaved;
+    then, in the same session, until tools/list and a first tool call are answered (the work
+    the handshake no longer waits for is still done, right after it)."""
     report = base_report(args)
     codes = ["before", "after"] if args.baseline else ["after"]
     with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
-        home = fresh_home(args.n, Path(tmp))
-        servers = [("noop", noop())] + [(f"cortex {c}", cortex(home, c)) for c in codes]
+        servers = [("noop", noop())]
+        for code in codes:
+            servers.append((f"cortex {code}", cortex(fresh_home(args.n, Path(tmp) / code), code)))
         times: dict[str, list[float]] = {name: [] for name, _ in servers}
-        for _ in range(args.runs):  # interleaved: the load hits every one alike
+        usable: dict[str, list[float]] = {name: [] for name, _ in servers}
+        for run in range(args.runs + 1):  # interleaved: the load hits every one alike
             for name, params in servers:
                 started = time.perf_counter()
-                async with Client(params, mode="legacy"):
-                    times[name].append((time.perf_counter() - started) * 1000)
-    noop_p50 = summary(times["noop"])["p50"]
+                async with Client(params, mode="legacy") as client:
+                    answered = (time.perf_counter() - started) * 1000
+                    await client.list_tools()
+                    await client.call_tool("noop" if name == "noop" else "cortex_recall", {})
+                    if run:  # the first round only warms the caches (.pyc, page cache)
+                        times[name].append(answered)
+                        usable[name].append((time.perf_counter() - started) * 1000)
+
+    def ratios(ms: dict[str, list[float]]) -> dict[str, float]:
+        floor = summary(ms["noop"])["p50"]
+        return {name: round(summary(each)["p50"] / floor, 2) for name, each in ms.items()}
+
     report |= {
+        "n": args.n,
         "initialize": {name: summary(ms) for name, ms in times.items()},
-        "ratio_p50_to_noop": {
-            name: round(summary(ms)["p50"] / noop_p50, 2) for name, ms in times.items()
+        "ratio_p50_to_noop": ratios(times),
+        "first_tool_call": {name: summary(ms) for name, ms in usable.items()},
+        "first_tool_call_ratio_p50_to_noop": ratios(usable),
+        "importtime": {
+            code: {
+                "sdk": await import_profile(code, IMPORT_SETS["sdk"]),
+                "cli": await import_profile(code),
+            }
+            for code in codes
         },
-        "importtime": {code: await import_profile(code) for code in codes},
+        "import_split": {code: await import_split(args.runs, code) for code in codes},
         "load_after": load(),
     }
     save(f"start-{args.label}", report)

@@ -6,7 +6,7 @@ import copy
 import functools
 import json
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.mcpserver import Context
@@ -16,9 +16,11 @@ from mcp_types import INVALID_PARAMS, CallToolResult, SamplingMessage, TextConte
 from pydantic import Field, ValidationError
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine.facade import Engine
 from cortex_mcp.errors import CortexError, ProviderUnavailable
 from cortex_mcp.providers.sampling import Sample
+
+if TYPE_CHECKING:  # #28 item 5: the stdio start imports no engine before the handshake
+    from cortex_mcp.engine.facade import Engine
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -177,7 +179,7 @@ def first_cortex_error(group: BaseExceptionGroup[BaseException]) -> CortexError 
     return None
 
 
-def sampler_of(ctx: Context[Engine]) -> Sample | None:
+def sampler_of(ctx: "Context[Engine]") -> Sample | None:
     """The client's model as a `sample` callable, when the client declared sampling."""
     capabilities = ctx.client_capabilities
     if capabilities is None or capabilities.sampling is None:

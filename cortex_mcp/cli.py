@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -32,20 +32,19 @@ from cortex_mcp.config import (
     settings_markdown,
     unknown_variables,
 )
-from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
 from cortex_mcp.hooks.importer import SOURCES
 from cortex_mcp.hooks.install import SETTINGS_FILES
+from cortex_mcp.late_engine import sole_error
 from cortex_mcp.local_socket import hook_settings, serve_local_socket
-from cortex_mcp.providers.build import choose_embedder
 from cortex_mcp.server import build_server
 from cortex_mcp.stdio import serve_stdio
 from cortex_mcp.store.home import check_database_file, move_legacy_home, prepare_home
-from cortex_mcp.store.migrations import migrate
 from cortex_mcp.store.names import display_url
-from cortex_mcp.store.output import write_output
-from cortex_mcp.store.select import open_store
+
+if TYPE_CHECKING:  # #28 item 5: a server imports the engine after the MCP handshake
+    from cortex_mcp.engine.facade import Engine
 
 TTY_NOTICE = (
     "cortex-mcp: this is an MCP server; it waits for a client's JSON-RPC messages on stdin."
@@ -150,7 +149,7 @@ def add_privacy_commands(commands: Any, export: argparse.ArgumentParser) -> None
     purge.add_argument("--yes", action="store_true", help="erase now (without it: a preview)")
 
 
-async def purge_command(engine: Engine, args: argparse.Namespace) -> str:
+async def purge_command(engine: "Engine", args: argparse.Namespace) -> str:
     """`cortex-mcp purge`: a preview, or with --yes the erasure and its report."""
     if bool(args.ids) == bool(args.matching):
         raise InvalidInput("purge", "give memory ids or --matching TEXT (one of them)")
@@ -226,6 +225,8 @@ def run_browse(settings: Settings, args: argparse.Namespace) -> int:
 
 async def admin(settings: Settings, args: argparse.Namespace) -> str:
     """The admin commands, on the engine in this process (a running server may share the file)."""
+    from cortex_mcp.engine.facade import open_engine
+
     async with open_engine(settings) as engine:
         if args.command == "purge":
             return await purge_command(engine, args)
@@ -270,6 +271,8 @@ def provider_warnings(settings: Settings) -> list[str]:
     """One line for an embedding provider chosen by name that cannot be used (no key)."""
     if settings.embedding.provider in ("auto", "none", "local"):
         return []
+    from cortex_mcp.providers.build import choose_embedder  # only for a provider named
+
     embedder, why = choose_embedder(settings.embedding, provider_environment())
     if embedder is not None:
         return []
@@ -280,22 +283,32 @@ def provider_warnings(settings: Settings) -> list[str]:
 def run_server(settings: Settings, transport: str) -> int:
     """Serve MCP over the chosen transport until interrupted; the exit code."""
     host = EngineHost(settings)
-    mcp = build_server(settings, host=host)
+    mcp = build_server(settings, host=host, open_after_handshake=transport == "stdio")
     if transport == "stdio":
         notice = TTY_NOTICE if sys.stdin.isatty() else None
-        return anyio.run(serve_stdio, mcp, notice, partial(serve_local_socket, mcp, settings))
+        gate = mcp.gate  # the hooks' socket listens once the engine is open: a store that
+        gate.when_open.append(partial(serve_local_socket, mcp, settings))  # fails, writes none
+        try:
+            return anyio.run(serve_stdio, mcp, notice)
+        except BaseExceptionGroup as group:  # the engine failed to open after the handshake
+            raise sole_error(group) from None
     from cortex_mcp.remote import serve_http  # HTTP only: uvicorn and starlette stay unloaded
 
     anyio.run(serve_http, mcp, host, settings, "sse" if transport == "sse" else "streamable-http")
     return 0
 
 
-def prepare_store(settings: Settings) -> None:
+def prepare_store(settings: Settings, open_now: bool = True) -> None:
     """Make the data folder and the database usable before any client connects, or raise a
-    one-line error naming what is wrong (a corrupt file is named and left as it is)."""
+    one-line error naming what is wrong (a corrupt file is named and left as it is).
+
+    A server (`open_now=False`) opens and migrates the store right after the MCP handshake
+    instead (late_engine.py): a store that cannot be opened then ends it with the same line.
+    """
     if settings.database.url is not None:  # PostgreSQL: the home keeps config and the mirror
         prepare_home(settings.home, "data folder" if home_is_default() else "CORTEX_HOME")
-        anyio.run(open_and_migrate, settings)
+        if open_now:
+            anyio.run(open_and_migrate, settings)
         return
     if home_is_default():
         moved = move_legacy_home(LEGACY_HOME, settings.home, settings.store.filename)
@@ -303,11 +316,15 @@ def prepare_store(settings: Settings) -> None:
             sys.stderr.write(f"cortex-mcp: {moved}\n")
     prepare_home(settings.home, "data folder" if home_is_default() else "CORTEX_HOME")
     check_database_file(settings.database_path)
-    anyio.run(open_and_migrate, settings)
+    if open_now:
+        anyio.run(open_and_migrate, settings)
 
 
 async def open_and_migrate(settings: Settings) -> None:
     """Open the database and bring its schema up to date, then close it."""
+    from cortex_mcp.store.migrations import migrate
+    from cortex_mcp.store.select import open_store
+
     db = await open_store(settings)
     try:
         await migrate(db)
@@ -336,6 +353,8 @@ def write_stdout(text: str) -> None:
 def emit(text: str, output: Path | None) -> int:
     """Write a command's result whole, to `output` (temp file, fsync, rename) or to stdout
     (flushed and checked); on any error, one line and exit status 1."""
+    from cortex_mcp.store.output import write_output  # the admin commands' output only
+
     try:
         if output is not None:
             write_output(output, text.encode("utf-8", "surrogateescape"))
@@ -387,7 +406,8 @@ def run(args: argparse.Namespace) -> int:
         if not home_writable(settings):
             return run_reading(settings, args)  # a read-only home: the store is only read
     try:
-        prepare_store(settings)
+        stdio = args.command in (None, "serve") and getattr(args, "transport", "stdio") == "stdio"
+        prepare_store(settings, open_now=not stdio)
     except StoreUnavailable as err:
         raise ConfigError(
             f"database {store_name(settings)}", err.cause, "nothing was changed"

@@ -8,13 +8,15 @@ reading resource" for anything that is not its own ResourceError).
 import functools
 import json
 from collections.abc import Awaitable, Callable
-from typing import ParamSpec
+from typing import TYPE_CHECKING, ParamSpec
 
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
-from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import CortexError, InvalidInput
 from cortex_mcp.project_names import clean_project
+
+if TYPE_CHECKING:  # #28 item 5: the stdio start imports no engine before the handshake
+    from cortex_mcp.engine.host import EngineHost
 
 P = ParamSpec("P")
 
@@ -37,7 +39,7 @@ def one_line(read: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]]:
 class MemoryResources:
     """Reads of the engine a host holds; MCP does not inject a context into static resources."""
 
-    def __init__(self, host: EngineHost) -> None:
+    def __init__(self, host: "EngineHost") -> None:
         self.host = host
 
     @one_line

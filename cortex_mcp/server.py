@@ -3,8 +3,9 @@
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
@@ -23,14 +24,17 @@ from cortex_mcp.arguments import (
 from cortex_mcp.browser import app as browser
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine.facade import Engine
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.grants import GrantCheck, ToolShape
 from cortex_mcp.guidance import STEPS as ALL_GUIDED
 from cortex_mcp.guidance import instructions
 from cortex_mcp.hooks import stats as hook_stats
+from cortex_mcp.late_engine import EngineGate, engine_after_handshake
 from cortex_mcp.resources import MemoryResources
+
+if TYPE_CHECKING:  # #28 item 5: the engine loads after the handshake (late_engine.py)
+    from cortex_mcp.engine.facade import Engine
 
 INSTRUCTIONS = instructions(ALL_GUIDED)
 
@@ -94,17 +98,47 @@ def exposed(settings: Settings, entries: list[ToolEntry]) -> list[ToolEntry]:
     return [(fn, notes) for fn, notes in entries if fn.__name__ in settings.tools]
 
 
+HANDSHAKE = frozenset({"initialize", "ping"})
+"""Requests answered without the tools, resources and prompts being declared."""
+
+
+class Declarations:
+    """MCP server middleware, first of cortex's: declares the tools, resources and prompt to
+    the SDK on the first request after the handshake (#28 item 5). Each declaration builds a
+    pydantic model and a JSON schema, together a tenth of the SDK's own import time, and
+    `initialize` needs none of them."""
+
+    def __init__(self, declare: Callable[[], None]) -> None:
+        self._declare: Callable[[], None] | None = declare
+
+    def ensure(self) -> None:
+        """Declare everything now, once."""
+        if self._declare is not None:
+            declare, self._declare = self._declare, None
+            declare()
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+        """Declare before any request but the handshake's is served."""
+        if ctx.method not in HANDSHAKE:
+            self.ensure()
+        return await call_next(ctx)
+
+
 class CortexServer(browser.AppAwareServer):
     """The SDK's server with the configured length limits in the tool schemas and every
     argument error as `field: rule` (the SDK's own text names a generated model, links to
     pydantic's site and echoes the input)."""
 
-    def __init__(self, name: str, limits: dict[str, int], **options: Any) -> None:
+    def __init__(self, name: str, limits: dict[str, int], gate: EngineGate, **options: Any) -> None:
         super().__init__(name, **options)
         self.limits = limits
+        self.gate = gate
+        self.declarations = Declarations(lambda: None)
+        """Set by build_server; a direct call below ensures them too (no request ran yet)."""
 
     async def list_tools(self) -> list[MCPTool]:
         """The tools, their string limits set from the configuration."""
+        self.declarations.ensure()
         listed = await super().list_tools()
         for tool in listed:
             tool.input_schema = without_titles(with_limits(tool.input_schema, self.limits))
@@ -132,9 +166,10 @@ class CortexServer(browser.AppAwareServer):
             raise ToolError(f"{unknown[0]}: is not an argument of {name} (it takes {listed})")
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], context: Context[Engine, Any] | None = None
+        self, name: str, arguments: dict[str, Any], context: "Context[Engine, Any] | None" = None
     ) -> CallToolResult | InputRequiredResult:
         """Run a tool; any argument or domain error is one `field: rule` line."""
+        self.declarations.ensure()
         self.check_known(name, arguments)
         check_limits(arguments, self.limits)
         try:
@@ -145,29 +180,64 @@ class CortexServer(browser.AppAwareServer):
 
 
 @asynccontextmanager
-async def lifespan(host: EngineHost, server: MCPServer[Engine]) -> AsyncIterator[Engine]:
+async def lifespan(host: EngineHost, server: "MCPServer[Engine]") -> AsyncIterator["Engine"]:
     """Share the process's engine with this MCP session for as long as it lives."""
     async with host.use() as engine:
         yield engine
 
 
+@asynccontextmanager
+async def lifespan_after_handshake(
+    host: EngineHost, gate: EngineGate, server: "MCPServer[Engine]"
+) -> AsyncIterator["Engine"]:
+    """As `lifespan`, but the engine opens after the handshake when no one holds it open yet
+    (late_engine.py): the stdio server's start (#28 item 5)."""
+    async with engine_after_handshake(host, gate) as engine:
+        yield engine
+
+
 def build_server(
-    settings: Settings, clock: Clock = utc_now, host: EngineHost | None = None
-) -> MCPServer[Engine]:
+    settings: Settings,
+    clock: Clock = utc_now,
+    host: EngineHost | None = None,
+    *,
+    open_after_handshake: bool = False,
+) -> CortexServer:
     """The whole MCP surface of cortex-mcp: lifespan, tools, resources.
 
     Pass `host` to share the engine with something else that keeps it open (the HTTP app).
+    `open_after_handshake` (the stdio command): `initialize` is answered before the engine
+    opens; otherwise the session starts with the engine open, as an in-process client expects.
     """
     host = host or EngineHost(settings, clock)
     chosen = exposed(settings, ALL_TOOLS)
+    gate = EngineGate()
     mcp = CortexServer(
         "cortex-mcp",
         limits=argument_limits(settings),
+        gate=gate,
         version=__version__,
         instructions=instructions([fn.__name__ for fn, _ in chosen]),
-        lifespan=partial(lifespan, host),
+        lifespan=(
+            partial(lifespan_after_handshake, host, gate)
+            if open_after_handshake
+            else partial(lifespan, host)
+        ),
         log_level=settings.log_level,
     )
+    mcp.declarations = Declarations(partial(declare, mcp, settings, chosen, host))
+    mcp.middleware.append(mcp.declarations)  # first: nothing is served undeclared
+    mcp.middleware.append(gate)  # calls that need the engine wait for it
+    mcp.middleware.append(check_params_shape)
+    mcp.middleware.append(GrantCheck(mcp.tool_shape, settings.memory.default_agent_id))
+    return mcp
+
+
+def declare(
+    mcp: CortexServer, settings: Settings, chosen: list[ToolEntry], host: EngineHost
+) -> None:
+    """The tools, resources and prompt of `build_server`, declared to the SDK (Declarations
+    does it on the first request after the handshake)."""
     # No output schemas: they would double what every tools/list costs the client's context.
     # Every tool still returns structured content beside its text.
     for tool, annotations in chosen:
@@ -182,8 +252,6 @@ def build_server(
         )
     if not settings.tools or "cortex_browse" in settings.tools:
         browser.add_memory_browser(mcp, BROWSER_ANNOTATIONS)
-    mcp.middleware.append(check_params_shape)
-    mcp.middleware.append(GrantCheck(mcp.tool_shape, settings.memory.default_agent_id))
     reads = MemoryResources(host)
     mcp.resource("cortex://core", mime_type="text/markdown")(reads.core)
     mcp.resource("cortex://profile", mime_type="text/markdown")(reads.profile)
@@ -205,4 +273,3 @@ def build_server(
     mcp.resource("cortex://hooks/stats", mime_type="application/json")(
         hook_stats.resource(settings.home)
     )
-    return mcp

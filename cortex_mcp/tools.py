@@ -1,6 +1,7 @@
 """The cortex_* tools: typed arguments (the SDK validates them), one engine call each."""
 
-from typing import Annotated, Any, Literal
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
@@ -15,9 +16,6 @@ from cortex_mcp.arguments import (
     reports_errors,
     sampler_of,
 )
-from cortex_mcp.engine.facade import Engine
-from cortex_mcp.engine.forget_text import ForgetMatching
-from cortex_mcp.engine.llm import lend_sampler
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import (
     Category,
@@ -30,6 +28,20 @@ from cortex_mcp.models import (
     SearchDebug,
 )
 from cortex_mcp.roots import current_project
+
+if TYPE_CHECKING:
+    from cortex_mcp.engine.facade import Engine
+    from cortex_mcp.engine.forget_text import ForgetMatching
+else:  # #28 item 5: the SDK reads these annotations at start; the engine loads on first use
+    Engine = ForgetMatching = Any
+
+
+def lent_sampler(ctx: Context[Engine]) -> AbstractContextManager[None]:
+    """The client's sampling lent to the engine's LLM for one call; the providers behind it
+    load on the first call that can use them, not at the server's start."""
+    from cortex_mcp.engine.llm import lend_sampler
+
+    return lend_sampler(sampler_of(ctx))
 
 
 @reports_errors
@@ -177,7 +189,7 @@ async def cortex_ingest(
 ) -> IngestResult:
     """Call after each exchange worth keeping, with the user's message and your reply: cortex
     keeps what matters from both sides and ignores small talk."""
-    with lend_sampler(sampler_of(ctx)):
+    with lent_sampler(ctx):
         return await ctx.request_context.lifespan_context.ingest(
             user_message,
             assistant_message,
@@ -199,7 +211,7 @@ async def cortex_flush(
 ) -> FlushResult:
     """Call before your context is compacted or trimmed, with the messages about to go. Every
     message is kept in the conversation log, and what matters is extracted."""
-    with lend_sampler(sampler_of(ctx)):
+    with lent_sampler(ctx):
         return await ctx.request_context.lifespan_context.flush(
             [(m.role, m.content) for m in messages],
             session_id=session_id,
@@ -216,7 +228,7 @@ async def cortex_lifecycle(
     """Consolidate memory now: promote, merge duplicates, decay and archive, compress old
     months into summaries, refresh the profile and MEMORY.md. It also runs nightly on its
     own; "preview" reports what a run would do and changes nothing."""
-    with lend_sampler(sampler_of(ctx)):
+    with lent_sampler(ctx):
         report = await ctx.request_context.lifespan_context.run_lifecycle(
             dry_run=action == "preview"
         )

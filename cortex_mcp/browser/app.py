@@ -4,7 +4,7 @@
 import json
 from collections.abc import Callable
 from importlib import resources
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
@@ -12,10 +12,12 @@ from mcp_types import CallToolResult, ListToolsResult, PaginatedRequestParams, T
 from pydantic import Field
 
 from cortex_mcp.arguments import HARD_CONTENT_LIMIT, AgentId, MemoryId, reports_errors
-from cortex_mcp.engine import browse
-from cortex_mcp.engine.facade import Engine
 from cortex_mcp.models import Category, Layer
-from cortex_mcp.store.pages import PageFilter
+
+if TYPE_CHECKING:
+    from cortex_mcp.engine.facade import Engine
+else:  # #28 item 5: the SDK reads these annotations at start; the engine loads on first use
+    Engine = Any
 
 APP_URI = "ui://cortex/memory-browser"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
@@ -77,6 +79,9 @@ async def cortex_browse(
 ) -> CallToolResult:
     """Open the memory browser for the user to see, search, fix or clean up their memories
     (memory_id opens one, query searches)."""
+    from cortex_mcp.engine import browse
+    from cortex_mcp.store.pages import PageFilter
+
     engine = engine_of(ctx)
     agent = engine.agent(agent_id)
     opened: dict[str, Any] = {"agent_id": agent, "query": query, "memory_id": memory_id}
@@ -122,6 +127,9 @@ async def cortex_app_memories(
     agent_id: AgentId = None,
 ) -> CallToolResult:
     """Memory browser: one page of memories (keyset paging with `cursor`)."""
+    from cortex_mcp.engine import browse
+    from cortex_mcp.store.pages import PageFilter
+
     engine = engine_of(ctx)
     where = PageFilter(
         agent_id=engine.agent(agent_id),
@@ -143,6 +151,8 @@ async def cortex_app_memory(
     ctx: Context[Engine], memory_id: MemoryId, agent_id: AgentId = None
 ) -> CallToolResult:
     """Memory browser: one memory with its metadata, supersede chain and relations."""
+    from cortex_mcp.engine import browse
+
     engine = engine_of(ctx)
     return as_result(await browse.memory_detail(engine.runtime, memory_id, engine.agent(agent_id)))
 
@@ -179,6 +189,8 @@ async def cortex_app_search(
 ) -> CallToolResult:
     """Memory browser: every candidate's score breakdown and the BM25, vector and hybrid
     rankings side by side. Changes nothing."""
+    from cortex_mcp.engine import browse
+
     engine = engine_of(ctx)
     return as_result(
         await browse.compare_search(engine.runtime, query, engine.agent(agent_id), layers)
@@ -192,6 +204,8 @@ async def cortex_app_graph(
     agent_id: AgentId = None,
 ) -> CallToolResult:
     """Memory browser: the relation graph (entities, relations, the memories behind them)."""
+    from cortex_mcp.engine import browse
+
     engine = engine_of(ctx)
     return as_result(await browse.relation_graph(engine.runtime, engine.agent(agent_id), entity))
 
@@ -199,6 +213,8 @@ async def cortex_app_graph(
 @reports_errors
 async def cortex_app_stats(ctx: Context[Engine], agent_id: AgentId = None) -> CallToolResult:
     """Memory browser: the numbers behind the statistics charts and the profile."""
+    from cortex_mcp.engine import browse
+
     engine = engine_of(ctx)
     return as_result(await browse.browser_stats(engine.runtime, engine.agent(agent_id)))
 
@@ -220,6 +236,8 @@ async def cortex_app_lifecycle_changes(
     agent_id: AgentId = None,
 ) -> CallToolResult:
     """Memory browser: what one lifecycle run changed, each memory before and after."""
+    from cortex_mcp.engine import browse
+
     engine = engine_of(ctx)
     changes = await browse.lifecycle_changes(engine.runtime, run_id, engine.agent(agent_id), limit)
     return as_result({"run_id": run_id, "changes": changes})
@@ -232,6 +250,8 @@ async def cortex_app_exchanges(
     agent_id: AgentId = None,
 ) -> CallToolResult:
     """Memory browser: the latest exchanges, what was said and what each channel stored."""
+    from cortex_mcp.engine import browse
+
     engine = engine_of(ctx)
     entries = await browse.extraction_log(engine.runtime, engine.agent(agent_id), limit)
     return as_result({"exchanges": entries})

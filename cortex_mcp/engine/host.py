@@ -6,28 +6,31 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING
 
 import anyio
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine.facade import Engine, open_engine
-from cortex_mcp.engine.ingest.backlog import extract_backlog
-from cortex_mcp.engine.ingest.log import prune
-from cortex_mcp.engine.ingest.restated import merge_restatements
-from cortex_mcp.engine.lifecycle import LifecycleScheduler
-from cortex_mcp.engine.runtime import Runtime
-from cortex_mcp.engine.writes import Written, follow_up
 from cortex_mcp.models import StoredMemory
+
+if TYPE_CHECKING:  # #28 item 5: the engine's modules load when it opens, not at import
+    from cortex_mcp.engine.facade import Engine
+    from cortex_mcp.engine.runtime import Runtime
 
 logger = logging.getLogger(__name__)
 
 BACKGROUND_INTERVAL_S = 10.0
 
 
-async def background_pass(rt: Runtime) -> None:
+async def background_pass(rt: "Runtime") -> None:
     """One round: write pending recall counts, embed memories still without a vector, extract
     due exchanges from the log, erase log messages past their retention."""
+    from cortex_mcp.engine.ingest.backlog import extract_backlog
+    from cortex_mcp.engine.ingest.log import prune
+    from cortex_mcp.engine.ingest.restated import merge_restatements
+    from cortex_mcp.engine.writes import Written, follow_up
+
     await rt.access.flush()
     try:
         while await rt.vectors.backfill() > 0:
@@ -45,7 +48,7 @@ async def background_pass(rt: Runtime) -> None:
     await prune(rt)
 
 
-async def settle_after_start(rt: Runtime) -> None:
+async def settle_after_start(rt: "Runtime") -> None:
     """Once the first pass is done: load the LLM's SDK now rather than during the first
     extraction (beside the user's next calls), then move what the start made (settings,
     the engine, the vector matrices) out of the garbage collector's sight, so its
@@ -55,7 +58,7 @@ async def settle_after_start(rt: Runtime) -> None:
         gc.freeze()
 
 
-async def run_background(rt: Runtime, interval_s: float = BACKGROUND_INTERVAL_S) -> None:
+async def run_background(rt: "Runtime", interval_s: float = BACKGROUND_INTERVAL_S) -> None:
     """Repeat background passes until cancelled at shutdown; a failed pass is only logged."""
     first = True
     while True:
@@ -88,17 +91,25 @@ class EngineHost:
         self._lock = anyio.Lock()
 
     @property
-    def engine(self) -> Engine:
+    def is_open(self) -> bool:
+        """True while the engine is open (someone uses the host)."""
+        return self._engine is not None
+
+    @property
+    def engine(self) -> "Engine":
         """The open engine; only valid while someone uses the host."""
         if self._engine is None:
             raise RuntimeError("the engine is not open: no MCP session is running")
         return self._engine
 
     @asynccontextmanager
-    async def use(self) -> AsyncIterator[Engine]:
+    async def use(self) -> AsyncIterator["Engine"]:
         """Share the engine for the duration of the block, opening it if needed."""
         async with self._lock:
             if self._users == 0:
+                from cortex_mcp.engine.facade import open_engine
+                from cortex_mcp.engine.lifecycle import LifecycleScheduler
+
                 stack = AsyncExitStack()
                 engine = await stack.enter_async_context(open_engine(self.settings, self.clock))
                 tasks = await stack.enter_async_context(anyio.create_task_group())
