@@ -72,6 +72,18 @@ async def test_the_same_slot_value_in_a_few_more_words_is_still_a_duplicate(
     assert live_contents(settings) == [LACTOSE]
 
 
+async def test_one_sentence_that_restates_a_slot_value_in_more_words_is_a_duplicate(
+    client: Client, settings: Settings
+) -> None:
+    # tests/data/paraphrases.json: a restatement, not more said (bench/paraphrase.py counts it).
+    first = await remember(client, "I'm a vegetarian.")
+
+    again = await remember(client, "I am vegetarian and eat no meat.")
+
+    assert again["action"] == "duplicate" and again["id"] == first["id"], again
+    assert live_contents(settings) == ["I'm a vegetarian."]
+
+
 @needs_vectors
 async def test_an_answer_ranks_above_the_question_it_answers(
     cortex_home: Path, clock: FrozenClock

@@ -4,10 +4,11 @@ One definition of "the same fact" (`search.facts`) decides everywhere. Inside th
 transaction, so two processes storing one statement at once store it once:
 1. the same statement already live → a duplicate; it reinforces that memory;
 2. a slot (subject, predicate) already held → the same value is a duplicate, a new value
-   supersedes the holder (chain kept, the higher importance kept); the same value said with
-   `SAYS_MORE` content words the holder lacks is stored as a memory of its own, without the
-   slot (the holder keeps it): "since I'm lactose intolerant I'm trying out dairy-free options
-   like coconut or almond milk …" is more than "I'm lactose intolerant";
+   supersedes the holder (chain kept, the higher importance kept); the same value with
+   sentences around it that add `SAYS_MORE` content words the holder lacks is stored as a
+   memory of its own, without the slot (the holder keeps it): "since I'm lactose intolerant
+   I'm trying out dairy-free options … I even made these dairy-free chocolate coconut
+   cupcakes" is more than "I'm lactose intolerant";
 3. the LLM's verdict, if one was asked for (outside the transaction) and passed the guard:
    an answer that calls memories about different people or things the same is refused;
 4. a correction with no slot supersedes the closest live memory about the same subject (the
@@ -24,7 +25,7 @@ from typing import Literal
 from cortex_mcp.engine.ingest.duplicates import find_duplicate
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.answers import llm_object
-from cortex_mcp.engine.language.patterns import without_correction_markers
+from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
 from cortex_mcp.engine.language.slots import Slot, described, value_key
 from cortex_mcp.engine.language.subjects import same_subject
 from cortex_mcp.engine.llm import Ask
@@ -224,7 +225,7 @@ async def settle(
         if holder is None:
             return Verdict("new", rule=f"slot {proposal.slot.predicate}: first value")
         same = value_key(str(holder.metadata.get("value", ""))) == proposal.slot.key
-        if same and says_more(proposal.content, holder.content):
+        if same and says_more(proposal.content, holder.content, proposal.slot.value):
             rule = f"slot {proposal.slot.predicate}: same value, says more"
             return Verdict("new", rule=rule, unslotted=True)
         action: Literal["duplicate", "update"] = "duplicate" if same else "update"
@@ -239,9 +240,12 @@ async def settle(
     return Verdict("new")
 
 
-def says_more(text: str, holder: str) -> bool:
-    """`text` adds at least `SAYS_MORE` distinct content words to `holder`."""
-    return len(set(difference(text, holder).only_first)) >= SAYS_MORE
+def says_more(text: str, holder: str, value: str) -> bool:
+    """`text` says more than its slot's `value` restated: its sentences that do not state the
+    value add at least `SAYS_MORE` distinct content words to `holder` (one sentence that states
+    the value in other words, "I am vegetarian and eat no meat", adds nothing)."""
+    rest = [s for s in sentences_of(text) if value.casefold() not in s.casefold()]
+    return len(set(difference(" ".join(rest), holder).only_first)) >= SAYS_MORE
 
 
 async def _still_live(conn: Connection, memory: Memory) -> bool:

@@ -242,6 +242,11 @@ def is_question(sentence: str) -> bool:
     )
 
 
+def sentences_of(text: str) -> list[str]:
+    """The text's sentences (split after 。！？!?；; a full stop and a space, or a line break)."""
+    return [piece.strip() for piece in _SENTENCE_END.split(text) if piece.strip()]
+
+
 _ENDS_ASKING = re.compile(
     r"(?:[?？]|[吗嗎]\s*[。.]?|(?:ます|ました|です|でした|でしょう|ません)か\s*[。.]?)\s*$"
 )
