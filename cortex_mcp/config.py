@@ -223,6 +223,16 @@ class SearchSettings(Section):
         " for the embedding model in use (multilingual-e5-small: 0.81); for a model never"
         " measured a vector hit always counts (cosines differ too much between models).",
     )
+    # Questions rank below statements (#23, engine/recall/rank.py; docs/benchmarks.md).
+    question_weight: float = Field(
+        default=0.7,
+        ge=0,
+        le=1,
+        description='Relevance of a memory that ends asking a question ("Cool! What did it'
+        ' look like?") against one that states something: a question rarely holds the answer.'
+        " 0.7 chosen leaving one LoCoMo dev conversation out (docs/benchmarks.md); 1 turns it"
+        " off.",
+    )
 
 
 class SieveSettings(Section):

@@ -4,7 +4,11 @@ One definition of "the same fact" (`search.facts`) decides everywhere. Inside th
 transaction, so two processes storing one statement at once store it once:
 1. the same statement already live → a duplicate; it reinforces that memory;
 2. a slot (subject, predicate) already held → the same value is a duplicate, a new value
-   supersedes the holder (chain kept, the higher importance kept);
+   supersedes the holder (chain kept, the higher importance kept); the same value with
+   sentences around it that add `SAYS_MORE` content words the holder lacks is stored as a
+   memory of its own, without the slot (the holder keeps it): "since I'm lactose intolerant
+   I'm trying out dairy-free options … I even made these dairy-free chocolate coconut
+   cupcakes" is more than "I'm lactose intolerant";
 3. the LLM's verdict, if one was asked for (outside the transaction) and passed the guard:
    an answer that calls memories about different people or things the same is refused;
 4. a correction with no slot supersedes the closest live memory about the same subject (the
@@ -21,12 +25,12 @@ from typing import Literal
 from cortex_mcp.engine.ingest.duplicates import find_duplicate
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.answers import llm_object
-from cortex_mcp.engine.language.patterns import without_correction_markers
+from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
 from cortex_mcp.engine.language.slots import Slot, described, value_key
 from cortex_mcp.engine.language.subjects import same_subject
 from cortex_mcp.engine.llm import Ask
 from cortex_mcp.models import Category, Layer, Memory
-from cortex_mcp.search.facts import names_differ, subjects_differ
+from cortex_mcp.search.facts import difference, names_differ, subjects_differ
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS, jaccard, term_set
 from cortex_mcp.store import fts
@@ -41,6 +45,8 @@ CLOSE_OVERLAP = 0.25
 CORRECTION_OVERLAP = 0.2
 """Term overlap from which a correction with no slot replaces its closest neighbour without an
 LLM: the precision-first point of the labelled set (bench/corrections.py)."""
+SAYS_MORE = 3
+"""Content words a same-value slot statement must add to its holder to be kept on its own."""
 CORRECTION_SIMILARITY = 0.9
 """Cosine similarity (local e5 model) from which a correction replaces its nearest memory when
 they share too few words: measured like the overlap (bench/corrections.py)."""
@@ -66,12 +72,14 @@ null>}}.
 @dataclass(frozen=True)
 class Verdict:
     """What to do with a proposal: add it, reinforce `target`, or replace `target`; `rule`
-    says why, `refused` names an LLM answer the guard turned down."""
+    says why, `refused` names an LLM answer the guard turned down, `unslotted` stores it
+    without its slot (another memory holds it)."""
 
     action: Literal["new", "duplicate", "update"]
     target: Memory | None = None
     rule: str = ""
     refused: str | None = None
+    unslotted: bool = False
 
 
 def overlap(a: str, b: str) -> float:
@@ -217,6 +225,9 @@ async def settle(
         if holder is None:
             return Verdict("new", rule=f"slot {proposal.slot.predicate}: first value")
         same = value_key(str(holder.metadata.get("value", ""))) == proposal.slot.key
+        if same and says_more(proposal.content, holder.content, proposal.slot.value):
+            rule = f"slot {proposal.slot.predicate}: same value, says more"
+            return Verdict("new", rule=rule, unslotted=True)
         action: Literal["duplicate", "update"] = "duplicate" if same else "update"
         kind = "same value" if same else "new value"
         return Verdict(action, holder, f"slot {proposal.slot.predicate}: {kind}")
@@ -227,6 +238,14 @@ async def settle(
         if closest is not None:
             return Verdict("update", closest[1], closest[0])
     return Verdict("new")
+
+
+def says_more(text: str, holder: str, value: str) -> bool:
+    """`text` says more than its slot's `value` restated: its sentences that do not state the
+    value add at least `SAYS_MORE` distinct content words to `holder` (one sentence that states
+    the value in other words, "I am vegetarian and eat no meat", adds nothing)."""
+    rest = [s for s in sentences_of(text) if value.casefold() not in s.casefold()]
+    return len(set(difference(" ".join(rest), holder).only_first)) >= SAYS_MORE
 
 
 async def _still_live(conn: Connection, memory: Memory) -> bool:

@@ -10,7 +10,7 @@ forgetting the memory closes it (store/memories.py), restoring reopens it, purgi
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -153,6 +153,8 @@ async def write_proposal(
         verdict = await settle(conn, proposal, agent_id, asked, nearby)
     if verdict.refused:
         await log_action(conn, "refused_llm_verdict", [], {"why": verdict.refused}, now)
+    if verdict.unslotted:
+        proposal = replace(proposal, slot=None)
     target = verdict.target
     if verdict.action == "duplicate" and target is not None:
         bumped = await rows.reinforce_memory(

@@ -242,6 +242,22 @@ def is_question(sentence: str) -> bool:
     )
 
 
+def sentences_of(text: str) -> list[str]:
+    """The text's sentences (split after 。！？!?；; a full stop and a space, or a line break)."""
+    return [piece.strip() for piece in _SENTENCE_END.split(text) if piece.strip()]
+
+
+_ENDS_ASKING = re.compile(
+    r"(?:[?？]|[吗嗎]\s*[。.]?|(?:ます|ました|です|でした|でしょう|ません)か\s*[。.]?)\s*$"
+)
+
+
+def ends_asking(text: str) -> bool:
+    """True when a text ends on a question ("Cool! What did it look like?", "…你去过吗？"): it
+    asks for a fact more than it states one."""
+    return bool(_ENDS_ASKING.search(text))
+
+
 _RECALLED_LINE = re.compile(
     r"^\s*-\s*\[\d{4}-\d{2}-\d{2} · [^\]]*\]"
     r"|^\s*(Relevant memories|Core memory digest|Said in earlier conversations) \("
@@ -322,6 +338,13 @@ def without_correction_markers(text: str) -> str:
 CORRECTION = next(signal for signal in SIGNALS if signal.name == "correction")
 
 
+_AGREEING_ACTUALLY = re.compile(r"(?i)\b(?:yeah|yes|yep|yup)\b[,!.]?\s*actually\b")
+"""An "actually" that follows a yes: it agrees and goes on ("Yeah actually - I'm currently
+participating in the video game tournament again"), it corrects nothing."""
+
+
 def is_correction(text: str) -> bool:
-    """True when the text corrects something said before."""
+    """True when the text corrects something said before (an "actually" right after a yes
+    does not count)."""
+    text = _AGREEING_ACTUALLY.sub(" ", text)
     return any(p.search(text) for p in CORRECTION.patterns)

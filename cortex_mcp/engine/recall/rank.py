@@ -2,7 +2,7 @@
 
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -11,6 +11,7 @@ import anyio
 from cortex_mcp.clock import Clock
 from cortex_mcp.config import SearchSettings
 from cortex_mcp.engine.embedding import VectorIndex
+from cortex_mcp.engine.language.patterns import ends_asking
 from cortex_mcp.engine.recall.graph import expand
 from cortex_mcp.engine.recall.question import Question
 from cortex_mcp.engine.vector_matrix import VectorMatrix
@@ -22,7 +23,7 @@ from cortex_mcp.models import (
     ScoreBreakdown,
     SearchHit,
 )
-from cortex_mcp.search.scoring import date_boost, fuse, score_candidate, with_dated
+from cortex_mcp.search.scoring import Relevance, date_boost, fuse, score_candidate, with_dated
 from cortex_mcp.store import dates, fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection, Database
@@ -145,6 +146,7 @@ async def rank(
         settings=settings,
     )
     relevance, candidates = graph.relevance, graph.candidates
+    relevance = asking_weighed(relevance, candidates, settings.question_weight)
     mentioned = await dates.mentions(conn, list(candidates)) if spans or when else {}
     scored = [
         (
@@ -169,6 +171,20 @@ async def rank(
         for i, (candidate, score) in enumerate(scored, start=1)
     ]
     return Ranking(text.match, ranked, backends, graph.relations)
+
+
+def asking_weighed(
+    relevance: dict[str, Relevance], candidates: dict[str, Candidate], weight: float
+) -> dict[str, Relevance]:
+    """The relevance of a memory that ends asking a question times `weight` (#23)."""
+    if weight == 1.0:
+        return relevance
+    return {
+        key: replace(value, fused_score=value.fused_score * weight)
+        if ends_asking(candidates[key].content_key)
+        else value
+        for key, value in relevance.items()
+    }
 
 
 async def nearest_memories(
