@@ -62,6 +62,8 @@ class VectorMatrix:
 
     table: VectorTable
     precision: Precision = "int8"
+    piece: int = PIECE
+    """Vectors read from the store at a time while loading."""
     seqs: Any = None
     rows: Any = None
     """Unit rows (int8: divided by their scale); only the first `size` are held vectors, the
@@ -139,17 +141,17 @@ class VectorMatrix:
         rows: Any = None
         scales = np.empty(count, dtype=np.float32)
         filled = 0
-        async for piece in self.table.pieces(conn, PIECE):
-            if rows is None:
-                rows = np.empty((count, len(piece[0][1]) // 4), dtype=self._dtype())
+        async for piece in self.table.pieces(conn, self.piece):
             piece = piece[: count - filled]  # the count and the rows are of one snapshot
             taken = len(piece)
+            if rows is None:
+                rows = np.empty((count, len(piece[0][1]) // 4), dtype=self._dtype())
             seqs[filled : filled + taken] = [seq for seq, _ in piece]
             block = np.frombuffer(b"".join(blob for _, blob in piece), dtype=np.float32)
-            rows[filled : filled + taken], scales[filled : filled + taken] = self._encode(
-                block.reshape(taken, -1)
-            )
-            filled += taken
+            del piece  # the blobs go before the piece is scaled
+            end = filled + taken
+            rows[filled:end], scales[filled:end] = self._encode(block.reshape(taken, -1))
+            filled = end
             await anyio.lowlevel.checkpoint()  # recalls of the other matrix go on
         if rows is not None:
             self.seqs, self.rows, self.scales = seqs[:filled], rows[:filled], scales[:filled]
@@ -166,13 +168,13 @@ class VectorMatrix:
         import numpy as np
 
         norms = np.linalg.norm(block, axis=1)
-        unit = block / np.where(norms == 0, 1.0, norms)[:, None]
+        unit = block / np.where(norms == 0, 1.0, norms)[:, None]  # the one float32 copy
         if self.precision == "float32":
-            return unit.astype(np.float32, copy=False), np.ones(len(unit), dtype=np.float32)
+            return unit, np.ones(len(unit), dtype=np.float32)
         largest = np.abs(unit).max(axis=1)
         scales = np.where(largest == 0, 1.0, largest / INT8_MAX).astype(np.float32)
-        codes = np.rint(unit / scales[:, None]).astype(np.int8)
-        return codes, scales
+        unit /= scales[:, None]
+        return np.rint(unit, out=unit).astype(np.int8), scales
 
     def appended(self, stored: list[tuple[int, list[float]]], before: int) -> None:
         """This process stored `stored` (seq, vector) pairs, replacing any earlier vector of
