@@ -388,6 +388,53 @@ async def agreement(args: argparse.Namespace) -> None:
     save("agreement", report)
 
 
+# --- rescore ------------------------------------------------------------------------------
+
+
+async def rescore(args: argparse.Namespace) -> None:
+    """What a float32 rescoring of the int8 short list would cost: the log's int8 search
+    (k = 192, what recall asks for) against reading the short list's float32 vectors back
+    from sqlite-vec by rowid, timed one after the other in one process."""
+    import numpy as np
+
+    from cortex_mcp.config import Settings
+    from cortex_mcp.engine.facade import open_engine
+    from cortex_mcp.engine.vector_matrix import message_matrix
+
+    report = base_report(args)
+    rng = np.random.default_rng(SEED)
+    queries = [list(map(float, rng.standard_normal(384))) for _ in range(args.queries)]
+    timings: dict[str, list[float]] = {"search_k192": []}
+    with tempfile.TemporaryDirectory(prefix="cortex-rss-") as tmp:
+        home = fresh_home(Path(tmp), "rescore")
+        settings = Settings.model_validate(
+            {"home": home, "embedding": {"provider": "none"}, "lifecycle": {"enabled": False}}
+        )
+        async with open_engine(settings) as engine:
+            matrix = message_matrix()
+            await matrix.refresh(engine.db)
+            for query in queries:
+                started = time.perf_counter()
+                found = matrix.search(query, 192)
+                timings["search_k192"].append((time.perf_counter() - started) * 1000)
+                for short in (16, 48, 192):
+                    seqs = json.dumps([seq for seq, _ in found[:short]])
+                    started = time.perf_counter()
+                    async with engine.db.read() as conn:
+                        rows = await conn.fetch_all(
+                            "select rowid, embedding from message_vectors"
+                            " where rowid in (select value from json_each(?))",
+                            (seqs,),
+                        )
+                    timings.setdefault(f"read_{short}_float32", []).append(
+                        (time.perf_counter() - started) * 1000
+                    )
+                    assert len(rows) == short
+    report["rows"] = matrix.size
+    report["ms"] = {name: summary(values) for name, values in timings.items()}
+    save("rescore", report)
+
+
 # --- command line --------------------------------------------------------------------------
 
 
@@ -404,6 +451,7 @@ def parse_args() -> argparse.Namespace:
         sub.add_argument("--recalls", type=int, default=100)
         sub.add_argument("--remembers", type=int, default=100)
         sub.add_argument("--settle", type=float, default=20.0, help="seconds before RSS reads")
+    commands.add_parser("rescore").add_argument("--queries", type=int, default=40)
     agree = commands.add_parser("agreement")
     agree.add_argument("--queries", type=int, default=300)
     agree.add_argument("--n", type=int, default=100_000)
@@ -423,6 +471,8 @@ def main() -> None:
         anyio.run(serve, args)
     elif args.command == "load":
         load(args)
+    elif args.command == "rescore":
+        anyio.run(rescore, args)
     else:
         anyio.run(agreement, args)
 

@@ -94,26 +94,19 @@ class VectorMatrix:
             return None
         if not self.size:
             return []
-        return self.search(query, k)
+        # in a worker thread (as on s4-recall's branch): the event loop serves other calls
+        # meanwhile, and the memories' and the log's searches of one recall run on two cores;
+        # the arrays are taken here, so an addition meanwhile cannot be half seen
+        held = self.seqs[: self.size], self.rows[: self.size], self.scales[: self.size]
+        return await anyio.to_thread.run_sync(_top, *held, query, k)
 
     def search(self, query: list[float], k: int) -> list[tuple[int, float]]:
         """(seq, cosine distance) of the `k` rows nearest to `query`, nearest first."""
-        import numpy as np
-
         if not self.size:
             return []
-        seqs, rows = self.seqs[: self.size], self.rows[: self.size]
-        target = np.asarray(query, dtype=np.float32)
-        target /= max(float(np.linalg.norm(target)), 1e-12)
-        # einsum, not `@`: a product with one vector in BLAS spreads over every core, and on a
-        # busy machine waiting for those threads costs up to a hundred times the sum itself;
-        # an int8 matrix is cast a buffer at a time (no float32 copy of the matrix)
-        similarity = np.einsum("ij,j->i", rows, target, dtype=np.float32, casting="unsafe")
-        similarity *= self.scales[: self.size]
-        k = min(k, len(similarity))
-        top = np.argpartition(-similarity, k - 1)[:k]
-        top = top[np.argsort(-similarity[top], kind="stable")]
-        return [(int(seqs[i]), float(1.0 - similarity[i])) for i in top]
+        return _top(
+            self.seqs[: self.size], self.rows[: self.size], self.scales[: self.size], query, k
+        )
 
     async def refresh(self, db: Database) -> bool:
         """Read the table again when the store changed since the matrix was read (the
@@ -207,10 +200,11 @@ class VectorMatrix:
         if not held.any():
             return
         kept = np.flatnonzero(~held)
-        self.seqs[: len(kept)] = self.seqs[kept]
-        self.rows[: len(kept)] = self.rows[kept]
-        self.scales[: len(kept)] = self.scales[kept]
-        self.size = len(kept)
+        # into new arrays, not in place: a search in a worker thread may hold the old ones
+        seqs, rows, scales = (np.empty_like(a) for a in (self.seqs, self.rows, self.scales))
+        seqs[: len(kept)], rows[: len(kept)] = self.seqs[kept], self.rows[kept]
+        scales[: len(kept)] = self.scales[kept]
+        self.seqs, self.rows, self.scales, self.size = seqs, rows, scales, len(kept)
 
     def _make_room(self, count: int) -> None:
         """Spare room for `count` more rows (a copy into a larger matrix when full)."""
@@ -229,6 +223,23 @@ class VectorMatrix:
     def forget(self) -> None:
         """Drop the matrix (the model changed): read again on the next refresh."""
         self.seqs, self.rows, self.scales, self.size, self.generation = None, None, None, 0, -1
+
+
+def _top(seqs: Any, rows: Any, scales: Any, query: list[float], k: int) -> list[tuple[int, float]]:
+    """(seq, cosine distance) of the `k` rows nearest to `query`, nearest first."""
+    import numpy as np
+
+    target = np.asarray(query, dtype=np.float32)
+    target /= max(float(np.linalg.norm(target)), 1e-12)
+    # einsum, not `@`: a product with one vector in BLAS spreads over every core, and on a
+    # busy machine waiting for those threads costs up to a hundred times the sum itself; an
+    # int8 matrix is cast a buffer at a time (no float32 copy of the matrix)
+    similarity = np.einsum("ij,j->i", rows, target, dtype=np.float32, casting="unsafe")
+    similarity *= scales
+    k = min(k, len(similarity))
+    top = np.argpartition(-similarity, k - 1)[:k]
+    top = top[np.argsort(-similarity[top], kind="stable")]
+    return [(int(seqs[i]), float(1.0 - similarity[i])) for i in top]
 
 
 def memory_matrix() -> VectorMatrix:
