@@ -391,6 +391,25 @@ async def agreement(args: argparse.Namespace) -> None:
 # --- rescore ------------------------------------------------------------------------------
 
 
+async def _read_listed(conn: Any, seqs: list[int]) -> list[Any]:
+    """The float32 blobs of these rows in one statement (sqlite-vec scans the table for it)."""
+    return list(
+        await conn.fetch_all(
+            "select rowid, embedding from message_vectors"
+            " where rowid in (select value from json_each(?))",
+            (json.dumps(seqs),),
+        )
+    )
+
+
+async def _read_each(conn: Any, seqs: list[int]) -> list[Any]:
+    """The float32 blobs of these rows, one point lookup each."""
+    return [
+        await conn.fetch_one("select embedding from message_vectors where rowid = ?", (seq,))
+        for seq in seqs
+    ]
+
+
 async def rescore(args: argparse.Namespace) -> None:
     """What a float32 rescoring of the int8 short list would cost: the log's int8 search
     (k = 192, what recall asks for) against reading the short list's float32 vectors back
@@ -418,18 +437,15 @@ async def rescore(args: argparse.Namespace) -> None:
                 found = matrix.search(query, 192)
                 timings["search_k192"].append((time.perf_counter() - started) * 1000)
                 for short in (16, 48, 192):
-                    seqs = json.dumps([seq for seq, _ in found[:short]])
-                    started = time.perf_counter()
-                    async with engine.db.read() as conn:
-                        rows = await conn.fetch_all(
-                            "select rowid, embedding from message_vectors"
-                            " where rowid in (select value from json_each(?))",
-                            (seqs,),
+                    seqs = [seq for seq, _ in found[:short]]
+                    for form, read in (("in_list", _read_listed), ("one_by_one", _read_each)):
+                        started = time.perf_counter()
+                        async with engine.db.read() as conn:
+                            rows = await read(conn, seqs)
+                        timings.setdefault(f"read_{short}_{form}", []).append(
+                            (time.perf_counter() - started) * 1000
                         )
-                    timings.setdefault(f"read_{short}_float32", []).append(
-                        (time.perf_counter() - started) * 1000
-                    )
-                    assert len(rows) == short
+                        assert len(rows) == short
     report["rows"] = matrix.size
     report["ms"] = {name: summary(values) for name, values in timings.items()}
     save("rescore", report)

@@ -84,7 +84,7 @@ async def test_the_matrix_is_read_a_piece_at_a_time_never_the_whole_table_at_onc
         tracemalloc.stop()
 
     assert matrix.size == ROWS and sorted(matrix.seqs.tolist()) == list(range(1, ROWS + 1))
-    assert len(matrix.rows) == ROWS  # no spare room made while reading: the table's size
+    assert ROWS < len(matrix.rows) <= ROWS * 1.04 + 16  # the table's size and a little room
     assert peak < 0.6 * whole_table, f"peak {peak / 1e6:.1f} MB while reading"
 
 
