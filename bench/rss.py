@@ -221,7 +221,7 @@ async def serve(args: argparse.Namespace) -> None:
     report["above_floor_mb"] = {
         label: round(report[label]["rss_mb"]["at_end"]["VmRSS"] - floor, 1) for label in labels
     }
-    save("serve", report)
+    save(f"serve-{args.name}" if args.name else "serve", report)
 
 
 # --- load ----------------------------------------------------------------------------------
@@ -467,6 +467,7 @@ def parse_args() -> argparse.Namespace:
         sub.add_argument("--recalls", type=int, default=100)
         sub.add_argument("--remembers", type=int, default=100)
         sub.add_argument("--settle", type=float, default=20.0, help="seconds before RSS reads")
+        sub.add_argument("--name", help="results in bench/results/rss-serve-<name>.json")
     commands.add_parser("rescore").add_argument("--queries", type=int, default=40)
     agree = commands.add_parser("agreement")
     agree.add_argument("--queries", type=int, default=300)
