@@ -2,22 +2,30 @@
 step with one vector table (the memories' or the log's), about ten times faster than
 sqlite-vec's scan at 100,000 rows (docs/benchmarks.md).
 
-Read whole by the background loop (never on a recall's path: 100,000 vectors take seconds to
-read); this process's own new vectors are added as they are stored (into spare room, so an
-addition does not copy the matrix); any other change of the table (another process embedding, a
-memory edited or purged, a message hidden or erased, a model change) moves the table's change
-counter in the store, and until the background loop has read the table again the search stays
-in sqlite-vec. A row whose memory or message went is harmless meanwhile: the store's join drops
-it. SQLite only (PostgreSQL's HNSW index answers there), and only where numpy is installed (it
-comes with the local embedder); otherwise the search stays in sqlite-vec.
+Held as int8 (each unit vector scaled by its own largest component, a quarter of float32's
+room: 38 MB instead of 154 MB for 100,000 vectors of e5's 384 dimensions) unless made with
+`precision="float32"`; the query stays float32 and each row's similarity is its int8 dot
+product times its scale, off float32's by about 5e-4 (KNN top-10 agreement and LoCoMo recall in
+docs/benchmarks.md). Read by the background loop in pieces into a matrix of the table's size
+(never the whole table as Python objects at once, never on a recall's path: 100,000 vectors
+take seconds to read); this process's own new vectors are added as they are stored (into
+spare room, so an addition does not copy the matrix); any other change of the table (another
+process embedding, a memory edited or purged, a message hidden or erased, a model change)
+moves the table's change counter in the store, and until the background loop has read the
+table again the search stays in sqlite-vec. A row whose memory or message went is harmless
+meanwhile: the store's join drops it. SQLite only (PostgreSQL's HNSW index answers there), and
+only where numpy is installed (it comes with the local embedder); otherwise the search stays
+in sqlite-vec.
 """
 
 import importlib.util
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import anyio
+import anyio.lowlevel
+import anyio.to_thread
 
 from cortex_mcp.store import message_vectors, vectors
 from cortex_mcp.store.db import Connection, Database
@@ -25,29 +33,46 @@ from cortex_mcp.store.db import Connection, Database
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
 GROWTH = 1.5
 """Spare room made when the matrix is full: additions cost a copy only now and then."""
+SPARE = 32
+"""A matrix read from the store has room for 1/SPARE more rows: the first additions after a
+read do not copy it (at 100,000 vectors such a copy took the peak from 230 to 260 MB)."""
+PIECE = 2048
+"""Vectors read from the store at a time while loading (3 MB of float32 blobs at 384)."""
+INT8_MAX = 127
+Precision = Literal["int8", "float32"]
 
 
 @dataclass(frozen=True)
 class VectorTable:
-    """Where a matrix's vectors come from: every (seq, float32 blob) of the table, and the
-    store's change counter of the table."""
+    """Where a matrix's vectors come from: how many the table holds, every (seq, float32
+    blob) of it in pieces, and the store's change counter of the table."""
 
-    read_all: Callable[[Connection], Awaitable[list[tuple[int, bytes]]]]
+    count: Callable[[Connection], Awaitable[int]]
+    pieces: Callable[[Connection, int], AsyncIterator[list[tuple[int, bytes]]]]
     generation: Callable[[Connection], Awaitable[int]]
 
 
-MEMORIES = VectorTable(vectors.all_vectors, vectors.memory_generation)
-MESSAGES = VectorTable(message_vectors.all_vectors, vectors.log_generation)
+MEMORIES = VectorTable(vectors.count_vectors, vectors.vector_pieces, vectors.memory_generation)
+MESSAGES = VectorTable(
+    message_vectors.count_vectors, message_vectors.vector_pieces, vectors.log_generation
+)
 
 
 @dataclass
 class VectorMatrix:
-    """Every stored vector of one table as rows of a float32 matrix, with their `seq`s."""
+    """Every stored vector of one table as rows of a matrix (int8 with a scale per row, or
+    float32), with their `seq`s."""
 
     table: VectorTable
+    precision: Precision = "int8"
+    piece: int = PIECE
+    """Vectors read from the store at a time while loading."""
     seqs: Any = None
     rows: Any = None
-    """Unit rows; only the first `size` are held vectors, the rest spare room."""
+    """Unit rows (int8: divided by their scale); only the first `size` are held vectors, the
+    rest spare room."""
+    scales: Any = None
+    """What each row is multiplied by to be a unit vector again (1 for float32)."""
     size: int = 0
     generation: int = -1
     """The store's change counter the matrix stands for (-1: not loaded)."""
@@ -56,6 +81,12 @@ class VectorMatrix:
     def usable(self, conn: Connection) -> bool:
         """True where the matrix can answer: numpy installed, the store on SQLite."""
         return HAS_NUMPY and conn.dialect == "sqlite"
+
+    @property
+    def nbytes(self) -> int:
+        """The room the matrix takes (spare room included)."""
+        held = (self.seqs, self.rows, self.scales)
+        return sum(int(part.nbytes) for part in held if part is not None)
 
     async def nearest(
         self, conn: Connection, query: list[float], k: int
@@ -66,33 +97,81 @@ class VectorMatrix:
             return None
         if not self.size:
             return []
-        seqs, rows = self.seqs[: self.size], self.rows[: self.size]
-        # in a worker thread: the event loop serves other calls meanwhile, and the memories'
-        # and the log's searches of one recall run on two cores (#28)
-        return await anyio.to_thread.run_sync(_top, seqs, rows, query, k)
+        # in a worker thread (as on s4-recall's branch): the event loop serves other calls
+        # meanwhile, and the memories' and the log's searches of one recall run on two cores;
+        # the arrays are taken here, so an addition meanwhile cannot be half seen
+        held = self.seqs[: self.size], self.rows[: self.size], self.scales[: self.size]
+        return await anyio.to_thread.run_sync(_top, *held, query, k)
+
+    def search(self, query: list[float], k: int) -> list[tuple[int, float]]:
+        """(seq, cosine distance) of the `k` rows nearest to `query`, nearest first."""
+        if not self.size:
+            return []
+        return _top(
+            self.seqs[: self.size], self.rows[: self.size], self.scales[: self.size], query, k
+        )
 
     async def refresh(self, db: Database) -> bool:
         """Read the table again when the store changed since the matrix was read (the
         background loop calls this); True when it did."""
         if not HAS_NUMPY or db.dialect != "sqlite":
             return False
-        async with self._lock:
-            async with db.read() as conn:
-                stored = await self.table.generation(conn)
-                if stored == self.generation:
-                    return False
-                found = await self.table.read_all(conn)
-            await self._take(found, stored)
+        async with self._lock, db.read() as conn:
+            stored = await self.table.generation(conn)
+            if stored == self.generation:
+                return False
+            await self._load(conn, stored)
         return True
 
-    async def _take(self, found: list[tuple[int, bytes]], stored: int) -> None:
-        """Stand for `found`, the table as it was at change `stored`."""
+    async def _load(self, conn: Connection, stored: int) -> None:
+        """Stand for the table as it is at change `stored`: its rows read a piece at a time
+        into arrays of the table's size and a little room (the old matrix is let go first)."""
         import numpy as np
 
-        seqs = np.fromiter((seq for seq, _ in found), dtype=np.int64, count=len(found))
-        # in a worker thread, outside the transaction: recalls go on meanwhile
-        rows = await anyio.to_thread.run_sync(_unit_rows, found) if found else None
-        self.seqs, self.rows, self.size, self.generation = seqs, rows, len(found), stored
+        self.forget()
+        count = await self.table.count(conn)
+        if not count:
+            self.generation = stored
+            return
+        room = count + count // SPARE + 16  # this process's next vectors go in without a copy
+        seqs = np.empty(room, dtype=np.int64)
+        rows: Any = None
+        scales = np.empty(room, dtype=np.float32)
+        filled = 0
+        async for piece in self.table.pieces(conn, self.piece):
+            piece = piece[: count - filled]  # the count and the rows are of one snapshot
+            taken = len(piece)
+            if rows is None:
+                rows = np.empty((room, len(piece[0][1]) // 4), dtype=self._dtype())
+            seqs[filled : filled + taken] = [seq for seq, _ in piece]
+            block = np.frombuffer(b"".join(blob for _, blob in piece), dtype=np.float32)
+            del piece  # the blobs go before the piece is scaled
+            end = filled + taken
+            rows[filled:end], scales[filled:end] = self._encode(block.reshape(taken, -1))
+            filled = end
+            await anyio.lowlevel.checkpoint()  # recalls of the other matrix go on
+        if rows is not None:
+            self.seqs, self.rows, self.scales = seqs, rows, scales
+            self.size = filled
+        self.generation = stored
+
+    def _dtype(self) -> Any:
+        import numpy as np
+
+        return np.int8 if self.precision == "int8" else np.float32
+
+    def _encode(self, block: Any) -> tuple[Any, Any]:
+        """Float32 vectors as (rows, scales) of this matrix's precision, unit length."""
+        import numpy as np
+
+        norms = np.linalg.norm(block, axis=1)
+        unit = block / np.where(norms == 0, 1.0, norms)[:, None]  # the one float32 copy
+        if self.precision == "float32":
+            return unit, np.ones(len(unit), dtype=np.float32)
+        largest = np.abs(unit).max(axis=1)
+        scales = np.where(largest == 0, 1.0, largest / INT8_MAX).astype(np.float32)
+        unit /= scales[:, None]
+        return np.rint(unit, out=unit).astype(np.int8), scales
 
     def appended(self, stored: list[tuple[int, list[float]]], before: int) -> None:
         """This process stored `stored` (seq, vector) pairs, replacing any earlier vector of
@@ -103,16 +182,18 @@ class VectorMatrix:
             return
         import numpy as np
 
-        added = _unit(np.asarray([vector for _, vector in stored], dtype=np.float32))
+        added, scales = self._encode(np.asarray([vector for _, vector in stored], dtype=np.float32))
         seqs = np.asarray([seq for seq, _ in stored], dtype=np.int64)
         if self.rows is None or self.rows.shape[1] != added.shape[1]:
-            self.seqs, self.rows, self.size = seqs, added, len(seqs)
+            self.seqs, self.rows, self.scales, self.size = seqs, added, scales, len(seqs)
         else:
             self._drop(seqs)
             self._make_room(len(seqs))
-            self.seqs[self.size : self.size + len(seqs)] = seqs
-            self.rows[self.size : self.size + len(seqs)] = added
-            self.size += len(seqs)
+            end = self.size + len(seqs)
+            self.seqs[self.size : end] = seqs
+            self.rows[self.size : end] = added
+            self.scales[self.size : end] = scales
+            self.size = end
         self.generation = before + 1
 
     def _drop(self, seqs: Any) -> None:
@@ -123,9 +204,11 @@ class VectorMatrix:
         if not held.any():
             return
         kept = np.flatnonzero(~held)
-        self.seqs[: len(kept)] = self.seqs[kept]
-        self.rows[: len(kept)] = self.rows[kept]
-        self.size = len(kept)
+        # into new arrays, not in place: a search in a worker thread may hold the old ones
+        seqs, rows, scales = (np.empty_like(a) for a in (self.seqs, self.rows, self.scales))
+        seqs[: len(kept)], rows[: len(kept)] = self.seqs[kept], self.rows[kept]
+        scales[: len(kept)] = self.scales[kept]
+        self.seqs, self.rows, self.scales, self.size = seqs, rows, scales, len(kept)
 
     def _make_room(self, count: int) -> None:
         """Spare room for `count` more rows (a copy into a larger matrix when full)."""
@@ -134,14 +217,33 @@ class VectorMatrix:
         if self.size + count <= len(self.rows):
             return
         room = max(self.size + count, int(len(self.rows) * GROWTH) + 16)
-        rows = np.empty((room, self.rows.shape[1]), dtype=np.float32)
+        rows = np.empty((room, self.rows.shape[1]), dtype=self.rows.dtype)
         seqs = np.empty(room, dtype=np.int64)
+        scales = np.empty(room, dtype=np.float32)
         rows[: self.size], seqs[: self.size] = self.rows[: self.size], self.seqs[: self.size]
-        self.rows, self.seqs = rows, seqs
+        scales[: self.size] = self.scales[: self.size]
+        self.rows, self.seqs, self.scales = rows, seqs, scales
 
     def forget(self) -> None:
         """Drop the matrix (the model changed): read again on the next refresh."""
-        self.seqs, self.rows, self.size, self.generation = None, None, 0, -1
+        self.seqs, self.rows, self.scales, self.size, self.generation = None, None, None, 0, -1
+
+
+def _top(seqs: Any, rows: Any, scales: Any, query: list[float], k: int) -> list[tuple[int, float]]:
+    """(seq, cosine distance) of the `k` rows nearest to `query`, nearest first."""
+    import numpy as np
+
+    target = np.asarray(query, dtype=np.float32)
+    target /= max(float(np.linalg.norm(target)), 1e-12)
+    # einsum, not `@`: a product with one vector in BLAS spreads over every core, and on a
+    # busy machine waiting for those threads costs up to a hundred times the sum itself; an
+    # int8 matrix is cast a buffer at a time (no float32 copy of the matrix)
+    similarity = np.einsum("ij,j->i", rows, target, dtype=np.float32, casting="unsafe")
+    similarity *= scales
+    k = min(k, len(similarity))
+    top = np.argpartition(-similarity, k - 1)[:k]
+    top = top[np.argsort(-similarity[top], kind="stable")]
+    return [(int(seqs[i]), float(1.0 - similarity[i])) for i in top]
 
 
 def memory_matrix() -> VectorMatrix:
@@ -152,37 +254,3 @@ def memory_matrix() -> VectorMatrix:
 def message_matrix() -> VectorMatrix:
     """An empty matrix of the log's vectors."""
     return VectorMatrix(MESSAGES)
-
-
-def _top(seqs: Any, rows: Any, query: list[float], k: int) -> list[tuple[int, float]]:
-    """(seq, cosine distance) of the `k` rows nearest to `query`, nearest first."""
-    import numpy as np
-
-    # einsum, not `@`: a product with one vector in BLAS spreads over every core, and on a
-    # busy machine waiting for those threads costs up to a hundred times the sum itself
-    similarity = np.einsum("ij,j->i", rows, np.asarray(query, dtype=np.float32))
-    k = min(k, len(similarity))
-    top = np.argpartition(-similarity, k - 1)[:k]
-    top = top[np.argsort(-similarity[top], kind="stable")]
-    return [(int(seqs[i]), float(1.0 - similarity[i])) for i in top]
-
-
-def _unit_rows(found: list[tuple[int, bytes]]) -> Any:
-    """The float32 blobs as unit rows of one matrix, filled and scaled in place (no second
-    copy of the matrix at any time)."""
-    import numpy as np
-
-    rows = np.empty((len(found), len(found[0][1]) // 4), dtype=np.float32)
-    for i, (_, blob) in enumerate(found):
-        rows[i] = np.frombuffer(blob, dtype=np.float32)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    rows /= np.where(norms == 0, 1.0, norms)
-    return rows
-
-
-def _unit(rows: Any) -> Any:
-    """Rows scaled to length 1 (cosine similarity becomes a dot product)."""
-    import numpy as np
-
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    return rows / np.where(norms == 0, 1.0, norms)

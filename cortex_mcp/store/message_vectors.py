@@ -8,10 +8,18 @@ a purged message's when it is erased, with its cached embedding.
 """
 
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
-from cortex_mcp.store.vectors import bump_log_generation, content_hash, pg_vector, to_blob
+from cortex_mcp.store.vectors import (
+    bump_log_generation,
+    content_hash,
+    count_rows,
+    pg_vector,
+    read_pieces,
+    to_blob,
+)
 
 TABLE = "message_vectors"
 
@@ -226,12 +234,14 @@ async def coverage(conn: Connection) -> dict[str, int]:
     return {"with_vectors": covered, "without_vectors": total - covered}
 
 
-async def all_vectors(conn: Connection) -> list[tuple[int, bytes]]:
-    """(seq, float32 blob) of every stored message vector (SQLite)."""
-    if not await table_exists(conn):
-        return []
-    rows = await fetch_all(conn, "select rowid, embedding from message_vectors")
-    return [(int(row[0]), bytes(row[1])) for row in rows]
+async def count_vectors(conn: Connection) -> int:
+    """How many message vectors are stored (SQLite)."""
+    return await count_rows(conn, TABLE) if await table_exists(conn) else 0
+
+
+def vector_pieces(conn: Connection, size: int) -> AsyncIterator[list[tuple[int, bytes]]]:
+    """Every stored message vector as (seq, float32 blob), `size` at a time (SQLite)."""
+    return read_pieces(conn, TABLE, size)
 
 
 async def rows_of(

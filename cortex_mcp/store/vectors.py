@@ -9,6 +9,7 @@ vector again and the back-fill re-embeds them all while search runs BM25-only.
 import hashlib
 import json
 import struct
+from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +19,7 @@ from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.memories import to_candidate
 from cortex_mcp.store.meta import get_meta, set_meta
 from cortex_mcp.store.scope import sees_shared
+from cortex_mcp.store.sqlite import SqliteConnection
 
 MODEL_KEY = "embedding.model"
 DIMENSION_KEY = "embedding.dimension"
@@ -276,12 +278,45 @@ _CANDIDATES_OF = (
 )
 
 
-async def all_vectors(conn: Connection) -> list[tuple[int, bytes]]:
-    """(seq, float32 blob) of every stored memory vector (SQLite)."""
-    if not await vector_table_exists(conn):
-        return []
-    rows = await fetch_all(conn, "select rowid, embedding from memory_vectors")
-    return [(int(row[0]), bytes(row[1])) for row in rows]
+async def count_vectors(conn: Connection) -> int:
+    """How many memory vectors are stored (SQLite)."""
+    return await count_rows(conn, "memory_vectors") if await vector_table_exists(conn) else 0
+
+
+def vector_pieces(conn: Connection, size: int) -> AsyncIterator[list[tuple[int, bytes]]]:
+    """Every stored memory vector as (seq, float32 blob), `size` at a time (SQLite): a
+    reader keeps one piece in memory, never the whole table (#28)."""
+    return read_pieces(conn, "memory_vectors", size)
+
+
+async def count_rows(conn: Connection, table: str) -> int:
+    """The rows of one of the two vector tables (a name of ours, never user input)."""
+    row = await fetch_one(conn, _COUNT[table])
+    return int(row[0]) if row else 0
+
+
+async def read_pieces(
+    conn: Connection, table: str, size: int
+) -> AsyncIterator[list[tuple[int, bytes]]]:
+    """(rowid, blob) of every row of one of the two vec0 tables, `size` rows at a time,
+    through one cursor (sqlite-vec answers a rowid range or list only by scanning, #28)."""
+    assert isinstance(conn, SqliteConnection)
+    async with conn.raw.execute(_EVERY_ROW[table]) as cursor:
+        for _ in range(10**9):  # bounded; ends with the table
+            rows = await cursor.fetchmany(size)
+            if not rows:
+                return
+            yield [(int(row[0]), bytes(row[1])) for row in rows]
+
+
+_COUNT = {
+    "memory_vectors": "select count(*) from memory_vectors",
+    "message_vectors": "select count(*) from message_vectors",
+}
+_EVERY_ROW = {
+    "memory_vectors": "select rowid, embedding from memory_vectors",
+    "message_vectors": "select rowid, embedding from message_vectors",
+}
 
 
 # The k nearest first (the HNSW index answers that), then the agent, layer and category
