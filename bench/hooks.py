@@ -159,6 +159,25 @@ def socket_recall(home: Path, queries: list[str]) -> list[float]:
     return times
 
 
+def handshake(server: "subprocess.Popen[bytes]") -> None:
+    """What the host's MCP client sends first over stdio: `initialize`, then `initialized`."""
+    assert server.stdin is not None
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "bench-hooks", "version": "0"},
+        },
+    }
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    for message in (hello, initialized):
+        server.stdin.write(json.dumps(message).encode() + b"\n")
+    server.stdin.flush()
+
+
 def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     home = work / "home"
     load_at_start = os.getloadavg()
@@ -178,6 +197,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         cwd=args.code or ROOT,  # `-m` puts the working folder first on the path
     )
     try:
+        handshake(server)  # the stdio server opens its engine and socket after it (#28 item 5)
         wait_for(lambda: answering(home), "the server's socket", 120)
         prompts = [corpus.query()[1] for _ in range(args.prompts)]
         socket_recall(home, prompts[:3])  # warm: the engine is open, caches are filled

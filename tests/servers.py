@@ -33,6 +33,8 @@ INITIALIZE = {
     },
 }
 """An MCP `initialize` request, as raw JSON-RPC, for tests that speak the wire themselves."""
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+"""The notification a client sends once it has the `initialize` answer."""
 MCP_ACCEPT = {"Accept": "application/json, text/event-stream"}
 """What a streamable HTTP client must accept."""
 

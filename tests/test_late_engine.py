@@ -11,19 +11,10 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from tests.servers import INITIALIZE, INITIALIZED
+
 WAIT_S = 60
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+LIST = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
 RECALL = {
     "jsonrpc": "2.0",
     "id": 2,

@@ -16,17 +16,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.servers import INITIALIZE
+
 WAIT_S = 60
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
 NOT_BEFORE_THE_HANDSHAKE = (
     "cortex_mcp.engine.facade",
     "cortex_mcp.engine.runtime",
