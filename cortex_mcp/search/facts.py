@@ -14,6 +14,7 @@ Words are compared as a sequence (Latin words stemmed, CJK by character), so a s
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -144,9 +145,13 @@ def difference(first: str, second: str) -> Difference:
 def same_statement(first: str, second: str) -> bool:
     """The same fact said twice: the same numbers and the same content words in the same
     order; function words, inflection, punctuation and "I" / "the user" aside."""
-    return numbers_of(first) == numbers_of(second) and content_tokens(first) == content_tokens(
-        second
-    )
+    return same_statement_as(first)(second)
+
+
+def same_statement_as(first: str) -> Callable[[str], bool]:
+    """`same_statement(first, ·)` with `first` read once, for comparing it with many texts."""
+    numbers, tokens = numbers_of(first), content_tokens(first)
+    return lambda second: numbers_of(second) == numbers and content_tokens(second) == tokens
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[-'][A-Za-z]+)*\b")

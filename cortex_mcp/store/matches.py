@@ -2,11 +2,9 @@
 
 import json
 
-from cortex_mcp.models import Memory
 from cortex_mcp.search.query import quote_term
 from cortex_mcp.search.stemming import match_terms
 from cortex_mcp.store.db import Connection, fetch_all
-from cortex_mcp.store.memories import to_memory
 
 
 async def document_counts(conn: Connection, terms: list[str]) -> dict[str, int]:
@@ -43,14 +41,14 @@ async def _document_counts_pg(conn: Connection, terms: list[str]) -> dict[str, i
 # CROSS JOIN keeps the full-text match as the outer loop: left to itself, SQLite walks every
 # memory of the agent by index and tests the match row by row (9 s at 100,000 memories).
 LIVE_CONTAINING = (
-    "select m.* from memories_fts cross join memories m on m.seq = memories_fts.rowid"
+    "select m.id, m.content from memories_fts cross join memories m on m.seq = memories_fts.rowid"
     " where memories_fts match 'terms : (' || :match || ')' and m.agent_id is :agent_id"
     " and m.deleted_at is null and m.superseded_by is null limit :limit"
 )
 
 
 LIVE_CONTAINING_PG = (
-    "select m.* from memories m where m.seq in (select seq from memory_terms"
+    "select m.id, m.content from memories m where m.seq in (select seq from memory_terms"
     " where term = any(cast(:terms as text[])) and terms_tf > 0)"
     " and m.agent_id is not distinct from cast(:agent_id as text)"
     " and m.deleted_at is null and m.superseded_by is null limit :limit"
@@ -59,17 +57,18 @@ LIVE_CONTAINING_PG = (
 
 async def live_containing(
     conn: Connection, match: str, agent_id: str | None, limit: int
-) -> list[Memory]:
-    """Live memories of exactly this scope whose content matches the expression, unranked
-    (the context column says what a memory was about, not what it says)."""
+) -> list[tuple[str, str]]:
+    """(id, content) of the live memories of exactly this scope whose content matches the
+    expression, unranked (the context column says what a memory was about, not what it says).
+    Only the two columns: a common word can match thousands, and the caller compares texts."""
     if conn.dialect == "postgresql":
         rows = await fetch_all(
             conn,
             LIVE_CONTAINING_PG,
             {"terms": match_terms(match), "agent_id": agent_id, "limit": limit},
         )
-        return [to_memory(row) for row in rows]
-    rows = await fetch_all(
-        conn, LIVE_CONTAINING, {"match": match, "agent_id": agent_id, "limit": limit}
-    )
-    return [to_memory(row) for row in rows]
+    else:
+        rows = await fetch_all(
+            conn, LIVE_CONTAINING, {"match": match, "agent_id": agent_id, "limit": limit}
+        )
+    return [(str(row["id"]), str(row["content"])) for row in rows]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from cortex_mcp.engine.language.paraphrase import PARAPHRASE_SIMILARITY, refuses
 from cortex_mcp.models import Category, Memory
-from cortex_mcp.search.facts import content_tokens, same_statement
+from cortex_mcp.search.facts import content_tokens, same_statement_as
 from cortex_mcp.search.query import quote_term
 from cortex_mcp.search.tokenize import is_cjk, query_terms
 from cortex_mcp.store import memories as rows
@@ -59,9 +59,10 @@ async def find_duplicate(conn: Connection, content: str, agent_id: str | None) -
     counts = await document_counts(conn, words)
     rarest = sorted(words, key=lambda word: (counts.get(word, 0), -len(word)))[:RAREST_WORDS]
     match = " OR ".join(quote_term(word) for word in rarest)
-    for candidate in await live_containing(conn, match, agent_id, NEAR_DUPLICATE_SCAN):
-        if same_statement(content, candidate.content):
-            return candidate
+    restates = same_statement_as(content)
+    for memory_id, text in await live_containing(conn, match, agent_id, NEAR_DUPLICATE_SCAN):
+        if restates(text):
+            return await rows.get_memory(conn, memory_id)
     return None
 
 
