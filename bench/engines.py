@@ -185,11 +185,12 @@ def paths_table() -> list[str]:
         )
     lines += [
         "",
-        "Where the two differ in the fourth decimal (MRR, recall@5), a few near-tied items"
-        " change places inside the top 10 (not traced question by question; the likely causes:"
-        " the bm25 sums are the same formula added in another order, and HNSW breaks ties its"
-        " own way). Recall@10 per conversation is equal too. Recall latency is"
-        " not compared here (the two files come from runs under different load); see below.",
+        "Where the two differ, near-tied items change places around the tenth (not traced"
+        " question by question; the likely causes: on SQLite the server searches an int8 copy"
+        " of the vectors in memory (#28 item 6), on PostgreSQL pgvector's float32 HNSW, which"
+        " breaks ties its own way; the bm25 sums are the same formula added in another order)."
+        " Recall latency is not compared here (the two files come from runs under different"
+        " load); see below.",
     ]
     if "remember" not in pg["paths"]:
         lines += [
