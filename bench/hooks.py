@@ -29,10 +29,11 @@ from typing import Any
 import anyio
 
 from bench.corpus import Corpus
-from bench.latency import SEED, SERVER_ENV, seed, summary
+from bench.latency import SEED, SERVER_ENV, git, seed, summary
 from cortex_mcp.hooks.client import Connection, NoServer
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.hooks.state import read_state, session_state, state_file
+from tests.servers import INITIALIZE, INITIALIZED
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -162,18 +163,7 @@ def socket_recall(home: Path, queries: list[str]) -> list[float]:
 def handshake(server: "subprocess.Popen[bytes]") -> None:
     """What the host's MCP client sends first over stdio: `initialize`, then `initialized`."""
     assert server.stdin is not None
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "bench-hooks", "version": "0"},
-        },
-    }
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    for message in (hello, initialized):
+    for message in (INITIALIZE, INITIALIZED):
         server.stdin.write(json.dumps(message).encode() + b"\n")
     server.stdin.flush()
 
@@ -251,9 +241,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             "load_average": os.getloadavg(),
         },
         "label": args.label,
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip(),
+        "commit": git("rev-parse", "--short", "HEAD"),
         "memories": MEMORIES,
         "log_messages": LOG_MESSAGES,
         "seeding": seeded,

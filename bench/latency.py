@@ -539,8 +539,12 @@ def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def git(*args: str) -> str:
-    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+def git(*args: str, cwd: Path = ROOT) -> str:
+    """What `git *args` prints in `cwd` (empty when it fails)."""
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, encoding="utf-8", check=False
+    )
+    return done.stdout.strip()
 
 
 def machine() -> dict[str, Any]:
@@ -577,13 +581,7 @@ def machine() -> dict[str, Any]:
 def server_tree() -> dict[str, Any]:
     """The checkout the server ran from and its commit."""
     tree = SERVER_TREE[0] if SERVER_TREE else ROOT
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-    ).stdout.strip()
+    commit = git("rev-parse", "--short", "HEAD", cwd=tree)
     return {"path": str(tree), "git_commit": commit or None}
 
 

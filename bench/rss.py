@@ -41,7 +41,7 @@ import anyio
 from mcp import Client, StdioServerParameters
 
 from bench.corpus import Corpus
-from bench.latency import SEED, random_vectors, seed, summary
+from bench.latency import SEED, git, random_vectors, seed, summary
 from bench.locomo import DATA
 from bench.speed import NOOP_SERVER, child_pid
 
@@ -63,17 +63,9 @@ def load_avg() -> float:
 
 
 def base_report(args: argparse.Namespace) -> dict[str, Any]:
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        check=False,
-    ).stdout.strip()
     return {
         "command": args.command,
-        "commit": commit,
+        "commit": git("rev-parse", "--short", "HEAD"),
         "baseline": str(args.baseline) if getattr(args, "baseline", None) else None,
         "python": platform.python_version(),
         "cpus": os.cpu_count(),

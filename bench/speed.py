@@ -23,7 +23,6 @@ import platform
 import random
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,7 +34,7 @@ import anyio
 from mcp import Client, StdioServerParameters
 
 from bench.corpus import Corpus
-from bench.latency import SEED, memory_mb, seed, summary
+from bench.latency import SEED, git, memory_mb, seed, summary
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -140,14 +139,7 @@ def save(name: str, report: dict[str, Any]) -> None:
 def base_report(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "label": args.label,
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            cwd=ROOT,
-            check=False,
-        ).stdout.strip(),
+        "commit": git("rev-parse", "--short", "HEAD"),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "load_before": load(),
