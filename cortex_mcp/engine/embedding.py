@@ -69,7 +69,8 @@ class VectorIndex:
     """Back-fill batches embedded at once: one per core, at most two (#28)."""
     started: anyio.Event | None = None
     """Made when a background loop starts (`EngineHost`), set once its first back-fill has
-    nothing left to embed or gave up; None: no back-fill runs here, nothing to wait for."""
+    nothing left to embed or gave up, or a recall waited its limit; None: no back-fill runs
+    here, nothing to wait for."""
     _queries: OrderedDict[str, list[float]] = field(default_factory=OrderedDict)
     _pace: BatchPace = field(init=False)
 
@@ -89,11 +90,14 @@ class VectorIndex:
     async def caught_up_after_start(self, limit_s: float = START_WAIT_S) -> None:
         """Before a recall: wait, at most `limit_s`, for the back-fill the start runs, so what
         the last run logged just before it exited (its vectors never made) is found by
-        meaning from the first question on (#25). Free once that back-fill is done."""
+        meaning from the first question on (#25). Free once that back-fill is done, and once
+        one recall has waited its limit: a long back-fill (after an import, a model change)
+        goes on, but no later recall waits for it."""
         if self.started is None or self.started.is_set() or not self.configured:
             return
         with anyio.move_on_after(limit_s):
             await self.started.wait()
+        self.started.set()
 
     async def searchable(self, conn: Connection | None = None) -> bool:
         """True when the stored vectors are of the configured model, whether or not every
