@@ -54,12 +54,21 @@ runpy.run_module("cortex_mcp", run_name="__main__", alter_sys=True)
 
 
 def reading(pid: int) -> dict[str, float]:
-    """VmRSS, VmHWM, and anonymous / file-backed resident memory, in MiB."""
+    """VmRSS, VmHWM, anonymous / file-backed resident memory, the proportional share (Pss:
+    pages mapped by several processes, such as the model's, divided among them) and the
+    private memory (resident in this process alone), in MiB."""
     found: dict[str, float] = {}
     for line in Path(f"/proc/{pid}/status").read_text(encoding="utf-8").splitlines():
         key, _, value = line.partition(":")
         if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile", "RssShmem"):
             found[key] = round(int(value.split()[0]) / 1024, 1)
+    rollup: dict[str, int] = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text(encoding="utf-8").splitlines()[1:]:
+        key, _, value = line.partition(":")
+        if value.strip().endswith("kB"):
+            rollup[key] = int(value.split()[0])
+    found["Pss"] = round(rollup.get("Pss", 0) / 1024, 1)
+    found["Private"] = round((rollup["Private_Clean"] + rollup["Private_Dirty"]) / 1024, 1)
     return found
 
 
