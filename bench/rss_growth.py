@@ -12,8 +12,9 @@ holding another commit's cortex_mcp/), run side by side on fresh copies of the s
 `--ops` rounds of one `cortex_remember` (a new memory) and one `cortex_recall`, with VmRSS,
 VmHWM, anonymous and file-backed memory (/proc/<pid>/smaps_rollup) read every `--every`
 rounds, beside the round trips of that stretch. `--minutes` bounds the run: the report says
-how many rounds ran. `--trace` starts the "after" server under tracemalloc and writes its
-largest allocation sites at every reading (slow: for finding, not for figures).
+how many rounds ran. `--trace DIR` has the "after" server write, at every reading, its RssAnon
+before and after a `malloc_trim` and (unless `--frames 0`) tracemalloc's largest allocation
+sites (slow: for finding, not for figures).
 Writes bench/results/rss-growth-<name>.json.
 """
 
@@ -36,17 +37,28 @@ from bench.latency import SEED, git, summary
 from bench.rss import RESULTS, ROOT, SERVER_ENV, load_avg
 
 TRACE_PRELUDE = """
-import os, runpy, signal, sys, tracemalloc
-tracemalloc.start(int(os.environ.get("BENCH_TRACE_FRAMES", "1")))
+import ctypes, os, runpy, signal, sys, tracemalloc
+from pathlib import Path
+frames = int(os.environ["BENCH_TRACE_FRAMES"])
+if frames:
+    tracemalloc.start(frames)
 readings = [0]
+def anon():
+    for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
+        if line.startswith("RssAnon:"):
+            return round(int(line.split()[1]) / 1024, 1)
 def dump(*_):
     readings[0] += 1
-    snap = tracemalloc.take_snapshot()
-    stats = snap.statistics("lineno")
+    before = anon()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    lines = [f"RssAnon {before} MiB, after malloc_trim {anon()} MiB\\n"]
+    if frames:
+        stats = tracemalloc.take_snapshot().statistics("lineno")
+        lines.append(f"traced {sum(s.size for s in stats) / 2**20:.1f} MiB\\n")
+        lines += [f"{s}\\n" for s in stats[:40]]
     out = os.path.join(os.environ["BENCH_TRACE_DIR"], f"trace-{readings[0]:03d}.txt")
     with open(out, "w", encoding="utf-8") as f:
-        f.write(f"traced {sum(s.size for s in stats) / 2**20:.1f} MiB\\n")
-        f.writelines(f"{s}\\n" for s in stats[:40])
+        f.writelines(lines)
 signal.signal(signal.SIGUSR1, dump)
 sys.argv = ["cortex_mcp"]
 runpy.run_module("cortex_mcp", run_name="__main__", alter_sys=True)
@@ -89,14 +101,16 @@ def new_child(marker: bytes, taken: set[int]) -> int:
     raise RuntimeError("the cortex-mcp server process was not found among our children")
 
 
-def params(home: Path, code: Path, env: dict[str, str], trace: Path | None) -> Any:
-    """`python -m cortex_mcp` over stdio from `code` (under tracemalloc with `trace`)."""
+def params(home: Path, code: Path, env: dict[str, str], trace: Path | None, frames: int) -> Any:
+    """`python -m cortex_mcp` over stdio from `code`; with `trace`, each reading also writes
+    RssAnon before and after a `malloc_trim` (freed memory the heap kept, against memory in
+    use) and, with `frames`, tracemalloc's largest sites."""
     environ = {"CORTEX_HOME": str(home), **SERVER_ENV, **env}
     if trace is None:
         args = ["-m", "cortex_mcp"]
     else:
         trace.mkdir(parents=True, exist_ok=True)
-        environ |= {"BENCH_TRACE_DIR": str(trace), "BENCH_TRACE_FRAMES": "1"}
+        environ |= {"BENCH_TRACE_DIR": str(trace), "BENCH_TRACE_FRAMES": str(frames)}
         args = ["-c", TRACE_PRELUDE]
     return StdioServerParameters(command=sys.executable, args=args, env=environ, cwd=code)
 
@@ -138,7 +152,9 @@ async def run_session(
     corpus = Corpus(SEED + 7)
     contents = (f"{c} (growth {i})" for i, (_, c) in enumerate(corpus.memories()))
     queries = Corpus(SEED + 8)
-    async with Client(params(session.home, session.code, session.env, trace), mode="legacy") as cl:
+    async with Client(
+        params(session.home, session.code, session.env, trace, args.frames), mode="legacy"
+    ) as cl:
         pid = new_child(b"cortex_mcp", taken)
         started.set()
         session.read(pid, "after_initialize", [], [])
@@ -225,7 +241,8 @@ def parse_args() -> argparse.Namespace:
     cli.add_argument("--minutes", type=float, default=60.0, help="stop after this long")
     cli.add_argument("--settle", type=float, default=20.0, help="seconds idle before/after")
     cli.add_argument("--env", action="append", default=[], help="KEY=VALUE for 'after'")
-    cli.add_argument("--trace", type=Path, help="tracemalloc dumps of 'after' go here")
+    cli.add_argument("--trace", type=Path, help="heap probes of 'after' are written here")
+    cli.add_argument("--frames", type=int, default=1, help="tracemalloc frames (0: off)")
     cli.add_argument("--name", default="run", help="bench/results/rss-growth-<name>.json")
     return cli.parse_args()
 
