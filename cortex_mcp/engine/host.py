@@ -9,9 +9,11 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING
 
 import anyio
+import anyio.to_thread
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
+from cortex_mcp.engine.heap import release_freed, tune_heap
 from cortex_mcp.models import StoredMemory
 
 if TYPE_CHECKING:  # #28 item 5: the engine's modules load when it opens, not at import
@@ -52,10 +54,14 @@ async def settle_after_start(rt: "Runtime") -> None:
     """Once the first pass is done: load the LLM's SDK now rather than during the first
     extraction (beside the user's next calls), then move what the start made (settings,
     the engine, the vector matrices) out of the garbage collector's sight, so its
-    collections stay short while a tool call runs (#25)."""
+    collections stay short while a tool call runs (#25). The start's garbage is collected
+    first (frozen, its cycles would never be), and the C heap's free pages go back to the
+    system (#28 item 6)."""
     await rt.llm.cascade.warm()
     if not gc.get_freeze_count():  # once a process: its first engine's start
+        gc.collect()
         gc.freeze()
+    await anyio.to_thread.run_sync(release_freed)
 
 
 async def run_background(rt: "Runtime", interval_s: float = BACKGROUND_INTERVAL_S) -> None:
@@ -110,6 +116,7 @@ class EngineHost:
                 from cortex_mcp.engine.facade import open_engine
                 from cortex_mcp.engine.lifecycle import LifecycleScheduler
 
+                tune_heap()  # before the engine's threads allocate (#28 item 6)
                 stack = AsyncExitStack()
                 engine = await stack.enter_async_context(open_engine(self.settings, self.clock))
                 tasks = await stack.enter_async_context(anyio.create_task_group())

@@ -1,0 +1,65 @@
+"""The process's C heap on glibc (#28 item 6): fewer malloc arenas, a fixed mmap threshold, and
+freed memory handed back to the system after the big phases.
+
+glibc gives each thread that allocates an arena of its own (up to eight per core), and raises
+its mmap threshold each time a large block is freed, so the next large blocks (the pieces of a
+vector matrix being read, a whole mirror rendered, the blobs of a query) come from an arena's
+heap, where freed memory stays resident. With two arenas and the threshold held at 1 MiB,
+large blocks are mmapped (and unmapped when freed) and the small ones share fewer heaps;
+`malloc_trim` after a phase that freed a lot returns the heap's free pages at once. Elsewhere
+(macOS, musl) every function here does nothing.
+"""
+
+import ctypes
+import ctypes.util
+import logging
+import platform
+from functools import cache
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+M_TRIM_THRESHOLD = -1
+M_MMAP_THRESHOLD = -3
+M_ARENA_MAX = -8
+ARENAS = 2
+"""The event loop's and the worker threads' (SQLite, embedding, numpy searches) share these."""
+MMAP_THRESHOLD = 1 << 20
+"""Blocks of 1 MiB and more are mapped on their own (setting it stops glibc's raising it)."""
+TRIM_THRESHOLD = 8 << 20
+"""Free memory at a heap's top above this goes back to the system on `free` (set with the mmap
+threshold, which would otherwise double it)."""
+
+
+@cache
+def _libc() -> Any:
+    """glibc through ctypes, or None where the C library is not glibc."""
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+        libc.malloc_trim.argtypes = [ctypes.c_size_t]
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+def tune_heap() -> bool:
+    """Set the arena count and the thresholds (once, before the engine's threads start);
+    True where glibc took them."""
+    libc = _libc()
+    if libc is None:
+        return False
+    settings = ((M_ARENA_MAX, ARENAS), (M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+    taken = all(libc.mallopt(option, value) == 1 for option, value in settings)
+    taken = libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1 and taken
+    if not taken:
+        logger.debug("glibc refused a malloc setting")
+    return taken
+
+
+def release_freed() -> bool:
+    """Give the free pages of every arena back to the system; True when some were."""
+    libc = _libc()
+    return bool(libc is not None and libc.malloc_trim(0))
