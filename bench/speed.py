@@ -300,26 +300,34 @@ async def stall(args: argparse.Namespace) -> None:
 # --- item 7 (and 6): remember and recall as the store grows, against the floors ---------------
 
 
-def raw_fts_ms(home: Path, queries: list[str]) -> list[float]:
-    """Raw FTS5 top-10 over the store's index, the SQL floor of a BM25 recall."""
+def fts_top10_ms(conn: sqlite3.Connection, query: str) -> float | None:
+    """Raw FTS5 top-10 of one query over the store's index (the SQL floor of a BM25 recall);
+    None when the query has no searchable word."""
     from cortex_mcp.search.query import match_expression
 
-    conn = sqlite3.connect(f"file:{home / 'cortex.db'}?mode=ro", uri=True)  # noqa: TID251 - read from outside
-    durations = []
+    match = match_expression(query)
+    if match is None:
+        return None
+    started = time.perf_counter()
+    conn.execute(
+        "select rowid from memories_fts where memories_fts match ? order by rank limit 10",
+        (match,),
+    ).fetchall()
+    return (time.perf_counter() - started) * 1000
+
+
+def read_only(home: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{home / 'cortex.db'}?mode=ro", uri=True)  # noqa: TID251 - read from outside
+
+
+def raw_fts_ms(home: Path, queries: list[str]) -> list[float]:
+    """Raw FTS5 top-10 of every query, one connection."""
+    conn = read_only(home)
     try:
-        for query in queries:
-            match = match_expression(query)
-            if match is None:
-                continue
-            started = time.perf_counter()
-            conn.execute(
-                "select rowid from memories_fts where memories_fts match ? order by rank limit 10",
-                (match,),
-            ).fetchall()
-            durations.append((time.perf_counter() - started) * 1000)
+        timed_ = [fts_top10_ms(conn, query) for query in queries]
     finally:
         conn.close()
-    return durations
+    return [ms for ms in timed_ if ms is not None]
 
 
 async def noop_round_trips(count: int) -> list[float]:
@@ -332,22 +340,47 @@ async def noop_round_trips(count: int) -> list[float]:
 async def growth_session(
     home: Path, code: str, queries: list[str], contents: list[str], settle: float
 ) -> dict[str, Any]:
-    """Recalls then remembers through one server; RSS along the way."""
-    async with Client(cortex(home, code), mode="legacy") as client:
+    """Recalls then remembers through one server, each right after its floor (a no-op MCP
+    tool's round trip, and for a recall raw FTS5 top-10 of the same query), so both see the
+    same load; RSS along the way."""
+    async with (
+        Client(cortex(home, code), mode="legacy") as client,
+        Client(noop(), mode="legacy") as floor_client,
+    ):
         pid = child_pid(b"cortex_mcp")
         rss = {"after_initialize": memory_mb(pid)}
         first = await tool_ms(client, "cortex_recall", {"query": "warm"})
         await anyio.sleep(settle)
         for q in queries[:10]:
             await client.call_tool("cortex_recall", {"query": q})
-        recall = [await tool_ms(client, "cortex_recall", {"query": q}) for q in queries]
+            await floor_client.call_tool("noop", {"query": q})
+        conn = read_only(home)
+        recall, recall_floor, per_call = [], [], []
+        try:
+            for q in queries:
+                floor = await tool_ms(floor_client, "noop", {"query": q})
+                floor += fts_top10_ms(conn, q) or 0.0
+                recall.append(await tool_ms(client, "cortex_recall", {"query": q}))
+                recall_floor.append(floor)
+                per_call.append(recall[-1] / floor)
+        finally:
+            conn.close()
         rss["after_recalls"] = memory_mb(pid)
-        remember = [await tool_ms(client, "cortex_remember", {"content": c}) for c in contents]
+        remember, remember_floor = [], []
+        for c in contents:
+            remember_floor.append(await tool_ms(floor_client, "noop", {"query": c}))
+            remember.append(await tool_ms(client, "cortex_remember", {"content": c}))
         rss["after_remembers"] = memory_mb(pid)
     return {
         "first_recall_ms": round(first, 1),
         "recall": summary(recall),
+        "recall_floor_interleaved": summary(recall_floor),
+        "recall_to_floor_interleaved": round(
+            summary(recall)["p50"] / summary(recall_floor)["p50"], 2
+        ),
+        "recall_to_floor_per_call_p50": round(summary(per_call)["p50"], 2),
         "remember": summary(remember),
+        "remember_noop_interleaved": summary(remember_floor),
         "rss_mb": rss,
     }
 

@@ -36,6 +36,8 @@ START_WAIT_S = 4.0
 """How long the first recalls after a start wait for the start's back-fill (#25)."""
 QUERY_CACHE_SIZE = 256
 MAX_WORKERS = 2
+ROUND_BATCHES = 4
+"""Batches each worker takes from one read of the memories still without a vector."""
 
 
 def default_workers() -> int:
@@ -202,17 +204,17 @@ class VectorIndex:
                 await vectors.drop_vector_table(conn)
                 await set_meta(conn, COMPLETE_KEY, "0")
             logger.warning("embedding model changed from %s to %s: re-embedding", model, self.model)
-        size = self._pace.size
         async with self.db.read() as conn:
-            missing = await vectors.missing_vectors(conn, size * self.workers)
-            said = [] if missing else await message_vectors.missing(conn, size * self.workers)
+            wanted = self._pace.size * self.workers * ROUND_BATCHES
+            missing = await vectors.missing_vectors(conn, wanted)
+            said = [] if missing else await message_vectors.missing(conn, wanted)
         if missing:
-            return await self._batches(missing, size, self.index)
+            return await self._batches(missing, self.index)
         if await get_meta_outside(self.db, COMPLETE_KEY) != "1":
             async with self.db.write() as conn:
                 await set_meta(conn, COMPLETE_KEY, "1")
         if said:
-            return await self._batches(said, size, self.index_messages)
+            return await self._batches(said, self.index_messages)
         await self.kept.refresh(self.db)  # nothing left to embed: the matrices catch up
         await self.said.refresh(self.db)
         return 0
@@ -220,25 +222,33 @@ class VectorIndex:
     async def _batches(
         self,
         items: list[tuple[int, str]],
-        size: int,
         index: Callable[[list[tuple[int, str]]], Awaitable[int]],
     ) -> int:
-        """Index `items` in batches of `size`, `workers` of them at once; the pace learns how
-        long they took. How many were indexed."""
-        batches = [items[start : start + size] for start in range(0, len(items), size)]
+        """Index `items` by `workers` tasks, each taking the next batch (of the pace's size) as
+        soon as its last one is stored, so no core waits for a slower batch (#28 item 4); the
+        pace learns from every batch. After a failed batch no new one starts. How many were
+        indexed."""
+        left = list(items)
         counts: list[int] = []
-        started = anyio.current_time()
+        failed = False
 
-        async def one(batch: list[tuple[int, str]]) -> None:
-            counts.append(await index(batch))
+        async def worker() -> None:
+            nonlocal failed
+            while left and not failed:
+                batch = left[: self._pace.size]
+                del left[: len(batch)]
+                started = anyio.current_time()
+                done = await index(batch)
+                counts.append(done)
+                if done < len(batch):
+                    failed = True
+                    self._pace.failed()
+                else:
+                    self._pace.took(len(batch), anyio.current_time() - started)
 
         async with anyio.create_task_group() as tasks:
-            for batch in batches:
-                tasks.start_soon(one, batch)
-        if sum(counts) < len(items):
-            self._pace.failed()
-        else:
-            self._pace.took(max(len(b) for b in batches), anyio.current_time() - started)
+            for _ in range(max(1, self.workers)):
+                tasks.start_soon(worker)
         return sum(counts)
 
     async def query_vector(self, text: str) -> list[float] | None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from cortex_mcp.engine.embedding import ROUND_BATCHES
 from cortex_mcp.engine.embedding_pace import MIN_BATCH, BatchPace
 from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.providers.local import BACKGROUND_NICENESS, in_background_thread
@@ -97,3 +98,49 @@ async def test_an_error_in_the_background_thread_reaches_the_caller() -> None:
 
     with pytest.raises(RuntimeError, match="engine unusable"):
         await in_background_thread(broken, ["tea"])
+
+
+async def without_vectors(engine: Engine) -> None:
+    """Drop every memory's vector, if any was stored."""
+    from cortex_mcp.store.vectors import vector_table_exists
+
+    async with engine.db.write() as conn:
+        if await vector_table_exists(conn):
+            await conn.execute("delete from memory_vectors")
+
+
+async def test_each_worker_takes_the_next_batch_as_soon_as_its_last_is_stored(
+    cortex_home: Path, fake_openai: FakeOpenAI, clock: FrozenClock
+) -> None:
+    settings = vector_settings(cortex_home, fake_openai, batch_size=4)
+    async with open_engine(settings, clock, {}) as engine:
+        for n in range(50):
+            await engine.remember(f"Service {n} listens on port {8000 + n * 13} in staging")
+        await without_vectors(engine)  # as if the writes' own embedding had failed
+        fake_openai.reset()
+        engine.vectors.workers = 2
+        first_round = await engine.vectors.backfill()
+        rest = await backfilled(engine)
+
+    sizes = [len(request.body["input"]) for request in fake_openai.requests]
+    assert first_round == 4 * 2 * ROUND_BATCHES  # not one batch per worker and a wait
+    assert first_round + rest == 50
+    assert max(sizes) == 4
+
+
+async def test_after_a_failed_batch_the_round_starts_no_new_one(
+    cortex_home: Path, fake_openai: FakeOpenAI, clock: FrozenClock
+) -> None:
+    settings = vector_settings(cortex_home, fake_openai, batch_size=4)
+    async with open_engine(settings, clock, {}) as engine:
+        for n in range(40):
+            await engine.remember(f"Team {n} meets in room {200 + n} on Tuesdays")
+        await without_vectors(engine)
+        fake_openai.reset()
+        fake_openai.status = 500
+        engine.vectors.workers = 1
+        embedded = await engine.vectors.backfill()
+        failed_texts = {text for request in fake_openai.requests for text in request.body["input"]}
+
+    assert embedded == 0
+    assert len(failed_texts) == 4  # the one failed batch, perhaps retried; nothing after it
