@@ -5,13 +5,13 @@ the WIDTH_SHARE × dimension directions along which the stored vectors differ mo
 component analysis of a sample), in int8 with a scale per row. A query's similarity to a row is
 its similarity to the centre (the same for every row) plus its product with the offset, so the
 product of the projected query with each sketch ranks the rows nearly as the full vectors do, at
-a quarter of the cost; the few per cent of rows it ranks best are then scored exactly. At
-100,000 e5 vectors this finds the exact search's nearest rows nearly always, in about a third
-of the time (docs/benchmarks.md has both figures, measured on real e5 vectors).
+a quarter of the cost; the few per cent of rows it ranks best are then scored exactly. On real
+e5 vectors (LoCoMo turns and questions) it keeps 99.7 % of the exact search's top-10, and at
+100,000 rows a search takes 0.48× the time of scoring every row (`python -m bench.knn_sketch`).
 
 Signs of the vectors (one bit per dimension, compared by popcount) were cheaper still but kept
-too few of the nearest rows on e5's vectors, whose similarities to anything crowd into a narrow
-band (docs/benchmarks.md).
+fewer of the nearest rows (96.5 % with the same short list; 86 % with half of it): e5's
+similarities to anything crowd into a narrow band.
 """
 
 from dataclasses import dataclass
