@@ -106,3 +106,37 @@ async def test_an_int8_matrix_takes_in_new_and_replaced_vectors_as_float32_would
     assert matrix.size == ROWS + 1  # seq 5 replaced, one added
     assert found[0][0] == 5 and found[0][1] == pytest.approx(0.0, abs=1e-3)
     assert found[-1][0] == ROWS + 1 and found[-1][1] == pytest.approx(2.0, abs=1e-3)
+
+
+async def test_a_large_matrix_scores_the_rows_its_sketches_rank_best_and_finds_the_same(
+    store: Database,
+) -> None:
+    exact = VectorMatrix(MEMORIES, sketch_from=ROWS + 1)  # too small for sketches: every row
+    sketched = VectorMatrix(MEMORIES, sketch_from=ROWS // 2)
+    assert await exact.refresh(store) and await sketched.refresh(store)
+    async with store.read() as conn:
+        before = await vectors.memory_generation(conn)
+    added = queries(2)
+    sketched.appended([(5, added[0]), (ROWS + 1, added[1])], before)  # sketched as they come
+    exact.appended([(5, added[0]), (ROWS + 1, added[1])], before)
+    rng = np.random.default_rng(13)  # questions lie near what they ask about, as real ones do
+    near = [
+        exact.rows[i] * exact.scales[i] + rng.standard_normal(DIMENSION) * 0.03
+        for i in rng.integers(0, ROWS, 40)
+    ]
+    overlaps = []
+    for query in [*[[float(x) for x in row] for row in near], *added]:
+        want = exact.search(query, 10)
+        got = sketched.search(query, 10)
+        overlaps.append(len({s for s, _ in want} & {s for s, _ in got}))
+        distance = dict(want)
+        assert all(d == pytest.approx(distance[s], abs=1e-6) for s, d in got if s in distance)
+
+    assert exact.projection is None and sketched.projection is not None
+    assert sketched.sketches.shape == (len(sketched.rows), DIMENSION // 4)
+    assert (
+        sketched.search(added[0], 1)[0][0] == 5 and sketched.search(added[1], 1)[0][0] == ROWS + 1
+    )
+    assert sum(overlaps) >= 0.98 * 10 * len(overlaps), overlaps
+    wide = queries(3)[2]  # a short list over a quarter of the rows: every row is scored
+    assert sketched.search(wide, 300) == exact.search(wide, 300)

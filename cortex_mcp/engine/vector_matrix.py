@@ -1,6 +1,8 @@
-"""Stored vectors in memory (#28): exact nearest-neighbour search over a numpy matrix kept in
-step with one vector table (the memories' or the log's), about ten times faster than
-sqlite-vec's scan at 100,000 rows (docs/benchmarks.md).
+"""Stored vectors in memory (#28): nearest-neighbour search over a numpy matrix kept in step
+with one vector table (the memories' or the log's), about ten times faster than sqlite-vec's
+scan at 100,000 rows (docs/benchmarks.md). Every row is scored up to SKETCH_FROM rows; from
+there the background loop gives the matrix sketches (engine/vector_sketch.py) and a search
+scores exactly only the rows they rank best.
 
 Held as int8 (each unit vector scaled by its own largest component, a quarter of float32's
 room: 38 MB instead of 154 MB for 100,000 vectors of e5's 384 dimensions) unless made with
@@ -27,6 +29,7 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
+from cortex_mcp.engine.vector_sketch import SAMPLE, Projection, learn, short_list
 from cortex_mcp.store import message_vectors, vectors
 from cortex_mcp.store.db import Connection, Database
 
@@ -39,6 +42,12 @@ read do not copy it (at 100,000 vectors such a copy took the peak from 230 to 26
 PIECE = 2048
 """Vectors read from the store at a time while loading (3 MB of float32 blobs at 384)."""
 INT8_MAX = 127
+SHORT_LIST = 20
+"""Rows scored exactly per neighbour asked for, of those the sketches rank best
+(engine/vector_sketch.py)."""
+SKETCH_FROM = 4 * SHORT_LIST * 400
+"""Rows from which a matrix keeps sketches (a recall asks for 400 neighbours: below this the
+short list would be over a quarter of the rows, and every row is scored)."""
 Precision = Literal["int8", "float32"]
 
 
@@ -67,6 +76,8 @@ class VectorMatrix:
     precision: Precision = "int8"
     piece: int = PIECE
     """Vectors read from the store at a time while loading."""
+    sketch_from: int = SKETCH_FROM
+    """Rows from which the matrix keeps sketches for a first pass (engine/vector_sketch.py)."""
     seqs: Any = None
     rows: Any = None
     """Unit rows (int8: divided by their scale); only the first `size` are held vectors, the
@@ -76,6 +87,12 @@ class VectorMatrix:
     size: int = 0
     generation: int = -1
     """The store's change counter the matrix stands for (-1: not loaded)."""
+    projection: Projection | None = None
+    """The sketches' centre and directions; None: no sketches (a small matrix, or not made
+    yet: the background loop makes them after a read), every row is scored."""
+    sketches: Any = None
+    """Each row's sketch (int8), beside `rows`."""
+    sketch_scales: Any = None
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
 
     def usable(self, conn: Connection) -> bool:
@@ -85,7 +102,7 @@ class VectorMatrix:
     @property
     def nbytes(self) -> int:
         """The room the matrix takes (spare room included)."""
-        held = (self.seqs, self.rows, self.scales)
+        held = (self.seqs, self.rows, self.scales, self.sketches, self.sketch_scales)
         return sum(int(part.nbytes) for part in held if part is not None)
 
     async def nearest(
@@ -100,28 +117,51 @@ class VectorMatrix:
         # in a worker thread (as on s4-recall's branch): the event loop serves other calls
         # meanwhile, and the memories' and the log's searches of one recall run on two cores;
         # the arrays are taken here, so an addition meanwhile cannot be half seen
-        held = self.seqs[: self.size], self.rows[: self.size], self.scales[: self.size]
-        return await anyio.to_thread.run_sync(_top, *held, query, k)
+        return await anyio.to_thread.run_sync(_top, self._held(), query, k)
 
     def search(self, query: list[float], k: int) -> list[tuple[int, float]]:
         """(seq, cosine distance) of the `k` rows nearest to `query`, nearest first."""
         if not self.size:
             return []
-        return _top(
-            self.seqs[: self.size], self.rows[: self.size], self.scales[: self.size], query, k
-        )
+        return _top(self._held(), query, k)
+
+    def _held(self) -> "Held":
+        """The held rows as they are now (views: a later addition is not half seen)."""
+        rough = None
+        if self.projection is not None:
+            size = self.size
+            rough = (self.projection, self.sketches[:size], self.sketch_scales[:size])
+        return Held(self.seqs[: self.size], self.rows[: self.size], self.scales[: self.size], rough)
 
     async def refresh(self, db: Database) -> bool:
         """Read the table again when the store changed since the matrix was read (the
         background loop calls this); True when it did."""
         if not HAS_NUMPY or db.dialect != "sqlite":
             return False
-        async with self._lock, db.read() as conn:
-            stored = await self.table.generation(conn)
-            if stored == self.generation:
-                return False
-            await self._load(conn, stored)
-        return True
+        async with self._lock:
+            async with db.read() as conn:
+                stored = await self.table.generation(conn)
+                read = stored != self.generation
+                if read:
+                    await self._load(conn, stored)
+            await self._sketch()
+        return read
+
+    async def _sketch(self) -> None:
+        """Learn the sketches' directions and sketch every row, in a worker thread, when the
+        matrix is large enough for a first pass over sketches to pay and has none yet."""
+        if self.projection is not None or self.size < self.sketch_from:
+            return
+        rows, scales, size = self.rows, self.scales, self.size
+        projection, sketches, sketch_scales = await anyio.to_thread.run_sync(
+            _sketched, rows, scales, size
+        )
+        if self.rows is not rows:
+            return  # rows dropped or moved meanwhile: the next pass sketches them
+        if self.size > size:  # this process's rows added meanwhile
+            added = _unit_rows(self.rows[size : self.size], self.scales[size : self.size])
+            sketches[size : self.size], sketch_scales[size : self.size] = projection.sketches(added)
+        self.projection, self.sketches, self.sketch_scales = projection, sketches, sketch_scales
 
     async def _load(self, conn: Connection, stored: int) -> None:
         """Stand for the table as it is at change `stored`: its rows read a piece at a time
@@ -185,6 +225,7 @@ class VectorMatrix:
         added, scales = self._encode(np.asarray([vector for _, vector in stored], dtype=np.float32))
         seqs = np.asarray([seq for seq, _ in stored], dtype=np.int64)
         if self.rows is None or self.rows.shape[1] != added.shape[1]:
+            self.forget()
             self.seqs, self.rows, self.scales, self.size = seqs, added, scales, len(seqs)
         else:
             self._drop(seqs)
@@ -193,6 +234,9 @@ class VectorMatrix:
             self.seqs[self.size : end] = seqs
             self.rows[self.size : end] = added
             self.scales[self.size : end] = scales
+            if self.projection is not None:
+                rough = self.projection.sketches(_unit_rows(added, scales))
+                self.sketches[self.size : end], self.sketch_scales[self.size : end] = rough
             self.size = end
         self.generation = before + 1
 
@@ -200,41 +244,58 @@ class VectorMatrix:
         """Remove the rows of these seqs (their vectors are being replaced)."""
         import numpy as np
 
-        held = np.isin(self.seqs[: self.size], seqs)
-        if not held.any():
+        dropped = np.isin(self.seqs[: self.size], seqs)
+        if not dropped.any():
             return
-        kept = np.flatnonzero(~held)
+        kept = np.flatnonzero(~dropped)
         # into new arrays, not in place: a search in a worker thread may hold the old ones
-        seqs, rows, scales = (np.empty_like(a) for a in (self.seqs, self.rows, self.scales))
-        seqs[: len(kept)], rows[: len(kept)] = self.seqs[kept], self.rows[kept]
-        scales[: len(kept)] = self.scales[kept]
-        self.seqs, self.rows, self.scales, self.size = seqs, rows, scales, len(kept)
+        self.seqs, self.rows, self.scales, self.sketches, self.sketch_scales = (
+            _taken(array, kept) for array in self._arrays()
+        )
+        self.size = len(kept)
 
     def _make_room(self, count: int) -> None:
         """Spare room for `count` more rows (a copy into a larger matrix when full)."""
-        import numpy as np
-
         if self.size + count <= len(self.rows):
             return
         room = max(self.size + count, int(len(self.rows) * GROWTH) + 16)
-        rows = np.empty((room, self.rows.shape[1]), dtype=self.rows.dtype)
-        seqs = np.empty(room, dtype=np.int64)
-        scales = np.empty(room, dtype=np.float32)
-        rows[: self.size], seqs[: self.size] = self.rows[: self.size], self.seqs[: self.size]
-        scales[: self.size] = self.scales[: self.size]
-        self.rows, self.seqs, self.scales = rows, seqs, scales
+        self.seqs, self.rows, self.scales, self.sketches, self.sketch_scales = (
+            _grown(array, self.size, room) for array in self._arrays()
+        )
+
+    def _arrays(self) -> tuple[Any, Any, Any, Any, Any]:
+        return self.seqs, self.rows, self.scales, self.sketches, self.sketch_scales
 
     def forget(self) -> None:
         """Drop the matrix (the model changed): read again on the next refresh."""
         self.seqs, self.rows, self.scales, self.size, self.generation = None, None, None, 0, -1
+        self.projection, self.sketches, self.sketch_scales = None, None, None
 
 
-def _top(seqs: Any, rows: Any, scales: Any, query: list[float], k: int) -> list[tuple[int, float]]:
-    """(seq, cosine distance) of the `k` rows nearest to `query`, nearest first."""
+@dataclass(frozen=True)
+class Held:
+    """A matrix's rows as one search sees them: seqs, rows, scales and, where it keeps them,
+    (projection, sketches, sketch scales)."""
+
+    seqs: Any
+    rows: Any
+    scales: Any
+    rough: tuple[Projection, Any, Any] | None
+
+
+def _top(held: Held, query: list[float], k: int) -> list[tuple[int, float]]:
+    """(seq, cosine distance) of the `k` rows nearest to `query`, nearest first: every row
+    scored, or where the matrix keeps sketches and the short list is under a quarter of it,
+    the SHORT_LIST × `k` rows the sketches rank best."""
     import numpy as np
 
     target = np.asarray(query, dtype=np.float32)
     target /= max(float(np.linalg.norm(target)), 1e-12)
+    seqs, rows, scales = held.seqs, held.rows, held.scales
+    if held.rough is not None and 4 * SHORT_LIST * k <= len(rows):
+        projection, sketches, sketch_scales = held.rough
+        chosen = short_list(sketches, sketch_scales, projection.query(target), SHORT_LIST * k)
+        seqs, rows, scales = seqs[chosen], rows[chosen], scales[chosen]
     # einsum, not `@`: a product with one vector in BLAS spreads over every core, and on a
     # busy machine waiting for those threads costs up to a hundred times the sum itself; an
     # int8 matrix is cast a buffer at a time (no float32 copy of the matrix)
@@ -244,6 +305,52 @@ def _top(seqs: Any, rows: Any, scales: Any, query: list[float], k: int) -> list[
     top = np.argpartition(-similarity, k - 1)[:k]
     top = top[np.argsort(-similarity[top], kind="stable")]
     return [(int(seqs[i]), float(1.0 - similarity[i])) for i in top]
+
+
+def _sketched(rows: Any, scales: Any, size: int) -> tuple[Projection, Any, Any]:
+    """A projection learnt from a sample of the first `size` rows, and every one of them
+    sketched a piece at a time (into arrays of the matrix's room)."""
+    import numpy as np
+
+    sample = np.linspace(0, size - 1, num=min(size, SAMPLE)).astype(np.int64)
+    projection = learn(_unit_rows(rows[sample], scales[sample]))
+    width = projection.basis.shape[1]
+    sketches = np.empty((len(rows), width), dtype=np.int8)
+    sketch_scales = np.empty(len(rows), dtype=np.float32)
+    for start in range(0, size, PIECE):
+        end = min(size, start + PIECE)
+        unit = _unit_rows(rows[start:end], scales[start:end])
+        sketches[start:end], sketch_scales[start:end] = projection.sketches(unit)
+    return projection, sketches, sketch_scales
+
+
+def _unit_rows(rows: Any, scales: Any) -> Any:
+    """Held rows as float32 unit vectors again."""
+    import numpy as np
+
+    return rows.astype(np.float32) * scales[:, None]
+
+
+def _taken(held: Any, kept: Any) -> Any:
+    """A new array of `held`'s shape holding its rows `kept` first (None stays None)."""
+    import numpy as np
+
+    if held is None:
+        return None
+    taken = np.empty_like(held)
+    taken[: len(kept)] = held[kept]
+    return taken
+
+
+def _grown(held: Any, size: int, room: int) -> Any:
+    """A new array of `room` rows holding `held`'s first `size` (None stays None)."""
+    import numpy as np
+
+    if held is None:
+        return None
+    grown = np.empty((room, *held.shape[1:]), dtype=held.dtype)
+    grown[:size] = held[:size]
+    return grown
 
 
 def memory_matrix() -> VectorMatrix:
