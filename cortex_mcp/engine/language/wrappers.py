@@ -1,10 +1,11 @@
 """The conversational wrapper around a statement, and decisions that do not say what they decide.
 
 People rarely state a fact bare: "Remember that my daughter's birthday is on March 3rd.",
-"Hi, I'm Wang Wei.", "Also, my sister lives in Lyon.", "更正一下：我现在住在杭州，不在上海了。", "OK, let's go with PostgreSQL
-then.", "誕生日は3月3日だと覚えておいて". The memory keeps the statement (`unwrapped`); the
-original words stay in the conversation log, and what the wrapper meant (a correction) is read
-from the original before it is taken off.
+"Hi, I'm Wang Wei.", "Also, my sister lives in Lyon.",
+"更正一下：我现在住在杭州，不在上海了。", "OK, let's go with PostgreSQL then.",
+"誕生日は3月3日だと覚えておいて". The memory keeps the statement (`unwrapped`); the original
+words stay in the conversation log, and what the wrapper meant (a correction) is read from the
+original before it is taken off.
 
 A decision that names only what was chosen ("let's go with PostgreSQL") needs what it was chosen
 for: `chosen_thing` finds such a decision and `purpose_for` looks for the purpose in the rest of
