@@ -12,6 +12,8 @@ from mcp import Client
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.engine.host import EngineHost
+from cortex_mcp.engine.ingest.channels import profile_text
+from cortex_mcp.engine.lifecycle import run_lifecycle
 from cortex_mcp.server import build_server
 from tests.background import deep_channel_done
 from tests.conftest import FrozenClock, data_of, inspect_database, read_json
@@ -115,3 +117,30 @@ async def test_a_deep_channel_cut_off_mid_call_is_taken_again_once_its_claim_run
         "Billing service runs on Fly.io",
         "User chose Fly.io for deployment",
     ]
+
+
+async def test_an_ingest_that_replaces_a_profile_fact_does_not_wait_for_the_llm_to_redo_the_profile(
+    llm_settings: Settings, clock: FrozenClock, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.default_reply = json.dumps({"memories": []})
+    host = EngineHost(llm_settings, clock)
+    async with Client(build_server(llm_settings, clock, host=host)) as client:
+        await ingest(client, "My name is Harry and I live in Tokyo.", "Nice to meet you, Harry.")
+        await deep_channel_done(host)
+        fake_openai.replies.append(json.dumps({"summary": "Harry lives in Tokyo."}))
+        await run_lifecycle(host.engine.runtime)  # the profile now exists, by the LLM
+        before = await profile_text(host.engine.runtime, "default") or ""
+        asked = len(fake_openai.requests)
+        fake_openai.latency_s = 30.0  # far over the provider's timeout: a wait would show
+        fake_openai.replies.append(json.dumps({"summary": "Harry lives in Osaka."}))
+        with anyio.fail_after(4):  # under the provider's 5 s timeout
+            moved = await ingest(client, "Actually, I live in Osaka now.", "Noted.")
+        at_return = await profile_text(host.engine.runtime, "default") or ""
+        fake_openai.release()
+        with anyio.fail_after(10):
+            while "Osaka" not in (await profile_text(host.engine.runtime, "default") or ""):
+                await host.engine.runtime.passes.wait_beyond(host.engine.runtime.passes.count)
+
+    assert [m["action"] for m in moved["fast"]] == ["superseded"]
+    assert before.startswith("Harry lives in Tokyo.") and at_return == before
+    assert len(fake_openai.requests) > asked  # the profile was redone, by the LLM, afterwards

@@ -65,6 +65,40 @@ async def test_a_fact_about_someone_else_is_never_a_duplicate(
     assert sorted(live_contents(settings)) == sorted([first, second])
 
 
+RESTATED_WITH_NUMBERS_AND_CHARACTERS = [
+    (
+        "The door code of the lab is 4721 and the locker is 1290.",
+        "door code of lab is 4721, locker is 1290",
+        "The door code of the lab is 4721 and the locker is 1291.",
+    ),
+    ("我很喜欢周末喝咖啡。", "我喜欢周末喝咖啡", "我很喜欢周末喝奶茶。"),
+    (
+        "田中さんは2019年に大阪へ引っ越しました。",
+        "田中さんは2019年に大阪に引っ越しました",
+        "田中さんは2020年に大阪へ引っ越しました。",
+    ),
+]
+
+
+@pytest.mark.parametrize(("first", "restated", "other"), RESTATED_WITH_NUMBERS_AND_CHARACTERS)
+async def test_a_restatement_with_the_same_numbers_and_characters_is_found_and_another_is_not(
+    client: Client, first: str, restated: str, other: str
+) -> None:
+    """The same-statement search reads only memories holding every number and CJK content
+    character of the statement (#25 item 4): the restatement is still found among them."""
+    one = await remember(client, first)
+
+    again = await remember(client, restated)
+    changed = await remember(client, other)
+
+    assert (one["action"], again["action"], changed["action"]) == (
+        "created",
+        "duplicate",
+        "created",
+    )
+    assert again["id"] == one["id"] and changed["id"] != one["id"]
+
+
 async def test_distinct_facts_all_stay_and_restatements_are_recognised(
     client: Client, settings: Settings
 ) -> None:

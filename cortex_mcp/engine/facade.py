@@ -57,10 +57,11 @@ from cortex_mcp.store.scratchpad import Scratchpad
 logger = logging.getLogger(__name__)
 
 
-def stored_by(memories: list[StoredMemory]) -> Written:
-    """What an ingest or a flush wrote, for the steps after it."""
+def stored_by(memories: list[StoredMemory], *, profile_later: bool = False) -> Written:
+    """What an ingest or a flush wrote, for the steps after it (`profile_later`: the caller
+    must not wait for an LLM to redo the profile)."""
     superseded = [m.category for m in memories if m.superseded_id]
-    return Written([m.id for m in memories], superseded)
+    return Written([m.id for m in memories], superseded, profile_later=profile_later)
 
 
 class Engine:
@@ -109,7 +110,7 @@ class Engine:
             lambda clean: ingest.ingest(
                 rt, clean, user_message, assistant_message, session_id, tool_calls, agent
             ),
-            lambda result: stored_by([*result.fast, *result.deep]),
+            lambda result: stored_by([*result.fast, *result.deep], profile_later=True),
         )
         ids = [m.id for m in [*result.fast, *result.deep]]
         await projects.file_under(rt, project, ids, (agent, session_id, mark))

@@ -31,7 +31,7 @@ async def background_pass(rt: "Runtime") -> None:
     from cortex_mcp.engine.ingest.backlog import extract_backlog
     from cortex_mcp.engine.ingest.log import prune
     from cortex_mcp.engine.ingest.restated import merge_restatements
-    from cortex_mcp.engine.writes import Written, follow_up
+    from cortex_mcp.engine.writes import Written, follow_up, refresh_owed_profiles
 
     await rt.access.flush()
     try:
@@ -47,6 +47,7 @@ async def background_pass(rt: "Runtime") -> None:
         await follow_up(rt, agent, Written([m.id for m in stored], superseded))
 
     await extract_backlog(rt, extracted=extracted)
+    await refresh_owed_profiles(rt)  # left by writes that must not wait for an LLM
     await prune(rt)
 
 

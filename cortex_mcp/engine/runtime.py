@@ -87,6 +87,8 @@ class Runtime:
     """From an exchange logged to its deep-channel extraction done (the background's lag)."""
     passes: PassCounter = field(default_factory=PassCounter)
     wake: anyio.Event = field(default_factory=anyio.Event)
+    profiles_owed: set[str] = field(default_factory=set)
+    """Agents whose profile a write left to the background pass (`writes.follow_up`)."""
     mirror_lock: anyio.Lock = field(default_factory=anyio.Lock)
     access: AccessRecorder = field(init=False)
     mirror: MirrorSignal = field(init=False)

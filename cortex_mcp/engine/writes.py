@@ -4,7 +4,8 @@ Remember, ingest, flush, import, the profile and the browser's hand edit each ha
 to `write_through`: it builds the agent's cleaner (secrets, and the personal-data kinds the
 configuration or the profile declare), lets the use case write with it, then does what every
 write needs next: the Markdown mirror is marked dirty, new memories are embedded soon, and a
-supersede that concerns the profile refreshes it at once.
+supersede that concerns the profile refreshes it: at once, or, for a write that must not wait
+for an LLM (cortex_ingest) while one would be asked, in the background pass right after.
 """
 
 from collections.abc import Awaitable, Callable
@@ -30,6 +31,9 @@ class Written:
     have to follow."""
     changed: bool = True
     """False when nothing was written (a dry run): nothing follows."""
+    profile_later: bool = False
+    """The caller must not wait for an LLM (#25 item 4): a profile to redo is left to the
+    background pass when an LLM would redo it."""
 
 
 async def write_through(
@@ -54,5 +58,16 @@ async def follow_up(rt: Runtime, agent: str, written: Written) -> None:
         return
     rt.mirror.mark_dirty()
     rt.embed_soon(written.memory_ids)
-    if written.superseded and concerns_profile(set(written.superseded)):
+    if not written.superseded or not concerns_profile(set(written.superseded)):
+        return
+    if written.profile_later and rt.llm.answers_in_background:
+        rt.profiles_owed.add(agent)
+        rt.wake.set()
+    else:
         await refresh_profile(rt, agent)
+
+
+async def refresh_owed_profiles(rt: Runtime) -> None:
+    """In the background pass: redo the profiles that writes left for it."""
+    while rt.profiles_owed:
+        await refresh_profile(rt, rt.profiles_owed.pop())

@@ -105,19 +105,26 @@ def fact_tokens(text: str) -> list[str]:
     return tokens
 
 
+_FUNCTION_TOKENS = frozenset(
+    [
+        SELF,
+        *(c for c in CJK_FUNCTION_CHARACTERS if is_cjk(c)),
+        *(w for w in ENGLISH_FUNCTION_WORDS if not (len(w) == 1 and is_cjk(w))),
+    ]
+)
+"""Every function token in one set: a single CJK character is one only when it is a CJK
+function character, any other token only when it is an English function word."""
+
+
 def is_function_token(token: str) -> bool:
     """True for a token that never makes a fact of its own (SELF included: "I prefer X" and
     "the user prefers X" are one fact; a third person instead of SELF is a content word)."""
-    if token == SELF:
-        return True
-    if len(token) == 1 and is_cjk(token):
-        return token in CJK_FUNCTION_CHARACTERS
-    return token in ENGLISH_FUNCTION_WORDS
+    return token in _FUNCTION_TOKENS
 
 
 def content_tokens(text: str) -> list[str]:
     """The tokens of a statement that carry its facts, in order."""
-    return [t for t in fact_tokens(text) if not is_function_token(t)]
+    return [t for t in fact_tokens(text) if t not in _FUNCTION_TOKENS]
 
 
 @dataclass(frozen=True)
@@ -148,10 +155,27 @@ def same_statement(first: str, second: str) -> bool:
     return same_statement_as(first)(second)
 
 
+STATEMENT_CACHE = 4096
+"""Texts whose numbers and content tokens are kept: the same-statement search compares a new
+statement with every live memory holding its rarest words, and a common word brings the same
+few hundred memories back call after call."""
+
+
+@lru_cache(maxsize=STATEMENT_CACHE)
+def _numbers(text: str) -> frozenset[str]:
+    return numbers_of(text)
+
+
+@lru_cache(maxsize=STATEMENT_CACHE)
+def _content(text: str) -> tuple[str, ...]:
+    return tuple(content_tokens(text))
+
+
 def same_statement_as(first: str) -> Callable[[str], bool]:
-    """`same_statement(first, ·)` with `first` read once, for comparing it with many texts."""
-    numbers, tokens = numbers_of(first), content_tokens(first)
-    return lambda second: numbers_of(second) == numbers and content_tokens(second) == tokens
+    """`same_statement(first, ·)` with `first` read once, for comparing it with many texts
+    (the other texts' readings are cached: a memory's text never changes)."""
+    numbers, tokens = numbers_of(first), tuple(content_tokens(first))
+    return lambda second: _numbers(second) == numbers and _content(second) == tokens
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[-'][A-Za-z]+)*\b")

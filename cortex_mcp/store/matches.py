@@ -1,6 +1,7 @@
 """Unranked full-text lookups for duplicate checks: which memories contain rare terms."""
 
 import json
+from collections.abc import Sequence
 
 from cortex_mcp.search.query import quote_term
 from cortex_mcp.search.stemming import match_terms
@@ -50,25 +51,34 @@ LIVE_CONTAINING = (
 LIVE_CONTAINING_PG = (
     "select m.id, m.content from memories m where m.seq in (select seq from memory_terms"
     " where term = any(cast(:terms as text[])) and terms_tf > 0)"
+    " and (cardinality(cast(:required as text[])) = 0 or m.seq in (select seq from memory_terms"
+    " where term = any(cast(:required as text[])) and terms_tf > 0 group by seq"
+    " having count(distinct term) = cardinality(cast(:required as text[]))))"
     " and m.agent_id is not distinct from cast(:agent_id as text)"
     " and m.deleted_at is null and m.superseded_by is null limit :limit"
 )
 
 
 async def live_containing(
-    conn: Connection, match: str, agent_id: str | None, limit: int
+    conn: Connection,
+    match: str,
+    agent_id: str | None,
+    limit: int,
+    required: Sequence[str] = (),
 ) -> list[tuple[str, str]]:
     """(id, content) of the live memories of exactly this scope whose content matches the
-    expression, unranked (the context column says what a memory was about, not what it says).
-    Only the two columns: a common word can match thousands, and the caller compares texts."""
+    expression (an OR of quoted terms) and holds every `required` term, unranked (the context
+    column says what a memory was about, not what it says). Only the two columns: a common
+    word can match thousands, and the caller compares texts."""
     if conn.dialect == "postgresql":
+        wanted = sorted({stem for term in required for stem in match_terms(quote_term(term))})
+        params = {"terms": match_terms(match), "required": wanted}
         rows = await fetch_all(
-            conn,
-            LIVE_CONTAINING_PG,
-            {"terms": match_terms(match), "agent_id": agent_id, "limit": limit},
+            conn, LIVE_CONTAINING_PG, params | {"agent_id": agent_id, "limit": limit}
         )
     else:
+        expression = " AND ".join([f"({match})", *(quote_term(term) for term in required)])
         rows = await fetch_all(
-            conn, LIVE_CONTAINING, {"match": match, "agent_id": agent_id, "limit": limit}
+            conn, LIVE_CONTAINING, {"match": expression, "agent_id": agent_id, "limit": limit}
         )
     return [(str(row["id"]), str(row["content"])) for row in rows]

@@ -27,6 +27,17 @@ from tests.conftest import data_of, read_json, remember
         ("はい、東京に住んでいます。", "東京に住んでいます。"),
         ("こんにちは、田中です。", "田中です。"),
         ("誕生日は3月3日だと覚えておいて。", "誕生日は3月3日だ。"),
+        # a leading discourse connective (a user's report: stored with its "Also,")
+        ("Also, my sister lives in Lyon.", "My sister lives in Lyon."),
+        ("And I moved to Denver last year.", "I moved to Denver last year."),
+        ("Plus, I'm allergic to peanuts.", "I'm allergic to peanuts."),
+        (
+            "Oh, and BTW, I started my own online clothing store.",
+            "I started my own online clothing store.",
+        ),
+        ("Anyway, we decided to use Redis.", "We decided to use Redis."),
+        ("还有，我妹妹住在里昂。", "我妹妹住在里昂。"),
+        ("それと、妹はリヨンに住んでいます。", "妹はリヨンに住んでいます。"),
     ],
 )
 def test_the_wrapper_comes_off_in_every_language(said: str, stored: str) -> None:
@@ -47,6 +58,12 @@ def test_the_wrapper_comes_off_in_every_language(said: str, stored: str) -> None
         "Lots has been going on since then!",
         "I wish I had known you back then!",
         "It has been a really fulfilling experience for me since then.",
+        # a connective word that starts the statement itself
+        "Plus-size clothes fit me best.",
+        "Besides tennis, I play golf.",
+        "Andy is my brother.",
+        "还有三天就放假了。",
+        "あとで電話します。",
     ],
 )
 def test_words_that_only_look_like_a_wrapper_stay(said: str) -> None:
@@ -90,6 +107,12 @@ async def test_ingest_stores_a_greeted_introduction_as_the_fact_it_states(client
     assert [m["content"] for m in result["fast"]] == ["I'm Wang Wei."]  # type: ignore[attr-defined]
     document = await memory_of(client, result["fast"][0]["id"])  # type: ignore[index]
     assert "Hi, I'm Wang Wei." in str(document["metadata"]["context"])  # type: ignore[index]
+
+
+async def test_ingest_stores_a_statement_without_its_leading_also(client: Client) -> None:
+    result = await ingest(client, "Also, my sister lives in Lyon.")
+
+    assert [m["content"] for m in result["fast"]] == ["My sister lives in Lyon."]  # type: ignore[attr-defined]
 
 
 async def test_a_wrapped_correction_still_corrects_and_is_stored_without_its_marker(

@@ -14,7 +14,7 @@ from cortex_mcp.engine.ingest.fast import assistant_decisions, fast_statements
 from cortex_mcp.engine.ingest.log import owed_state
 from cortex_mcp.engine.ingest.nearby import nearby_memories
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.ingest.verdict import answer_of, question_for
+from cortex_mcp.engine.ingest.verdict import Verdict, answer_of, question_for
 from cortex_mcp.engine.ingest.write import Decided, apply_verdict, decide
 from cortex_mcp.engine.language import extraction
 from cortex_mcp.engine.language.patterns import is_small_talk, without_recalled
@@ -51,12 +51,26 @@ async def store_proposal(
         async with rt.db.read() as conn:
             question = await question_for(conn, proposal, agent)
     asked = await answer_of(proposal, question, decider) if question and decider else None
-    nearby = []
-    if proposal.correction and proposal.slot is None and asked is None:
-        nearby = await nearby_memories(rt.db, rt.vectors, proposal.content, agent)
-    decided = await decide(rt.db, proposal, agent, asked, nearby)
+    decided, nearby = await decided_with_meaning(rt, proposal, agent, asked)
     async with rt.db.write() as conn:
         return await apply_verdict(conn, proposal, asked, agent, rt.clock(), nearby, decided)
+
+
+async def decided_with_meaning(
+    rt: Runtime, proposal: Proposal, agent: str, asked: Verdict | None
+) -> tuple[Decided, list[tuple[float, Memory]]]:
+    """The rules' decision, and for a correction with no slot that no shared words settle, the
+    memories nearest in meaning it was decided with. The text is embedded only then (15-25 ms
+    of the local model, #25 item 4): the nearest in meaning count only when the words found no
+    memory to correct, so the verdict is the one the vectors would have given in any case."""
+    decided = await decide(rt.db, proposal, agent, asked, ())
+    nearby: list[tuple[float, Memory]] = []
+    corrects = proposal.correction and proposal.slot is None and asked is None
+    if corrects and decided.verdict.action == "new":
+        nearby = await nearby_memories(rt.db, rt.vectors, proposal.content, agent)
+        if nearby:
+            decided = await decide(rt.db, proposal, agent, asked, nearby)
+    return decided, nearby
 
 
 async def fast_channel(
@@ -110,10 +124,8 @@ class Ruled:
 
 async def rule_on(rt: Runtime, proposal: Proposal, agent: str) -> Ruled:
     """The rules' verdict on a proposal, in reads outside any write transaction."""
-    nearby = []
-    if proposal.correction and proposal.slot is None:
-        nearby = await nearby_memories(rt.db, rt.vectors, proposal.content, agent)
-    return Ruled(proposal, await decide(rt.db, proposal, agent, None, nearby), nearby)
+    decided, nearby = await decided_with_meaning(rt, proposal, agent, None)
+    return Ruled(proposal, decided, nearby)
 
 
 async def write_ruled(conn: Connection, ruled: Ruled, agent: str, now: datetime) -> StoredMemory:

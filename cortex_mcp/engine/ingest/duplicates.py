@@ -49,6 +49,8 @@ async def find_duplicate(conn: Connection, content: str, agent_id: str | None) -
     A same statement holds every content word of `content`, so searching its rarest words,
     unranked, finds every one while reading almost nothing; each match is then compared word
     by word (`same_statement`), so a different name, place, item or number never matches.
+    Only memories that hold every number and every CJK content character of `content` are
+    read (`_verbatim_tokens`): a same statement holds each of them as an indexed term.
     """
     exact = await rows.find_live_by_content(conn, content, agent_id)
     if exact is not None:
@@ -60,10 +62,20 @@ async def find_duplicate(conn: Connection, content: str, agent_id: str | None) -
     rarest = sorted(words, key=lambda word: (counts.get(word, 0), -len(word)))[:RAREST_WORDS]
     match = " OR ".join(quote_term(word) for word in rarest)
     restates = same_statement_as(content)
-    for memory_id, text in await live_containing(conn, match, agent_id, NEAR_DUPLICATE_SCAN):
+    required = _verbatim_tokens(content)
+    found = await live_containing(conn, match, agent_id, NEAR_DUPLICATE_SCAN, required)
+    for memory_id, text in found:
         if restates(text):
             return await rows.get_memory(conn, memory_id)
     return None
+
+
+def _verbatim_tokens(content: str) -> list[str]:
+    """The content tokens every same statement indexes as they are: numbers (a number token is
+    the digits as written) and CJK characters (indexed one by one). A word's token is a stem
+    that another inflection may reach through another index stem, so words are not among them."""
+    tokens = content_tokens(content)
+    return sorted({t for t in tokens if t.isdigit() or (len(t) == 1 and is_cjk(t))})
 
 
 def _all_content(term: str) -> bool:

@@ -1,10 +1,11 @@
 """The conversational wrapper around a statement, and decisions that do not say what they decide.
 
 People rarely state a fact bare: "Remember that my daughter's birthday is on March 3rd.",
-"Hi, I'm Wang Wei.", "更正一下：我现在住在杭州，不在上海了。", "OK, let's go with PostgreSQL
-then.", "誕生日は3月3日だと覚えておいて". The memory keeps the statement (`unwrapped`); the
-original words stay in the conversation log, and what the wrapper meant (a correction) is read
-from the original before it is taken off.
+"Hi, I'm Wang Wei.", "Also, my sister lives in Lyon.",
+"更正一下：我现在住在杭州，不在上海了。", "OK, let's go with PostgreSQL then.",
+"誕生日は3月3日だと覚えておいて". The memory keeps the statement (`unwrapped`); the original
+words stay in the conversation log, and what the wrapper meant (a correction) is read from the
+original before it is taken off.
 
 A decision that names only what was chosen ("let's go with PostgreSQL") needs what it was chosen
 for: `chosen_thing` finds such a decision and `purpose_for` looks for the purpose in the rest of
@@ -25,6 +26,11 @@ _LEADING = [
     r"(ok(ay)?|alright|all right|sure|yes|yeah|yep|well|so|great|cool|fine|right)\b(?=[\s,!.])",
     r"(好的|好吧|嗯嗯|嗯|行吧|那好|好|行)(?=[，,！!。\s])",
     r"(はい|うん|じゃあ|では|それでは|よし|了解です|了解|わかりました)(?=[、，,！!。\s])",
+    # discourse connectives that open a statement ("Also, my sister lives in Lyon.")
+    r"(and also|also|and)\b(?=\s*,|\s+\w)",
+    r"(plus|besides|anyway|anyways|oh|on another note|one more thing)(?=\s*,)",
+    r"(还有|另外|而且|对了|哦对了|顺便)(?=[，,])",
+    r"(あと|それと|それから|そういえば)(?=[、，,])",
     # "remember this" and its kin
     r"(please\s+)?((can|could|would) you\s+(please\s+)?)?(remember|note|keep in mind|don'?t "
     r"forget|make a note|take note|note down)(\s+(of\s+)?this)?(?=\s*[,:]|\s+that\b)",
