@@ -271,9 +271,11 @@ def local_postgres() -> Iterator[str]:
         shutil.rmtree(data_dir, ignore_errors=True)
 
 
-def run_paths(url: str, paths: str) -> None:
+def run_paths(url: str, paths: str, cache: str | None = None) -> None:
     """The LoCoMo paths on PostgreSQL, in a process of its own."""
     command = [sys.executable, "-m", "bench.locomo", "--path", paths, "--database-url", url]
+    if cache:
+        command += ["--cache", cache]
     subprocess.run([*command, "--no-docs"], cwd=ROOT, check=True)
 
 
@@ -292,6 +294,7 @@ def parse_args() -> argparse.Namespace:
     )
     cli.add_argument("--database-url", help="a running PostgreSQL's postgresql://.../postgres")
     cli.add_argument("--paths", default="remember,ingest,flush", help="LoCoMo paths (#23)")
+    cli.add_argument("--cache", help="bench.locomo's vector cache (default: its own)")
     cli.add_argument("--sizes", default="1000,10000", help="store sizes of the latency run")
     cli.add_argument("--calls", type=int, default=150, help="recalls and remembers per size")
     return cli.parse_args()
@@ -302,7 +305,7 @@ def main() -> None:
     if args.command != "docs":
         with local_postgres() if not args.database_url else _given(args.database_url) as url:
             if args.command in ("all", "paths"):
-                run_paths(url, args.paths)
+                run_paths(url, args.paths, args.cache)
             if args.command in ("all", "latency"):
                 sizes = [int(size) for size in args.sizes.split(",")]
                 run_latency(url, sizes, args.calls)
