@@ -118,8 +118,9 @@ def section() -> str:
         "conversation is a database of its own on a local PostgreSQL 16 with pgvector 0.6",
         "(the `pgserver` wheel, over a Unix socket). Full text on PostgreSQL is FTS5's bm25",
         "computed in SQL over term tables of the same terms, so the BM25 rows must be equal;",
-        "vectors use an HNSW index asked for all k neighbours (`hnsw.ef_search`), which on",
-        "stores this size returns what sqlite-vec's exact search does.",
+        "vectors used an HNSW index asked for all k neighbours (`hnsw.ef_search`), which on",
+        "stores this size returns what sqlite-vec's exact search does (this table is of #17,",
+        "before the in-memory matrix; since #23 both engines search the matrix, below).",
         "",
         *quality_table(),
         "",
@@ -135,11 +136,16 @@ def section() -> str:
         'The paths of "Recall per path" above (by hand, through `cortex_ingest`, through',
         "`cortex_flush`; hybrid, no API key) with every store on PostgreSQL: one database per",
         "conversation and path, the conversation log's full text in term tables, its vectors",
-        "and the memories' in pgvector HNSW indexes (SQLite: FTS5, sqlite-vec and the in-memory",
-        "matrix of #28). `python -m bench.engines all` (or `paths`) measures the PostgreSQL side.",
+        "and the memories' in pgvector (SQLite: FTS5 and sqlite-vec). On both engines the",
+        "server searches an int8 copy of the stored vectors in memory (engine/vector_matrix.py,",
+        "#28; on PostgreSQL since #23, read from pgvector in seq ranges of one snapshot); the",
+        "store's own index (sqlite-vec's exact scan, pgvector's HNSW) answers only while the",
+        "copy is not in step with the store or where numpy is missing.",
+        "`python -m bench.engines all` (or `paths`) measures the PostgreSQL side.",
         "",
         *paths_table(),
         "",
+        *cause_table(),
         "### Latency against the floors of the same run (#28 item 8)",
         "",
         "`bench/engines_latency.py`: the same synthetic store (bench/latency.py's corpus) on each",
@@ -183,13 +189,22 @@ def paths_table() -> list[str]:
             f" | {b['recall@10'] - a['recall@10']:+.3f} | {a['recall@5']:.3f}"
             f" | {b['recall@5']:.3f} | {a['mrr']:.3f} | {b['mrr']:.3f} | {empty} |"
         )
+    same = all(
+        lite["paths"][path]["metrics"]["headline (1-4)"]["recall@10"]
+        == row["metrics"]["headline (1-4)"]["recall@10"]
+        for path, row in pg["paths"].items()
+        if path in lite["paths"]
+    )
     lines += [
         "",
-        "Where the two differ, near-tied items change places around the tenth (not traced"
-        " question by question; the likely causes: on SQLite the server searches an int8 copy"
-        " of the vectors in memory (#28 item 6), on PostgreSQL pgvector's float32 HNSW, which"
-        " breaks ties its own way; the bm25 sums are the same formula added in another order)."
-        " Recall latency is not compared here (the two files come from runs under different"
+        (
+            "Both engines give the same recall@10 on every path measured."
+            if same
+            else "Where the two differ, near-tied items change places around the tenth (not"
+            " traced question by question; the bm25 sums are the same formula added in"
+            " another order)."
+        )
+        + " Recall latency is not compared here (the two files come from runs under different"
         " load); see below.",
     ]
     if "remember" not in pg["paths"]:
@@ -206,6 +221,30 @@ def paths_table() -> list[str]:
         f" {pg.get('engine commit', '?')}).",
     ]
     return lines
+
+
+def cause_table() -> list[str]:
+    """#23: one path on single conversations, each engine with the vector matrix off and on
+    (`python -m bench.engines_cause`, bench/results/engines-cause.json)."""
+    report = load("engines-cause")
+    if not report:
+        return []
+    lines = [
+        f"Why the engines differed (`python -m bench.engines_cause`, the {report['path']} path"
+        " on single conversations): with the matrix off SQLite searches sqlite-vec (exact,"
+        " float32) and PostgreSQL pgvector's HNSW; with it on, both search the int8 copy.",
+        "",
+        "| conversation | matrix | recall@10 SQLite | recall@10 PostgreSQL | recall@5 SQLite"
+        " | recall@5 PostgreSQL | MRR SQLite | MRR PostgreSQL |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for run in report["runs"]:
+        a, b = run["sqlite"], run["postgresql"]
+        lines.append(
+            f"| {run['sample']} | {run['matrix']} | {a['recall@10']:.3f} | {b['recall@10']:.3f}"
+            f" | {a['recall@5']:.3f} | {b['recall@5']:.3f} | {a['mrr']:.3f} | {b['mrr']:.3f} |"
+        )
+    return [*lines, ""]
 
 
 def speed_table() -> list[str]:
@@ -284,7 +323,17 @@ def run_latency(url: str, sizes: list[int], calls: int) -> None:
 
     report = anyio.run(run, sizes, url, calls)
     target = RESULTS / "engines-latency.json"
+    report = merged(load("engines-latency"), report)
     target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+def merged(before: dict[str, Any] | None, report: dict[str, Any]) -> dict[str, Any]:
+    """`report` with the runs of other sizes kept from the file before it (a size run on its
+    own, such as 100,000, joins the others); each run says when it was measured."""
+    kept = [
+        r for r in (before or {}).get("runs", []) if r["n"] not in {n["n"] for n in report["runs"]}
+    ]
+    return {**report, "runs": sorted([*kept, *report["runs"]], key=lambda r: r["n"])}
 
 
 def parse_args() -> argparse.Namespace:
