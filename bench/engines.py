@@ -291,6 +291,32 @@ def speed_note() -> list[str]:
         + ", ".join(f"{run['load']['1m']} at {run['n']:,}" for run in report["runs"])
         + f" ({report.get('cpus', 2)} cores shared with other work): read the ratios.",
         "",
+        *statements_note(),
+    ]
+
+
+def statements_note() -> list[str]:
+    """What a call asks of each engine (`python -m bench.engines_statements`)."""
+    counted = load("engines-statements")
+    if not counted:
+        return []
+
+    def trips(engine: str, call: str) -> str:
+        row = counted[engine][call]
+        transactions = row.get("read transactions", 0) + row.get("write transactions", 0)
+        return f"{row['statements']:.1f} statements in {transactions:.2f} transactions"
+
+    return [
+        "Per call, counted in-process (`python -m bench.engines_statements`, a store of"
+        f" {counted['store']:,} memories, no embedder): a remember runs"
+        f" {trips('sqlite', 'remember')} on SQLite and {trips('postgresql', 'remember')} on"
+        f" PostgreSQL, a recall {trips('sqlite', 'recall')} and"
+        f" {trips('postgresql', 'recall')}. The work is the same; on PostgreSQL each statement"
+        " is a round trip and each transaction three more (BEGIN, the write lock or the"
+        " snapshot's isolation level, COMMIT), which is why a remember (three transactions)"
+        " gains more than a recall, and the raw bm25 over term tables is most of the rest of"
+        " a recall's difference.",
+        "",
     ]
 
 
