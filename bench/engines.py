@@ -337,11 +337,31 @@ def local_postgres() -> Iterator[str]:
 
 
 def run_paths(url: str, paths: str, cache: str | None = None) -> None:
-    """The LoCoMo paths on PostgreSQL, in a process of its own."""
-    command = [sys.executable, "-m", "bench.locomo", "--path", paths, "--database-url", url]
-    if cache:
-        command += ["--cache", cache]
-    subprocess.run([*command, "--no-docs"], cwd=ROOT, check=True)
+    """The LoCoMo paths on PostgreSQL, each in a process of its own at the same time (each
+    path's stores are databases of their own; each process a copy of the vector cache), then
+    one results file, bench/results/locomo-paths-postgresql.json."""
+    names = [name.strip() for name in paths.split(",") if name.strip()]
+    with tempfile.TemporaryDirectory(prefix="cortex-engines-paths-") as temp:
+        running = []
+        for name in names:
+            command = [sys.executable, "-m", "bench.locomo", "--path", name, "--no-docs"]
+            command += ["--database-url", url, "--results", str(Path(temp) / f"{name}.json")]
+            if cache:
+                shutil.copyfile(cache, Path(temp) / f"{name}-cache.db")
+                command += ["--cache", str(Path(temp) / f"{name}-cache.db")]
+            running.append(subprocess.Popen(command, cwd=ROOT))
+        codes = [process.wait() for process in running]  # every one waited for
+        if any(codes):
+            raise SystemExit("a LoCoMo path failed on PostgreSQL")
+        reports = [
+            json.loads((Path(temp) / f"{n}.json").read_text(encoding="utf-8")) for n in names
+        ]
+    report = {**reports[0], "paths": {}}
+    for part in reports:
+        report["paths"].update(part["paths"])
+    report["file"] = "bench/results/locomo-paths-postgresql.json"
+    target = RESULTS / "locomo-paths-postgresql.json"
+    target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
 
 def run_latency(url: str, sizes: list[int], calls: int) -> None:
