@@ -13,6 +13,8 @@ bench/results/engines-cause.json.
 """
 
 import argparse
+import atexit
+import collections
 import json
 import runpy
 import subprocess
@@ -32,6 +34,16 @@ def inner(matrix: str, locomo_args: list[str]) -> None:
     from cortex_mcp.engine import vector_matrix
 
     vector_matrix.HAS_NUMPY = vector_matrix.HAS_NUMPY and matrix == "on"
+    searched = collections.Counter[str]()
+    nearest = vector_matrix.VectorMatrix.nearest
+
+    async def counted(self: Any, *args: Any) -> Any:
+        found = await nearest(self, *args)
+        searched["matrix answered" if found is not None else "not in step: the index answered"] += 1
+        return found
+
+    setattr(vector_matrix.VectorMatrix, "nearest", counted)  # noqa: B010 - counted in place
+    atexit.register(lambda: print(f"vector searches: {dict(searched)}", file=sys.stderr))
     sys.argv = ["bench.locomo", *locomo_args]
     runpy.run_module("bench.locomo", run_name="__main__", alter_sys=True)
 
