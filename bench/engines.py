@@ -289,7 +289,21 @@ def speed_note() -> list[str]:
         " server process to be scheduled. SQLite runs inside the server's own process."
         " Load average (1 min) after each size: "
         + ", ".join(f"{run['load']['1m']} at {run['n']:,}" for run in report["runs"])
-        + f" ({report.get('cpus', 2)} cores shared with other work): read the ratios.",
+        + f" ({report.get('cpus', 2)} cores shared with other work): read the ratios."
+        + " Each size is a run of its own: "
+        + ", ".join(
+            f"{run['n']:,} at {run.get('measured_at', 'an earlier round')}"
+            + (f" (code {run['engine commit']})" if run.get("engine commit") else "")
+            for run in report["runs"]
+        )
+        + "."
+        + (
+            ""
+            if any(run["n"] >= 100_000 for run in report["runs"])
+            else " 100,000 is not in this table (`python -m bench.engines latency --sizes"
+            " 100000` adds it; seeding PostgreSQL takes most of that run); the per-engine"
+            " table above has 100,000 from `bench/latency.py --quick`."
+        ),
         "",
         *statements_note(),
     ]
