@@ -118,8 +118,9 @@ def section() -> str:
         "conversation is a database of its own on a local PostgreSQL 16 with pgvector 0.6",
         "(the `pgserver` wheel, over a Unix socket). Full text on PostgreSQL is FTS5's bm25",
         "computed in SQL over term tables of the same terms, so the BM25 rows must be equal;",
-        "vectors use an HNSW index asked for all k neighbours (`hnsw.ef_search`), which on",
-        "stores this size returns what sqlite-vec's exact search does.",
+        "vectors used an HNSW index asked for all k neighbours (`hnsw.ef_search`), which on",
+        "stores this size returns what sqlite-vec's exact search does (this table is of #17,",
+        "before the in-memory matrix; since #23 both engines search the matrix, below).",
         "",
         *quality_table(),
         "",
@@ -135,11 +136,16 @@ def section() -> str:
         'The paths of "Recall per path" above (by hand, through `cortex_ingest`, through',
         "`cortex_flush`; hybrid, no API key) with every store on PostgreSQL: one database per",
         "conversation and path, the conversation log's full text in term tables, its vectors",
-        "and the memories' in pgvector HNSW indexes (SQLite: FTS5, sqlite-vec and the in-memory",
-        "matrix of #28). `python -m bench.engines all` (or `paths`) measures the PostgreSQL side.",
+        "and the memories' in pgvector (SQLite: FTS5 and sqlite-vec). On both engines the",
+        "server searches an int8 copy of the stored vectors in memory (engine/vector_matrix.py,",
+        "#28; on PostgreSQL since #23, read from pgvector in seq ranges of one snapshot); the",
+        "store's own index (sqlite-vec's exact scan, pgvector's HNSW) answers only while the",
+        "copy is not in step with the store or where numpy is missing.",
+        "`python -m bench.engines all` (or `paths`) measures the PostgreSQL side.",
         "",
         *paths_table(),
         "",
+        *cause_table(),
         "### Latency against the floors of the same run (#28 item 8)",
         "",
         "`bench/engines_latency.py`: the same synthetic store (bench/latency.py's corpus) on each",
@@ -183,13 +189,22 @@ def paths_table() -> list[str]:
             f" | {b['recall@10'] - a['recall@10']:+.3f} | {a['recall@5']:.3f}"
             f" | {b['recall@5']:.3f} | {a['mrr']:.3f} | {b['mrr']:.3f} | {empty} |"
         )
+    same = all(
+        lite["paths"][path]["metrics"]["headline (1-4)"]["recall@10"]
+        == row["metrics"]["headline (1-4)"]["recall@10"]
+        for path, row in pg["paths"].items()
+        if path in lite["paths"]
+    )
     lines += [
         "",
-        "Where the two differ, near-tied items change places around the tenth (not traced"
-        " question by question; the likely causes: on SQLite the server searches an int8 copy"
-        " of the vectors in memory (#28 item 6), on PostgreSQL pgvector's float32 HNSW, which"
-        " breaks ties its own way; the bm25 sums are the same formula added in another order)."
-        " Recall latency is not compared here (the two files come from runs under different"
+        (
+            "Both engines give the same recall@10 on every path measured."
+            if same
+            else "Where the two differ, near-tied items change places around the tenth (not"
+            " traced question by question; the bm25 sums are the same formula added in"
+            " another order)."
+        )
+        + " Recall latency is not compared here (the two files come from runs under different"
         " load); see below.",
     ]
     if "remember" not in pg["paths"]:
@@ -206,6 +221,38 @@ def paths_table() -> list[str]:
         f" {pg.get('engine commit', '?')}).",
     ]
     return lines
+
+
+def cause_table() -> list[str]:
+    """#23: one path on single conversations, each engine with the vector matrix off and on
+    (`python -m bench.engines_cause`, bench/results/engines-cause.json)."""
+    report = load("engines-cause")
+    if not report:
+        return []
+    lines = [
+        f"Why the engines differed (`python -m bench.engines_cause`, the {report['path']} path"
+        " on single conversations): with the matrix off SQLite searches sqlite-vec (exact,"
+        " float32) and PostgreSQL pgvector's HNSW; with it on, both search the int8 copy.",
+        "",
+        "| conversation | matrix | recall@10 SQLite | recall@10 PostgreSQL | recall@5 SQLite"
+        " | recall@5 PostgreSQL | MRR SQLite | MRR PostgreSQL |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for run in report["runs"]:
+        a, b = run["sqlite"], run["postgresql"]
+        lines.append(
+            f"| {run['sample']} | {run['matrix']} | {a['recall@10']:.3f} | {b['recall@10']:.3f}"
+            f" | {a['recall@5']:.3f} | {b['recall@5']:.3f} | {a['mrr']:.3f} | {b['mrr']:.3f} |"
+        )
+    note = f" ({report['note']})" if report.get("note") else ""
+    return [
+        *lines,
+        "",
+        "Off, the engines agree: pgvector's HNSW (asked for all k) finds what sqlite-vec's exact"
+        " search finds, so the int8 copy SQLite alone searched was the difference. On, with"
+        " every vector search answered by the copy, every figure is equal" + note + ".",
+        "",
+    ]
 
 
 def speed_table() -> list[str]:
@@ -250,7 +297,47 @@ def speed_note() -> list[str]:
         " server process to be scheduled. SQLite runs inside the server's own process."
         " Load average (1 min) after each size: "
         + ", ".join(f"{run['load']['1m']} at {run['n']:,}" for run in report["runs"])
-        + f" ({report.get('cpus', 2)} cores shared with other work): read the ratios.",
+        + f" ({report.get('cpus', 2)} cores shared with other work): read the ratios."
+        + " Each size is a run of its own: "
+        + ", ".join(
+            f"{run['n']:,} at {run.get('measured_at', 'an earlier round')}"
+            + (f" (code {run['engine commit']})" if run.get("engine commit") else "")
+            for run in report["runs"]
+        )
+        + "."
+        + (
+            ""
+            if any(run["n"] >= 100_000 for run in report["runs"])
+            else " 100,000 is not in this table (`python -m bench.engines latency --sizes"
+            " 100000` adds it; seeding PostgreSQL takes most of that run); the per-engine"
+            " table above has 100,000 from `bench/latency.py --quick`."
+        ),
+        "",
+        *statements_note(),
+    ]
+
+
+def statements_note() -> list[str]:
+    """What a call asks of each engine (`python -m bench.engines_statements`)."""
+    counted = load("engines-statements")
+    if not counted:
+        return []
+
+    def trips(engine: str, call: str) -> str:
+        row = counted[engine][call]
+        transactions = row.get("read transactions", 0) + row.get("write transactions", 0)
+        return f"{row['statements']:.1f} statements in {transactions:.2f} transactions"
+
+    return [
+        "Per call, counted in-process (`python -m bench.engines_statements`, a store of"
+        f" {counted['store']:,} memories, no embedder): a remember runs"
+        f" {trips('sqlite', 'remember')} on SQLite and {trips('postgresql', 'remember')} on"
+        f" PostgreSQL, a recall {trips('sqlite', 'recall')} and"
+        f" {trips('postgresql', 'recall')}. The work is the same; on PostgreSQL each statement"
+        " is a round trip and each transaction three more (BEGIN, the write lock or the"
+        " snapshot's isolation level, COMMIT), which is why a remember (three transactions)"
+        " gains more than a recall, and the raw bm25 over term tables is most of the rest of"
+        " a recall's difference.",
         "",
     ]
 
@@ -271,10 +358,32 @@ def local_postgres() -> Iterator[str]:
         shutil.rmtree(data_dir, ignore_errors=True)
 
 
-def run_paths(url: str, paths: str) -> None:
-    """The LoCoMo paths on PostgreSQL, in a process of its own."""
-    command = [sys.executable, "-m", "bench.locomo", "--path", paths, "--database-url", url]
-    subprocess.run([*command, "--no-docs"], cwd=ROOT, check=True)
+def run_paths(url: str, paths: str, cache: str | None = None) -> None:
+    """The LoCoMo paths on PostgreSQL, each in a process of its own at the same time (each
+    path's stores are databases of their own; each process a copy of the vector cache), then
+    one results file, bench/results/locomo-paths-postgresql.json."""
+    names = [name.strip() for name in paths.split(",") if name.strip()]
+    with tempfile.TemporaryDirectory(prefix="cortex-engines-paths-") as temp:
+        running = []
+        for name in names:
+            command = [sys.executable, "-m", "bench.locomo", "--path", name, "--no-docs"]
+            command += ["--database-url", url, "--results", str(Path(temp) / f"{name}.json")]
+            if cache:
+                shutil.copyfile(cache, Path(temp) / f"{name}-cache.db")
+                command += ["--cache", str(Path(temp) / f"{name}-cache.db")]
+            running.append(subprocess.Popen(command, cwd=ROOT))
+        codes = [process.wait() for process in running]  # every one waited for
+        if any(codes):
+            raise SystemExit("a LoCoMo path failed on PostgreSQL")
+        reports = [
+            json.loads((Path(temp) / f"{n}.json").read_text(encoding="utf-8")) for n in names
+        ]
+    report = {**reports[0], "paths": {}}
+    for part in reports:
+        report["paths"].update(part["paths"])
+    report["file"] = "bench/results/locomo-paths-postgresql.json"
+    target = RESULTS / "locomo-paths-postgresql.json"
+    target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
 
 def run_latency(url: str, sizes: list[int], calls: int) -> None:
@@ -282,7 +391,17 @@ def run_latency(url: str, sizes: list[int], calls: int) -> None:
 
     report = anyio.run(run, sizes, url, calls)
     target = RESULTS / "engines-latency.json"
+    report = merged(load("engines-latency"), report)
     target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+def merged(before: dict[str, Any] | None, report: dict[str, Any]) -> dict[str, Any]:
+    """`report` with the runs of other sizes kept from the file before it (a size run on its
+    own, such as 100,000, joins the others); each run says when it was measured."""
+    kept = [
+        r for r in (before or {}).get("runs", []) if r["n"] not in {n["n"] for n in report["runs"]}
+    ]
+    return {**report, "runs": sorted([*kept, *report["runs"]], key=lambda r: r["n"])}
 
 
 def parse_args() -> argparse.Namespace:
@@ -292,6 +411,7 @@ def parse_args() -> argparse.Namespace:
     )
     cli.add_argument("--database-url", help="a running PostgreSQL's postgresql://.../postgres")
     cli.add_argument("--paths", default="remember,ingest,flush", help="LoCoMo paths (#23)")
+    cli.add_argument("--cache", help="bench.locomo's vector cache (default: its own)")
     cli.add_argument("--sizes", default="1000,10000", help="store sizes of the latency run")
     cli.add_argument("--calls", type=int, default=150, help="recalls and remembers per size")
     return cli.parse_args()
@@ -302,7 +422,7 @@ def main() -> None:
     if args.command != "docs":
         with local_postgres() if not args.database_url else _given(args.database_url) as url:
             if args.command in ("all", "paths"):
-                run_paths(url, args.paths)
+                run_paths(url, args.paths, args.cache)
             if args.command in ("all", "latency"):
                 sizes = [int(size) for size in args.sizes.split(",")]
                 run_latency(url, sizes, args.calls)

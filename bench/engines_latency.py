@@ -29,7 +29,7 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 
 from bench.corpus import Corpus
-from bench.latency import SEED, SERVER_ENV, fresh_database, seed, summary
+from bench.latency import SEED, SERVER_ENV, fresh_database, git, seed, summary
 from bench.speed import BASE_ENV, load, new_contents, noop, tool_ms
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.stemming import match_terms
@@ -161,6 +161,8 @@ def figures(n: int, seed_s: float, timed: dict[str, dict[str, Any]]) -> dict[str
     """The timings of one size with the ratios read from them."""
     noop_p50 = timed["noop"]["p50"]
     run: dict[str, Any] = {"n": n, "seed_seconds_both": seed_s, "timings_ms": timed}
+    run["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    run["engine commit"] = git("log", "-1", "--format=%h", "--", "cortex_mcp")
     for engine in ("sqlite", "postgresql"):
         recall, remember = timed[f"recall {engine}"]["p50"], timed[f"remember {engine}"]["p50"]
         run[engine] = {

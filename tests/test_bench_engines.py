@@ -52,9 +52,13 @@ def two_sessions(tmp_path: Path) -> Path:
     return data
 
 
-def run_paths(data: Path, workdir: Path, results: Path, *extra: str) -> dict[str, Any]:
-    """`python -m bench.locomo --path ingest,flush --bm25` on the cut data; its results."""
-    command = [sys.executable, "-m", "bench.locomo", "--path", "ingest,flush", "--bm25"]
+def run_paths(
+    data: Path, workdir: Path, results: Path, *extra: str, search: str = "--bm25"
+) -> dict[str, Any]:
+    """`python -m bench.locomo --path ingest,flush --bm25` (or with `search=""` hybrid, the
+    local embedder) on the cut data; its results."""
+    command = [sys.executable, "-m", "bench.locomo", "--path", "ingest,flush"]
+    command += [search] if search else []
     command += ["--data", str(data), "--workdir", str(workdir), "--results", str(results)]
     done = subprocess.run(
         [*command, "--no-docs", *extra],
@@ -62,7 +66,7 @@ def run_paths(data: Path, workdir: Path, results: Path, *extra: str) -> dict[str
         capture_output=True,
         text=True,
         encoding="utf-8",
-        timeout=600,
+        timeout=900,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -98,3 +102,26 @@ def test_ingest_and_flush_on_postgresql_find_what_they_find_on_sqlite(
         assert (tmp_path / "lite" / f"path-{path}" / SAMPLE / "cortex.db").exists()
         assert pg["paths"][path]["metrics"] == lite["paths"][path]["metrics"]
         assert pg["paths"][path]["metrics"]["headline (1-4)"]["recall@10"] > 0.5
+
+
+@pytest.mark.timeout(1200)
+def test_hybrid_ingest_and_flush_give_the_same_figures_on_both_engines(
+    two_sessions: Path, tmp_path: Path, local_postgres: LocalPostgres
+) -> None:
+    """#23: with vectors (the local embedder) too, both engines find the same evidence: on
+    PostgreSQL the server searches the same int8 copy of the vectors as on SQLite."""
+    pytest.importorskip("numpy")
+    cache = ["--cache", str(tmp_path / "vectors.db")]
+    lite = run_paths(two_sessions, tmp_path / "lite", tmp_path / "lite.json", *cache, search="")
+    pg = run_paths(
+        two_sessions,
+        tmp_path / "pg",
+        tmp_path / "pg.json",
+        *cache,
+        "--database-url",
+        local_postgres.admin_url,
+        search="",
+    )
+    assert pg["method"]["engine"] == "postgresql" and pg["method"]["search"].startswith("hybrid")
+    for path in ("ingest", "flush"):
+        assert pg["paths"][path]["metrics"] == lite["paths"][path]["metrics"]

@@ -15,9 +15,9 @@ spare room, so an addition does not copy the matrix); any other change of the ta
 process embedding, a memory edited or purged, a message hidden or erased, a model change)
 moves the table's change counter in the store, and until the background loop has read the
 table again the search stays in sqlite-vec. A row whose memory or message went is harmless
-meanwhile: the store's join drops it. SQLite only (PostgreSQL's HNSW index answers there), and
-only where numpy is installed (it comes with the local embedder); otherwise the search stays
-in sqlite-vec.
+meanwhile: the store's join drops it. On both engines (#23: PostgreSQL's HNSW index answers
+only while the matrix is not in step), and only where numpy is installed (it comes with the
+local embedder); otherwise the search stays in sqlite-vec or pgvector.
 """
 
 import importlib.util
@@ -96,8 +96,8 @@ class VectorMatrix:
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
 
     def usable(self, conn: Connection) -> bool:
-        """True where the matrix can answer: numpy installed, the store on SQLite."""
-        return HAS_NUMPY and conn.dialect == "sqlite"
+        """True where the matrix can answer: numpy installed (either engine, #23)."""
+        return HAS_NUMPY
 
     @property
     def nbytes(self) -> int:
@@ -136,7 +136,7 @@ class VectorMatrix:
     async def refresh(self, db: Database) -> bool:
         """Read the table again when the store changed since the matrix was read (the
         background loop calls this); True when it did."""
-        if not HAS_NUMPY or db.dialect != "sqlite":
+        if not HAS_NUMPY:
             return False
         async with self._lock:
             async with db.read() as conn:

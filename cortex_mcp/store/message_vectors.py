@@ -235,12 +235,12 @@ async def coverage(conn: Connection) -> dict[str, int]:
 
 
 async def count_vectors(conn: Connection) -> int:
-    """How many message vectors are stored (SQLite)."""
+    """How many message vectors are stored."""
     return await count_rows(conn, TABLE) if await table_exists(conn) else 0
 
 
 def vector_pieces(conn: Connection, size: int) -> AsyncIterator[list[tuple[int, bytes]]]:
-    """Every stored message vector as (seq, float32 blob), `size` at a time (SQLite)."""
+    """Every stored message vector as (seq, float32 blob), `size` at a time."""
     return read_pieces(conn, TABLE, size)
 
 
@@ -248,19 +248,33 @@ async def rows_of(
     conn: Connection, nearest: list[tuple[int, float]], agent_id: str, limit: int
 ) -> list[tuple[float, Any]]:
     """(cosine distance, conversation_log row) of these (seq, distance) pairs that are visible
-    messages of the agent, nearest first; filtered as `nearest` filters (SQLite)."""
+    messages of the agent, nearest first (equal distances in the pairs' order); filtered as
+    `nearest` filters."""
     if not nearest:
         return []
     rows = await fetch_all(
         conn,
-        "with knn as (select json_extract(value, '$[0]') as seq,"
-        " json_extract(value, '$[1]') as distance from json_each(:pairs))"
-        " select knn.distance as distance, c.* from knn"
-        " cross join conversation_log c on c.seq = knn.seq"
-        " where c.agent_id = :agent_id and c.deleted_at is null"
-        " and not exists (select 1 from json_each(c.memory_ids) j join memories m"
-        " on m.id = j.value where m.superseded_by is not null or m.deleted_at is not null)"
-        " order by knn.distance limit :limit",
+        _ROWS_OF,
         {"pairs": json.dumps(nearest), "agent_id": agent_id, "limit": limit},
     )
     return [(float(row["distance"]), row) for row in rows]
+
+
+_ROWS_OF = Sql(
+    "with knn as (select json_extract(value, '$[0]') as seq,"
+    " json_extract(value, '$[1]') as distance, key as place from json_each(:pairs))"
+    " select knn.distance as distance, c.* from knn"
+    " cross join conversation_log c on c.seq = knn.seq"
+    " where c.agent_id = :agent_id and c.deleted_at is null"
+    " and not exists (select 1 from json_each(c.memory_ids) j join memories m"
+    " on m.id = j.value where m.superseded_by is not null or m.deleted_at is not null)"
+    " order by knn.distance, knn.place limit :limit",
+    "with knn as (select cast(p.pair ->> 0 as bigint) as seq,"
+    " cast(p.pair ->> 1 as double precision) as distance, p.place"
+    " from json_array_elements(cast(:pairs as json)) with ordinality as p(pair, place))"
+    " select knn.distance as distance, c.* from knn join conversation_log c on c.seq = knn.seq"
+    " where c.agent_id = :agent_id and c.deleted_at is null"
+    " and not exists (select 1 from json_array_elements_text(cast(c.memory_ids as json)) j"
+    " join memories m on m.id = j where m.superseded_by is not null or m.deleted_at is not null)"
+    " order by knn.distance, knn.place limit :limit",
+)

@@ -6,9 +6,11 @@ recorded in `meta`. Another model (or dimension) drops the table, so every memor
 vector again and the back-fill re-embeds them all while search runs BM25-only.
 """
 
+import array
 import hashlib
 import json
 import struct
+import sys
 from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
@@ -249,7 +251,8 @@ async def candidates_of(
     limit: int,
 ) -> list[tuple[float, Candidate]]:
     """`vector_candidates` for (seq, cosine distance) pairs found elsewhere (an in-memory
-    matrix): the live memories among them the agent may see, nearest first (SQLite)."""
+    matrix): the live memories among them the agent may see, nearest first (equal distances
+    in the pairs' order, on both engines)."""
     if not nearest:
         return []
     params: dict[str, Any] = {
@@ -264,9 +267,9 @@ async def candidates_of(
     return [(row["distance"], to_candidate(row)) for row in rows]
 
 
-_CANDIDATES_OF = (
+_CANDIDATES_OF = Sql(
     "with knn as (select json_extract(value, '$[0]') as seq,"
-    " json_extract(value, '$[1]') as distance from json_each(:pairs))"
+    " json_extract(value, '$[1]') as distance, key as place from json_each(:pairs))"
     " select knn.distance as distance,"
     " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
     " cross join memories m on m.seq = knn.seq"
@@ -274,18 +277,30 @@ _CANDIDATES_OF = (
     " and m.deleted_at is null and m.superseded_by is null"
     " and m.layer in (select value from json_each(:layers))"
     " and (:categories is null or m.category in (select value from json_each(:categories)))"
-    " order by knn.distance limit :limit"
+    " order by knn.distance, knn.place limit :limit",
+    "with knn as (select cast(p.pair ->> 0 as bigint) as seq,"
+    " cast(p.pair ->> 1 as double precision) as distance, p.place"
+    " from json_array_elements(cast(:pairs as json)) with ordinality as p(pair, place))"
+    " select knn.distance as distance,"
+    " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
+    " join memories m on m.seq = knn.seq"
+    " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
+    " and m.deleted_at is null and m.superseded_by is null"
+    " and m.layer in (select json_array_elements_text(cast(:layers as json)))"
+    " and (cast(:categories as text) is null or m.category in"
+    " (select json_array_elements_text(cast(:categories as json))))"
+    " order by knn.distance, knn.place limit :limit",
 )
 
 
 async def count_vectors(conn: Connection) -> int:
-    """How many memory vectors are stored (SQLite)."""
+    """How many memory vectors are stored."""
     return await count_rows(conn, "memory_vectors") if await vector_table_exists(conn) else 0
 
 
 def vector_pieces(conn: Connection, size: int) -> AsyncIterator[list[tuple[int, bytes]]]:
-    """Every stored memory vector as (seq, float32 blob), `size` at a time (SQLite): a
-    reader keeps one piece in memory, never the whole table (#28)."""
+    """Every stored memory vector as (seq, float32 blob), `size` at a time: a reader keeps
+    one piece in memory, never the whole table (#28)."""
     return read_pieces(conn, "memory_vectors", size)
 
 
@@ -298,8 +313,14 @@ async def count_rows(conn: Connection, table: str) -> int:
 async def read_pieces(
     conn: Connection, table: str, size: int
 ) -> AsyncIterator[list[tuple[int, bytes]]]:
-    """(rowid, blob) of every row of one of the two vec0 tables, `size` rows at a time,
-    through one cursor (sqlite-vec answers a rowid range or list only by scanning, #28)."""
+    """(seq, float32 blob) of every row of one of the two vector tables, `size` rows at a
+    time: on SQLite through one cursor (sqlite-vec answers a rowid range or list only by
+    scanning, #28), on PostgreSQL by seq ranges of one snapshot (the caller's read
+    transaction), each vector in pgvector's binary form, not parsed from text."""
+    if conn.dialect == "postgresql":
+        async for piece in _pg_pieces(conn, table, size):
+            yield piece
+        return
     assert isinstance(conn, SqliteConnection)
     async with conn.raw.execute(_EVERY_ROW[table]) as cursor:
         for _ in range(10**9):  # bounded; ends with the table
@@ -309,6 +330,34 @@ async def read_pieces(
             yield [(int(row[0]), bytes(row[1])) for row in rows]
 
 
+async def _pg_pieces(
+    conn: Connection, table: str, size: int
+) -> AsyncIterator[list[tuple[int, bytes]]]:
+    """`read_pieces` on PostgreSQL: `size` rows at a time in seq order, after the last seq."""
+    after = -1
+    for _ in range(10**9):  # bounded; ends with the table
+        rows = await fetch_all(conn, _PG_PIECE[table], (after, size))
+        if not rows:
+            return
+        yield [(int(row[0]), native_blob(bytes(row[1]))) for row in rows]
+        after = int(rows[-1][0])
+
+
+def native_blob(sent: bytes) -> bytes:
+    """pgvector's binary form (dimension and an unused int16, then big-endian float32s) as
+    the float32 blob `to_blob` makes."""
+    values = array.array("f", sent[4:])
+    if sys.byteorder == "little":
+        values.byteswap()
+    return values.tobytes()
+
+
+_PG_PIECE = {
+    "memory_vectors": "select seq, vector_send(embedding) from memory_vectors"
+    " where seq > ? order by seq limit ?",
+    "message_vectors": "select seq, vector_send(embedding) from message_vectors"
+    " where seq > ? order by seq limit ?",
+}
 _COUNT = {
     "memory_vectors": "select count(*) from memory_vectors",
     "message_vectors": "select count(*) from message_vectors",
