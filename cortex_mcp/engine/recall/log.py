@@ -61,18 +61,19 @@ async def _around(
 ) -> tuple[dict[int, float], dict[int, LoggedMessage]]:
     """Each hit's own score by seq, and the hits with the visible turns within
     `CONTEXT_TURNS` of them (a turn only a neighbour brings needs `MIN_CONTEXT_ONLY_WORDS`)."""
+    turns = log.around_seqs(found, CONTEXT_TURNS)
+    return _with_turns(found, await log.visible_messages(conn, turns, agent_id) if turns else [])
+
+
+def _with_turns(
+    found: list[tuple[float, LoggedMessage]], turns: list[LoggedMessage]
+) -> tuple[dict[int, float], dict[int, LoggedMessage]]:
+    """`_around` once the turns around the hits are read."""
     own = {message.seq: score for score, message in found}
     messages = {message.seq: message for _, message in found}
-    near = {
-        seq + step
-        for seq in own
-        for step in range(-CONTEXT_TURNS, CONTEXT_TURNS + 1)
-        if seq + step not in messages
-    }
-    if near:
-        for message in await log.visible_messages(conn, sorted(near), agent_id):
-            if len(message.content.split()) >= MIN_CONTEXT_ONLY_WORDS:
-                messages[message.seq] = message
+    for message in turns:
+        if message.seq not in messages and len(message.content.split()) >= MIN_CONTEXT_ONLY_WORDS:
+            messages[message.seq] = message
     return own, messages
 
 
@@ -89,14 +90,15 @@ def _neighbour_scores(
     ]
 
 
-async def with_context(
-    conn: Connection, found: list[tuple[float, LoggedMessage]], agent_id: str
+def with_context(
+    found: list[tuple[float, LoggedMessage]], turns: list[LoggedMessage]
 ) -> list[tuple[float, LoggedMessage]]:
-    """The log's BM25 hits rescored with their surrounding turns: each message gets its own
-    score plus `CONTEXT_WEIGHT` times those of the matching turns within `CONTEXT_TURNS` of it
-    in the same session; a turn only its neighbours match joins the list. Best first (BM25
-    scores are negative: lower is better)."""
-    own, messages = await _around(conn, found, agent_id)
+    """The log's BM25 hits rescored with their surrounding turns (`turns`: the visible
+    messages within `CONTEXT_TURNS` of them): each message gets its own score plus
+    `CONTEXT_WEIGHT` times those of the matching turns within `CONTEXT_TURNS` of it in the same
+    session; a turn only its neighbours match joins the list. Best first (BM25 scores are
+    negative: lower is better)."""
+    own, messages = _with_turns(found, turns)
     scored: list[tuple[float, LoggedMessage]] = []
     for seq, message in messages.items():
         around = sum(_neighbour_scores(seq, message, own, messages))
@@ -177,10 +179,12 @@ async def text_messages(
     conn: Connection, match: str | None, agent_id: str, pool: int
 ) -> list[tuple[float, LoggedMessage]]:
     """The log's text leg: its BM25 hits rescored with their surrounding turns (it needs no
-    query vector, so it can run while the query is embedded)."""
-    return await with_context(
-        conn, await log.search_log(conn, match, agent_id, pool) if match else [], agent_id
-    )
+    query vector, so it can run while the query is embedded): one read of the store for the
+    hits and the turns around them."""
+    if not match:
+        return []
+    found = await log.search_log_around(conn, match, agent_id, pool, CONTEXT_TURNS)
+    return with_context(found.hits, found.turns)
 
 
 @dataclass(frozen=True)
