@@ -21,7 +21,7 @@ from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.terms import MESSAGE_BM25, index_message_terms, unindex_messages
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LoggedMessage:
     """One message of the log."""
 
@@ -38,7 +38,8 @@ class LoggedMessage:
 
 
 def to_message(row: Any) -> LoggedMessage:
-    """A database row as a logged message."""
+    """A database row as a logged message (a recall reads hundreds: most link no memory)."""
+    ids = row["memory_ids"]
     return LoggedMessage(
         seq=row["seq"],
         agent_id=row["agent_id"],
@@ -48,7 +49,7 @@ def to_message(row: Any) -> LoggedMessage:
         role=row["role"],
         content=row["content"],
         created_at=from_text(row["created_at"]),
-        memory_ids=json.loads(row["memory_ids"]),
+        memory_ids=[] if ids == "[]" else json.loads(ids),
         attempts=row["attempts"],
     )
 

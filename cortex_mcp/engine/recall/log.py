@@ -33,11 +33,14 @@ def text_key(text: str) -> str:
 
 def repeats(text: str, shown: Sequence[str]) -> bool:
     """True when `text` and something already shown contain one another."""
-    key = text_key(text)
+    return repeats_key(text_key(text), [text_key(other) for other in shown])
+
+
+def repeats_key(key: str, shown: Sequence[str]) -> bool:
+    """`repeats` on `text_key`s (each text folded once, however many it is compared with)."""
     if not key:
         return True
-    for other in shown:
-        other_key = text_key(other)
+    for other_key in shown:
         short, long = sorted((key, other_key), key=len)
         if (len(short) >= MIN_REPEAT_CHARS or short == long) and short in long:
             return True
@@ -286,12 +289,14 @@ async def log_hits(
     best = max((relevance for relevance, _ in found), default=0.0) or 1.0
     hits: list[tuple[LogHit, frozenset[str]]] = []
     said: list[str] = []
+    shown_keys = [(m.id, text_key(m.content)) for m in shown]
     for relevance, message in found:
         links = frozenset(message.memory_ids)
-        others = [m.content for m in shown if m.id not in links]
-        if repeats(message.content, others + said):
+        others = [k for memory_id, k in shown_keys if memory_id not in links]
+        key = text_key(message.content)
+        if repeats_key(key, others + said):
             continue
-        said.append(message.content)
+        said.append(key)
         score = LOG_WEIGHT * relevance / best
         hit = LogHit(
             exchange_id=message.exchange_id,
@@ -347,7 +352,10 @@ async def with_log_hits(
         leg=leg,
     )
     stems = query_stems(terms)
-    held = {m.id: coverage(stems, m.content) for m, _ in ranked}  # what is shown of it
+    linked = {i for _, links in said for i in links}
+    held = {  # what is shown of it (only of the memories it is asked for)
+        m.id: coverage(stems, m.content) for m, _ in ranked if m.id in matched or m.id in linked
+    }
     memories: list[Place[Memory | LogHit]] = [
         Place(2.0 if m.id in answered else key(score / top, held[m.id]), m, frozenset([m.id]))
         for m, score in ranked
