@@ -274,6 +274,60 @@ async def search_log_around(
     return Around(found, near)
 
 
+# The messages of these nearest (seq, distance) pairs that `message_vectors.rows_of` keeps, and
+# the visible turns around them, in one statement (a turn comes with a null distance).
+_NEAREST_AROUND = (
+    "with knn as (select json_extract(value, '$[0]') as seq,"
+    " json_extract(value, '$[1]') as distance from json_each(:pairs)),"
+    " hits as (select knn.distance as distance, c.* from knn"
+    " cross join conversation_log c on c.seq = knn.seq"
+    " where c.agent_id = :agent_id and c.deleted_at is null"
+    " and not exists (select 1 from json_each(c.memory_ids) j join memories m"
+    " on m.id = j.value where m.superseded_by is not null or m.deleted_at is not null)"
+    " order by knn.distance limit :limit),"
+    " near as (select h.seq + s.value as seq from hits h, json_each(:steps) s)"
+    " select * from hits union all"
+    " select null as distance, c.* from conversation_log c"
+    " where c.seq in (select seq from near) and c.seq not in (select seq from hits)"
+    " and c.agent_id = :agent_id and c.deleted_at is null"
+    " order by distance, seq"
+)
+
+
+@dataclass(frozen=True)
+class NearAround:
+    """The nearest visible messages as (cosine distance, row), nearest first, and the
+    agent's visible messages within some turns of them that are not among them, in order."""
+
+    hits: list[tuple[float, Any]]
+    turns: list[LoggedMessage]
+
+
+async def nearest_around(
+    conn: Connection, nearest: list[tuple[int, float]], agent_id: str, limit: int, turns: int
+) -> NearAround:
+    """`message_vectors.rows_of` (the best `limit` of these (seq, distance) pairs that are
+    visible messages of the agent) with the visible messages within `turns` of them, in one
+    statement (SQLite)."""
+    if not nearest:
+        return NearAround([], [])
+    steps = [step for step in range(-turns, turns + 1) if step]
+    rows = await fetch_all(
+        conn,
+        _NEAREST_AROUND,
+        {
+            "pairs": json.dumps(nearest),
+            "agent_id": agent_id,
+            "limit": limit,
+            "steps": json.dumps(steps),
+        },
+    )
+    found = [(float(row["distance"]), row) for row in rows if row["distance"] is not None]
+    found.sort(key=lambda pair: pair[0])
+    near = [to_message(row) for row in rows if row["distance"] is None]
+    return NearAround(found, near)
+
+
 def around_seqs(found: list[tuple[float, LoggedMessage]], turns: int) -> list[int]:
     """The sequence numbers within `turns` of these messages that are not among them."""
     own = {message.seq for _, message in found}

@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cortex_mcp.engine.recall.fusion import Place, fused, key
 from cortex_mcp.engine.recall.rank import nearest_first
@@ -59,19 +60,11 @@ MIN_CONTEXT_ONLY_WORDS = 4
 not: it says nothing on its own)."""
 
 
-async def _around(
-    conn: Connection, found: list[tuple[float, LoggedMessage]], agent_id: str
-) -> tuple[dict[int, float], dict[int, LoggedMessage]]:
-    """Each hit's own score by seq, and the hits with the visible turns within
-    `CONTEXT_TURNS` of them (a turn only a neighbour brings needs `MIN_CONTEXT_ONLY_WORDS`)."""
-    turns = log.around_seqs(found, CONTEXT_TURNS)
-    return _with_turns(found, await log.visible_messages(conn, turns, agent_id) if turns else [])
-
-
 def _with_turns(
     found: list[tuple[float, LoggedMessage]], turns: list[LoggedMessage]
 ) -> tuple[dict[int, float], dict[int, LoggedMessage]]:
-    """`_around` once the turns around the hits are read."""
+    """Each hit's own score by seq, and the hits with `turns` (the visible messages within
+    `CONTEXT_TURNS` of them; a turn only a neighbour brings needs `MIN_CONTEXT_ONLY_WORDS`)."""
     own = {message.seq: score for score, message in found}
     messages = {message.seq: message for _, message in found}
     for message in turns:
@@ -132,12 +125,21 @@ class LogVector:
 async def with_near_context(
     conn: Connection, found: list[tuple[float, LoggedMessage]], agent_id: str
 ) -> list[tuple[float, LoggedMessage]]:
-    """The log's vector hits with their surrounding turns: every message is near the query
-    to some degree, so context does not add up as for words (each hit's neighbours would outrank
-    the nearest message standing alone); a message scores the better of its own score and
+    """`near_context` with the turns around the hits read from the store."""
+    turns = log.around_seqs(found, CONTEXT_TURNS)
+    return near_context(found, await log.visible_messages(conn, turns, agent_id) if turns else [])
+
+
+def near_context(
+    found: list[tuple[float, LoggedMessage]], turns: list[LoggedMessage]
+) -> list[tuple[float, LoggedMessage]]:
+    """The log's vector hits with their surrounding turns (`turns`: the visible messages
+    within `CONTEXT_TURNS` of them): every message is near the query to some degree, so
+    context does not add up as for words (each hit's neighbours would outrank the nearest
+    message standing alone); a message scores the better of its own score and
     `CONTEXT_WEIGHT` times its best neighbour's within `CONTEXT_TURNS` in its session, and a
     turn only its neighbours bring joins the list. Best first (lower is better)."""
-    own, messages = await _around(conn, found, agent_id)
+    own, messages = _with_turns(found, turns)
     scored: list[tuple[float, LoggedMessage]] = []
     for seq, message in messages.items():
         around = min(_neighbour_scores(seq, message, own, messages), default=0.0)
@@ -158,19 +160,32 @@ async def _near(
     conn: Connection, query: LogVector, agent_id: str, limit: int
 ) -> list[tuple[float, LoggedMessage, float]]:
     """`near_messages` with each message's cosine similarity to the query (for the floor)."""
+    return (await _near_around(conn, query, agent_id, limit, 0))[0]
+
+
+async def _near_around(
+    conn: Connection, query: LogVector, agent_id: str, limit: int, turns: int
+) -> tuple[list[tuple[float, LoggedMessage, float]], list[LoggedMessage] | None]:
+    """`_near`, and the visible messages within `turns` of its messages when they came in
+    the same read (the log's vectors in memory; None: read them apart)."""
     matrix = query.matrix
     nearest = None
     if matrix is not None and matrix.usable(conn):
         nearest = await matrix.nearest(conn, query.vector, limit * 4)
+    around: list[log.NearAround] = []
     if nearest is not None:
-        rows = await nearest_first(
-            nearest, limit, lambda pairs: message_vectors.rows_of(conn, pairs, agent_id, limit)
-        )
+
+        async def read(pairs: list[tuple[int, float]]) -> list[tuple[float, Any]]:
+            around[:] = [await log.nearest_around(conn, pairs, agent_id, limit, turns)]
+            return around[0].hits
+
+        rows = await nearest_first(nearest, limit, read)
     else:  # no matrix here, or not in step with the store yet
         rows = await message_vectors.nearest(conn, query.vector, agent_id, limit)
     messages = {str(row["seq"]): (distance, log.to_message(row)) for distance, row in rows}
     similarity = normalise_similarity({key: d for key, (d, _) in messages.items()})
-    return [(-similarity[key], m, 1.0 - d) for key, (d, m) in messages.items()]
+    found = [(-similarity[key], m, 1.0 - d) for key, (d, m) in messages.items()]
+    return found, around[0].turns if around else None
 
 
 def log_pool(limit: int) -> int:
@@ -202,10 +217,12 @@ class NearLeg:
 async def vector_messages(conn: Connection, vector: LogVector, agent_id: str, pool: int) -> NearLeg:
     """The log's vector leg (it needs only the query's vector, so it can run beside the
     memories' ranking)."""
-    nearest = await _near(conn, vector, agent_id, pool)
+    nearest, turns = await _near_around(conn, vector, agent_id, pool, CONTEXT_TURNS)
     cosines = {message.seq: cosine for _, message, cosine in nearest}
-    near = await with_near_context(conn, [(s, m) for s, m, _ in nearest], agent_id)
-    return NearLeg(near, cosines)
+    found = [(s, m) for s, m, _ in nearest]
+    if turns is None:
+        return NearLeg(await with_near_context(conn, found, agent_id), cosines)
+    return NearLeg(near_context(found, turns), cosines)
 
 
 async def scored_messages(
