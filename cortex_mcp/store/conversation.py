@@ -199,7 +199,7 @@ _SEARCH = (
 # The hits and the visible turns around them in one statement (one turn on the connection);
 # a turn around a hit comes with a null bm25, after the hits.
 _SEARCH_AROUND = (
-    "with hits as (" + _SEARCH + "),"  # noqa: S608 - constants
+    "with hits as materialized (" + _SEARCH + "),"  # noqa: S608 - constants
     " near as (select h.seq + s.value as seq from hits h, json_each(:steps) s)"
     " select * from hits union all"
     " select null as bm25, c.* from conversation_log c"
@@ -279,7 +279,7 @@ async def search_log_around(
 _NEAREST_AROUND = (
     "with knn as (select json_extract(value, '$[0]') as seq,"
     " json_extract(value, '$[1]') as distance from json_each(:pairs)),"
-    " hits as (select knn.distance as distance, c.* from knn"
+    " hits as materialized (select knn.distance as distance, c.* from knn"
     " cross join conversation_log c on c.seq = knn.seq"
     " where c.agent_id = :agent_id and c.deleted_at is null"
     " and not exists (select 1 from json_each(c.memory_ids) j join memories m"
