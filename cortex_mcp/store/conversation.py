@@ -21,7 +21,7 @@ from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.terms import MESSAGE_BM25, index_message_terms, unindex_messages
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LoggedMessage:
     """One message of the log."""
 
@@ -38,7 +38,8 @@ class LoggedMessage:
 
 
 def to_message(row: Any) -> LoggedMessage:
-    """A database row as a logged message."""
+    """A database row as a logged message (a recall reads hundreds: most link no memory)."""
+    ids = row["memory_ids"]
     return LoggedMessage(
         seq=row["seq"],
         agent_id=row["agent_id"],
@@ -48,7 +49,7 @@ def to_message(row: Any) -> LoggedMessage:
         role=row["role"],
         content=row["content"],
         created_at=from_text(row["created_at"]),
-        memory_ids=json.loads(row["memory_ids"]),
+        memory_ids=[] if ids == "[]" else json.loads(ids),
         attempts=row["attempts"],
     )
 
@@ -181,17 +182,30 @@ async def pending_messages(conn: Connection, exchange_id: str) -> list[LoggedMes
     return [to_message(row) for row in rows]
 
 
-# The best `pool` matches are taken inside FTS5 first (ORDER BY rank LIMIT lets it keep only
-# those), then filtered: half the time of sorting every match after the join (100,000 messages:
-# 4.3 against 7.7 ms p50).
+# The best `pool` matches are taken inside FTS5 first (a LIMIT lets it keep only those), then
+# filtered: half the time of sorting every match after the join (100,000 messages: 4.3 against
+# 7.7 ms p50). They are ordered by `bm25(conversation_fts)` in SQLite's sorter, not by FTS5's
+# `rank` column: the same scores and order, a third less time (its sorted cursor is a second
+# statement over every match; bench/results/latency-s5-log*.json).
 _SEARCH = (
-    "select f.bm25, c.* from (select rowid, rank as bm25 from conversation_fts"
-    " where conversation_fts match :match order by rank limit :pool) f"
+    "select f.bm25, c.* from (select rowid, bm25(conversation_fts) as bm25"
+    " from conversation_fts where conversation_fts match :match order by bm25 limit :pool) f"
     " cross join conversation_log c on c.seq = f.rowid"
     " where c.agent_id = :agent_id and c.deleted_at is null"
     " and not exists (select 1 from json_each(c.memory_ids) j join memories m on m.id = j.value"
     " where m.superseded_by is not null or m.deleted_at is not null)"
     " order by f.bm25 limit :limit"
+)
+# The hits and the visible turns around them in one statement (one turn on the connection);
+# a turn around a hit comes with a null bm25, after the hits.
+_SEARCH_AROUND = (
+    "with hits as materialized (" + _SEARCH + "),"  # noqa: S608 - constants
+    " near as (select h.seq + s.value as seq from hits h, json_each(:steps) s)"
+    " select * from hits union all"
+    " select null as bm25, c.* from conversation_log c"
+    " where c.seq in (select seq from near) and c.seq not in (select seq from hits)"
+    " and c.agent_id = :agent_id and c.deleted_at is null"
+    " order by bm25, seq"
 )
 _SEARCH_PG = (
     MESSAGE_BM25  # noqa: S608 - constants
@@ -205,23 +219,121 @@ _SEARCH_PG = (
 SEARCH_POOL = 200
 
 
+def _search_params(match: str, agent_id: str, limit: int) -> dict[str, Any]:
+    """The parameters of a log search for the best `limit` hits."""
+    return {
+        "match": match,
+        "agent_id": agent_id,
+        "limit": limit,
+        "pool": max(SEARCH_POOL, limit * 4),
+    }
+
+
 async def search_log(
     conn: Connection, match: str, agent_id: str, limit: int
 ) -> list[tuple[float, LoggedMessage]]:
     """(bm25, message) pairs for a MATCH expression over the agent's visible messages, among
     the log's best matches; a message a superseded or forgotten memory came from is left out
     (it says the old value)."""
-    params: dict[str, Any] = {
-        "match": match,
-        "agent_id": agent_id,
-        "limit": limit,
-        "pool": max(SEARCH_POOL, limit * 4),
-    }
+    params = _search_params(match, agent_id, limit)
     if conn.dialect == "postgresql":
         rows = await fetch_all(conn, _SEARCH_PG, {**params, "terms": match_terms(match)})
     else:
         rows = await fetch_all(conn, _SEARCH, params)
     return [(row["bm25"], to_message(row)) for row in rows]
+
+
+@dataclass(frozen=True)
+class Around:
+    """A log search's hits, best first, and the agent's visible messages within some turns of
+    them that are not hits themselves, in order."""
+
+    hits: list[tuple[float, LoggedMessage]]
+    turns: list[LoggedMessage]
+
+
+async def search_log_around(
+    conn: Connection, match: str, agent_id: str, limit: int, turns: int
+) -> Around:
+    """`search_log`'s hits with the visible messages within `turns` of them (by seq): one
+    statement on SQLite, two reads on PostgreSQL."""
+    if conn.dialect == "postgresql":
+        hits = await search_log(conn, match, agent_id, limit)
+        return Around(hits, await visible_messages(conn, around_seqs(hits, turns), agent_id))
+    steps = [step for step in range(-turns, turns + 1) if step]
+    params = {**_search_params(match, agent_id, limit), "steps": json.dumps(steps)}
+    rows = await fetch_all(conn, _SEARCH_AROUND, params)
+    found: list[tuple[float, LoggedMessage]] = []
+    near: list[LoggedMessage] = []
+    for row in rows:
+        if row["bm25"] is None:
+            near.append(to_message(row))
+        else:
+            found.append((row["bm25"], to_message(row)))
+    near.sort(key=lambda message: message.seq)
+    return Around(found, near)
+
+
+# The messages of these nearest (seq, distance) pairs that `message_vectors.rows_of` keeps, and
+# the visible turns around them, in one statement (a turn comes with a null distance).
+_NEAREST_AROUND = (
+    "with knn as (select json_extract(value, '$[0]') as seq,"
+    " json_extract(value, '$[1]') as distance from json_each(:pairs)),"
+    " hits as materialized (select knn.distance as distance, c.* from knn"
+    " cross join conversation_log c on c.seq = knn.seq"
+    " where c.agent_id = :agent_id and c.deleted_at is null"
+    " and not exists (select 1 from json_each(c.memory_ids) j join memories m"
+    " on m.id = j.value where m.superseded_by is not null or m.deleted_at is not null)"
+    " order by knn.distance limit :limit),"
+    " near as (select h.seq + s.value as seq from hits h, json_each(:steps) s)"
+    " select * from hits union all"
+    " select null as distance, c.* from conversation_log c"
+    " where c.seq in (select seq from near) and c.seq not in (select seq from hits)"
+    " and c.agent_id = :agent_id and c.deleted_at is null"
+    " order by distance, seq"
+)
+
+
+@dataclass(frozen=True)
+class NearAround:
+    """The nearest visible messages as (cosine distance, row), nearest first, and the
+    agent's visible messages within some turns of them that are not among them, in order."""
+
+    hits: list[tuple[float, Any]]
+    turns: list[LoggedMessage]
+
+
+async def nearest_around(
+    conn: Connection, nearest: list[tuple[int, float]], agent_id: str, limit: int, turns: int
+) -> NearAround:
+    """`message_vectors.rows_of` (the best `limit` of these (seq, distance) pairs that are
+    visible messages of the agent) with the visible messages within `turns` of them, in one
+    statement (SQLite)."""
+    if not nearest:
+        return NearAround([], [])
+    steps = [step for step in range(-turns, turns + 1) if step]
+    rows = await fetch_all(
+        conn,
+        _NEAREST_AROUND,
+        {
+            "pairs": json.dumps(nearest),
+            "agent_id": agent_id,
+            "limit": limit,
+            "steps": json.dumps(steps),
+        },
+    )
+    found = [(float(row["distance"]), row) for row in rows if row["distance"] is not None]
+    found.sort(key=lambda pair: pair[0])
+    near = [to_message(row) for row in rows if row["distance"] is None]
+    return NearAround(found, near)
+
+
+def around_seqs(found: list[tuple[float, LoggedMessage]], turns: int) -> list[int]:
+    """The sequence numbers within `turns` of these messages that are not among them."""
+    own = {message.seq for _, message in found}
+    return sorted(
+        {seq + step for seq in own for step in range(-turns, turns + 1) if seq + step not in own}
+    )
 
 
 async def exchange_origin(conn: Connection, exchange_id: str) -> str | None:

@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cortex_mcp.engine.recall.fusion import Place, fused, key
 from cortex_mcp.engine.recall.rank import nearest_first
@@ -33,11 +34,14 @@ def text_key(text: str) -> str:
 
 def repeats(text: str, shown: Sequence[str]) -> bool:
     """True when `text` and something already shown contain one another."""
-    key = text_key(text)
+    return repeats_key(text_key(text), [text_key(other) for other in shown])
+
+
+def repeats_key(key: str, shown: Sequence[str]) -> bool:
+    """`repeats` on `text_key`s (each text folded once, however many it is compared with)."""
     if not key:
         return True
-    for other in shown:
-        other_key = text_key(other)
+    for other_key in shown:
         short, long = sorted((key, other_key), key=len)
         if (len(short) >= MIN_REPEAT_CHARS or short == long) and short in long:
             return True
@@ -56,23 +60,16 @@ MIN_CONTEXT_ONLY_WORDS = 4
 not: it says nothing on its own)."""
 
 
-async def _around(
-    conn: Connection, found: list[tuple[float, LoggedMessage]], agent_id: str
+def _with_turns(
+    found: list[tuple[float, LoggedMessage]], turns: list[LoggedMessage]
 ) -> tuple[dict[int, float], dict[int, LoggedMessage]]:
-    """Each hit's own score by seq, and the hits with the visible turns within
-    `CONTEXT_TURNS` of them (a turn only a neighbour brings needs `MIN_CONTEXT_ONLY_WORDS`)."""
+    """Each hit's own score by seq, and the hits with `turns` (the visible messages within
+    `CONTEXT_TURNS` of them; a turn only a neighbour brings needs `MIN_CONTEXT_ONLY_WORDS`)."""
     own = {message.seq: score for score, message in found}
     messages = {message.seq: message for _, message in found}
-    near = {
-        seq + step
-        for seq in own
-        for step in range(-CONTEXT_TURNS, CONTEXT_TURNS + 1)
-        if seq + step not in messages
-    }
-    if near:
-        for message in await log.visible_messages(conn, sorted(near), agent_id):
-            if len(message.content.split()) >= MIN_CONTEXT_ONLY_WORDS:
-                messages[message.seq] = message
+    for message in turns:
+        if message.seq not in messages and len(message.content.split()) >= MIN_CONTEXT_ONLY_WORDS:
+            messages[message.seq] = message
     return own, messages
 
 
@@ -89,14 +86,15 @@ def _neighbour_scores(
     ]
 
 
-async def with_context(
-    conn: Connection, found: list[tuple[float, LoggedMessage]], agent_id: str
+def with_context(
+    found: list[tuple[float, LoggedMessage]], turns: list[LoggedMessage]
 ) -> list[tuple[float, LoggedMessage]]:
-    """The log's BM25 hits rescored with their surrounding turns: each message gets its own
-    score plus `CONTEXT_WEIGHT` times those of the matching turns within `CONTEXT_TURNS` of it
-    in the same session; a turn only its neighbours match joins the list. Best first (BM25
-    scores are negative: lower is better)."""
-    own, messages = await _around(conn, found, agent_id)
+    """The log's BM25 hits rescored with their surrounding turns (`turns`: the visible
+    messages within `CONTEXT_TURNS` of them): each message gets its own score plus
+    `CONTEXT_WEIGHT` times those of the matching turns within `CONTEXT_TURNS` of it in the same
+    session; a turn only its neighbours match joins the list. Best first (BM25 scores are
+    negative: lower is better)."""
+    own, messages = _with_turns(found, turns)
     scored: list[tuple[float, LoggedMessage]] = []
     for seq, message in messages.items():
         around = sum(_neighbour_scores(seq, message, own, messages))
@@ -127,12 +125,21 @@ class LogVector:
 async def with_near_context(
     conn: Connection, found: list[tuple[float, LoggedMessage]], agent_id: str
 ) -> list[tuple[float, LoggedMessage]]:
-    """The log's vector hits with their surrounding turns: every message is near the query
-    to some degree, so context does not add up as for words (each hit's neighbours would outrank
-    the nearest message standing alone); a message scores the better of its own score and
+    """`near_context` with the turns around the hits read from the store."""
+    turns = log.around_seqs(found, CONTEXT_TURNS)
+    return near_context(found, await log.visible_messages(conn, turns, agent_id) if turns else [])
+
+
+def near_context(
+    found: list[tuple[float, LoggedMessage]], turns: list[LoggedMessage]
+) -> list[tuple[float, LoggedMessage]]:
+    """The log's vector hits with their surrounding turns (`turns`: the visible messages
+    within `CONTEXT_TURNS` of them): every message is near the query to some degree, so
+    context does not add up as for words (each hit's neighbours would outrank the nearest
+    message standing alone); a message scores the better of its own score and
     `CONTEXT_WEIGHT` times its best neighbour's within `CONTEXT_TURNS` in its session, and a
     turn only its neighbours bring joins the list. Best first (lower is better)."""
-    own, messages = await _around(conn, found, agent_id)
+    own, messages = _with_turns(found, turns)
     scored: list[tuple[float, LoggedMessage]] = []
     for seq, message in messages.items():
         around = min(_neighbour_scores(seq, message, own, messages), default=0.0)
@@ -153,19 +160,32 @@ async def _near(
     conn: Connection, query: LogVector, agent_id: str, limit: int
 ) -> list[tuple[float, LoggedMessage, float]]:
     """`near_messages` with each message's cosine similarity to the query (for the floor)."""
+    return (await _near_around(conn, query, agent_id, limit, 0))[0]
+
+
+async def _near_around(
+    conn: Connection, query: LogVector, agent_id: str, limit: int, turns: int
+) -> tuple[list[tuple[float, LoggedMessage, float]], list[LoggedMessage] | None]:
+    """`_near`, and the visible messages within `turns` of its messages when they came in
+    the same read (the log's vectors in memory; None: read them apart)."""
     matrix = query.matrix
     nearest = None
     if matrix is not None and matrix.usable(conn):
         nearest = await matrix.nearest(conn, query.vector, limit * 4)
+    around: list[log.NearAround] = []
     if nearest is not None:
-        rows = await nearest_first(
-            nearest, limit, lambda pairs: message_vectors.rows_of(conn, pairs, agent_id, limit)
-        )
+
+        async def read(pairs: list[tuple[int, float]]) -> list[tuple[float, Any]]:
+            around[:] = [await log.nearest_around(conn, pairs, agent_id, limit, turns)]
+            return around[0].hits
+
+        rows = await nearest_first(nearest, limit, read)
     else:  # no matrix here, or not in step with the store yet
         rows = await message_vectors.nearest(conn, query.vector, agent_id, limit)
     messages = {str(row["seq"]): (distance, log.to_message(row)) for distance, row in rows}
     similarity = normalise_similarity({key: d for key, (d, _) in messages.items()})
-    return [(-similarity[key], m, 1.0 - d) for key, (d, m) in messages.items()]
+    found = [(-similarity[key], m, 1.0 - d) for key, (d, m) in messages.items()]
+    return found, around[0].turns if around else None
 
 
 def log_pool(limit: int) -> int:
@@ -177,10 +197,12 @@ async def text_messages(
     conn: Connection, match: str | None, agent_id: str, pool: int
 ) -> list[tuple[float, LoggedMessage]]:
     """The log's text leg: its BM25 hits rescored with their surrounding turns (it needs no
-    query vector, so it can run while the query is embedded)."""
-    return await with_context(
-        conn, await log.search_log(conn, match, agent_id, pool) if match else [], agent_id
-    )
+    query vector, so it can run while the query is embedded): one read of the store for the
+    hits and the turns around them."""
+    if not match:
+        return []
+    found = await log.search_log_around(conn, match, agent_id, pool, CONTEXT_TURNS)
+    return with_context(found.hits, found.turns)
 
 
 @dataclass(frozen=True)
@@ -195,10 +217,12 @@ class NearLeg:
 async def vector_messages(conn: Connection, vector: LogVector, agent_id: str, pool: int) -> NearLeg:
     """The log's vector leg (it needs only the query's vector, so it can run beside the
     memories' ranking)."""
-    nearest = await _near(conn, vector, agent_id, pool)
+    nearest, turns = await _near_around(conn, vector, agent_id, pool, CONTEXT_TURNS)
     cosines = {message.seq: cosine for _, message, cosine in nearest}
-    near = await with_near_context(conn, [(s, m) for s, m, _ in nearest], agent_id)
-    return NearLeg(near, cosines)
+    found = [(s, m) for s, m, _ in nearest]
+    if turns is None:
+        return NearLeg(await with_near_context(conn, found, agent_id), cosines)
+    return NearLeg(near_context(found, turns), cosines)
 
 
 async def scored_messages(
@@ -282,12 +306,14 @@ async def log_hits(
     best = max((relevance for relevance, _ in found), default=0.0) or 1.0
     hits: list[tuple[LogHit, frozenset[str]]] = []
     said: list[str] = []
+    shown_keys = [(m.id, text_key(m.content)) for m in shown]
     for relevance, message in found:
         links = frozenset(message.memory_ids)
-        others = [m.content for m in shown if m.id not in links]
-        if repeats(message.content, others + said):
+        others = [k for memory_id, k in shown_keys if memory_id not in links]
+        key = text_key(message.content)
+        if repeats_key(key, others + said):
             continue
-        said.append(message.content)
+        said.append(key)
         score = LOG_WEIGHT * relevance / best
         hit = LogHit(
             exchange_id=message.exchange_id,
@@ -343,7 +369,10 @@ async def with_log_hits(
         leg=leg,
     )
     stems = query_stems(terms)
-    held = {m.id: coverage(stems, m.content) for m, _ in ranked}  # what is shown of it
+    linked = {i for _, links in said for i in links}
+    held = {  # what is shown of it (only of the memories it is asked for)
+        m.id: coverage(stems, m.content) for m, _ in ranked if m.id in matched or m.id in linked
+    }
     memories: list[Place[Memory | LogHit]] = [
         Place(2.0 if m.id in answered else key(score / top, held[m.id]), m, frozenset([m.id]))
         for m, score in ranked
