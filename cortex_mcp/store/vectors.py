@@ -267,29 +267,42 @@ async def candidates_of(
     return [(row["distance"], to_candidate(row)) for row in rows]
 
 
-_CANDIDATES_OF = Sql(
-    "with knn as (select json_extract(value, '$[0]') as seq,"
-    " json_extract(value, '$[1]') as distance, key as place from json_each(:pairs))"
+_CANDIDATE_COLUMNS = (
     " select knn.distance as distance,"
     " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
-    " cross join memories m on m.seq = knn.seq"
+)
+"""What a vector search returns of each memory it found (`knn` holds the nearest)."""
+_SQLITE_VISIBLE = (
     " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
     " and m.deleted_at is null and m.superseded_by is null"
     " and m.layer in (select value from json_each(:layers))"
     " and (:categories is null or m.category in (select value from json_each(:categories)))"
-    " order by knn.distance, knn.place limit :limit",
-    "with knn as (select cast(p.pair ->> 0 as bigint) as seq,"
-    " cast(p.pair ->> 1 as double precision) as distance, p.place"
-    " from json_array_elements(cast(:pairs as json)) with ordinality as p(pair, place))"
-    " select knn.distance as distance,"
-    " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
-    " join memories m on m.seq = knn.seq"
+)
+"""The memories the agent may see, of the asked layers and categories (SQLite)."""
+_PG_VISIBLE = (
     " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
     " and m.deleted_at is null and m.superseded_by is null"
     " and m.layer in (select json_array_elements_text(cast(:layers as json)))"
     " and (cast(:categories as text) is null or m.category in"
     " (select json_array_elements_text(cast(:categories as json))))"
-    " order by knn.distance, knn.place limit :limit",
+)
+"""The same on PostgreSQL."""
+
+
+_CANDIDATES_OF = Sql(
+    "with knn as (select json_extract(value, '$[0]') as seq,"  # noqa: S608 - constants
+    " json_extract(value, '$[1]') as distance, key as place from json_each(:pairs))"
+    + _CANDIDATE_COLUMNS
+    + " cross join memories m on m.seq = knn.seq"
+    + _SQLITE_VISIBLE
+    + " order by knn.distance, knn.place limit :limit",
+    "with knn as (select cast(p.pair ->> 0 as bigint) as seq,"  # noqa: S608 - constants
+    " cast(p.pair ->> 1 as double precision) as distance, p.place"
+    " from json_array_elements(cast(:pairs as json)) with ordinality as p(pair, place))"
+    + _CANDIDATE_COLUMNS
+    + " join memories m on m.seq = knn.seq"
+    + _PG_VISIBLE
+    + " order by knn.distance, knn.place limit :limit",
 )
 
 
@@ -371,27 +384,18 @@ _EVERY_ROW = {
 # The k nearest first (the HNSW index answers that), then the agent, layer and category
 # filters, as sqlite-vec's KNN does: the same candidates on both engines.
 _NEAREST = Sql(
-    "with knn as (select rowid, distance from memory_vectors"
+    "with knn as (select rowid, distance from memory_vectors"  # noqa: S608 - constants
     " where embedding match :query and k = :k)"
-    " select knn.distance as distance,"
-    " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
-    " join memories m on m.seq = knn.rowid"
-    " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
-    " and m.deleted_at is null and m.superseded_by is null"
-    " and m.layer in (select value from json_each(:layers))"
-    " and (:categories is null or m.category in (select value from json_each(:categories)))"
-    " order by knn.distance limit :limit",
-    "with knn as (select seq, embedding <=> :query as distance from memory_vectors"
+    + _CANDIDATE_COLUMNS
+    + " join memories m on m.seq = knn.rowid"
+    + _SQLITE_VISIBLE
+    + " order by knn.distance limit :limit",
+    "with knn as (select seq, embedding <=> :query as distance from memory_vectors"  # noqa: S608 - constants
     " order by embedding <=> :query limit :k)"
-    " select knn.distance as distance,"
-    " m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key from knn"
-    " join memories m on m.seq = knn.seq"
-    " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
-    " and m.deleted_at is null and m.superseded_by is null"
-    " and m.layer in (select json_array_elements_text(cast(:layers as json)))"
-    " and (cast(:categories as text) is null or m.category in"
-    " (select json_array_elements_text(cast(:categories as json))))"
-    " order by knn.distance limit :limit",
+    + _CANDIDATE_COLUMNS
+    + " join memories m on m.seq = knn.seq"
+    + _PG_VISIBLE
+    + " order by knn.distance limit :limit",
 )
 
 
