@@ -275,22 +275,23 @@ async def search_log_around(
 
 
 # The messages of these nearest (seq, distance) pairs that `message_vectors.rows_of` keeps, and
-# the visible turns around them, in one statement (a turn comes with a null distance).
+# the visible turns around them, in one statement (a turn comes with a null distance); equal
+# distances in the pairs' order, as `rows_of` orders them.
 _NEAREST_AROUND = (
     "with knn as (select json_extract(value, '$[0]') as seq,"
-    " json_extract(value, '$[1]') as distance from json_each(:pairs)),"
-    " hits as materialized (select knn.distance as distance, c.* from knn"
+    " json_extract(value, '$[1]') as distance, key as place from json_each(:pairs)),"
+    " hits as materialized (select knn.distance as distance, knn.place as place, c.* from knn"
     " cross join conversation_log c on c.seq = knn.seq"
     " where c.agent_id = :agent_id and c.deleted_at is null"
     " and not exists (select 1 from json_each(c.memory_ids) j join memories m"
     " on m.id = j.value where m.superseded_by is not null or m.deleted_at is not null)"
-    " order by knn.distance limit :limit),"
+    " order by knn.distance, knn.place limit :limit),"
     " near as (select h.seq + s.value as seq from hits h, json_each(:steps) s)"
     " select * from hits union all"
-    " select null as distance, c.* from conversation_log c"
+    " select null as distance, null as place, c.* from conversation_log c"
     " where c.seq in (select seq from near) and c.seq not in (select seq from hits)"
     " and c.agent_id = :agent_id and c.deleted_at is null"
-    " order by distance, seq"
+    " order by distance, place, seq"
 )
 
 
