@@ -34,7 +34,8 @@ from mcp import Client, StdioServerParameters
 
 from bench.corpus import Corpus
 from bench.latency import SEED, git, summary
-from bench.rss import RESULTS, ROOT, SERVER_ENV, load_avg
+from bench.rss import RESULTS, ROOT, SERVER_ENV, call_ms, load_avg
+from bench.speed import children_with
 
 TRACE_PRELUDE = """
 import ctypes, os, runpy, signal, sys, tracemalloc
@@ -86,18 +87,10 @@ def reading(pid: int) -> dict[str, float]:
 
 def new_child(marker: bytes, taken: set[int]) -> int:
     """A child of this process whose command line holds `marker`, not among `taken`."""
-    me = os.getpid()
-    for entry in sorted(Path("/proc").iterdir(), key=lambda p: p.name):
-        if not entry.name.isdigit() or int(entry.name) in taken:
-            continue
-        try:
-            stat = (entry / "stat").read_text(encoding="utf-8")
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == me and marker in cmdline:
-            taken.add(int(entry.name))
-            return int(entry.name)
+    for pid in children_with(marker):
+        if pid not in taken:
+            taken.add(pid)
+            return pid
     raise RuntimeError("the cortex-mcp server process was not found among our children")
 
 
@@ -113,14 +106,6 @@ def params(home: Path, code: Path, env: dict[str, str], trace: Path | None, fram
         environ |= {"BENCH_TRACE_DIR": str(trace), "BENCH_TRACE_FRAMES": str(frames)}
         args = ["-c", TRACE_PRELUDE]
     return StdioServerParameters(command=sys.executable, args=args, env=environ, cwd=code)
-
-
-async def call_ms(client: Client, tool: str, arguments: dict[str, Any]) -> float:
-    started = time.perf_counter()
-    result = await client.call_tool(tool, arguments)
-    if result.is_error:
-        raise RuntimeError(f"{tool} failed: {result.content}")
-    return (time.perf_counter() - started) * 1000
 
 
 class Session:

@@ -90,8 +90,8 @@ def noop() -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-c", NOOP_SERVER], cwd=ROOT)
 
 
-def child_pid(marker: bytes) -> int:
-    """The newest child of this process whose command line holds `marker`."""
+def children_with(marker: bytes) -> list[int]:
+    """The children of this process whose command line holds `marker`, oldest pid first."""
     me, found = os.getpid(), []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -103,7 +103,12 @@ def child_pid(marker: bytes) -> int:
             continue
         if int(stat.rsplit(")", 1)[1].split()[1]) == me and marker in cmdline:
             found.append(int(entry.name))
-    return max(found)
+    return sorted(found)
+
+
+def child_pid(marker: bytes) -> int:
+    """The newest child of this process whose command line holds `marker`."""
+    return max(children_with(marker))
 
 
 async def timed(call: Callable[[], Awaitable[Any]]) -> float:
