@@ -308,10 +308,14 @@ async def nearest_around(
     conn: Connection, nearest: list[tuple[int, float]], agent_id: str, limit: int, turns: int
 ) -> NearAround:
     """`message_vectors.rows_of` (the best `limit` of these (seq, distance) pairs that are
-    visible messages of the agent) with the visible messages within `turns` of them, in one
-    statement (SQLite)."""
+    visible messages of the agent) with the visible messages within `turns` of them: one
+    statement on SQLite, two reads on PostgreSQL."""
     if not nearest:
         return NearAround([], [])
+    if conn.dialect == "postgresql":
+        hits = await message_vectors.rows_of(conn, nearest, agent_id, limit)
+        said = [(distance, to_message(row)) for distance, row in hits]
+        return NearAround(hits, await visible_messages(conn, around_seqs(said, turns), agent_id))
     steps = [step for step in range(-turns, turns + 1) if step]
     rows = await fetch_all(
         conn,

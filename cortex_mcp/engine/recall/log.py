@@ -167,23 +167,19 @@ async def _near_around(
     conn: Connection, query: LogVector, agent_id: str, limit: int, turns: int
 ) -> tuple[list[tuple[float, LoggedMessage, float]], list[LoggedMessage] | None]:
     """`_near`, and the visible messages within `turns` of its messages when they came in
-    the same read (the log's vectors in memory, on SQLite; None: read them apart)."""
+    the same read (the log's vectors in memory; None: read them apart)."""
     matrix = query.matrix
     nearest = None
     if matrix is not None and matrix.usable(conn):
         nearest = await matrix.nearest(conn, query.vector, limit * 4)
     around: list[log.NearAround] = []
-    if nearest is not None and conn.dialect == "sqlite":
+    if nearest is not None:
 
         async def read(pairs: list[tuple[int, float]]) -> list[tuple[float, Any]]:
             around[:] = [await log.nearest_around(conn, pairs, agent_id, limit, turns)]
             return around[0].hits
 
         rows = await nearest_first(nearest, limit, read)
-    elif nearest is not None:  # PostgreSQL: the hits, then their turns in a read of their own
-        rows = await nearest_first(
-            nearest, limit, lambda pairs: message_vectors.rows_of(conn, pairs, agent_id, limit)
-        )
     else:  # no matrix here, or not in step with the store yet
         rows = await message_vectors.nearest(conn, query.vector, agent_id, limit)
     messages = {str(row["seq"]): (distance, log.to_message(row)) for distance, row in rows}
