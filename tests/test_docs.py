@@ -1,5 +1,6 @@
 """Docs honesty: every tool and resource the server offers is in the README."""
 
+import re
 from pathlib import Path
 
 from mcp import Client
@@ -31,3 +32,17 @@ def test_readme_starts_with_the_install_and_test_commands() -> None:
 async def test_every_prompt_is_documented_in_the_readme(client: Client) -> None:
     for prompt in (await client.list_prompts()).prompts:
         assert f"`{prompt.name}`" in README, prompt.name
+
+
+def test_every_generated_block_in_the_benchmarks_closes_and_holds_one_section() -> None:
+    """A bench rewrites what lies between its markers: another section inside would be lost."""
+    text = (Path(__file__).parent.parent / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    begins = re.findall(r"<!-- ([\w-]+):begin -->", text)
+    ends = re.findall(r"<!-- ([\w-]+):end -->", text)
+
+    assert sorted(begins) == sorted(ends) == sorted(set(begins))
+    for name in begins:
+        block = text.split(f"<!-- {name}:begin -->", 1)[1].split(f"<!-- {name}:end -->", 1)[0]
+        headings = re.findall(r"^## .*", block, re.MULTILINE)
+        assert len(headings) <= 1, (name, headings)
+        assert not headings or block.lstrip().startswith(headings[0]), (name, headings)
