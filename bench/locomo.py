@@ -240,10 +240,13 @@ async def copy_vectors(source: Path | Settings, target: Path | Settings, hashes:
 
 async def vectors_ready(engine: Engine) -> None:
     """Wait until the back-fill has given every memory and logged message a vector of the
-    local model."""
+    local model, and the in-memory matrices hold them all (else a question asked before the
+    background loop reads them again is answered by sqlite-vec, and ranks depend on timing)."""
     with anyio.fail_after(EMBED_TIMEOUT_S):
         while not await engine.vectors.searchable() or await waiting(engine):
             await engine.runtime.passes.wait_beyond(engine.runtime.passes.count)
+        for matrix in (engine.vectors.kept, engine.vectors.said):
+            await matrix.refresh(engine.vectors.db)
 
 
 async def waiting(engine: Engine) -> int:

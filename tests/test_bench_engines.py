@@ -123,10 +123,7 @@ def test_hybrid_ingest_and_flush_give_the_same_figures_on_both_engines(
         search="",
     )
     assert pg["method"]["engine"] == "postgresql" and pg["method"]["search"].startswith("hybrid")
-    # recall@10, the figure: ranks within the ten can differ while the background loop
-    # has not read the copy yet (the store's own float32 search answers the first questions
-    # then, on SQLite exact, on PostgreSQL HNSW), and when it reads it is a matter of timing
+    # the bench asks once the in-memory copy holds every vector, so ranks do not depend on
+    # when the background loop reads it: every figure, MRR included, is the same
     for path in ("ingest", "flush"):
-        for group in ("headline (1-4)", "all (1-5)"):
-            found = [run["paths"][path]["metrics"][group]["recall@10"] for run in (lite, pg)]
-            assert found[0] == found[1], (path, group, found)
+        assert pg["paths"][path]["metrics"] == lite["paths"][path]["metrics"]
