@@ -130,3 +130,29 @@ async def test_changes_supersede_and_everyday_facts_are_kept_across_three_launch
     rules = section(memory_md, "Rules and conventions")
     assert "tests/ directory" in rules and "测试文件必须" in rules and "禁止使用 jest" in rules
     assert "Grafana" in section(memory_md, "Decisions")
+
+
+async def test_a_new_job_told_beside_a_preference_is_found_and_supersedes_the_old_one(
+    cortex_home: Path,
+) -> None:
+    """Found trying the product as a user (round five): "Where do I work now?" found nothing
+    once the new job came in one message with a preference, because only the preference became
+    a memory and the message's meaning was split between the two."""
+    said, answers, core, _ = await three_launches(
+        cortex_home,
+        ["I work at Acme as a data engineer."],
+        [
+            "I just started a new job as a financial analyst at Globex last week. "
+            "Also, I prefer tea over coffee."
+        ],
+        ["Where do I work now?", "What is my job?"],
+    )
+    workplace, job = answers
+
+    old = {m["id"] for m in said["I work at Acme as a data engineer."]}
+    new = said[next(iter(said.keys() - {"I work at Acme as a data engineer."}))]
+    assert {m["superseded_id"] for m in new} >= old and len(old) == 2
+    assert "Globex" in " ".join(m["content"] for m in workplace["memories"][:2])
+    assert "financial analyst" in " ".join(m["content"] for m in job["memories"][:2])
+    assert not any("Acme" in m["content"] for m in workplace["memories"] + job["memories"])
+    assert "Acme" not in core and "Globex" in core and "tea over coffee" in core

@@ -30,6 +30,12 @@ FOUND = [
     ("日本語で答えてください", [("answer_language", "日本語")]),
     ("My wife is called Mary", [("person:wife", "Mary")]),
     ("我在阿里巴巴工作", [("workplace", "阿里巴巴")]),
+    (
+        "I just started a new job as a financial analyst at Globex last week.",
+        [("workplace", "Globex"), ("role", "financial analyst")],
+    ),
+    ("I got hired at Hooli.", [("workplace", "Hooli")]),
+    ("I was hired by Acme Corp in May.", [("workplace", "Acme Corp")]),
     ("我养了一只猫，叫咪咪", [("pet:cat", "咪咪")]),
     ("Please answer in English from now on", [("answer_language", "English")]),
 ]
@@ -43,6 +49,9 @@ NONE = [
     "My sister lives in Hamburg",
     "Isaac Nelson moved to Berlin last year.",
     "我朋友住在北京",
+    "My friend started a new job at Acme.",
+    "Did I start a new job at Acme?",
+    "I remember when you started working on these sorta things.",
 ]
 
 

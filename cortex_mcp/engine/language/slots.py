@@ -242,6 +242,12 @@ _ROLE_EN = (
     r"investor|accountant|programmer|administrator|product owner|chef|pharmacist|professor|"
     r"journalist|dentist|electrician|paramedic|therapist|librarian))\b"
 )
+_NEW_JOB_EN = (
+    r"\bI(?:'ve| have)? (?:just |recently )?(?:started|began|begun|got|landed|accepted|took) "
+    r"(?:a |an |my |the )?(?:new )?(?:job|position|role)"
+)
+"""A new job the user speaks of ("I just started a new job as a financial analyst at Globex"):
+where and as what they work now."""
 _ROLE_ZH = (
     r"(?P<v>[^\s，。,.；;]{0,8}?(?:工程师|开发者|开发|程序员|设计师|经理|学生|老师|医生|律师|"
     r"投资者|研究员|分析师|创业者|产品经理|架构师|运维|护士|会计|厨师|司机|记者|作家|教授|"
@@ -298,6 +304,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
         rf"(?i:\bI (?:now |currently )?work (?:at|for)|\bI(?:'ve| have)? (?:just |recently )?"
         rf"joined)\s+{_ORG}",
         rf"(?i:\bI (?:now |currently )?work as (?:an? )?[a-z -]{{1,40}}? (?:at|for))\s+{_ORG}",
+        rf"(?i:{_NEW_JOB_EN}(?: as (?:an? )?[a-z -]{{1,40}}?)? (?:at|with|for)|\bI(?:'ve| have)? "
+        rf"(?:just |recently )?(?:was |been |got )?hired (?:at|by))\s+{_ORG}",
         rf"{_WHO_EN} (?i:now |currently |still )?(?i:works (?:at|for)|joined)\s+{_ORG}",
     ),
     *_p(
@@ -307,6 +315,7 @@ SLOT_PATTERNS: list[SlotPattern] = [
         rf"\s*(?i:{_ROLE_EN})",
         rf"(?i:\bI (?:now |currently )?work (?:at|for) [^,.;]{{1,40}}? as|\bI(?:'ve| have)? "
         rf"(?:just )?joined [^,.;]{{1,40}}? as)\s+(?i:{_ROLE_EN})",
+        rf"(?i:{_NEW_JOB_EN} as)\s+(?i:{_ROLE_EN})",
         rf"{_WHO_EN} (?i:now |currently |still )?(?i:works as|is (?=an? ))\s*(?i:{_ROLE_EN})",
     ),
     *_p(
