@@ -12,6 +12,12 @@ for). The floor, in the same run and process: small-talk exchanges (the log writ
 
     python -m bench.ingest_cpu                               # this checkout
     python -m bench.ingest_cpu --code /tmp/before --label before
+    python -m bench.ingest_cpu --spans        # where the tail's CPU goes, step by step
+
+`--spans` times each step of every call (`bench.ingest_spans`: the decision, the same-statement
+search, the writes ...) in one more run with an LLM configured, and keeps the mean of each step
+over the slowest 5 % of the calls beside its mean over all (the wrappers add a little CPU, so
+that run's totals are not the figures above).
 
 Each tree runs in a process of its own (its `cortex_mcp` package first on the path). Writes
 bench/results/ingest-cpu.json (one entry per label).
@@ -37,13 +43,16 @@ FLOOR = [("ok", "OK."), ("thanks!", "You're welcome."), ("好的", "好。")]
 SEED = 20260101
 
 
-async def worker(home: Path, ingests: int, llm: bool) -> dict[str, Any]:
-    """Time `ingests` exchanges and the floor in this process; their summaries."""
+async def worker(home: Path, ingests: int, llm: bool, spans: bool = False) -> dict[str, Any]:
+    """Time `ingests` exchanges and the floor in this process; their summaries (`spans`: and
+    each call's steps)."""
     import cortex_mcp
     from bench.corpus import Corpus
+    from bench.ingest_spans import Spans
     from bench.latency import summary
     from cortex_mcp.config import Settings
     from cortex_mcp.engine.facade import open_engine
+    from cortex_mcp.store.sqlite import SqliteConnection
 
     llm_settings = (
         {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "api_key": "bench"}
@@ -63,12 +72,17 @@ async def worker(home: Path, ingests: int, llm: bool) -> dict[str, Any]:
     exchanges = [(user, reply) for (_, user), (_, reply) in pairs]
     cpu: list[float] = []
     floor: list[float] = []
+    steps = Spans()
+    if spans:
+        steps.install(SqliteConnection)
     async with open_engine(settings) as engine:
         await engine.ingest("We decided to keep the bench data in /tmp.", "OK.")  # warm
         for at, (user, reply) in enumerate(exchanges):
+            steps.begin()
             started = time.process_time()
-            await engine.ingest(user, reply)
+            result = await engine.ingest(user, reply)
             cpu.append((time.process_time() - started) * 1000)
+            steps.end(cpu[-1], user, [m.action for m in result.fast])
             if at % 4 == 0:  # the floor interleaved with the calls it is the floor of
                 small = FLOOR[at % len(FLOOR)]
                 started = time.process_time()
@@ -81,17 +95,20 @@ async def worker(home: Path, ingests: int, llm: bool) -> dict[str, Any]:
         "floor_cpu": summary(floor),
         "deep_queued": queued,
         "code": package,
-    }
+    } | ({"spans": steps.report()} if spans else {})
 
 
-def run_tree(code: Path, seeded: Path, work: Path, ingests: int, llm: bool) -> dict[str, Any]:
+def run_tree(
+    code: Path, seeded: Path, work: Path, ingests: int, llm: bool, spans: bool = False
+) -> dict[str, Any]:
     """One worker process on a fresh copy of the seeded store, with `code`'s package first."""
-    home = work / f"home-{'llm' if llm else 'none'}"
+    home = work / f"home-{'llm' if llm else 'none'}{'-spans' if spans else ''}"
     shutil.rmtree(home, ignore_errors=True)
     shutil.copytree(seeded, home)
     env = os.environ | {"PYTHONPATH": f"{code}{os.pathsep}{ROOT}"}
     command = [sys.executable, "-m", "bench.ingest_cpu", "--worker", str(home)]
     command += ["--ingests", str(ingests)] + (["--llm"] if llm else [])
+    command += ["--spans"] if spans else []
     done = subprocess.run(
         command, cwd=code, env=env, capture_output=True, text=True, encoding="utf-8", check=True
     )
@@ -107,11 +124,13 @@ async def main() -> None:
     cli.add_argument("--label", default="after")
     cli.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     cli.add_argument("--llm", action="store_true", help=argparse.SUPPRESS)
+    cli.add_argument("--spans", action="store_true", help="also time each step of every call")
     args = cli.parse_args()
     if args.worker is not None:
-        print(json.dumps(await worker(args.worker, args.ingests, args.llm)))
+        print(json.dumps(await worker(args.worker, args.ingests, args.llm, args.spans)))
         return
     from bench.corpus import Corpus
+    from bench.ingest_spans import table
     from bench.latency import machine, seed
 
     load_before = os.getloadavg()[0]
@@ -122,6 +141,9 @@ async def main() -> None:
             name: run_tree(args.code.resolve(), work / "seeded", work, args.ingests, llm)
             for name, llm in (("no_llm", False), ("llm", True))
         }
+        if args.spans:
+            spans = run_tree(args.code.resolve(), work / "seeded", work, args.ingests, True, True)
+            runs["llm"]["spans"] = spans["spans"]
     for run in runs.values():
         run["ratio_p95_to_floor_p50"] = round(run["ingest_cpu"]["p95"] / run["floor_cpu"]["p50"], 2)
     results = runs | {
@@ -134,6 +156,8 @@ async def main() -> None:
     stored[args.label] = results
     RESULTS.write_text(json.dumps(stored, indent=2) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in results.items() if k != "machine"}, indent=2))
+    if args.spans:
+        print(table(runs["llm"]["spans"]))
 
 
 if __name__ == "__main__":

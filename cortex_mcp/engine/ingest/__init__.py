@@ -23,12 +23,12 @@ from cortex_mcp.engine.ingest.channels import (
     write_ruled,
 )
 from cortex_mcp.engine.ingest.log import (
+    Settled,
     append_exchange,
     append_in,
     embed_logged,
     new_exchange_id,
     settle_extraction,
-    settle_in,
 )
 from cortex_mcp.engine.language.patterns import signal_sentences
 from cortex_mcp.engine.language.redaction import Cleaner
@@ -37,6 +37,7 @@ from cortex_mcp.errors import InvalidInput
 from cortex_mcp.guidance import ingest_note
 from cortex_mcp.models import IngestResult, StoredMemory
 from cortex_mcp.search.budget import truncate_to_tokens
+from cortex_mcp.store import exchanges
 
 logger = logging.getLogger(__name__)
 
@@ -111,23 +112,26 @@ async def at_once(
 ) -> tuple[IngestResult, list[int]]:
     """The log write, the fast channel's memories, their links and what the deep channel
     owes, in one write transaction (one commit: one fsync); the same-fact rules are read
-    before it. The deep channel, when it runs, runs later in the background from the log."""
+    before it. The memories are written first, so each message is inserted with its links and
+    its state (no update of the rows just inserted). The deep channel, when it runs, runs
+    later in the background from the log."""
     now = rt.clock()
     exchange = new_exchange_id(now)
     (_, user), (_, assistant) = said[0], said[1]
     proposals = fast_proposals(user, assistant, session, exchange)
-    ruled = [await rule_on(rt, proposal, agent) for proposal in proposals]
+    ruled = await rule_on(rt, proposals, agent)
     queued = skipped is None
     state = "pending" if queued else "waiting" if skipped == "no LLM" else "none"
     async with rt.db.write() as conn:
-        seqs = await append_in(conn, said, agent, session, (exchange, "ingest"), now)
         fast = [await write_ruled(conn, r, agent, rt.clock()) for r in ruled]
         links = {
-            seqs[0]: [m.id for m in fast if m.source == "user"],
-            seqs[1]: [m.id for m in fast if m.source == "assistant"],
+            0: [m.id for m in fast if m.source == "user"],
+            1: [m.id for m in fast if m.source == "assistant"],
         }
-        stored = (exchange, [m.id for m in fast])
-        await settle_in(conn, rt.clock(), seqs, links, state, stored)
+        settled = Settled(state, links)  # the rows are written settled: no updates after
+        seqs = await append_in(conn, said, agent, session, (exchange, "ingest"), now, settled)
+        if fast:
+            await exchanges.link_exchange(conn, exchange, [m.id for m in fast])
     embed_logged(rt, seqs)
     return IngestResult(fast=fast, deep=[], redacted=[], queued=queued), seqs
 

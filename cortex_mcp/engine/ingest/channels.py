@@ -7,6 +7,7 @@ the background, from the log (`backlog`), so the caller never waits for the LLM.
 is settled (`verdict`) before the write transaction and re-checked and written (`write`) in it.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -15,7 +16,7 @@ from cortex_mcp.engine.ingest.log import owed_state
 from cortex_mcp.engine.ingest.nearby import nearby_memories
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.ingest.verdict import Verdict, answer_of, question_for
-from cortex_mcp.engine.ingest.write import Decided, apply_verdict, decide
+from cortex_mcp.engine.ingest.write import Decided, apply_verdict, decide, decide_all
 from cortex_mcp.engine.language import extraction
 from cortex_mcp.engine.language.patterns import is_small_talk, without_recalled
 from cortex_mcp.engine.runtime import Runtime
@@ -64,6 +65,14 @@ async def decided_with_meaning(
     of the local model, #25 item 4): the nearest in meaning count only when the words found no
     memory to correct, so the verdict is the one the vectors would have given in any case."""
     decided = await decide(rt.db, proposal, agent, asked, ())
+    return await with_meaning(rt, proposal, agent, asked, decided)
+
+
+async def with_meaning(
+    rt: Runtime, proposal: Proposal, agent: str, asked: Verdict | None, decided: Decided
+) -> tuple[Decided, list[tuple[float, Memory]]]:
+    """The words' decision, decided again with the memories nearest in meaning when it is a
+    correction with no slot that the words left new (`decided_with_meaning`)."""
     nearby: list[tuple[float, Memory]] = []
     corrects = proposal.correction and proposal.slot is None and asked is None
     if corrects and decided.verdict.action == "new":
@@ -122,10 +131,14 @@ class Ruled:
     nearby: list[tuple[float, Memory]]
 
 
-async def rule_on(rt: Runtime, proposal: Proposal, agent: str) -> Ruled:
-    """The rules' verdict on a proposal, in reads outside any write transaction."""
-    decided, nearby = await decided_with_meaning(rt, proposal, agent, None)
-    return Ruled(proposal, decided, nearby)
+async def rule_on(rt: Runtime, proposals: Sequence[Proposal], agent: str) -> list[Ruled]:
+    """The rules' verdicts on an exchange's proposals, read outside any write transaction: by
+    their words in one read transaction, then, for a correction the words left new, by meaning."""
+    ruled = []
+    for proposal, decided in zip(proposals, await decide_all(rt.db, proposals, agent), strict=True):
+        decided, nearby = await with_meaning(rt, proposal, agent, None, decided)
+        ruled.append(Ruled(proposal, decided, nearby))
+    return ruled
 
 
 async def write_ruled(conn: Connection, ruled: Ruled, agent: str, now: datetime) -> StoredMemory:

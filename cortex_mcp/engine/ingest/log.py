@@ -56,6 +56,21 @@ async def append_exchange(
     return Logged(exchange, seqs)
 
 
+@dataclass(frozen=True)
+class Settled:
+    """An exchange's extraction known before its messages are logged (cortex_ingest decides
+    and writes the fast channel first): the state of every message, and the memories taken
+    from each (by position)."""
+
+    state: str
+    links: dict[int, list[str]]
+
+    def linked(self, at: int) -> list[str]:
+        """The memories of message `at`, distinct and in the order `link_memories` leaves
+        them (SQL's union: sorted)."""
+        return sorted(set(self.links.get(at, [])))
+
+
 async def append_in(
     conn: Connection,
     messages: Sequence[tuple[str, str]],
@@ -63,12 +78,15 @@ async def append_in(
     session_id: str | None,
     exchange: tuple[str, str],
     now: datetime,
+    settled: Settled | None = None,
 ) -> list[int]:
     """Inside a write transaction: append (role, content) messages under `exchange` (its id,
-    its origin); each message's sequence number, -1 for an empty one (not logged)."""
+    its origin); each message's sequence number, -1 for an empty one (not logged). `settled`:
+    what was already extracted from each message and whether an LLM extraction is owed, written
+    with the rows (what `settle_in` would write after them, without its updates)."""
     exchange_id, origin = exchange
     seqs: list[int] = []
-    for role, content in messages:
+    for at, (role, content) in enumerate(messages):
         if not content.strip():
             seqs.append(-1)
             continue
@@ -81,6 +99,8 @@ async def append_in(
             role=role,
             content=content,
             created_at=to_text(now),
+            extraction=settled.state if settled else "none",
+            memory_ids=settled.linked(at) if settled else None,
         )
         seqs.append(seq)
     return seqs

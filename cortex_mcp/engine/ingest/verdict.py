@@ -84,7 +84,12 @@ class Verdict:
 
 def overlap(a: str, b: str) -> float:
     """Term overlap of two texts, ignoring English stopwords."""
-    return jaccard(term_set(a) - ENGLISH_STOPWORDS, term_set(b) - ENGLISH_STOPWORDS)
+    return jaccard(content_terms(a), content_terms(b))
+
+
+def content_terms(text: str) -> frozenset[str]:
+    """The terms `overlap` compares: words and CJK bigrams, English stopwords left out."""
+    return term_set(text) - ENGLISH_STOPWORDS
 
 
 async def close_candidates(
@@ -98,8 +103,9 @@ async def close_candidates(
     agent = agent_id or ""
     found = await fts.text_candidates(conn, match, agent, layers, None, CLOSE_CANDIDATES * 3)
     by_id = await rows.memories_by_id(conn, [candidate.id for _, candidate in found])
+    terms = content_terms(text)  # once, not once per candidate
     scored = [
-        (overlap(text, m.content), m)
+        (jaccard(terms, content_terms(m.content)), m)
         for m in (by_id[candidate.id] for _, candidate in found if candidate.id in by_id)
         if m.agent_id == agent_id
         and m.category != Category.PROFILE

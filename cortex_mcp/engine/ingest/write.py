@@ -101,6 +101,19 @@ async def decide(
     return Decided(verdict, seen)
 
 
+async def decide_all(
+    db: Database, proposals: Sequence[Proposal], agent_id: str | None
+) -> list[Decided]:
+    """`decide` for several proposals (an exchange's fast statements, no LLM asked) in one read
+    transaction: one snapshot, one turn of the store, the same verdicts (no write runs between
+    them either way; the write re-checks each)."""
+    if not proposals:
+        return []
+    async with db.read() as conn:
+        seen = await rows.newest_seq(conn)
+        return [Decided(await settle(conn, p, agent_id, None), seen) for p in proposals]
+
+
 async def still_holds(
     conn: Connection, decided: Decided, proposal: Proposal, agent_id: str | None
 ) -> bool:
