@@ -10,6 +10,12 @@ waits for the deep channel to drain in the background and reports how long that 
     python -m bench.ingest_llm --code /tmp/before --label before
                                                         # the cortex_mcp package in /tmp/before
     python -m bench.ingest_llm --synchronous FULL       # one durability only (default: both)
+    python -m bench.ingest_llm --dialogue locomo        # the dev conversations' exchanges
+
+The exchanges: by default pairs of synthetic facts (every message a statement the fast channel
+reads, 6-7 % of them corrections: its hardest mix); with `--dialogue locomo`, consecutive turns
+of the LoCoMo dev conversations as the ingest path sends them (bench/locomo_paths.py), taken
+evenly across the five conversations: what a client really sends.
 
 Each run times both SQLite durabilities side by side (`store.synchronous`: FULL, an fsync per
 commit, the default; NORMAL, fsync at checkpoints: safe against a killed process, not against
@@ -36,6 +42,9 @@ from mcp import Client, StdioServerParameters
 
 from bench.corpus import Corpus
 from bench.latency import SERVER_ENV, machine, seed, structured, summary
+from bench.locomo import DATA
+from bench.locomo_data import load_samples
+from bench.locomo_paths import session_id, sessions_of
 from tests.fakes import FakeOpenAI
 from tests.fakes.server import serve
 
@@ -121,6 +130,32 @@ async def timed_session(
     }
 
 
+def synthetic_exchanges(corpus: Corpus, count: int) -> list[dict[str, str]]:
+    """`count` exchanges of two synthetic facts each."""
+    pairs = itertools.islice(zip(corpus.memories(), corpus.memories(), strict=False), count)
+    return [{"user_message": u, "assistant_message": r} for (_, u), (_, r) in pairs]
+
+
+def dialogue_exchanges(count: int) -> list[dict[str, str]]:
+    """`count` exchanges of the dev conversations (two consecutive turns of a session, speaker
+    names kept, as `bench.locomo --path ingest` sends them), every n-th of all of them."""
+    every = []
+    for sample in load_samples(DATA):
+        for session in sessions_of(sample):
+            name = session_id(sample, session[0].session)
+            for start in range(0, len(session) - 1, 2):
+                user, assistant = session[start], session[start + 1]
+                every.append(
+                    {
+                        "user_message": user.line,
+                        "assistant_message": assistant.line,
+                        "session_id": name,
+                    }
+                )
+    step = max(1, len(every) // count)
+    return every[::step][:count]
+
+
 async def main() -> None:
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("--size", type=int, default=10_000)
@@ -129,6 +164,12 @@ async def main() -> None:
     cli.add_argument("--code", type=Path, default=ROOT, help="folder holding cortex_mcp/")
     cli.add_argument("--label", default="after")
     cli.add_argument(
+        "--dialogue",
+        choices=("synthetic", "locomo"),
+        default="synthetic",
+        help="the exchanges timed: synthetic facts, or the dev conversations' turns",
+    )
+    cli.add_argument(
         "--settle-s", type=float, default=10.0, help="quiet time after the warm-up, before timing"
     )
     cli.add_argument(
@@ -136,8 +177,11 @@ async def main() -> None:
     )
     args = cli.parse_args()
     corpus = Corpus(20260101)
-    pairs = itertools.islice(zip(corpus.memories(), corpus.memories(), strict=False), args.ingests)
-    exchanges = [{"user_message": u, "assistant_message": r} for (_, u), (_, r) in pairs]
+    exchanges = (
+        dialogue_exchanges(args.ingests)
+        if args.dialogue == "locomo"
+        else synthetic_exchanges(corpus, args.ingests)
+    )
     load_before = os.getloadavg()[0]
     fake = FakeOpenAI()
     fake.default_reply = '{"memories": []}'
@@ -169,6 +213,7 @@ async def main() -> None:
     results |= {
         "size": args.size,
         "ingests": args.ingests,
+        "dialogue": args.dialogue,
         "llm_latency_ms": args.latency_ms,
         "settle_s": args.settle_s,
         "load_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
@@ -179,6 +224,11 @@ async def main() -> None:
     RESULTS.write_text(json.dumps(stored, indent=2) + "\n", encoding="utf-8")
     write_docs(stored)
     print(json.dumps({k: v for k, v in results.items() if k != "machine"}, indent=2))
+
+
+def dialogue_of(run: dict[str, Any]) -> str:
+    """The exchanges a run timed, where they were not the synthetic facts."""
+    return "" if run.get("dialogue", "synthetic") == "synthetic" else f" ({run['dialogue']})"
 
 
 def write_docs(stored: dict[str, Any]) -> None:
@@ -195,7 +245,7 @@ def write_docs(stored: dict[str, Any]) -> None:
             floor, slow = s["no_llm"]["ingest"], s["slow_llm"]["ingest"]
             trip = s["slow_llm"].get("round_trip", {}).get("p95")
             rows.append(
-                f"| {label} | {synchronous}"
+                f"| {label}{dialogue_of(r)} | {synchronous}"
                 f" | {floor['p50']:.1f} / {floor['p95']:.1f} / {floor['p99']:.1f} ms"
                 f" | {slow['min']:.1f} / {slow['p50']:.1f} / {slow['p95']:.1f}"
                 f" / {slow['p99']:.1f} ms"
@@ -224,7 +274,9 @@ def write_docs(stored: dict[str, Any]) -> None:
             " (rows before the durability column existed are FULL, without it). A call that"
             " waits for"
             " the LLM takes at least its latency: see the slow LLM's min. Wall times on a shared"
-            " machine (the load is in the JSON's `machine`) are noisy; compare within a row.",
+            " machine (the load is in the JSON's `machine`) are noisy; compare within a row."
+            " Rows marked (locomo) timed the dev conversations' exchanges (`--dialogue"
+            " locomo`) instead of pairs of synthetic facts.",
             "",
             *rows,
             "",
