@@ -312,8 +312,26 @@ def speed_note() -> list[str]:
             " 100000` adds it; seeding PostgreSQL takes most of that run); the per-engine"
             " table above has 100,000 from `bench/latency.py --quick`."
         ),
+        *growth_note(report["runs"]),
         "",
         *statements_note(),
+    ]
+
+
+def growth_note(runs: list[dict[str, Any]]) -> list[str]:
+    """How a remember's p50 grows from the smallest to the largest store, per engine (#28
+    item 7: at most 3x)."""
+    if len(runs) < 2:
+        return []
+    small, large = runs[0], runs[-1]
+    grown = [
+        f"{engine} {large[engine]['remember_p50_ms'] / small[engine]['remember_p50_ms']:.2f}×"
+        for engine in ("sqlite", "postgresql")
+    ]
+    return [
+        f" A remember's p50 at {large['n']:,} over its p50 at {small['n']:,} (runs of different"
+        f" loads): {', '.join(grown)}. What grows with the store on PostgreSQL's write path"
+        " was not profiled."
     ]
 
 
