@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +64,12 @@ class LocalEmbedder:
             return []
         e5 = await self._loaded()
         if kind == "query":  # someone waits for it
-            matrix = await anyio.to_thread.run_sync(e5.query, list(texts), abandon_on_cancel=True)
-        else:  # stored texts: background work, which must not slow a recall down
-            matrix = await in_background_thread(e5.passage, list(texts))
-        vectors: list[list[float]] = matrix.tolist()
+            work = partial(in_pieces, e5, e5.query)
+            return await anyio.to_thread.run_sync(work, list(texts), abandon_on_cancel=True)
+        # stored texts: background work, which must not slow a recall down
+        vectors: list[list[float]] = await in_background_thread(
+            partial(in_pieces, e5, e5.passage), list(texts)
+        )
         return vectors
 
     async def _loaded(self) -> Any:
@@ -101,6 +104,31 @@ class LocalEmbedder:
     async def aclose(self) -> None:
         """Release the model; the next `embed()` would load it again."""
         self._e5 = None
+
+
+PIECE_TOKENS = 768
+"""The most tokens one pass of the model takes. A pass holds ~19 KB of activations a token (a
+back-fill batch of 64 corpus texts, ~1,600 tokens: 30 MB, and two batches run at once), while
+the model's throughput is the same for 8 texts as for 128 (bench/backfill.py `--model`): a
+longer batch is embedded a piece at a time. At 768 tokens each activation buffer is over
+engine/heap.py's 1 MiB, so glibc maps it on its own and hands it back when the pass ends."""
+
+
+def in_pieces(e5: Any, embed: Callable[[list[str]], Any], texts: list[str]) -> list[list[float]]:
+    """`embed` over `texts` in pieces of at most PIECE_TOKENS tokens (a longer text alone)."""
+    vectors: list[list[float]] = []
+    piece: list[str] = []
+    tokens = 0
+    for text in texts:
+        count = e5.token_count(text)
+        if piece and tokens + count > PIECE_TOKENS:
+            vectors += embed(piece).tolist()
+            piece, tokens = [], 0
+        piece.append(text)
+        tokens += count
+    if piece:
+        vectors += embed(piece).tolist()
+    return vectors
 
 
 BACKGROUND_NICENESS = 10
