@@ -23,10 +23,11 @@ _CANDIDATES = (
     " order by bm25 limit :limit"
 )
 _TOP_FIRST = (
-    "select t.bm25, m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key"
-    " from (select rowid, bm25(memories_fts, 1.0, :context_weight) as bm25 from memories_fts"
-    " where memories_fts match :match order by bm25 limit :pool) as t"
-    " cross join memories m on m.seq = t.rowid"
+    "with t as materialized (select rowid, bm25(memories_fts, 1.0, :context_weight) as bm25"
+    " from memories_fts where memories_fts match :match order by bm25 limit :pool)"
+    " select t.bm25, m.id, m.layer, m.created_at, m.updated_at, m.access_count, m.content_key,"
+    " (select count(*) from t) as pooled"
+    " from t cross join memories m on m.seq = t.rowid"
     " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
     " and m.deleted_at is null and m.superseded_by is null"
     " and m.layer in (select value from json_each(:layers))"
@@ -34,10 +35,12 @@ _TOP_FIRST = (
     " order by t.bm25 limit :limit"
 )
 """The best `pool` matches first, then the filters on those only: joining every match to its
-memory before ranking cost 1.5-2× the full-text search itself at 100,000 memories."""
+memory before ranking cost 1.5-2× the full-text search itself at 100,000 memories. Each row
+says how many matches the pool held (`pooled`)."""
 POOL_FACTOR, POOL_EXTRA = 3, 50
 """The pool ranked first: enough that the filters (other agents, superseded, other layers)
-leave `limit`; when they do not, the exact query runs."""
+leave `limit`; when they do not and the pool was full (more matches may lie beyond it), the
+exact query runs. A pool that was not full held every match: its rows are the exact answer."""
 
 _CANDIDATES_PG = (
     MEMORY_BM25  # noqa: S608 - constants
@@ -78,9 +81,15 @@ async def text_candidates(
     else:
         params["pool"] = limit * POOL_FACTOR + POOL_EXTRA
         rows = await fetch_all(conn, _TOP_FIRST, params)
-        if len(rows) < limit:  # the filters left too few of the pool (or few match at all)
-            rows = await fetch_all(conn, _CANDIDATES, params)
+        if len(rows) < limit and not _held_every_match(rows, params["pool"]):
+            rows = await fetch_all(conn, _CANDIDATES, params)  # the filters left too few
     return [(row["bm25"], to_candidate(row)) for row in rows]
+
+
+def _held_every_match(rows: list[Any], pool: int) -> bool:
+    """True when the pool the rows were taken from held every match (it was not full); no
+    rows: unknown (nothing matched, or the filters left none), so False."""
+    return bool(rows) and rows[0]["pooled"] < pool
 
 
 async def candidates_by_id(

@@ -28,6 +28,7 @@ from cortex_mcp.store import dates, fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.relations import Relation
+from cortex_mcp.store.shape import StoreShape, change_mark, store_shape
 from cortex_mcp.store.vectors import candidates_of, vector_candidates
 
 
@@ -48,6 +49,9 @@ class Ranking:
     scored: list[Scored]
     backends: list[BackendTiming]
     relations: list[Relation] = field(default_factory=list)
+    store: StoreShape | None = None
+    """What the store held as it ranked (None: not known), so a later step of the same read
+    can skip a leg that cannot find anything."""
 
 
 Then = Callable[[Connection, Ranking, list[SearchHit]], Coroutine[Any, Any, None]]
@@ -109,9 +113,11 @@ async def rank(
     query_vector: list[float] | None = None,
     vector_backend: BackendTiming | None = None,
     matrix: VectorMatrix | None = None,
+    store: StoreShape | None = None,
 ) -> Ranking:
     """The text candidates and the query vector's nearest memories (from the memories'
-    `matrix` when it is in step with the store, else sqlite-vec), scored, best first."""
+    `matrix` when it is in step with the store, else sqlite-vec), scored, best first; `store`:
+    what the store holds (the graph step is skipped when it holds no relation)."""
     backends = [text.timing]
     near: list[tuple[float, Candidate]] = []
     if query_vector is not None and vector_backend is not None:
@@ -144,6 +150,7 @@ async def rank(
         layers=layers,
         categories=categories,
         settings=settings,
+        related=store is None or store.relations,
     )
     relevance, candidates = graph.relevance, graph.candidates
     relevance = asking_weighed(relevance, candidates, settings.question_weight)
@@ -170,7 +177,7 @@ async def rank(
         Scored(rank=i, candidate=candidate, score=score)
         for i, (candidate, score) in enumerate(scored, start=1)
     ]
-    return Ranking(text.match, ranked, backends, graph.relations)
+    return Ranking(text.match, ranked, backends, graph.relations, store)
 
 
 def asking_weighed(
@@ -263,11 +270,13 @@ async def find(
     async def embed() -> None:
         embedded.append(await _query_vector(index, question.text, vector_backend(db)))
 
+    mark = change_mark(db)  # before the snapshot (store/shape.py)
     async with anyio.create_task_group() as group, db.read() as conn:
         searchable = await index.searchable(conn)
         if searchable:
             group.start_soon(embed)
         text = await text_candidates(conn, question, **where, settings=settings)
+        store = await store_shape(conn, db, mark)
         if not searchable:
             off = _vectors_off(db, index)
             ranking = await rank(
@@ -278,6 +287,7 @@ async def find(
                 settings=settings,
                 now=clock(),
                 vector_backend=off,
+                store=store,
             )
             hits = await search_hits(conn, _chosen(ranking, keep))
             if then is not None:
