@@ -5,17 +5,20 @@ from the WAL index without a statement), and the memories shown as the log's fus
 
 import itertools
 import json
-from datetime import UTC, datetime
+import random
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from cortex_mcp.config import Settings
+from cortex_mcp.config import SearchSettings, Settings
 from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.recall.log import with_log_hits
+from cortex_mcp.engine.recall.rank import final_score
 from cortex_mcp.engine.recall.unlogged import without_log
 from cortex_mcp.models import Category, Layer, Memory, RecallResult, new_memory_id
 from cortex_mcp.search.query import match_expression
+from cortex_mcp.search.scoring import Relevance, score_candidate
 from cortex_mcp.store import fts
 from cortex_mcp.store.memories import insert_memory
 from cortex_mcp.store.shape import change_mark, store_shape
@@ -207,3 +210,24 @@ async def test_candidates_are_exact_whether_or_not_the_pool_was_full(
                 assert [c.id for _, c in many] == [row["id"] for row in exact]
     assert [c.id for _, c in few] == [mine_strong.id, mine_weak.id]  # beyond a full pool
     assert [c.id for _, c in many] == [mine_strong.id, mine_weak.id]  # the pool held all
+
+
+async def test_final_score_is_the_breakdowns() -> None:
+    """Candidates are sorted by `final_score` without a breakdown each; it is exactly the
+    breakdown's `final_score`, which is put together only for the candidates shown."""
+    settings = SearchSettings()
+    rng = random.Random(28)
+    for _ in range(500):
+        relevance = Relevance(
+            bm25=-rng.random() * 9, text_score=rng.random(), fused_score=rng.random()
+        )
+        factors = (
+            relevance,
+            rng.choice(list(Layer)),
+            NOW - timedelta(days=rng.uniform(0, 90)),
+            rng.randrange(0, 40),
+            NOW,
+            settings,
+            rng.choice([1.0, 1.0 + settings.date_boost]),
+        )
+        assert final_score(*factors) == score_candidate(*factors).final_score

@@ -4,6 +4,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cached_property, lru_cache, partial
 from typing import Any, TypeVar
 
 import anyio
@@ -23,7 +24,16 @@ from cortex_mcp.models import (
     ScoreBreakdown,
     SearchHit,
 )
-from cortex_mcp.search.scoring import Relevance, date_boost, fuse, score_candidate, with_dated
+from cortex_mcp.search.scoring import (
+    Relevance,
+    access_boost,
+    date_boost,
+    fuse,
+    layer_weight,
+    recency_boost,
+    score_candidate,
+    with_dated,
+)
 from cortex_mcp.store import dates, fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection, Database
@@ -34,11 +44,18 @@ from cortex_mcp.store.vectors import candidates_of, vector_candidates
 
 @dataclass(frozen=True)
 class Scored:
-    """A candidate, its place in the ranking and why."""
+    """A candidate, its place in the ranking and why (`score`, put together when first asked
+    for: a recall shows a few of its hundred candidates)."""
 
     rank: int
     candidate: Candidate
-    score: ScoreBreakdown
+    final_score: float
+    explain: Callable[[], ScoreBreakdown] = field(repr=False, compare=False)
+
+    @cached_property
+    def score(self) -> ScoreBreakdown:
+        """Every factor of the candidate's score; its `final_score` is this one's."""
+        return self.explain()
 
 
 @dataclass(frozen=True)
@@ -155,29 +172,41 @@ async def rank(
     relevance, candidates = graph.relevance, graph.candidates
     relevance = asking_weighed(relevance, candidates, settings.question_weight)
     mentioned = await dates.mentions(conn, list(candidates)) if spans or when else {}
-    scored = [
-        (
-            candidates[key],
-            score_candidate(
-                value,
-                candidates[key].layer,
-                candidates[key].updated_at,
-                candidates[key].access_count,
-                now,
-                settings,
-                date_boost(
-                    candidates[key].created_at, spans, settings, mentioned.get(key, ()), when
-                ),
-            ),
+    scored: list[tuple[Candidate, float, Callable[[], ScoreBreakdown]]] = []
+    for key, value in relevance.items():
+        candidate = candidates[key]
+        boost = date_boost(candidate.created_at, spans, settings, mentioned.get(key, ()), when)
+        factors = (value, candidate.layer, candidate.updated_at, candidate.access_count, now)
+        scored.append(
+            (
+                candidate,
+                final_score(*factors, settings, boost),
+                partial(score_candidate, *factors, settings, boost),
+            )
         )
-        for key, value in relevance.items()
-    ]
-    scored.sort(key=lambda pair: (-pair[1].final_score, pair[0].id))
+    scored.sort(key=lambda entry: (-entry[1], entry[0].id))
     ranked = [
-        Scored(rank=i, candidate=candidate, score=score)
-        for i, (candidate, score) in enumerate(scored, start=1)
+        Scored(rank=i, candidate=candidate, final_score=final, explain=explain)
+        for i, (candidate, final, explain) in enumerate(scored, start=1)
     ]
     return Ranking(text.match, ranked, backends, graph.relations, store)
+
+
+def final_score(
+    relevance: Relevance,
+    layer: Layer,
+    updated_at: datetime,
+    access_count: int,
+    now: datetime,
+    settings: SearchSettings,
+    dated: float = 1.0,
+) -> float:
+    """`score_candidate(...).final_score`, the same product in the same order, without building
+    the breakdown (a pydantic model) of every candidate to sort them."""
+    weight = layer_weight(layer, settings)
+    recency = recency_boost(updated_at, now, settings)
+    access = access_boost(access_count, settings)
+    return relevance.fused_score * dated * weight * recency * access
 
 
 def asking_weighed(
@@ -188,10 +217,15 @@ def asking_weighed(
         return relevance
     return {
         key: replace(value, fused_score=value.fused_score * weight)
-        if ends_asking(candidates[key].content_key)
+        if asks(candidates[key].content_key)
         else value
         for key, value in relevance.items()
     }
+
+
+asks = lru_cache(maxsize=8192)(ends_asking)
+"""`ends_asking` of a memory's content key, kept: the same memories come back recall after
+recall, and a content key never changes."""
 
 
 async def nearest_memories(
