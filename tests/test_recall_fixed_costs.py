@@ -1,7 +1,8 @@
 """A BM25 recall's fixed costs cut without changing what it returns (#28 item 7): the full-text
 candidates in one statement when the ranked pool held every match, the graph step and the
 conversation log's text leg skipped while the store holds no relation or no message (known
-from the WAL index without a statement), and the memories shown as the log's fusion would."""
+from the data version the candidates' statement reads and this connection's changes, without a
+statement of its own), and the memories shown as the log's fusion would show them."""
 
 import itertools
 import json
@@ -21,7 +22,7 @@ from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.scoring import Relevance, score_candidate
 from cortex_mcp.store import fts
 from cortex_mcp.store.memories import insert_memory
-from cortex_mcp.store.shape import change_mark, store_shape
+from cortex_mcp.store.shape import Mark, change_mark, store_shape
 from tests.conftest import FrozenClock
 
 pytestmark = [pytest.mark.anyio, pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
@@ -118,28 +119,44 @@ async def test_own_writes_change_the_shape(plain: Settings, clock: FrozenClock) 
         ]
 
 
+async def mark_of(engine: Engine) -> Mark | None:
+    """The store's mark as a recall's candidate statement sees it."""
+    match = match_expression("cycles")
+    assert match is not None
+    async with engine.db.read() as conn:
+        rows = await fts.text_rows(conn, match, "default", list(Layer), None, limit=10)
+    version = rows[0]["data_version"] if rows and engine.db.dialect == "sqlite" else None
+    return change_mark(engine.db, version)
+
+
 async def test_the_mark_moves_with_every_commit(plain: Settings, clock: FrozenClock) -> None:
-    """On SQLite the WAL index's header differs after a commit and is kept until then; on
-    PostgreSQL there is none and nothing is kept (every step runs)."""
-    async with open_engine(plain, clock, {}) as engine:
-        db = engine.db
-        if db.dialect != "sqlite":
-            assert change_mark(db) is None
-            async with db.read() as conn:
-                assert await store_shape(conn, db, None) is None
-            return
+    """On SQLite the mark stays while nothing is committed and moves with a commit of this
+    connection (its changes) or of another (the data version); on PostgreSQL there is none and
+    nothing is kept (every step runs)."""
+    async with open_engine(plain, clock, {}) as engine, open_engine(plain, clock, {}) as other:
         await engine.remember("The user cycles to work")
-        first = change_mark(db)
-        assert first is not None and change_mark(db) == first
-        async with db.read() as conn:
-            shape = await store_shape(conn, db, first)
+        first = await mark_of(engine)
+        if engine.db.dialect != "sqlite":
+            assert first is None
+            async with engine.db.read() as conn:
+                assert await store_shape(conn, engine.db, first) is None
+            return
+        assert first is not None and await mark_of(engine) == first
+        async with engine.db.read() as conn:
+            shape = await store_shape(conn, engine.db, first)
         assert shape is not None and (shape.relations, shape.log) == (False, False)
-        await engine.remember("Priya leads Acme", relations=[["Priya", "leads", "Acme"]])
-        second = change_mark(db)
-        assert second is not None and second != first
-        async with db.read() as conn:
-            shape = await store_shape(conn, db, second)
+        await engine.remember("Priya cycles to Acme", relations=[["Priya", "works at", "Acme"]])
+        own = await mark_of(engine)
+        assert own is not None and own != first and own[0] == first[0]
+        async with engine.db.read() as conn:
+            shape = await store_shape(conn, engine.db, own)
         assert shape is not None and shape.relations and not shape.log
+        await other.flush([("user", "I cycle to work when it does not rain")])
+        theirs = await mark_of(engine)
+        assert theirs is not None and theirs[0] != own[0]
+        async with engine.db.read() as conn:
+            shape = await store_shape(conn, engine.db, theirs)
+        assert shape is not None and shape.relations and shape.log
 
 
 async def test_without_log_is_what_the_fusion_gives_an_empty_log(
@@ -196,7 +213,7 @@ async def test_candidates_are_exact_whether_or_not_the_pool_was_full(
             many = await fts.text_candidates(conn, match, "default", layers, None, limit=100)
             if conn.dialect == "sqlite":  # the exact query, straight
                 exact = await conn.fetch_all(
-                    fts._CANDIDATES,
+                    fts._CANDIDATES.format(columns=fts.SLIM, version="1"),
                     {
                         "match": match,
                         "agent_id": "default",

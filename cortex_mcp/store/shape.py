@@ -1,25 +1,27 @@
 """What a store holds that lets a recall skip a step (#28 item 7): any live relation (the graph
 step), any logged message (the conversation log's text leg). An empty leg costs a statement, a
-turn on the connection's thread, each recall, so a store without relations or a log pays for
-both at every call.
+turn on the connection's thread, at every recall, so a store without relations or a log paid
+for both each time.
 
-The shape is read in one statement and kept until the store changes. A change is seen without a
-statement: SQLite's WAL index (the `-shm` file every connection of a WAL database maps) begins
-with a header whose change counter every commit of every process increments
-(https://www.sqlite.org/walformat.html, "iChange"), so the header's bytes differ after any
-commit. The header is read before the read transaction's snapshot is taken, so a shape kept
-for those bytes is never older than that snapshot. Where there is no WAL index (PostgreSQL, a
-store not in WAL mode, a file that cannot be read) nothing is kept and no step is skipped.
+The shape is read in one statement and kept until the store changes, which is seen without a
+statement of its own: the full-text candidates' statement carries SQLite's `data_version`
+(`VERSION_COLUMN`), which changes when another connection (another process) has committed, and
+this connection's own commits move its `total_changes`. The two, read in the snapshot that
+ranks, mark what the kept shape was read for. Where there is no mark (PostgreSQL, a query with
+no searchable word, or no full-text match) nothing is kept and no step is skipped.
 """
 
 import weakref
 from dataclasses import dataclass
-from pathlib import Path
 
 from cortex_mcp.store.db import Connection, Database
+from cortex_mcp.store.sqlite import SqliteDatabase
 
-HEADER_BYTES = 48
-"""The first copy of the WAL-index header: version, change counter, frames, page count, salts."""
+VERSION_COLUMN = "(select data_version from pragma_data_version()) as data_version"
+"""A column giving the store's version as the statement's snapshot sees it (SQLite)."""
+
+Mark = tuple[int, int]
+"""(data_version, this connection's total_changes): equal marks, the same committed store."""
 
 
 @dataclass(frozen=True)
@@ -38,32 +40,28 @@ SHAPE = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Kept:
-    mark: bytes
+    mark: Mark
     shape: StoreShape
 
 
 _kept: "weakref.WeakKeyDictionary[Database, _Kept]" = weakref.WeakKeyDictionary()
 
 
-def change_mark(db: Database) -> bytes | None:
-    """The store's WAL-index header now (its bytes change at every commit of any process);
-    None when there is none to read. Take it before the read transaction begins."""
-    if db.dialect != "sqlite":
+def change_mark(db: Database, version: int | None) -> Mark | None:
+    """The mark of the store as a statement of the current read transaction saw it: its
+    `data_version` column (None: there was none) and this connection's commits so far (no
+    commit of its own can come between: it runs one transaction at a time)."""
+    if version is None or not isinstance(db, SqliteDatabase):
         return None
-    try:
-        with Path(db.location + "-shm").open("rb") as shm:
-            header = shm.read(HEADER_BYTES)
-    except OSError:
-        return None
-    return header if len(header) == HEADER_BYTES and any(header) else None
+    return int(version), db.conn.total_changes
 
 
-async def store_shape(conn: Connection, db: Database, mark: bytes | None) -> StoreShape | None:
-    """The store's shape as `conn`'s snapshot sees it, read again only when the store changed
-    since the `mark` it was kept for (`change_mark`, taken before the snapshot); None (skip
-    nothing) when the store gives no mark."""
+async def store_shape(conn: Connection, db: Database, mark: Mark | None) -> StoreShape | None:
+    """The store's shape in `conn`'s snapshot, read again only when the store changed since
+    the `mark` it was kept for (`change_mark`, of the same snapshot); None (skip nothing) when
+    there is no mark."""
     if mark is None:
         return None
     kept = _kept.get(db)

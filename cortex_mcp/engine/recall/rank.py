@@ -82,6 +82,11 @@ class TextCandidates:
     match: str | None
     found: list[tuple[float, Candidate]]
     timing: BackendTiming
+    memories: dict[str, Any] = field(default_factory=dict)
+    """The found memories' rows by id (read with them: `search_hits` needs no statement for
+    the ones it shows)."""
+    version: int | None = None
+    """The store's `data_version` in the snapshot that found them (SQLite; store/shape.py)."""
 
 
 async def text_candidates(
@@ -97,8 +102,10 @@ async def text_candidates(
     match = question.match
     started = time.perf_counter()
     found: list[tuple[float, Candidate]] = []
+    memories: dict[str, Any] = {}
+    version = None
     if match is not None:
-        found = await fts.text_candidates(
+        read = await fts.text_rows(
             conn,
             match,
             agent_id,
@@ -107,6 +114,10 @@ async def text_candidates(
             settings.candidate_limit,
             settings.context_weight,
         )
+        found = [(row["bm25"], rows.to_candidate(row)) for row in read]
+        memories = {row["id"]: row for row in read}
+        if read and conn.dialect == "sqlite":
+            version = read[0]["data_version"]
     timing = BackendTiming(
         name="fts5-bm25",
         available=True,
@@ -114,7 +125,7 @@ async def text_candidates(
         elapsed_ms=(time.perf_counter() - started) * 1000,
         note=None if match else "query has no searchable terms",
     )
-    return TextCandidates(match, found, timing)
+    return TextCandidates(match, found, timing, memories, version)
 
 
 async def rank(
@@ -304,13 +315,12 @@ async def find(
     async def embed() -> None:
         embedded.append(await _query_vector(index, question.text, vector_backend(db)))
 
-    mark = change_mark(db)  # before the snapshot (store/shape.py)
     async with anyio.create_task_group() as group, db.read() as conn:
         searchable = await index.searchable(conn)
         if searchable:
             group.start_soon(embed)
         text = await text_candidates(conn, question, **where, settings=settings)
-        store = await store_shape(conn, db, mark)
+        store = await store_shape(conn, db, change_mark(db, text.version))
         if not searchable:
             off = _vectors_off(db, index)
             ranking = await rank(
@@ -323,7 +333,7 @@ async def find(
                 vector_backend=off,
                 store=store,
             )
-            hits = await search_hits(conn, _chosen(ranking, keep))
+            hits = await search_hits(conn, _chosen(ranking, keep), text.memories)
             if then is not None:
                 await then(conn, ranking, hits)
             return ranking, hits
@@ -403,9 +413,16 @@ def distinct(scored: list[Scored], limit: int) -> list[Scored]:
     return kept
 
 
-async def search_hits(conn: Connection, scored: list[Scored]) -> list[SearchHit]:
-    """The chosen candidates as hits with their full memories, in ranking order."""
-    memories = await rows.memories_by_id(conn, [entry.candidate.id for entry in scored])
+async def search_hits(
+    conn: Connection, scored: list[Scored], known: dict[str, Any] | None = None
+) -> list[SearchHit]:
+    """The chosen candidates as hits with their full memories, in ranking order; `known`: rows
+    of memories read already in this transaction (the rest are read now, if any)."""
+    known = known or {}
+    memories = {key: rows.to_memory(known[key]) for e in scored if (key := e.candidate.id) in known}
+    missing = [entry.candidate.id for entry in scored if entry.candidate.id not in memories]
+    if missing:
+        memories |= await rows.memories_by_id(conn, missing)
     return [
         SearchHit(rank=entry.rank, memory=memories[entry.candidate.id], score=entry.score)
         for entry in scored
