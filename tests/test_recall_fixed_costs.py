@@ -19,7 +19,7 @@ from cortex_mcp.engine.recall.rank import final_score
 from cortex_mcp.engine.recall.unlogged import without_log
 from cortex_mcp.models import Category, Layer, Memory, RecallResult, new_memory_id
 from cortex_mcp.search.query import match_expression
-from cortex_mcp.search.scoring import Relevance, score_candidate
+from cortex_mcp.search.scoring import Relevance, layer_weight, score_candidate
 from cortex_mcp.store import fts
 from cortex_mcp.store.memories import insert_memory
 from cortex_mcp.store.shape import Mark, change_mark, store_shape
@@ -247,4 +247,6 @@ async def test_final_score_is_the_breakdowns() -> None:
             settings,
             rng.choice([1.0, 1.0 + settings.date_boost]),
         )
-        assert final_score(*factors) == score_candidate(*factors).final_score
+        weights = {layer: layer_weight(layer, settings) for layer in Layer}
+        expected = score_candidate(*factors).final_score
+        assert final_score(*factors) == final_score(*factors, weights) == expected

@@ -184,6 +184,7 @@ async def rank(
     relevance = asking_weighed(relevance, candidates, settings.question_weight)
     mentioned = await dates.mentions(conn, list(candidates)) if spans or when else {}
     scored: list[tuple[Candidate, float, Callable[[], ScoreBreakdown]]] = []
+    weights = {layer: layer_weight(layer, settings) for layer in Layer}
     for key, value in relevance.items():
         candidate = candidates[key]
         boost = date_boost(candidate.created_at, spans, settings, mentioned.get(key, ()), when)
@@ -191,7 +192,7 @@ async def rank(
         scored.append(
             (
                 candidate,
-                final_score(*factors, settings, boost),
+                final_score(*factors, settings, boost, weights),
                 partial(score_candidate, *factors, settings, boost),
             )
         )
@@ -211,10 +212,12 @@ def final_score(
     now: datetime,
     settings: SearchSettings,
     dated: float = 1.0,
+    weights: dict[Layer, float] | None = None,
 ) -> float:
     """`score_candidate(...).final_score`, the same product in the same order, without building
-    the breakdown (a pydantic model) of every candidate to sort them."""
-    weight = layer_weight(layer, settings)
+    the breakdown (a pydantic model) of every candidate to sort them; `weights`: each layer's
+    `layer_weight`, worked out once for all the candidates."""
+    weight = weights[layer] if weights is not None else layer_weight(layer, settings)
     recency = recency_boost(updated_at, now, settings)
     access = access_boost(access_count, settings)
     return relevance.fused_score * dated * weight * recency * access
