@@ -9,6 +9,8 @@ each measurement, so a 100,000-memory store is built one time only.
     python -m bench.speed stall --n 100000                        # item 2: recall while the
                                                                   # mirror is rewritten
     python -m bench.speed growth --sizes 1000,10000,100000        # item 7 (and RSS, item 6)
+    python -m bench.speed recall --baseline DIR                   # item 7: BM25 recall ÷ floor,
+                                                                  # servers side by side, CPU
     python -m bench.speed lifecycle --n 100000                    # item 3: writes during a run
     python -m bench.speed start --runs 15 --baseline DIR          # item 5: initialize
 
@@ -16,6 +18,7 @@ Each writes bench/results/speed-<command>-<label>.json (`--label before` / `afte
 """
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -420,6 +423,97 @@ async def growth(args: argparse.Namespace) -> None:
     save(f"growth-{args.label}", report)
 
 
+# --- item 7: BM25 recall against its floor, servers side by side ---------------------------------
+
+
+def cpu_ms(pid: int) -> float:
+    """CPU time (user + system, every thread) a process has used so far, in milliseconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+async def recall_size(args: argparse.Namespace, n: int, codes: list[str]) -> dict[str, Any]:
+    """At `n` memories: every code's server and a no-op server open at once; for each query the
+    floor (the no-op's round trip + raw FTS5 top-10 of that query) and then each server's
+    recall, the order of the servers turning at every query, so all see the same load; the
+    p50 ratios to the floor, and each server's CPU time per call (read from /proc)."""
+    corpus = Corpus(SEED)
+    queries = [corpus.query()[1] for _ in range(args.calls)]
+    with tempfile.TemporaryDirectory(prefix="s-speed-") as tmp:
+        homes = {code: fresh_home(n, Path(tmp) / code) for code in codes}
+        async with contextlib.AsyncExitStack() as stack:
+            clients, pids = {}, {}
+            for code in codes:
+                params = cortex(homes[code], code)
+                clients[code] = await stack.enter_async_context(Client(params, mode="legacy"))
+                pids[code] = child_pid(b"cortex_mcp")
+            floor_client = await stack.enter_async_context(Client(noop(), mode="legacy"))
+            noop_pid = child_pid(b"noop")
+            first = {
+                c: await tool_ms(clients[c], "cortex_recall", {"query": "warm"}) for c in codes
+            }
+            await anyio.sleep(args.settle)  # the mirror's catch-up after a start
+            for q in queries[:10]:
+                await floor_client.call_tool("noop", {"query": q})
+                for code in codes:
+                    await clients[code].call_tool("cortex_recall", {"query": q})
+            conn = read_only(homes[codes[-1]])
+            noop_ms, fts_ms, floor_ms = [], [], []
+            recall_ms: dict[str, list[float]] = {code: [] for code in codes}
+            per_call: dict[str, list[float]] = {code: [] for code in codes}
+            cpu_before = {code: cpu_ms(pid) for code, pid in pids.items()} | {
+                "noop": cpu_ms(noop_pid)
+            }
+            try:
+                for i, q in enumerate(queries):
+                    noop_ms.append(await tool_ms(floor_client, "noop", {"query": q}))
+                    fts_ms.append(fts_top10_ms(conn, q) or 0.0)
+                    floor_ms.append(noop_ms[-1] + fts_ms[-1])
+                    for code in codes[i % len(codes) :] + codes[: i % len(codes)]:
+                        took = await tool_ms(clients[code], "cortex_recall", {"query": q})
+                        recall_ms[code].append(took)
+                        per_call[code].append(took / floor_ms[-1])
+            finally:
+                conn.close()
+            cpu_after = {code: cpu_ms(pid) for code, pid in pids.items()} | {
+                "noop": cpu_ms(noop_pid)
+            }
+    floor = summary(noop_ms)["p50"] + summary(fts_ms)["p50"]
+    cpu = {k: round((cpu_after[k] - cpu_before[k]) / len(queries), 3) for k in cpu_before}
+    return {
+        "n": n,
+        "calls": len(queries),
+        "noop_round_trip": summary(noop_ms),
+        "raw_fts_top10": summary(fts_ms),
+        "floor_p50": round(floor, 3),
+        "floor_per_call": summary(floor_ms),
+        "noop_cpu_ms_per_call": cpu["noop"],
+        **{
+            code: {
+                "first_recall_ms": round(first[code], 1),
+                "recall": summary(recall_ms[code]),
+                "recall_to_floor": round(summary(recall_ms[code])["p50"] / floor, 2),
+                "recall_to_floor_per_call_p50": round(summary(per_call[code])["p50"], 2),
+                "server_cpu_ms_per_recall": cpu[code],
+                "server_cpu_beyond_noop_ms": round(cpu[code] - cpu["noop"], 3),
+            }
+            for code in codes
+        },
+        "load": load(),
+    }
+
+
+async def recall(args: argparse.Namespace) -> None:
+    """Item 7: BM25-only recall against its floor at each size; with `--baseline`, the
+    baseline's server beside this checkout's, call by call."""
+    report = base_report(args) | {"runs": []}
+    codes = ["before", "after"] if args.baseline else ["after"]
+    for n in args.sizes:
+        report["runs"].append(await recall_size(args, n, codes))
+        print(json.dumps(report["runs"][-1], indent=2))
+    save(f"recall-{args.label}", report)
+
+
 # --- item 3: writes while a lifecycle runs ---------------------------------------------------
 
 
@@ -593,7 +687,8 @@ async def start(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
-        "command", choices=["seed", "writers", "stall", "growth", "lifecycle", "start"]
+        "command",
+        choices=["seed", "writers", "stall", "growth", "recall", "lifecycle", "start"],
     )
     parser.add_argument("--label", default="after")
     parser.add_argument("--sizes", default="1000,10000,100000")
@@ -619,6 +714,7 @@ def main() -> None:
         "writers": writers,
         "stall": stall,
         "growth": growth,
+        "recall": recall,
         "lifecycle": lifecycle,
         "start": start,
     }

@@ -35,6 +35,7 @@ from cortex_mcp.engine.recall.project import (
 from cortex_mcp.engine.recall.question import Question, read_question
 from cortex_mcp.engine.recall.rank import Ranking, Then, find, vector_backend
 from cortex_mcp.engine.recall.slots import slot_answers
+from cortex_mcp.engine.recall.unlogged import without_log
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.engine.scratchpad import read_scratchpad, scratchpad_block
 from cortex_mcp.errors import InvalidInput
@@ -127,6 +128,9 @@ async def search(
         matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
         vector = await log_vector(rt, question, ranking)
         answers = await slot_answers(conn, question.predicates, agent, layers, categories)
+        if ranking.store is not None and not ranking.store.log:  # nothing logged to search
+            fused.append(Fused(without_log(found, matched, answers, max_results), [], answers))
+            return
         found, said = await with_log_hits(
             conn,
             question.log_match,

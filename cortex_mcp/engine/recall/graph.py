@@ -56,9 +56,11 @@ async def expand(
     layers: list[Layer],
     categories: list[Category] | None,
     settings: SearchSettings,
+    related: bool = True,
 ) -> Expansion:
-    """The ranking with the memories and relations one hop from the query's entities."""
-    if settings.graph_weight <= 0:
+    """The ranking with the memories and relations one hop from the query's entities;
+    `related` False: the store holds no live relation, so there is nothing to find."""
+    if settings.graph_weight <= 0 or not related:
         return Expansion(relevance, candidates)
     started = time.perf_counter()
     asked = await graph_rows.known_keys(conn, question.phrases, agent_id)

@@ -4,6 +4,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cached_property, lru_cache, partial
 from typing import Any, TypeVar
 
 import anyio
@@ -23,21 +24,38 @@ from cortex_mcp.models import (
     ScoreBreakdown,
     SearchHit,
 )
-from cortex_mcp.search.scoring import Relevance, date_boost, fuse, score_candidate, with_dated
+from cortex_mcp.search.scoring import (
+    Relevance,
+    access_boost,
+    date_boost,
+    fuse,
+    layer_weight,
+    recency_boost,
+    score_candidate,
+    with_dated,
+)
 from cortex_mcp.store import dates, fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.relations import Relation
+from cortex_mcp.store.shape import StoreShape, change_mark, store_shape
 from cortex_mcp.store.vectors import candidates_of, vector_candidates
 
 
 @dataclass(frozen=True)
 class Scored:
-    """A candidate, its place in the ranking and why."""
+    """A candidate, its place in the ranking and why (`score`, put together when first asked
+    for: a recall shows a few of its hundred candidates)."""
 
     rank: int
     candidate: Candidate
-    score: ScoreBreakdown
+    final_score: float
+    explain: Callable[[], ScoreBreakdown] = field(repr=False, compare=False)
+
+    @cached_property
+    def score(self) -> ScoreBreakdown:
+        """Every factor of the candidate's score; its `final_score` is this one's."""
+        return self.explain()
 
 
 @dataclass(frozen=True)
@@ -48,6 +66,9 @@ class Ranking:
     scored: list[Scored]
     backends: list[BackendTiming]
     relations: list[Relation] = field(default_factory=list)
+    store: StoreShape | None = None
+    """What the store held as it ranked (None: not known), so a later step of the same read
+    can skip a leg that cannot find anything."""
 
 
 Then = Callable[[Connection, Ranking, list[SearchHit]], Coroutine[Any, Any, None]]
@@ -61,6 +82,11 @@ class TextCandidates:
     match: str | None
     found: list[tuple[float, Candidate]]
     timing: BackendTiming
+    memories: dict[str, Any] = field(default_factory=dict)
+    """The found memories' rows by id (read with them: `search_hits` needs no statement for
+    the ones it shows)."""
+    version: int | None = None
+    """The store's `data_version` in the snapshot that found them (SQLite; store/shape.py)."""
 
 
 async def text_candidates(
@@ -76,8 +102,10 @@ async def text_candidates(
     match = question.match
     started = time.perf_counter()
     found: list[tuple[float, Candidate]] = []
+    memories: dict[str, Any] = {}
+    version = None
     if match is not None:
-        found = await fts.text_candidates(
+        read = await fts.text_rows(
             conn,
             match,
             agent_id,
@@ -86,6 +114,10 @@ async def text_candidates(
             settings.candidate_limit,
             settings.context_weight,
         )
+        found = [(row["bm25"], rows.to_candidate(row)) for row in read]
+        memories = {row["id"]: row for row in read}
+        if read and conn.dialect == "sqlite":
+            version = read[0]["data_version"]
     timing = BackendTiming(
         name="fts5-bm25",
         available=True,
@@ -93,7 +125,7 @@ async def text_candidates(
         elapsed_ms=(time.perf_counter() - started) * 1000,
         note=None if match else "query has no searchable terms",
     )
-    return TextCandidates(match, found, timing)
+    return TextCandidates(match, found, timing, memories, version)
 
 
 async def rank(
@@ -109,9 +141,11 @@ async def rank(
     query_vector: list[float] | None = None,
     vector_backend: BackendTiming | None = None,
     matrix: VectorMatrix | None = None,
+    store: StoreShape | None = None,
 ) -> Ranking:
     """The text candidates and the query vector's nearest memories (from the memories'
-    `matrix` when it is in step with the store, else sqlite-vec), scored, best first."""
+    `matrix` when it is in step with the store, else sqlite-vec), scored, best first; `store`:
+    what the store holds (the graph step is skipped when it holds no relation)."""
     backends = [text.timing]
     near: list[tuple[float, Candidate]] = []
     if query_vector is not None and vector_backend is not None:
@@ -144,33 +178,49 @@ async def rank(
         layers=layers,
         categories=categories,
         settings=settings,
+        related=store is None or store.relations,
     )
     relevance, candidates = graph.relevance, graph.candidates
     relevance = asking_weighed(relevance, candidates, settings.question_weight)
     mentioned = await dates.mentions(conn, list(candidates)) if spans or when else {}
-    scored = [
-        (
-            candidates[key],
-            score_candidate(
-                value,
-                candidates[key].layer,
-                candidates[key].updated_at,
-                candidates[key].access_count,
-                now,
-                settings,
-                date_boost(
-                    candidates[key].created_at, spans, settings, mentioned.get(key, ()), when
-                ),
-            ),
+    scored: list[tuple[Candidate, float, Callable[[], ScoreBreakdown]]] = []
+    weights = {layer: layer_weight(layer, settings) for layer in Layer}
+    for key, value in relevance.items():
+        candidate = candidates[key]
+        boost = date_boost(candidate.created_at, spans, settings, mentioned.get(key, ()), when)
+        factors = (value, candidate.layer, candidate.updated_at, candidate.access_count, now)
+        scored.append(
+            (
+                candidate,
+                final_score(*factors, settings, boost, weights),
+                partial(score_candidate, *factors, settings, boost),
+            )
         )
-        for key, value in relevance.items()
-    ]
-    scored.sort(key=lambda pair: (-pair[1].final_score, pair[0].id))
+    scored.sort(key=lambda entry: (-entry[1], entry[0].id))
     ranked = [
-        Scored(rank=i, candidate=candidate, score=score)
-        for i, (candidate, score) in enumerate(scored, start=1)
+        Scored(rank=i, candidate=candidate, final_score=final, explain=explain)
+        for i, (candidate, final, explain) in enumerate(scored, start=1)
     ]
-    return Ranking(text.match, ranked, backends, graph.relations)
+    return Ranking(text.match, ranked, backends, graph.relations, store)
+
+
+def final_score(
+    relevance: Relevance,
+    layer: Layer,
+    updated_at: datetime,
+    access_count: int,
+    now: datetime,
+    settings: SearchSettings,
+    dated: float = 1.0,
+    weights: dict[Layer, float] | None = None,
+) -> float:
+    """`score_candidate(...).final_score`, the same product in the same order, without building
+    the breakdown (a pydantic model) of every candidate to sort them; `weights`: each layer's
+    `layer_weight`, worked out once for all the candidates."""
+    weight = weights[layer] if weights is not None else layer_weight(layer, settings)
+    recency = recency_boost(updated_at, now, settings)
+    access = access_boost(access_count, settings)
+    return relevance.fused_score * dated * weight * recency * access
 
 
 def asking_weighed(
@@ -181,10 +231,15 @@ def asking_weighed(
         return relevance
     return {
         key: replace(value, fused_score=value.fused_score * weight)
-        if ends_asking(candidates[key].content_key)
+        if asks(candidates[key].content_key)
         else value
         for key, value in relevance.items()
     }
+
+
+asks = lru_cache(maxsize=8192)(ends_asking)
+"""`ends_asking` of a memory's content key, kept: the same memories come back recall after
+recall, and a content key never changes."""
 
 
 async def nearest_memories(
@@ -268,6 +323,7 @@ async def find(
         if searchable:
             group.start_soon(embed)
         text = await text_candidates(conn, question, **where, settings=settings)
+        store = await store_shape(conn, db, change_mark(db, text.version))
         if not searchable:
             off = _vectors_off(db, index)
             ranking = await rank(
@@ -278,8 +334,9 @@ async def find(
                 settings=settings,
                 now=clock(),
                 vector_backend=off,
+                store=store,
             )
-            hits = await search_hits(conn, _chosen(ranking, keep))
+            hits = await search_hits(conn, _chosen(ranking, keep), text.memories)
             if then is not None:
                 await then(conn, ranking, hits)
             return ranking, hits
@@ -359,9 +416,16 @@ def distinct(scored: list[Scored], limit: int) -> list[Scored]:
     return kept
 
 
-async def search_hits(conn: Connection, scored: list[Scored]) -> list[SearchHit]:
-    """The chosen candidates as hits with their full memories, in ranking order."""
-    memories = await rows.memories_by_id(conn, [entry.candidate.id for entry in scored])
+async def search_hits(
+    conn: Connection, scored: list[Scored], known: dict[str, Any] | None = None
+) -> list[SearchHit]:
+    """The chosen candidates as hits with their full memories, in ranking order; `known`: rows
+    of memories read already in this transaction (the rest are read now, if any)."""
+    known = known or {}
+    memories = {key: rows.to_memory(known[key]) for e in scored if (key := e.candidate.id) in known}
+    missing = [entry.candidate.id for entry in scored if entry.candidate.id not in memories]
+    if missing:
+        memories |= await rows.memories_by_id(conn, missing)
     return [
         SearchHit(rank=entry.rank, memory=memories[entry.candidate.id], score=entry.score)
         for entry in scored
