@@ -409,18 +409,38 @@ async def count_states(conn: Connection) -> dict[str, int]:
     return {"total": row[0], "live": row[1], "forgotten": row[2], "superseded": row[3]}
 
 
+_SLOT = "json_extract(m.metadata, '$.predicate')"
+"""A memory's slot predicate, as the slot index (memories_by_slot) holds it on SQLite."""
+
+
+def _slot_terms(predicates: list[str]) -> tuple[str, dict[str, str]]:
+    """The SQLite condition matching these predicates (a prefix ending in ':' as the range of
+    values it begins), and its parameters; false for none."""
+    terms: list[str] = []
+    params: dict[str, str] = {}
+    for i, predicate in enumerate(predicates):
+        if predicate.endswith(":"):  # ';' follows ':': every value that begins with the prefix
+            terms.append(f"({_SLOT} >= :slot{i} and {_SLOT} < :slot{i}_end)")
+            params |= {f"slot{i}": predicate, f"slot{i}_end": predicate[:-1] + ";"}
+        else:
+            terms.append(f"{_SLOT} = :slot{i}")
+            params[f"slot{i}"] = predicate
+    return " or ".join(terms) or "0", params
+
+
 async def live_slot_memories(
     conn: Connection, agent_id: str, predicates: list[str], limit: int
 ) -> list[Memory]:
     """Live memories an agent may see whose slot predicate is one of `predicates` (a prefix
     ending in ':' matches every detail, "pet:" → pet:cat, pet:dog), newest first."""
+    wanted, params = _slot_terms(predicates)
     rows = await fetch_all(
         conn,
         Sql(
-            "select m.* from memories m where json_extract(m.metadata, '$.predicate') is not null"
-            " and exists (select 1 from json_each(:predicates) p where"
-            " json_extract(m.metadata, '$.predicate') = p.value or (p.value like '%:'"
-            " and substr(json_extract(m.metadata, '$.predicate'), 1, length(p.value)) = p.value))"
+            # through the slot index (each predicate an equality or a prefix's range): without
+            # INDEXED BY the planner walks every live memory (55 ms at 100,000, s6-bm25)
+            "select m.* from memories m indexed by memories_by_slot where"  # noqa: S608 - terms
+            f" {_SLOT} is not null and ({wanted})"
             " and (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
             " and m.deleted_at is null and m.superseded_by is null"
             " order by m.updated_at desc limit :limit",
@@ -433,6 +453,7 @@ async def live_slot_memories(
             " order by m.updated_at desc limit :limit",
         ),
         {
+            **params,
             "predicates": json.dumps(predicates),
             "agent_id": agent_id,
             "limit": limit,
