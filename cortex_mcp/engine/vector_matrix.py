@@ -110,14 +110,27 @@ class VectorMatrix:
     ) -> list[tuple[int, float]] | None:
         """(seq, cosine distance) of the `k` nearest stored vectors, nearest first; None when
         the matrix is not in step with the store (sqlite-vec answers then)."""
-        if self.generation < 0 or await self.table.generation(conn) != self.generation:
+        generation = self.generation
+        if generation < 0:
             return None
         if not self.size:
-            return []
+            return [] if await self.table.generation(conn) == generation else None
         # in a worker thread (as on s4-recall's branch): the event loop serves other calls
         # meanwhile, and the memories' and the log's searches of one recall run on two cores;
-        # the arrays are taken here, so an addition meanwhile cannot be half seen
-        return await anyio.to_thread.run_sync(_top, self._held(), query, k)
+        # the arrays are taken here with the change counter they stand for, so an addition
+        # meanwhile cannot be half seen; the store's counter is read while the product runs
+        # (not before it: one turn of the connection less ahead of the product, #23), and a
+        # product of a matrix not in step is thrown away
+        found: list[list[tuple[int, float]]] = []
+        held = self._held()
+
+        async def product() -> None:
+            found.append(await anyio.to_thread.run_sync(_top, held, query, k))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(product)
+            stored = await self.table.generation(conn)
+        return found[0] if stored == generation else None
 
     def search(self, query: list[float], k: int) -> list[tuple[int, float]]:
         """(seq, cosine distance) of the `k` rows nearest to `query`, nearest first."""

@@ -108,10 +108,12 @@ async def search(
     text: list[list[tuple[float, LoggedMessage]]] = []
     legs: list[NearLeg] = []
     fused: list[Fused] = []
+    slots: list[list[Memory]] = []
 
     async def log_text(conn: Connection) -> None:
-        # the log's text leg, searched while the query is embedded
+        # the log's text leg and the slot answers, read while the query is embedded
         text.append(await text_messages(conn, question.log_match, agent, log_pool(max_results)))
+        slots.append(await slot_answers(conn, question.predicates, agent, layers, categories))
 
     async def log_near(conn: Connection, vector: list[float]) -> None:
         # the log's vector leg, searched beside the memories' ranking once the query's vector
@@ -127,7 +129,11 @@ async def search(
         # mentioning a date when it asks when): these come before the conversation log's hits
         matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
         vector = await log_vector(rt, question, ranking)
-        answers = await slot_answers(conn, question.predicates, agent, layers, categories)
+        answers = (
+            slots[0]
+            if slots
+            else await slot_answers(conn, question.predicates, agent, layers, categories)
+        )
         if ranking.store is not None and not ranking.store.log:  # nothing logged to search
             fused.append(Fused(without_log(found, matched, answers, max_results), [], answers))
             return

@@ -73,17 +73,24 @@ def _with_turns(
     return own, messages
 
 
+STEPS = [step for step in range(-CONTEXT_TURNS, CONTEXT_TURNS + 1) if step]
+"""How far a neighbour may be, in the order its score is counted (nearest before last)."""
+
+
 def _neighbour_scores(
-    seq: int, message: LoggedMessage, own: dict[int, float], messages: dict[int, LoggedMessage]
-) -> list[float]:
-    """The own scores of the hits within `CONTEXT_TURNS` of `seq` in its session."""
-    return [
-        own[other]
-        for step in range(-CONTEXT_TURNS, CONTEXT_TURNS + 1)
-        if step
-        and (other := seq + step) in own
-        and messages[other].session_id == message.session_id
-    ]
+    own: dict[int, float], messages: dict[int, LoggedMessage]
+) -> dict[int, list[float]]:
+    """For each message with any, the own scores of the hits within `CONTEXT_TURNS` of it in
+    its session, in `STEPS` order (each hit gives its score to its neighbours: a recall has a
+    few dozen hits among a few hundred messages)."""
+    around: dict[int, list[float]] = {}
+    for step in STEPS:  # message seq + step is the hit
+        for hit, score in own.items():
+            seq = hit - step
+            message = messages.get(seq)
+            if message is not None and message.session_id == messages[hit].session_id:
+                around.setdefault(seq, []).append(score)
+    return around
 
 
 def with_context(
@@ -95,9 +102,10 @@ def with_context(
     session; a turn only its neighbours match joins the list. Best first (BM25 scores are
     negative: lower is better)."""
     own, messages = _with_turns(found, turns)
+    neighbours = _neighbour_scores(own, messages)
     scored: list[tuple[float, LoggedMessage]] = []
     for seq, message in messages.items():
-        around = sum(_neighbour_scores(seq, message, own, messages))
+        around = sum(neighbours.get(seq, ()))
         scored.append((own.get(seq, 0.0) + CONTEXT_WEIGHT * around, message))
     scored.sort(key=lambda pair: (pair[0], pair[1].seq))
     return scored
@@ -140,9 +148,10 @@ def near_context(
     `CONTEXT_WEIGHT` times its best neighbour's within `CONTEXT_TURNS` in its session, and a
     turn only its neighbours bring joins the list. Best first (lower is better)."""
     own, messages = _with_turns(found, turns)
+    neighbours = _neighbour_scores(own, messages)
     scored: list[tuple[float, LoggedMessage]] = []
     for seq, message in messages.items():
-        around = min(_neighbour_scores(seq, message, own, messages), default=0.0)
+        around = min(neighbours.get(seq, ()), default=0.0)
         scored.append((min(own.get(seq, 0.0), CONTEXT_WEIGHT * around), message))
     scored.sort(key=lambda pair: (pair[0], pair[1].seq))
     return scored
