@@ -73,7 +73,12 @@ class VectorIndex:
     """Made when a background loop starts (`EngineHost`), set once its first back-fill has
     nothing left to embed or gave up, or a recall waited its limit; None: no back-fill runs
     here, nothing to wait for."""
+    answering: bool = False
+    """True when the stored vectors answered the last search (`searchable`): a recall then
+    starts embedding its query at once, before it reads the store (#23)."""
     _queries: OrderedDict[str, list[float]] = field(default_factory=OrderedDict)
+    _embedding: dict[str, anyio.Event] = field(default_factory=dict)
+    """Queries being embedded now: a second caller waits for the first's vector."""
     _pace: BatchPace = field(init=False)
 
     def __post_init__(self) -> None:
@@ -110,7 +115,8 @@ class VectorIndex:
             async with self.db.read() as own:
                 return await self.searchable(own)
         model, _ = await vectors.search_state(conn, COMPLETE_KEY)
-        return model is not None and model == self.model
+        self.answering = model is not None and model == self.model
+        return self.answering
 
     async def _vectors_of(
         self, items: list[tuple[int, str]]
@@ -261,10 +267,18 @@ class VectorIndex:
         if text in self._queries:
             self._queries.move_to_end(text)
             return self._queries[text]
-        embedded = await self.embedder.embed([self.guard(text)], kind="query")
-        if not embedded:
-            return None
-        self._queries[text] = embedded[0]
-        if len(self._queries) > QUERY_CACHE_SIZE:
-            self._queries.popitem(last=False)
-        return embedded[0]
+        if text in self._embedding:  # being embedded (a recall started it early): wait for it
+            await self._embedding[text].wait()
+            return self._queries.get(text)
+        self._embedding[text] = done = anyio.Event()
+        try:
+            embedded = await self.embedder.embed([self.guard(text)], kind="query")
+            if not embedded:
+                return None
+            self._queries[text] = embedded[0]
+            if len(self._queries) > QUERY_CACHE_SIZE:
+                self._queries.popitem(last=False)
+            return embedded[0]
+        finally:
+            del self._embedding[text]
+            done.set()

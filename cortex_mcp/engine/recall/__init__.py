@@ -12,6 +12,9 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+import anyio.lowlevel
+
 from cortex_mcp.engine.language.redaction import redact
 from cortex_mcp.engine.recall import block
 from cortex_mcp.engine.recall.floor import stands
@@ -86,9 +89,15 @@ async def recall(
     started = time.perf_counter()
     if not query.strip():
         result = await digest(rt, where, max_results, max_tokens, scope)
-    else:
+    elif not rt.vectors.answering:
         question = read_question(query, rt.clock())
         result = await search(rt, question, where, max_results, max_tokens, scope)
+    else:  # the query's vector is made from the start, before the query is read (#23)
+        async with anyio.create_task_group() as early:
+            early.start_soon(rt.vectors.query_vector, query)
+            await anyio.lowlevel.checkpoint()  # on its way: the embedder does not hold the GIL
+            question = read_question(query, rt.clock())
+            result = await search(rt, question, where, max_results, max_tokens, scope)
     rt.recall_latencies_ms.append((time.perf_counter() - started) * 1000)
     return result
 
