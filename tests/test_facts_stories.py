@@ -156,3 +156,21 @@ async def test_a_new_job_told_beside_a_preference_is_found_and_supersedes_the_ol
     assert "financial analyst" in " ".join(m["content"] for m in job["memories"][:2])
     assert not any("Acme" in m["content"] for m in workplace["memories"] + job["memories"])
     assert "Acme" not in core and "Globex" in core and "tea over coffee" in core
+
+
+async def test_hired_elsewhere_as_another_role_supersedes_workplace_and_role(
+    cortex_home: Path,
+) -> None:
+    """Found trying the product as a user (round six): "I got hired at Initech as a data
+    scientist" replaced the workplace but left "I work as a financial analyst." standing."""
+    first = "I just started a new job as a financial analyst at Globex last week."
+    second = "Actually I left Globex, I got hired at Initech as a data scientist."
+    said, answers, core, _ = await three_launches(
+        cortex_home, [first], [second], ["What is my job?"]
+    )
+    (job,) = answers
+
+    assert {m["superseded_id"] for m in said[second]} == {m["id"] for m in said[first]}
+    assert "data scientist" in job["memories"][0]["content"]
+    assert not any("financial analyst" in m["content"] for m in job["memories"])
+    assert "financial analyst" not in core and "Globex." not in core

@@ -35,6 +35,10 @@ FOUND = [
         [("workplace", "Globex"), ("role", "financial analyst")],
     ),
     ("I got hired at Hooli.", [("workplace", "Hooli")]),
+    (
+        "Actually I left Globex, I got hired at Initech as a data scientist.",
+        [("workplace", "Initech"), ("role", "data scientist")],
+    ),
     ("I was hired by Acme Corp in May.", [("workplace", "Acme Corp")]),
     ("我养了一只猫，叫咪咪", [("pet:cat", "咪咪")]),
     ("Please answer in English from now on", [("answer_language", "English")]),
@@ -50,6 +54,7 @@ NONE = [
     "Isaac Nelson moved to Berlin last year.",
     "我朋友住在北京",
     "My friend started a new job at Acme.",
+    "My friend got hired at Acme as a nurse.",
     "Did I start a new job at Acme?",
     "I remember when you started working on these sorta things.",
 ]

@@ -315,7 +315,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
         rf"\s*(?i:{_ROLE_EN})",
         rf"(?i:\bI (?:now |currently )?work (?:at|for) [^,.;]{{1,40}}? as|\bI(?:'ve| have)? "
         rf"(?:just )?joined [^,.;]{{1,40}}? as)\s+(?i:{_ROLE_EN})",
-        rf"(?i:{_NEW_JOB_EN} as)\s+(?i:{_ROLE_EN})",
+        rf"(?i:(?:{_NEW_JOB_EN}(?: (?:at|with|for) [^,.;]{{1,40}}?)?|\bI(?:'ve| have)? (?:just |"
+        rf"recently )?(?:was |been |got )?hired (?:at|by) [^,.;]{{1,40}}?) as)\s+(?i:{_ROLE_EN})",
         rf"{_WHO_EN} (?i:now |currently |still )?(?i:works as|is (?=an? ))\s*(?i:{_ROLE_EN})",
     ),
     *_p(
