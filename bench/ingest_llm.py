@@ -260,8 +260,10 @@ def write_docs(stored: dict[str, Any]) -> None:
         [
             SECTION,
             "",
-            f"`python -m bench.ingest_llm` (#25 item 4): {first['ingests']}"
-            f" `cortex_ingest` calls over stdio at {first['size']:,} memories, with an OpenAI-wire"
+            "`python -m bench.ingest_llm` (#25 item 4):"
+            f" {'/'.join(str(n) for n in sorted({r['ingests'] for r in stored.values()}))}"
+            f" `cortex_ingest` calls a run (`--ingests`) over stdio at {first['size']:,} memories,"
+            " with an OpenAI-wire"
             f" fake LLM that answers after {first['llm_latency_ms']} ms, against the same calls"
             " with no LLM (log write and fast channel only) in the same run. `owed after`:"
             " exchanges the deep channel still owed when the wait for it ended; `drained in`:"
