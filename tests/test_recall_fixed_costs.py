@@ -15,11 +15,10 @@ import pytest
 from cortex_mcp.config import SearchSettings, Settings
 from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.recall.log import with_log_hits
-from cortex_mcp.engine.recall.rank import final_score
 from cortex_mcp.engine.recall.unlogged import without_log
 from cortex_mcp.models import Category, Layer, Memory, RecallResult, new_memory_id
 from cortex_mcp.search.query import match_expression
-from cortex_mcp.search.scoring import Relevance, layer_weight, score_candidate
+from cortex_mcp.search.scoring import Relevance, final_score, layer_weight, score_candidate
 from cortex_mcp.store import fts
 from cortex_mcp.store.memories import insert_memory
 from cortex_mcp.store.shape import Mark, change_mark, store_shape
@@ -248,5 +247,13 @@ async def test_final_score_is_the_breakdowns() -> None:
             rng.choice([1.0, 1.0 + settings.date_boost]),
         )
         weights = {layer: layer_weight(layer, settings) for layer in Layer}
-        expected = score_candidate(*factors).final_score
+        breakdown = score_candidate(*factors)
+        expected = breakdown.final_score
         assert final_score(*factors) == final_score(*factors, weights) == expected
+        assert expected == (
+            breakdown.fused_score
+            * breakdown.date_boost
+            * breakdown.layer_weight
+            * breakdown.recency_boost
+            * breakdown.access_boost
+        )

@@ -114,8 +114,27 @@ def score_candidate(
         layer_weight=weight,
         recency_boost=recency,
         access_boost=access,
-        final_score=relevance.fused_score * dated * weight * recency * access,
+        final_score=final_score(relevance, layer, updated_at, access_count, now, settings, dated),
     )
+
+
+def final_score(
+    relevance: Relevance,
+    layer: Layer,
+    updated_at: datetime,
+    access_count: int,
+    now: datetime,
+    settings: SearchSettings,
+    dated: float = 1.0,
+    weights: dict[Layer, float] | None = None,
+) -> float:
+    """A candidate's final score (the breakdown's too), without building the breakdown (a
+    pydantic model): recall sorts every candidate by it; `weights`: each layer's
+    `layer_weight`, worked out once for all the candidates."""
+    weight = weights[layer] if weights is not None else layer_weight(layer, settings)
+    recency = recency_boost(updated_at, now, settings)
+    access = access_boost(access_count, settings)
+    return relevance.fused_score * dated * weight * recency * access
 
 
 def text_only_relevance(bm25: dict[str, float]) -> dict[str, Relevance]:

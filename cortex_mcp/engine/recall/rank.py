@@ -26,11 +26,10 @@ from cortex_mcp.models import (
 )
 from cortex_mcp.search.scoring import (
     Relevance,
-    access_boost,
     date_boost,
+    final_score,
     fuse,
     layer_weight,
-    recency_boost,
     score_candidate,
     with_dated,
 )
@@ -202,25 +201,6 @@ async def rank(
         for i, (candidate, final, explain) in enumerate(scored, start=1)
     ]
     return Ranking(text.match, ranked, backends, graph.relations, store)
-
-
-def final_score(
-    relevance: Relevance,
-    layer: Layer,
-    updated_at: datetime,
-    access_count: int,
-    now: datetime,
-    settings: SearchSettings,
-    dated: float = 1.0,
-    weights: dict[Layer, float] | None = None,
-) -> float:
-    """`score_candidate(...).final_score`, the same product in the same order, without building
-    the breakdown (a pydantic model) of every candidate to sort them; `weights`: each layer's
-    `layer_weight`, worked out once for all the candidates."""
-    weight = weights[layer] if weights is not None else layer_weight(layer, settings)
-    recency = recency_boost(updated_at, now, settings)
-    access = access_boost(access_count, settings)
-    return relevance.fused_score * dated * weight * recency * access
 
 
 def asking_weighed(
