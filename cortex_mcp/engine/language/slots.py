@@ -248,6 +248,8 @@ _NEW_JOB_EN = (
 )
 """A new job the user speaks of ("I just started a new job as a financial analyst at Globex"):
 where and as what they work now."""
+_HIRED_EN = r"\bI(?:'ve| have)? (?:just |recently )?(?:was |been |got )?hired (?:at|by)"
+"""The user hired somewhere ("I got hired at Hooli", "I was hired by Acme Corp as ...")."""
 _ROLE_ZH = (
     r"(?P<v>[^\s，。,.；;]{0,8}?(?:工程师|开发者|开发|程序员|设计师|经理|学生|老师|医生|律师|"
     r"投资者|研究员|分析师|创业者|产品经理|架构师|运维|护士|会计|厨师|司机|记者|作家|教授|"
@@ -304,8 +306,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
         rf"(?i:\bI (?:now |currently )?work (?:at|for)|\bI(?:'ve| have)? (?:just |recently )?"
         rf"joined)\s+{_ORG}",
         rf"(?i:\bI (?:now |currently )?work as (?:an? )?[a-z -]{{1,40}}? (?:at|for))\s+{_ORG}",
-        rf"(?i:{_NEW_JOB_EN}(?: as (?:an? )?[a-z -]{{1,40}}?)? (?:at|with|for)|\bI(?:'ve| have)? "
-        rf"(?:just |recently )?(?:was |been |got )?hired (?:at|by))\s+{_ORG}",
+        rf"(?i:{_NEW_JOB_EN}(?: as (?:an? )?[a-z -]{{1,40}}?)? (?:at|with|for)|{_HIRED_EN})"
+        rf"\s+{_ORG}",
         rf"{_WHO_EN} (?i:now |currently |still )?(?i:works (?:at|for)|joined)\s+{_ORG}",
     ),
     *_p(
@@ -315,8 +317,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
         rf"\s*(?i:{_ROLE_EN})",
         rf"(?i:\bI (?:now |currently )?work (?:at|for) [^,.;]{{1,40}}? as|\bI(?:'ve| have)? "
         rf"(?:just )?joined [^,.;]{{1,40}}? as)\s+(?i:{_ROLE_EN})",
-        rf"(?i:(?:{_NEW_JOB_EN}(?: (?:at|with|for) [^,.;]{{1,40}}?)?|\bI(?:'ve| have)? (?:just |"
-        rf"recently )?(?:was |been |got )?hired (?:at|by) [^,.;]{{1,40}}?) as)\s+(?i:{_ROLE_EN})",
+        rf"(?i:(?:{_NEW_JOB_EN}(?: (?:at|with|for) [^,.;]{{1,40}}?)?|{_HIRED_EN} [^,.;]{{1,40}}?)"
+        rf" as)\s+(?i:{_ROLE_EN})",
         rf"{_WHO_EN} (?i:now |currently |still )?(?i:works as|is (?=an? ))\s*(?i:{_ROLE_EN})",
     ),
     *_p(
