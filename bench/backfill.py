@@ -162,6 +162,33 @@ def run_model_grid(sample: int) -> None:
     print(json.dumps(report, indent=2))
 
 
+async def without_vectors(engine: Any) -> int:
+    """Memories and logged messages of the engine's store still without a vector."""
+    from cortex_mcp.store import message_vectors, vectors
+
+    async with engine.db.read() as conn:
+        memory = (await vectors.coverage(conn))["without_vectors"]
+        said = (await message_vectors.coverage(conn))["without_vectors"]
+    return int(memory) + int(said)
+
+
+async def until_embedded(engine: Any, limit_s: float) -> tuple[float, float]:
+    """Run the server's background loop until nothing is left to embed (or `limit_s`): wall
+    and CPU seconds."""
+    from cortex_mcp.engine.host import run_background
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(run_background, engine.runtime)
+        for _ in range(int(limit_s / POLL_S)):
+            if await without_vectors(engine) == 0:
+                break
+            await anyio.sleep(POLL_S)
+        seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
+        tasks.cancel_scope.cancel()
+    return seconds, cpu_seconds
+
+
 async def child(memories: int, messages: int, limit_s: float) -> dict[str, Any]:
     """One tree's figures (run with that tree first on the path)."""
     import cortex_mcp
@@ -170,7 +197,6 @@ async def child(memories: int, messages: int, limit_s: float) -> dict[str, Any]:
     from cortex_mcp.config import Settings
     from cortex_mcp.engine.facade import open_engine
     from cortex_mcp.engine.host import run_background
-    from cortex_mcp.store import message_vectors, vectors
 
     corpus = Corpus(SEED)
     sample = [text for _, text in itertools.islice(Corpus(SEED + 1).memories(), FLOOR_SAMPLE)]
@@ -180,12 +206,6 @@ async def child(memories: int, messages: int, limit_s: float) -> dict[str, Any]:
         return Settings.model_validate(
             {"home": home, "llm": {"provider": "none"}, "embedding": {"provider": "local"}}
         )
-
-    async def left(engine: Any) -> int:
-        async with engine.db.read() as conn:
-            memory = (await vectors.coverage(conn))["without_vectors"]
-            said = (await message_vectors.coverage(conn))["without_vectors"]
-        return int(memory) + int(said)
 
     async def recall_ms(engine: Any, query: str) -> float:
         started = time.perf_counter()
@@ -198,16 +218,8 @@ async def child(memories: int, messages: int, limit_s: float) -> dict[str, Any]:
         floor_before = floor(sample)
         async with open_engine(settings_of(Path(temp) / "one")) as engine:
             await engine.vectors.embedder.embed(["warm up"], kind="query")  # the model's load
-            wall, cpu = time.perf_counter(), time.process_time()
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(run_background, engine.runtime)
-                for _ in range(int(limit_s / POLL_S)):
-                    if await left(engine) == 0:
-                        break
-                    await anyio.sleep(POLL_S)
-                seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
-                tasks.cancel_scope.cancel()
-            remaining = await left(engine)
+            seconds, cpu_seconds = await until_embedded(engine, limit_s)
+            remaining = await without_vectors(engine)
         floor_after = floor(sample)
         # Phase 2: a quarter of the memories again, recalling every RECALL_EVERY_S meanwhile,
         # then as many other recalls on the idle store.
@@ -218,7 +230,7 @@ async def child(memories: int, messages: int, limit_s: float) -> dict[str, Any]:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(run_background, engine.runtime)
                 for round_ in range(int(limit_s / 2 / RECALL_EVERY_S)):
-                    if await left(engine) == 0:
+                    if await without_vectors(engine) == 0:
                         break
                     during.append(await recall_ms(engine, queries[round_ % 20]))
                     await anyio.sleep(RECALL_EVERY_S)
@@ -258,8 +270,6 @@ async def pipeline(memories: int, messages: int, limit_s: float) -> dict[str, An
     from bench.latency import SEED, seed
     from cortex_mcp.config import Settings
     from cortex_mcp.engine.facade import open_engine
-    from cortex_mcp.engine.host import run_background
-    from cortex_mcp.store import message_vectors, vectors
     from tests.fakes import FakeOpenAI
     from tests.fakes.server import serve
 
@@ -277,19 +287,8 @@ async def pipeline(memories: int, messages: int, limit_s: float) -> dict[str, An
             {"home": home, "llm": {"provider": "none"}, "embedding": embedding}
         )
         async with open_engine(settings) as engine:
-            wall, cpu = time.perf_counter(), time.process_time()
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(run_background, engine.runtime)
-                for _ in range(int(limit_s / POLL_S)):
-                    async with engine.db.read() as conn:
-                        left = int((await vectors.coverage(conn))["without_vectors"]) + int(
-                            (await message_vectors.coverage(conn))["without_vectors"]
-                        )
-                    if not left:
-                        break
-                    await anyio.sleep(POLL_S)
-                seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
-                tasks.cancel_scope.cancel()
+            seconds, cpu_seconds = await until_embedded(engine, limit_s)
+            left = await without_vectors(engine)
     return {
         "memories": memories,
         "messages": messages,
