@@ -18,7 +18,6 @@ Writes bench/results/engines-latency.json.
 
 import itertools
 import os
-import sqlite3
 import sys
 import tempfile
 import time
@@ -33,6 +32,7 @@ from bench.latency import SEED, SERVER_ENV, fresh_database, git, seed, summary
 from bench.speed import BASE_ENV, load, new_contents, noop, tool_ms
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.stemming import match_terms
+from cortex_mcp.store.sqlite import plain_connection
 from cortex_mcp.store.terms import MEMORY_BM25
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +77,7 @@ class RawFloor:
         import psycopg
 
         uri = f"file:{home / 'cortex.db'}?mode=ro"
-        self.lite = sqlite3.connect(uri, uri=True)  # noqa: TID251 - read from outside
+        self.lite = plain_connection(uri, uri=True)  # read from outside
         self.pg = psycopg.connect(url, autocommit=True)
 
     def sqlite_ms(self, match: str) -> float:

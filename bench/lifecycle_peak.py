@@ -19,12 +19,13 @@ import argparse
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from cortex_mcp.store.sqlite import plain_connection
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -77,7 +78,7 @@ def run_once(code: Path, store: Path, home: Path) -> dict[str, Any]:
 
 def rows(db: Path) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """Every memory (every column, by id) and every lifecycle_log entry (in order)."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:  # noqa: TID251 - read from outside
+    with plain_connection(f"file:{db}?mode=ro", uri=True) as conn:  # read from outside
         memories = conn.execute("select * from memories order by id").fetchall()
         log = conn.execute(
             "select action, memory_ids, details, executed_at from lifecycle_log order by id"

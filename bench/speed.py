@@ -31,13 +31,14 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from mcp import Client, StdioServerParameters
 
 from bench.corpus import Corpus
 from bench.latency import SEED, git, memory_mb, seed, summary
+from cortex_mcp.store.sqlite import plain_connection
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -183,7 +184,7 @@ async def write_many(
 
 def duplicates(home: Path) -> int:
     """Live memories beyond the first with the same content and scope."""
-    conn = sqlite3.connect(f"file:{home / 'cortex.db'}?mode=ro", uri=True)  # noqa: TID251 - read from outside
+    conn = read_only(home)
     try:
         row = conn.execute(
             "select coalesce(sum(c - 1), 0) from (select count(*) c from memories"
@@ -325,7 +326,9 @@ def fts_top10_ms(conn: sqlite3.Connection, query: str) -> float | None:
 
 
 def read_only(home: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{home / 'cortex.db'}?mode=ro", uri=True)  # noqa: TID251 - read from outside
+    return cast(
+        sqlite3.Connection, plain_connection(f"file:{home / 'cortex.db'}?mode=ro", uri=True)
+    )
 
 
 def raw_fts_ms(home: Path, queries: list[str]) -> list[float]:

@@ -14,6 +14,7 @@ from mcp_types import CallToolResult, TextContent, TextResourceContents
 
 from cortex_mcp.config import Settings
 from cortex_mcp.server import build_server
+from cortex_mcp.store.sqlite import plain_connection
 from tests.fakes import (  # noqa: F401 - fixtures for every test module
     FakeOpenAI,
     fake_anthropic,
@@ -128,7 +129,7 @@ def inspect_database(path: Path | str) -> sqlite3.Connection:
 
     if url := os.environ.get(URL_VARIABLE):
         return cast(sqlite3.Connection, PostgresInspector(url))  # the same execute() shape
-    return sqlite3.connect(path)  # noqa: TID251 - tests inspect the file from outside
+    return cast(sqlite3.Connection, plain_connection(path))  # the server's SQLite library
 
 
 def text_of(result: CallToolResult) -> str:

@@ -9,12 +9,13 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from subprocess import DEVNULL, PIPE
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from anyio.abc import Process
 from mcp import Client, StdioServerParameters
 
+from cortex_mcp.store.sqlite import plain_connection
 from tests.conftest import data_of
 
 STARTUP_TIMEOUT_S = 30
@@ -169,7 +170,7 @@ async def round_trip(client: Client, content: str) -> str:
 
 def read_only(database: Path) -> sqlite3.Connection:
     """The database file opened read-only with the stdlib driver, to check what servers wrote."""
-    return sqlite3.connect(f"file:{database}?mode=ro", uri=True)  # noqa: TID251 - a read-only look
+    return cast(sqlite3.Connection, plain_connection(f"file:{database}?mode=ro", uri=True))
 
 
 def query_one(database: Path, sql: str) -> Any:

@@ -4,7 +4,6 @@ and export, backup and migrate work from a read-only home."""
 
 import json
 import os
-import sqlite3
 import stat
 import subprocess
 import sys
@@ -16,6 +15,7 @@ import pytest
 from cortex_mcp import cli
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.store.sqlite import plain_connection
 from tests.conftest import FrozenClock
 from tests.postgres import LocalPostgres
 
@@ -49,7 +49,7 @@ def cli_run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 
 
 def rows(path: Path, table: str) -> int:
-    with sqlite3.connect(path) as conn:  # noqa: TID251 - the file, seen from outside
+    with plain_connection(path) as conn:  # the file, seen from outside
         return int(conn.execute(f"select count(*) from {table}").fetchone()[0])
 
 

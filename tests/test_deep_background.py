@@ -2,7 +2,6 @@
 channel; the deep channel extracts from the log in the background, and the log is its queue."""
 
 import json
-import sqlite3
 from typing import Any
 
 import anyio.to_thread
@@ -15,6 +14,7 @@ from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.engine.ingest.channels import profile_text
 from cortex_mcp.engine.lifecycle import run_lifecycle
 from cortex_mcp.server import build_server
+from cortex_mcp.store.sqlite import pick_driver
 from tests.background import deep_channel_done
 from tests.conftest import FrozenClock, data_of, inspect_database, read_json
 from tests.fakes import FakeOpenAI
@@ -34,7 +34,7 @@ pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
 def working(settings: Settings) -> list[str]:
     with inspect_database(settings.database_path) as conn:
-        conn.row_factory = sqlite3.Row
+        conn.row_factory = pick_driver().module.Row
         rows = conn.execute(
             "select content from memories where layer = 'working' and deleted_at is null"
             " order by seq"

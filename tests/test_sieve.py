@@ -12,6 +12,7 @@ from mcp import Client
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.server import build_server
+from cortex_mcp.store.sqlite import pick_driver
 from tests.background import deep_channel_done
 from tests.conftest import FrozenClock, data_of, inspect_database, read_json, recall, remember
 from tests.fakes import FakeOpenAI
@@ -103,7 +104,7 @@ async def llm_client(
 
 def live_rows(settings: Settings) -> list[sqlite3.Row]:
     with inspect_database(settings.database_path) as conn:
-        conn.row_factory = sqlite3.Row
+        conn.row_factory = pick_driver().module.Row
         return conn.execute(
             "select * from memories where deleted_at is null and superseded_by is null order by seq"
         ).fetchall()

@@ -11,11 +11,11 @@ program's `cortex.db`, its `worker.pids`) is never read beyond that check, moved
 import contextlib
 import os
 import shutil
-import sqlite3
 import tempfile
 from pathlib import Path
 
 from cortex_mcp.errors import ConfigError
+from cortex_mcp.store.sqlite import pick_driver, plain_connection
 
 MIRROR_NAMES = ("MEMORY.md", "memory")
 """The Markdown mirror cortex-mcp writes into its home (engine/mirror/)."""
@@ -59,9 +59,10 @@ def check_database_file(path: Path) -> None:
 
 def is_cortex_database(path: Path) -> bool:
     """True when `path` is a SQLite file written by cortex-mcp (marker or schema), read-only."""
+    errors = pick_driver().errors
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)  # noqa: TID251
-    except sqlite3.Error:
+        conn = plain_connection(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except errors:
         return False
     try:
         version = conn.execute("pragma user_version").fetchone()[0]
@@ -73,7 +74,7 @@ def is_cortex_database(path: Path) -> bool:
             return bool(marker[0] == "cortex-mcp")
         columns = {row[1] for row in conn.execute("pragma table_info(memories)")}
         return {"content_key", "decay_score", "layer", "superseded_by"} <= columns
-    except sqlite3.Error:
+    except errors:
         return False
     finally:
         conn.close()

@@ -9,10 +9,10 @@ be writing to it); with a log, read-only (the log's pages are part of the store)
 """
 
 import os
-import sqlite3
 from pathlib import Path
 
 from cortex_mcp.errors import StoreUnavailable
+from cortex_mcp.store.sqlite import pick_driver, plain_connection
 
 
 def home_is_writable(home: Path, database: Path | None) -> bool:
@@ -31,17 +31,18 @@ def snapshot_sqlite(source: Path, into: Path) -> None:
     wal = source.with_name(f"{source.name}-wal")
     writable = os.access(source.parent, os.W_OK)
     mode = "mode=ro" if writable or wal.exists() else "immutable=1"
+    errors = pick_driver().errors
     try:
-        reader = sqlite3.connect(f"{source.resolve().as_uri()}?{mode}", uri=True)  # noqa: TID251
-    except sqlite3.Error as err:
+        reader = plain_connection(f"{source.resolve().as_uri()}?{mode}", uri=True)
+    except errors as err:
         raise StoreUnavailable(f"{source} cannot be read ({err})") from err
     try:
-        writer = sqlite3.connect(into)  # noqa: TID251 - a new file, page-for-page the store
+        writer = plain_connection(into)  # a new file, page-for-page the store
         try:
             reader.backup(writer)
         finally:
             writer.close()
-    except sqlite3.Error as err:
+    except errors as err:
         raise StoreUnavailable(f"{source} cannot be copied ({err})") from err
     finally:
         reader.close()

@@ -11,7 +11,7 @@ import threading
 from collections.abc import AsyncIterator, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -85,8 +85,10 @@ class Driver:
         return (self.module.Error, sqlite3.Error)
 
 
+@cache
 def pick_driver() -> Driver:
-    """The best SQLite binding this interpreter has, and whether it can load sqlite-vec."""
+    """The best SQLite binding this interpreter has, and whether it can load sqlite-vec (chosen
+    once per process)."""
     if hasattr(sqlite3.Connection, "enable_load_extension") and _loads_vec(sqlite3):
         return Driver(sqlite3, "sqlite3", True, "stdlib sqlite3 loads sqlite-vec")
     try:
@@ -96,6 +98,17 @@ def pick_driver() -> Driver:
     if _loads_vec(sqlean):
         return Driver(sqlean, "sqlean", True, "stdlib sqlite3 cannot load extensions; using sqlean")
     return Driver(sqlite3, "sqlite3", False, "sqlite-vec could not be loaded; BM25 only")
+
+
+def plain_connection(target: str | Path, *, uri: bool = False) -> Any:
+    """A synchronous connection through the server's own SQLite library, for a one-off read or
+    copy of a store file outside the server's connection.
+
+    Never the stdlib's `sqlite3` beside `sqlean`: two SQLite libraries in one process do not see
+    each other's POSIX locks, so one resets the other's write-ahead-log index under it (a
+    corrupt read, or SIGBUS on the mapped index) — sqlite.org/howtocorrupt.html §2.2.1.
+    """
+    return pick_driver().module.connect(str(target), uri=uri)
 
 
 def _loads_vec(module: ModuleType) -> bool:

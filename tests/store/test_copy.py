@@ -2,7 +2,6 @@
 and content hash compared) or is named in `copy.REBUILT` with the reason, on both engines."""
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from cortex_mcp import cli
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.store.copy import REBUILT
+from cortex_mcp.store.sqlite import pick_driver, plain_connection
 from tests.conftest import FrozenClock
 from tests.postgres import LocalPostgres
 
@@ -38,7 +38,7 @@ def quiet(home: Path, url: str | None = None) -> Settings:
 
 def sqlite_tables(path: Path) -> dict[str, int]:
     """Every table of a SQLite store (FTS5 and vec0 shadow tables included) with its rows."""
-    with sqlite3.connect(path) as conn:  # noqa: TID251 - the file, seen from outside
+    with plain_connection(path) as conn:  # the file, seen from outside
         names = [
             row[0]
             for row in conn.execute("select name from sqlite_master where type = 'table'")
@@ -48,7 +48,7 @@ def sqlite_tables(path: Path) -> dict[str, int]:
         for name in names:
             try:
                 found[name] = conn.execute(f'select count(*) from "{name}"').fetchone()[0]
-            except sqlite3.OperationalError:  # a virtual table whose module is not loaded here
+            except pick_driver().errors:  # a virtual table whose module is not loaded here
                 found[name] = -1
     return found
 

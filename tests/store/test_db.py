@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 from anyio import wait_all_tasks_blocked
 
-from cortex_mcp.store.sqlite import open_database, pick_driver
+from cortex_mcp.store.sqlite import open_database, pick_driver, plain_connection
 
 WITHOUT_SQLEAN = """
 import sys, json, anyio, sqlite3
@@ -152,3 +152,33 @@ async def test_a_transaction_cancelled_while_it_waits_to_begin_leaves_the_connec
 
     assert writing.cancelled_caught
     assert rows == [2]
+
+
+async def test_a_plain_look_at_the_file_leaves_the_server_s_write_ahead_log_alone(
+    tmp_path: Path,
+) -> None:
+    """CI crashed with SIGBUS (exit 135) in test_tool_surface: a test read the store through the
+    stdlib's `sqlite3` while the server held it through `sqlean`. Two SQLite libraries in one
+    process do not see each other's locks; the stdlib's connection took itself for the last
+    one, checkpointed and removed the server's write-ahead log and reset its mapped index.
+    A plain connection goes through the server's own library, which shares the lock state."""
+    path = tmp_path / "t.db"
+    db = await open_database(path, 1000)
+    try:
+        async with db.write() as conn:
+            await conn.execute("create table t (n integer)")
+            await conn.execute("insert into t values (1)")
+        look = plain_connection(path)
+        seen = look.execute("select count(*) from t").fetchone()[0]
+        look.close()
+        log_kept = path.with_name("t.db-wal").exists()
+        async with db.write() as conn:
+            await conn.execute("insert into t values (2)")
+        async with db.read() as conn:
+            row = await conn.fetch_one("select count(*) from t")
+    finally:
+        await db.close()
+
+    assert seen == 1
+    assert log_kept, "the server's write-ahead log was removed under it"
+    assert row is not None and row[0] == 2
