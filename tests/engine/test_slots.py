@@ -41,10 +41,17 @@ FOUND = [
     ),
     ("I was hired by Acme Corp in May.", [("workplace", "Acme Corp")]),
     ("我养了一只猫，叫咪咪", [("pet:cat", "咪咪")]),
+    ("I think I live in Paris now, mostly.", [("home", "Paris")]),
     ("Please answer in English from now on", [("answer_language", "English")]),
 ]
 NONE = [
     "He said I live in Paris",
+    "She thinks I live in Paris",
+    "My mom believes that I work at Google",
+    "Everyone assumes I'm a vegetarian",
+    "People thought I was a nurse",
+    "她以为我住在巴黎",
+    "妈妈觉得我在谷歌工作",
     "I'm Chinese.",
     "I don't live in Paris",
     "I'm a bit tired",

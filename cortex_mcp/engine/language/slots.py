@@ -564,7 +564,12 @@ _THIRD_PARTY = re.compile(
 姉は大阪に住んでいます, my wife and I live in Paris."""
 _REPORTED = re.compile(
     r"(?i:\b(?:he|she|they|my friend|someone|people) (?:said|says|told)\b|\bif I\b|\bwould\b)"
+    r"|(?i:\b(?!I\b)\w+ (?:thinks?|thought|believes?|believed|assumes?|assumed|guess(?:es|ed)?"
+    r"|claims?|claimed|imagines?|imagined|is convinced|was convinced)\b(?: that)? I\b)"
+    r"|(?<!我)(?:以为|认为|觉得|相信|听说)我"
 )
+"""Someone else's words or belief about the user (She thinks I live in Paris, 她以为我住在巴黎),
+or a hypothetical: no fact of the user's."""
 
 
 _NOT_A_NAME = re.compile(
