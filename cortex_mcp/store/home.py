@@ -15,7 +15,6 @@ import tempfile
 from pathlib import Path
 
 from cortex_mcp.errors import ConfigError
-from cortex_mcp.store.sqlite import pick_driver, plain_connection
 
 MIRROR_NAMES = ("MEMORY.md", "memory")
 """The Markdown mirror cortex-mcp writes into its home (engine/mirror/)."""
@@ -59,6 +58,8 @@ def check_database_file(path: Path) -> None:
 
 def is_cortex_database(path: Path) -> bool:
     """True when `path` is a SQLite file written by cortex-mcp (marker or schema), read-only."""
+    from cortex_mcp.store.sqlite import pick_driver, plain_connection  # not before the handshake
+
     errors = pick_driver().errors
     try:
         conn = plain_connection(f"{path.resolve().as_uri()}?mode=ro", uri=True)
