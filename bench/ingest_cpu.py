@@ -16,6 +16,8 @@ for). The floor, in the same run and process: small-talk exchanges (the log writ
     python -m bench.ingest_cpu --baseline /tmp/before --rounds 3 --out ingest-cpu-s7.json
                                               # A/B: the two trees interleaved, 3 rounds each
     python -m bench.ingest_cpu --dialogue locomo   # the dev conversations' exchanges
+    python -m bench.ingest_cpu --baseline /tmp/before --rounds 3 --dialogue both --spans \
+        --out ingest-cpu-s7.json                     # both kinds of exchange, one command
 
 `--spans` times each step of every call (`bench.ingest_spans`: the decision, the same-statement
 search, the writes ...) in one more run with an LLM configured, and keeps the mean of each step
@@ -189,7 +191,7 @@ async def main() -> None:
     cli.add_argument("--baseline", type=Path, help="a second tree, run interleaved with --code")
     cli.add_argument("--baseline-label", default="before")
     cli.add_argument("--rounds", type=int, default=1, help="interleaved rounds of every tree")
-    cli.add_argument("--dialogue", choices=("synthetic", "locomo"), default="synthetic")
+    cli.add_argument("--dialogue", choices=("synthetic", "locomo", "both"), default="synthetic")
     cli.add_argument("--out", default=RESULTS.name, help="file name in bench/results/")
     cli.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     cli.add_argument("--llm", action="store_true", help=argparse.SUPPRESS)
@@ -201,58 +203,78 @@ async def main() -> None:
         return
     from bench.corpus import Corpus
     from bench.ingest_spans import table
-    from bench.latency import machine, seed
+    from bench.latency import seed
 
     trees = {args.label: args.code.resolve()}
     if args.baseline is not None:
         trees = {args.baseline_label: args.baseline.resolve()} | trees
+    dialogues = ["synthetic", "locomo"] if args.dialogue == "both" else [args.dialogue]
     stored_path = RESULTS.parent / args.out
     stored = json.loads(stored_path.read_text(encoding="utf-8")) if stored_path.exists() else {}
-    every: dict[tuple[str, str], list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         await seed(work / "seeded", args.size, Corpus(SEED))
-        for round_ in range(1, max(1, args.rounds) + 1):
-            order = list(trees.items())
-            order = order if round_ % 2 else order[::-1]  # who goes first alternates
-            for label, code in order:
-                load_before = os.getloadavg()[0]
-                runs = {
-                    name: run_tree(
-                        code, work / "seeded", work, args.ingests, llm, False, args.dialogue
+        for dialogue in dialogues:
+            suffix = f"-{dialogue}" if len(dialogues) > 1 else ""
+            every = ab_rounds(args, trees, work, dialogue, suffix, stored)
+            if args.spans:
+                for label, code in trees.items():
+                    spans = run_tree(
+                        code, work / "seeded", work, args.ingests, True, True, dialogue
                     )
-                    for name, llm in (("no_llm", False), ("llm", True))
-                }
-                for name, run in runs.items():
-                    every.setdefault((label, name), []).append(run)
-                results = {name: with_ratio(run) for name, run in runs.items()} | {
-                    "size": args.size,
-                    "ingests": args.ingests,
-                    "dialogue": args.dialogue,
-                    "round": round_,
-                    "load_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
-                    "machine": machine(),
-                }
-                key = label if args.rounds <= 1 else f"{label}-r{round_}"
-                stored[key] = results
-                print(json.dumps({key: {n: r["ingest_cpu"] for n, r in runs.items()}}))
-        if args.spans:
-            for label, code in trees.items():
-                spans = run_tree(
-                    code, work / "seeded", work, args.ingests, True, True, args.dialogue
-                )
-                stored[f"{label}-spans"] = {"spans": spans["spans"], "dialogue": args.dialogue}
-                print(label, "\n" + table(spans["spans"]))
-    if args.rounds > 1 or args.baseline is not None:
-        stored["pooled"] = {
-            f"{label} {name}": pooled(runs) for (label, name), runs in every.items()
-        } | {"rounds": args.rounds, "dialogue": args.dialogue}
-        if args.baseline is not None:
-            stored["pooled"]["after_over_before"] = compared(
-                stored["pooled"], args.baseline_label, args.label
-            )
-        print(json.dumps(stored["pooled"], indent=2))
+                    stored[f"{label}{suffix}-spans"] = {
+                        "spans": spans["spans"],
+                        "dialogue": dialogue,
+                    }
+                    print(label, dialogue, "\n" + table(spans["spans"]))
+            if args.rounds > 1 or args.baseline is not None:
+                summary = {f"{label} {name}": pooled(runs) for (label, name), runs in every.items()}
+                summary |= {"rounds": args.rounds, "dialogue": dialogue}
+                if args.baseline is not None:
+                    summary["after_over_before"] = compared(
+                        summary, args.baseline_label, args.label
+                    )
+                stored[f"pooled{suffix}"] = summary
+                print(json.dumps(summary, indent=2))
     stored_path.write_text(json.dumps(stored, indent=2) + "\n", encoding="utf-8")
+
+
+def ab_rounds(
+    args: argparse.Namespace,
+    trees: dict[str, Path],
+    work: Path,
+    dialogue: str,
+    suffix: str,
+    stored: dict[str, Any],
+) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """`args.rounds` rounds of every tree, without and with an LLM, the first of a round
+    alternating; each run's summary into `stored`; every run by (tree, LLM)."""
+    from bench.latency import machine
+
+    every: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for round_ in range(1, max(1, args.rounds) + 1):
+        order = list(trees.items())
+        order = order if round_ % 2 else order[::-1]  # who goes first alternates
+        for label, code in order:
+            load_before = os.getloadavg()[0]
+            runs = {
+                name: run_tree(code, work / "seeded", work, args.ingests, llm, False, dialogue)
+                for name, llm in (("no_llm", False), ("llm", True))
+            }
+            for name, run in runs.items():
+                every.setdefault((label, name), []).append(run)
+            results = {name: with_ratio(run) for name, run in runs.items()} | {
+                "size": args.size,
+                "ingests": args.ingests,
+                "dialogue": dialogue,
+                "round": round_,
+                "load_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+                "machine": machine(),
+            }
+            key = f"{label}{suffix}" + (f"-r{round_}" if args.rounds > 1 else "")
+            stored[key] = results
+            print(json.dumps({key: {n: r["ingest_cpu"] for n, r in runs.items()}}))
+    return every
 
 
 if __name__ == "__main__":
