@@ -228,7 +228,9 @@ async def main() -> None:
                     }
                     print(label, dialogue, "\n" + table(spans["spans"]))
             if args.rounds > 1 or args.baseline is not None:
-                summary = {f"{label} {name}": pooled(runs) for (label, name), runs in every.items()}
+                summary: dict[str, Any] = {
+                    f"{label} {name}": pooled(runs) for (label, name), runs in every.items()
+                }
                 summary |= {"rounds": args.rounds, "dialogue": dialogue}
                 if args.baseline is not None:
                     summary["after_over_before"] = compared(
