@@ -15,6 +15,7 @@ from mcp import Client
 from bench.facts_corpus import distinct_facts, restatements
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.host import EngineHost
+from cortex_mcp.engine.ingest.duplicates import words_to_search
 from cortex_mcp.server import build_server
 from tests.background import deep_channel_done
 from tests.conftest import data_of, inspect_database, read_json, read_text, recall, remember
@@ -97,6 +98,34 @@ async def test_a_restatement_with_the_same_numbers_and_characters_is_found_and_a
         "created",
     )
     assert again["id"] == one["id"] and changed["id"] != one["id"]
+
+
+def test_the_words_searched_for_a_restatement_leave_out_what_every_candidate_holds() -> None:
+    """#25 item 4: a number or CJK character is required of every candidate anyway; as one of
+    the two rarest words searched it narrowed nothing (a year brought back every memory of
+    that year: 222 of 10,000 for "Greta's title changed in November 2025")."""
+    searched, required = words_to_search("Greta's title changed in November 2025.")
+    assert required == ["2025"]
+    assert "2025" not in searched and {"greta", "title", "november"} <= set(searched)
+    assert words_to_search("1990 2025") == (["1990", "2025"], ["1990", "2025"])
+
+
+async def test_a_restatement_is_found_among_many_memories_of_its_year(client: Client) -> None:
+    """The words searched leave the year out (#25 item 4): the restatement is still found
+    among a dozen memories of that year, and a changed name or year is still a new fact."""
+    for name in ("Quinn", "Hiro", "Olga", "Mara", "Ines", "Tomas", "Yuki", "Pavel"):
+        assert (await remember(client, f"{name} joined the Lisbon office in 2025."))["action"] == (
+            "created"
+        )
+    one = await remember(client, "Greta's title changed in November 2025.")
+
+    again = await remember(client, "greta's title changed in november 2025")
+    other_year = await remember(client, "Greta's title changed in November 2024.")
+    other_name = await remember(client, "Hiro's title changed in November 2025.")
+
+    assert (one["action"], again["action"]) == ("created", "duplicate")
+    assert again["id"] == one["id"]
+    assert (other_year["action"], other_name["action"]) == ("created", "created")
 
 
 async def test_distinct_facts_all_stay_and_restatements_are_recognised(

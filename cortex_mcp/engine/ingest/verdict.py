@@ -95,18 +95,20 @@ def content_terms(text: str) -> frozenset[str]:
 async def close_candidates(
     conn: Connection, text: str, agent_id: str | None, minimum: float
 ) -> list[tuple[float, Memory]]:
-    """The few live memories of the scope that share most terms with `text`, closest first."""
+    """The few live memories of the scope that share most terms with `text`, closest first.
+    The full-text statement reads the memories whole (`fts.WHOLE`): one read, not a second one
+    by id for the nine it ranks."""
     match = match_expression(text)
     if match is None:
         return []
     layers = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
     agent = agent_id or ""
-    found = await fts.text_candidates(conn, match, agent, layers, None, CLOSE_CANDIDATES * 3)
-    by_id = await rows.memories_by_id(conn, [candidate.id for _, candidate in found])
+    limit = CLOSE_CANDIDATES * 3
+    found = await fts.text_rows(conn, match, agent, layers, None, limit, columns=fts.WHOLE)
     terms = content_terms(text)  # once, not once per candidate
     scored = [
         (jaccard(terms, content_terms(m.content)), m)
-        for m in (by_id[candidate.id] for _, candidate in found if candidate.id in by_id)
+        for m in (rows.to_memory(row) for row in found)
         if m.agent_id == agent_id
         and m.category != Category.PROFILE
         and m.metadata.get("channel") != "fallback"  # raw stand-ins are replaced by the retry

@@ -101,7 +101,7 @@ _WORDS = re.compile(r"[A-Za-z][\w.]*")
 
 def _worth_reading(sentence: str) -> bool:
     """Every attribute names a version or a known tool: a sentence with neither is skipped."""
-    if any(c.isdigit() for c in sentence):
+    if any(map(str.isdigit, sentence)):
         return True
     return any(w.casefold().rstrip(".") in _FIRST_WORDS for w in _WORDS.findall(sentence))
 
