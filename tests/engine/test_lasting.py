@@ -66,3 +66,22 @@ def test_chit_chat_and_fragments_are_never_a_memory(message: str) -> None:
 )
 def test_lasting_facts_still_pass(message: str) -> None:
     assert fast_statements(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Funny, my sister thinks I live in Paris. She never remembers.",
+        "My mom believes that I work at Google.",
+        "她以为我住在巴黎。",
+        "He said I prefer tea.",
+    ],
+)
+def test_someone_else_s_view_of_the_user_is_not_the_user_s_fact(message: str) -> None:
+    """Found trying the product: "my sister thinks I live in Paris" was kept as a core
+    identity memory of the user's (and, before, moved the user's home to Paris)."""
+    assert fast_statements(message) == []
+
+
+def test_the_user_s_own_hedged_statement_still_passes() -> None:
+    assert fast_statements("I think I live in Paris now, mostly.")

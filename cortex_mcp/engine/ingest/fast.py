@@ -27,7 +27,7 @@ from cortex_mcp.engine.language.patterns import (
     reports_decision,
     signal_sentences,
 )
-from cortex_mcp.engine.language.slots import Slot, find_slots
+from cortex_mcp.engine.language.slots import Slot, find_slots, someone_elses_view
 from cortex_mcp.engine.language.wrappers import unwrapped, with_purpose
 from cortex_mcp.models import Category, Layer
 
@@ -43,6 +43,8 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
         slots = find_slots(sentence)
         if signal is None and not slots:
             continue  # the common case: nothing to store, nothing to unwrap
+        if someone_elses_view(sentence):
+            continue  # "My sister thinks I live in Paris": her view, not the user's fact
         correction = is_correction(sentence)
         statement = unwrapped(sentence)
         if signal is DECISION:

@@ -562,14 +562,19 @@ _THIRD_PARTY = re.compile(
 )
 """Before a match, someone other than the user is the subject: 田中さんは東京に住んでいます,
 姉は大阪に住んでいます, my wife and I live in Paris."""
-_REPORTED = re.compile(
-    r"(?i:\b(?:he|she|they|my friend|someone|people) (?:said|says|told)\b|\bif I\b|\bwould\b)"
+_SOMEONE_ELSES = re.compile(
+    r"(?i:\b(?:he|she|they|my friend|someone|people) (?:said|says|told)\b)"
     r"|(?i:\b(?!I\b)\w+ (?:thinks?|thought|believes?|believed|assumes?|assumed|guess(?:es|ed)?"
     r"|claims?|claimed|imagines?|imagined|is convinced|was convinced)\b(?: that)? I\b)"
     r"|(?<!我)(?:以为|认为|觉得|相信|听说)我"
 )
-"""Someone else's words or belief about the user (She thinks I live in Paris, 她以为我住在巴黎),
-or a hypothetical: no fact of the user's."""
+_HYPOTHETICAL = re.compile(r"(?i:\bif I\b|\bwould\b)")
+
+
+def someone_elses_view(sentence: str) -> bool:
+    """True when the sentence gives someone else's words or belief about the user ("She thinks
+    I live in Paris", 她以为我住在巴黎): not a fact the user states ("I think I live in …" is)."""
+    return bool(_SOMEONE_ELSES.search(sentence))
 
 
 _NOT_A_NAME = re.compile(
@@ -590,7 +595,7 @@ def find_slots(sentence: str) -> list[Slot]:
     """The slots a statement sets, in order, each with its subject: the user's, or a named or
     related person's (`person:<who>:<attribute>`); none for negated or reported ones, or for
     he / she / we."""
-    if _REPORTED.search(sentence):
+    if someone_elses_view(sentence) or _HYPOTHETICAL.search(sentence):
         return []
     kana = bool(_KANA.search(sentence))
     cjk = kana or bool(_CJK.search(sentence))
