@@ -15,6 +15,7 @@ import pytest
 from mcp import Client
 
 from cortex_mcp.config import Settings
+from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.engine.recall.block import CONTEXT_EMPTY
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, recall, remember
@@ -127,3 +128,38 @@ async def test_with_the_floor_off_the_same_question_gets_the_nearest_memory(
         found = await recall(client, "Which beach hotel did Caroline book for the conference?")
 
     assert [m["content"] for m in found["memories"]] == ["My dog Rex loves the beach at Whitby."]
+
+
+ACKNOWLEDGED = [
+    ("For this repo we decided to use pytest, not unittest.", "Got it."),
+    ("Our pytest fixtures live in tests/conftest.py.", "Noted!"),
+    ("我们的 pytest 配置在 pyproject.toml 里。", "好的。"),
+]
+
+
+async def test_an_acknowledgement_is_never_shown_for_a_question_it_shares_no_word_with(
+    cortex_home: Path, clock: FrozenClock
+) -> None:
+    """Found trying the product with the local model: "which test framework do we use?"
+    answered the decision, then the assistant's "Got it.", "Ha, siblings!" and "哈哈。" from the
+    log (their vectors sit near any question: "Got it." 0.789). A line of under three words
+    that shares no word with the question says nothing to it."""
+    local = Settings.model_validate(
+        {
+            "home": cortex_home,
+            "llm": {"provider": "none"},
+            "embedding": {"provider": "local", "timeout_s": 300},
+        }
+    )
+    async with open_engine(local, clock, {}) as engine:
+        for user, reply in ACKNOWLEDGED:
+            await engine.ingest(user, reply)
+        while await engine.vectors.backfill():
+            pass
+        found = await engine.recall("which test framework do we use?", max_results=10)
+        asked = await engine.recall("Did you say noted?", max_results=10)
+
+    shown = [m.content for m in found.memories] + [hit.content for hit in found.conversation]
+    assert "For this repo we decided to use pytest, not unittest." in shown
+    assert not {reply for _, reply in ACKNOWLEDGED} & set(shown), shown
+    assert "Noted!" in [hit.content for hit in asked.conversation], "it shares a word: it shows"

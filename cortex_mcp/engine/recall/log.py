@@ -13,7 +13,13 @@ from cortex_mcp.engine.recall.fusion import Place, fused, key
 from cortex_mcp.engine.recall.rank import nearest_first
 from cortex_mcp.engine.vector_matrix import VectorMatrix
 from cortex_mcp.models import LogHit, Memory
-from cortex_mcp.search.scoring import coverage, normalise_bm25, normalise_similarity, query_stems
+from cortex_mcp.search.scoring import (
+    coverage,
+    normalise_bm25,
+    normalise_similarity,
+    query_stems,
+    says_little,
+)
 from cortex_mcp.store import conversation as log
 from cortex_mcp.store import message_vectors
 from cortex_mcp.store.conversation import LoggedMessage
@@ -392,6 +398,8 @@ async def with_log_hits(
         covered = coverage(stems, hit.content)
         if covered <= max((held[i] for i in links if i in held), default=-1.0):
             continue  # it holds nothing of the question its memory does not: the memory stands
+        if not covered and says_little(hit.content):
+            continue  # "Got it.": near any question by its vector, an answer to none
         messages.append(Place(key(hit.score, covered), hit, links))
     chosen = fused(memories, messages, max_results)
     scores = {m.id: score for m, score in ranked}
