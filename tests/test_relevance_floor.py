@@ -163,3 +163,35 @@ async def test_an_acknowledgement_is_never_shown_for_a_question_it_shares_no_wor
     assert "For this repo we decided to use pytest, not unittest." in shown
     assert not {reply for _, reply in ACKNOWLEDGED} & set(shown), shown
     assert "Noted!" in [hit.content for hit in asked.conversation], "it shares a word: it shows"
+
+
+async def test_a_memory_only_its_vector_found_under_the_floor_does_not_pad_the_answer(
+    cortex_home: Path, clock: FrozenClock
+) -> None:
+    """Found trying the product with the local model: "which test framework do we use?"
+    answered the pytest decision, then "I work as a data analyst.", "I work at Globex." and "I
+    live in Berlin." (cosines 0.79 and under: the nearest of unrelated things)."""
+    local = Settings.model_validate(
+        {
+            "home": cortex_home,
+            "llm": {"provider": "none"},
+            "embedding": {"provider": "local", "timeout_s": 300},
+        }
+    )
+    async with open_engine(local, clock, {}) as engine:
+        for text in (
+            "For this repo we decided to use pytest, not unittest.",
+            "I live in Berlin.",
+            "I work at Globex.",
+            "I work as a data analyst.",
+        ):
+            await engine.remember(text)
+        while await engine.vectors.backfill():
+            pass
+        found = await engine.recall("which test framework do we use?", max_results=10)
+        where = await engine.recall("Which city do I live in?", max_results=10)
+
+    assert [m.content for m in found.memories] == [
+        "For this repo we decided to use pytest, not unittest."
+    ]
+    assert where.memories[0].content == "I live in Berlin."

@@ -17,7 +17,7 @@ import anyio.lowlevel
 
 from cortex_mcp.engine.language.redaction import redact
 from cortex_mcp.engine.recall import block
-from cortex_mcp.engine.recall.floor import stands
+from cortex_mcp.engine.recall.floor import nearest_only, stands
 from cortex_mcp.engine.recall.log import (
     LogVector,
     NearLeg,
@@ -137,6 +137,8 @@ async def search(
         # matched: by the query's words, or by time (made on or mentioning a day it names, or
         # mentioning a date when it asks when): these come before the conversation log's hits
         matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
+        unrelated = nearest_only(hits, matched, rt.settings.search, rt.vectors.model)
+        found = [(m, score) for m, score in found if m.id not in unrelated]
         vector = await log_vector(rt, question, ranking)
         answers = (
             slots[0]

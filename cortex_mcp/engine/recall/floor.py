@@ -40,6 +40,22 @@ def floor_cosine(settings: SearchSettings, model: str | None) -> float:
     return next((v for name, v in COSINE_FLOORS.items() if model and name in model), -1.0)
 
 
+def nearest_only(
+    hits: Sequence[SearchHit], matched: set[str], settings: SearchSettings, model: str | None
+) -> set[str]:
+    """The ids of the memories only a vector found (no word of the query, no date it names:
+    not in `matched`) whose cosine is under the floor: the nearest of unrelated things, not
+    shown even beside an answer that stands."""
+    floor = floor_cosine(settings, model)
+    return {
+        hit.memory.id
+        for hit in hits
+        if hit.memory.id not in matched
+        and (similar := cosine_of(hit)) is not None
+        and similar < floor
+    }
+
+
 def stands(
     terms: Sequence[str],
     hits: Sequence[SearchHit],
