@@ -101,9 +101,8 @@ def score_candidate(
     dated: float = 1.0,
 ) -> ScoreBreakdown:
     """The full breakdown of one candidate's final score; `dated` is its `date_boost`."""
-    weight = layer_weight(layer, settings)
-    recency = recency_boost(updated_at, now, settings)
-    access = access_boost(access_count, settings)
+    factors = _factors(layer, updated_at, access_count, now, settings)
+    weight, recency, access = factors
     return ScoreBreakdown(
         bm25=relevance.bm25,
         text_score=relevance.text_score,
@@ -114,7 +113,7 @@ def score_candidate(
         layer_weight=weight,
         recency_boost=recency,
         access_boost=access,
-        final_score=final_score(relevance, layer, updated_at, access_count, now, settings, dated),
+        final_score=_product(relevance, dated, factors),
     )
 
 
@@ -131,9 +130,27 @@ def final_score(
     """A candidate's final score (the breakdown's too), without building the breakdown (a
     pydantic model): recall sorts every candidate by it; `weights`: each layer's
     `layer_weight`, worked out once for all the candidates."""
+    return _product(
+        relevance, dated, _factors(layer, updated_at, access_count, now, settings, weights)
+    )
+
+
+def _factors(
+    layer: Layer,
+    updated_at: datetime,
+    access_count: int,
+    now: datetime,
+    settings: SearchSettings,
+    weights: dict[Layer, float] | None = None,
+) -> tuple[float, float, float]:
+    """A candidate's layer weight, recency boost and access boost."""
     weight = weights[layer] if weights is not None else layer_weight(layer, settings)
-    recency = recency_boost(updated_at, now, settings)
-    access = access_boost(access_count, settings)
+    return weight, recency_boost(updated_at, now, settings), access_boost(access_count, settings)
+
+
+def _product(relevance: Relevance, dated: float, factors: tuple[float, float, float]) -> float:
+    """The final score: the fused relevance times the date boost and the three factors."""
+    weight, recency, access = factors
     return relevance.fused_score * dated * weight * recency * access
 
 
