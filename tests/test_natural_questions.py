@@ -54,10 +54,14 @@ async def test_natural_questions_find_their_memory_in_the_top_three(
         missed = []
         for pair in PAIRS:
             found = await recall(client, pair["question"], max_results=3, agent_id=pair["language"])
+            # the recall counts are written now, as the background loop does between a user's
+            # questions: when they landed by chance, one run in five missed a fourth (#23)
+            await host.engine.runtime.access.flush()
             if ids[pair["memory"]] not in [m["id"] for m in found["memories"]]:
                 missed.append(pair["question"])
 
     recall_at_3 = 1 - len(missed) / len(PAIRS)
     # Measured when written: 34 of 36 (0.94) with the local model; 22 of 36 (0.61) with
-    # keywords only (embedding.provider = none).
+    # keywords only (embedding.provider = none). After the vector floor and with every recall
+    # counted: 33 of 36 (0.917).
     assert recall_at_3 >= 0.9, missed

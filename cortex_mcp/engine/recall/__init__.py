@@ -17,7 +17,7 @@ import anyio.lowlevel
 
 from cortex_mcp.engine.language.redaction import redact
 from cortex_mcp.engine.recall import block
-from cortex_mcp.engine.recall.floor import nearest_only, stands
+from cortex_mcp.engine.recall.floor import meaning_only, nearest_only, stands
 from cortex_mcp.engine.recall.log import (
     LogVector,
     NearLeg,
@@ -137,16 +137,19 @@ async def search(
         # matched: by the query's words, or by time (made on or mentioning a day it names, or
         # mentioning a date when it asks when): these come before the conversation log's hits
         matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
-        unrelated = nearest_only(hits, matched, rt.settings.search, rt.vectors.model)
-        found = [(m, score) for m, score in found if m.id not in unrelated]
-        vector = await log_vector(rt, question, ranking)
         answers = (
             slots[0]
             if slots
             else await slot_answers(conn, question.predicates, agent, layers, categories)
         )
+        asked = matched | {m.id for m in answers}
+        unrelated = nearest_only(hits, asked, rt.settings.search, rt.vectors.model)
+        found = [(m, score) for m, score in found if m.id not in unrelated]
+        by_meaning = meaning_only(hits, asked)
+        vector = await log_vector(rt, question, ranking)
         if ranking.store is not None and not ranking.store.log:  # nothing logged to search
-            fused.append(Fused(without_log(found, matched, answers, max_results), [], answers))
+            found = without_log(found, matched, answers, max_results)
+            fused.append(Fused(found, [], answers, by_meaning))
             return
         found, said = await with_log_hits(
             conn,
@@ -162,7 +165,7 @@ async def search(
             text[0] if text else None,
             legs[0] if legs and vector is not None else None,
         )
-        fused.append(Fused(found, await scoped_said(conn, said, scope), answers))
+        fused.append(Fused(found, await scoped_said(conn, said, scope), answers, by_meaning))
 
     ranking, hits = await rank(
         rt,
@@ -173,7 +176,9 @@ async def search(
         log_near,
         with_log,
     )
-    [(found, said, answers)] = [(f.found, f.said, f.answers) for f in fused]
+    [(found, said, answers, by_meaning)] = [
+        (f.found, f.said, f.answers, f.by_meaning) for f in fused
+    ]
     relations = ranking.relations
     dated = bool(question.spans)
     shown = [m for m, _ in found]
@@ -192,7 +197,10 @@ async def search(
         context = empty_store(rt.settings.tools)
     found = found[:fitted]
     logged = redact(question.text)[0] if rt.settings.sieve.redact_secrets else question.text
-    rt.access.record([m.id for m, _ in found], logged, now)  # the access log keeps it
+    # the access log keeps the query; a memory only its vector found is not counted: the
+    # nearest of everything (an instruction, a short preference) would otherwise gain a boost
+    # from each answer it padded and pad every answer after (found by the natural questions)
+    rt.access.record([m.id for m, _ in found if m.id not in by_meaning], logged, now)
     return RecallResult(
         context=context,
         memories=[block.to_item(m, score) for m, score in found],
@@ -209,6 +217,8 @@ class Fused:
     found: list[tuple[Memory, float]]
     said: list[LogHit]
     answers: list[Memory]
+    by_meaning: set[str]
+    """The memories among them only a vector found (`floor.meaning_only`)."""
 
 
 async def log_vector(rt: Runtime, question: Question, ranking: Ranking) -> LogVector | None:

@@ -40,19 +40,30 @@ def floor_cosine(settings: SearchSettings, model: str | None) -> float:
     return next((v for name, v in COSINE_FLOORS.items() if model and name in model), -1.0)
 
 
+def meaning_only(hits: Sequence[SearchHit], matched: set[str]) -> set[str]:
+    """The ids of the memories only a vector found: no word of the query, no date it names
+    (not in `matched`)."""
+    return {
+        hit.memory.id for hit in hits if hit.memory.id not in matched and cosine_of(hit) is not None
+    }
+
+
 def nearest_only(
     hits: Sequence[SearchHit], matched: set[str], settings: SearchSettings, model: str | None
 ) -> set[str]:
-    """The ids of the memories only a vector found (no word of the query, no date it names:
-    not in `matched`) whose cosine is under the floor: the nearest of unrelated things, not
-    shown even beside an answer that stands."""
+    """The ids of the memories only a vector found whose cosine is under the floor: the
+    nearest of unrelated things, not shown beside what the query's own words, a date it names
+    or a slot it asks about found. Nothing when none of those found anything: a question
+    worded unlike every memory ("any foods I must avoid?" for "I'm allergic to peanuts.",
+    cosine 0.8097) has only its vectors, and the whole answer's floor (`stands`) judges it."""
+    if not matched:
+        return set()
     floor = floor_cosine(settings, model)
+    by_id = {hit.memory.id: hit for hit in hits}
     return {
-        hit.memory.id
-        for hit in hits
-        if hit.memory.id not in matched
-        and (similar := cosine_of(hit)) is not None
-        and similar < floor
+        found
+        for found in meaning_only(hits, matched)
+        if (similar := cosine_of(by_id[found])) is not None and similar < floor
     }
 
 
