@@ -1,7 +1,8 @@
 """`cortex-mcp-hook HOST MOMENT`: what a coding agent's hook runs. It reads the host's JSON on
 stdin, talks to the running cortex-mcp server over its local socket, prints what the host
-should inject, and always exits 0: malformed stdin, a broken transcript path or no server
-cost one line on stderr and inject nothing, never the user's prompt.
+should inject, and always exits 0: malformed stdin, a broken transcript path for a saving
+moment or no server cost one line on stderr and inject nothing, never the user's prompt. A
+transcript not written yet costs the injecting moments nothing: the prompt is their query.
 
 The saving moments (stop, pre-compact, session-end) check their input, then fork: the host
 gets its exit at once while the child reads the transcript and calls the server (or spools
@@ -143,7 +144,11 @@ def run(host: str, moment: str, payload: dict[str, Any]) -> str:
         say(f"{moment}: {TOOL_OF[moment]} is not among CORTEX_TOOLS; skipped")
         return render(host, moment, "")
     if moment in ("session-start", "prompt"):
-        check_transcript(event)
+        if not event.transcript_readable():
+            # not written yet: the first session in a new folder gets a path whose folder does
+            # not exist (anthropics/claude-code#41310), and so may a session after /clear;
+            # the prompt alone is the query then, and nothing is wrong
+            event.transcript_path = None
         moments = moments_of(data_home, settings, INJECT_TIMEOUT_S)
         try:
             context = getattr(moments, moment.replace("-", "_"))(event)

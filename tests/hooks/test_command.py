@@ -46,7 +46,6 @@ def test_gemini_always_gets_json_on_stdout_even_on_bad_input(tmp_path: Path) -> 
 def test_a_broken_transcript_path_exits_0_with_one_line(tmp_path: Path) -> None:
     missing = tmp_path / "gone.jsonl"
     for moment, event in (
-        ("prompt", "UserPromptSubmit"),
         ("stop", "Stop"),
         ("pre-compact", "PreCompact"),
     ):

@@ -286,3 +286,37 @@ async def test_the_prompt_hook_injects_every_relevant_line_that_fits_with_its_da
     assert [thing for thing in made if thing in context] == made, context
     days.add(utc_now().date().isoformat())  # the test may run across midnight
     assert any(f"[said {day}]" in context for day in days), context
+
+
+async def test_a_first_session_in_a_new_folder_gets_its_memory_before_the_transcript_exists(
+    tmp_path: Path,
+) -> None:
+    """Claude Code hands SessionStart and UserPromptSubmit a transcript path whose folder does
+    not exist yet in the first session of a new project (anthropics/claude-code#41310), and a
+    path not written yet after /clear. Both moments failed on it with one line and injected
+    nothing: a new user's first session had no memory at all. The prompt is the query then."""
+    home = tmp_path / "home"
+    env = hook_env(home)
+    unwritten = tmp_path / "projects" / "-work-new-project" / "first.jsonl"
+    async with running_server(home) as client:
+        stored = {"content": "The staging database runs PostgreSQL 16 on port 5433."}
+        await client.call_tool("cortex_remember", stored)
+        started = await run_hook_async(
+            "claude-code", "session-start", payload("SessionStart", "new", unwritten), env
+        )
+        asked = await run_hook_async(
+            "claude-code",
+            "prompt",
+            payload(
+                "UserPromptSubmit",
+                "new",
+                unwritten,
+                prompt="Which port does the staging database use?",
+            ),
+            env,
+        )
+    for done in (started, asked):
+        assert done.returncode == 0 and done.stderr == b"", done.stderr
+    assert "port 5433" in injected(started.stdout)
+    assert "port 5433" in injected(asked.stdout)
+    assert not unwritten.parent.exists(), "the hook creates nothing of the host's"
