@@ -15,8 +15,9 @@ import pytest
 from mcp import Client
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.recall.block import CONTEXT_EMPTY
+from cortex_mcp.models import RememberResult
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, recall, remember
 
@@ -62,6 +63,18 @@ def plain(cortex_home: Path) -> Settings:
 
 
 @pytest.fixture
+def local(cortex_home: Path) -> Settings:
+    """The local embedder, no LLM."""
+    return Settings.model_validate(
+        {
+            "home": cortex_home,
+            "llm": {"provider": "none"},
+            "embedding": {"provider": "local", "timeout_s": 300},
+        }
+    )
+
+
+@pytest.fixture
 async def said(plain: Settings) -> AsyncIterator[Client]:
     """conv-26's first session, sent through cortex_ingest on its own day."""
     clock = FrozenClock(datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
@@ -74,6 +87,14 @@ async def said(plain: Settings) -> AsyncIterator[Client]:
             }
             data_of(await client.call_tool("cortex_ingest", arguments))
         yield client
+
+
+async def embedded(engine: Engine, *texts: str) -> list[RememberResult]:
+    """Remember each text, then embed them all (the back-fill to its end)."""
+    stored = [await engine.remember(text) for text in texts]
+    while await engine.vectors.backfill():
+        pass
+    return stored
 
 
 def texts(found: dict[str, Any]) -> list[str]:
@@ -138,19 +159,12 @@ ACKNOWLEDGED = [
 
 
 async def test_an_acknowledgement_is_never_shown_for_a_question_it_shares_no_word_with(
-    cortex_home: Path, clock: FrozenClock
+    local: Settings, clock: FrozenClock
 ) -> None:
     """Found trying the product with the local model: "which test framework do we use?"
     answered the decision, then the assistant's "Got it.", "Ha, siblings!" and "哈哈。" from the
     log (their vectors sit near any question: "Got it." 0.789). A line of under three words
     that shares no word with the question says nothing to it."""
-    local = Settings.model_validate(
-        {
-            "home": cortex_home,
-            "llm": {"provider": "none"},
-            "embedding": {"provider": "local", "timeout_s": 300},
-        }
-    )
     async with open_engine(local, clock, {}) as engine:
         for user, reply in ACKNOWLEDGED:
             await engine.ingest(user, reply)
@@ -166,28 +180,19 @@ async def test_an_acknowledgement_is_never_shown_for_a_question_it_shares_no_wor
 
 
 async def test_a_memory_only_its_vector_found_under_the_floor_does_not_pad_the_answer(
-    cortex_home: Path, clock: FrozenClock
+    local: Settings, clock: FrozenClock
 ) -> None:
     """Found trying the product with the local model: "which test framework do we use?"
     answered the pytest decision, then "I work as a data analyst.", "I work at Globex." and "I
     live in Berlin." (cosines 0.79 and under: the nearest of unrelated things)."""
-    local = Settings.model_validate(
-        {
-            "home": cortex_home,
-            "llm": {"provider": "none"},
-            "embedding": {"provider": "local", "timeout_s": 300},
-        }
-    )
     async with open_engine(local, clock, {}) as engine:
-        for text in (
+        await embedded(
+            engine,
             "For this repo we decided to use pytest, not unittest.",
             "I live in Berlin.",
             "I work at Globex.",
             "I work as a data analyst.",
-        ):
-            await engine.remember(text)
-        while await engine.vectors.backfill():
-            pass
+        )
         found = await engine.recall("which test framework do we use?", max_results=10)
         where = await engine.recall("Which city do I live in?", max_results=10)
 
@@ -198,57 +203,43 @@ async def test_a_memory_only_its_vector_found_under_the_floor_does_not_pad_the_a
 
 
 async def test_a_question_worded_unlike_every_memory_keeps_its_nearest_under_the_floor(
-    cortex_home: Path, clock: FrozenClock
+    local: Settings, clock: FrozenClock
 ) -> None:
     """Found by the natural questions (a CI run): "any foods I must avoid?" shares no word with
     "I'm allergic to peanuts." (cosine 0.8097, just under the floor), and the answer stood on
     "Please keep answers short, no emojis." (0.834), so the per-memory floor dropped the one
     memory that answers. Only beside what the question's own words found is a memory under the
     floor the nearest of unrelated things."""
-    local = Settings.model_validate(
-        {
-            "home": cortex_home,
-            "llm": {"provider": "none"},
-            "embedding": {"provider": "local", "timeout_s": 300},
-        }
-    )
     async with open_engine(local, clock, {}) as engine:
-        for text in (
+        await embedded(
+            engine,
             "I'm allergic to peanuts.",
             "Please keep answers short, no emojis.",
             "I work as a nurse at the city hospital.",
             "The Wi-Fi password rotates monthly.",
-        ):
-            await engine.remember(text)
-        while await engine.vectors.backfill():
-            pass
+        )
         found = await engine.recall("any foods I must avoid?", max_results=3)
 
     assert "I'm allergic to peanuts." in [m.content for m in found.memories]
 
 
 async def test_only_what_the_question_asked_for_gains_a_recall_count(
-    cortex_home: Path, clock: FrozenClock
+    local: Settings, clock: FrozenClock
 ) -> None:
     """Found by the natural questions (a CI run that failed one time in five): a memory near
     every question ("以后回答请用中文。") padded each answer, gained a recall count from each
     (access boost 1.5 after ten), and then outranked the memory that answered
     ("服务器部署在新加坡的阿里云上。" for 我们的机器放在哪里). A memory only its vector found
     gains no count; one the question's words found does."""
-    local = Settings.model_validate(
-        {
-            "home": cortex_home,
-            "llm": {"provider": "none"},
-            "embedding": {"provider": "local", "timeout_s": 300},
-        }
-    )
     async with open_engine(local, clock, {}) as engine:
-        instruction = await engine.remember("以后回答请用中文。")
-        asked = await engine.remember("我们决定用PostgreSQL，不用MongoDB。")
-        for text in ("我住在杭州。", "我在腾讯做后端开发。", "我的猫叫咪咪。"):
-            await engine.remember(text)
-        while await engine.vectors.backfill():
-            pass
+        instruction, asked, *_ = await embedded(
+            engine,
+            "以后回答请用中文。",
+            "我们决定用PostgreSQL，不用MongoDB。",
+            "我住在杭州。",
+            "我在腾讯做后端开发。",
+            "我的猫叫咪咪。",
+        )
         padded = 0
         questions = ("我们的机器放在哪里", "我们用什么数据库", "我们的项目叫什么", "我们周几开会")
         for question in questions:
