@@ -311,6 +311,52 @@ async def test_the_hooks_file_what_they_save_under_the_working_folders_project(
     assert "Fly.io" in context
 
 
+async def test_a_new_folder_s_first_session_starts_with_what_the_user_said_of_themselves(
+    tmp_path: Path,
+) -> None:
+    """Found trying the product as a new user: "I'm allergic to peanuts" and a daughter's
+    name, said in one repository's session, were filed under it with the decision said
+    beside them, and the next repository's session-start digest left all of them out (and,
+    its transcript not written yet, failed before it asked: anthropics/claude-code#41310).
+    A person's own slots (a fact, a relationship by category) belong to no project; the other
+    repository's decision stays there."""
+    from tests.hooks.hosts import (
+        claude_exchange,
+        hook_env,
+        injected,
+        payload,
+        run_hook_async,
+        write_jsonl,
+    )
+    from tests.hooks.test_story import running_server
+
+    home, alpha, beta = tmp_path / "home", tmp_path / "alpha", tmp_path / "beta"
+    for folder in (alpha, beta):
+        (folder / ".git").mkdir(parents=True)
+    env = hook_env(home)
+    transcript = write_jsonl(
+        tmp_path / "one.jsonl",
+        claude_exchange(
+            "I'm allergic to peanuts. My daughter is called Sakura."
+            " We decided to deploy the alpha API on Fly.io instead of Heroku.",
+            "Noted.",
+        ),
+    )
+    unwritten = tmp_path / "projects" / "-beta" / "two.jsonl"
+    async with running_server(home):
+        done = await run_hook_async(
+            "claude-code", "stop", payload("Stop", "one", transcript, cwd=str(alpha)), env
+        )
+        assert done.returncode == 0, done.stderr
+        start = payload("SessionStart", "two", unwritten, cwd=str(beta), source="startup")
+        started = await run_hook_async("claude-code", "session-start", start, env)
+
+    assert started.returncode == 0 and started.stderr == b"", started.stderr
+    context = injected(started.stdout)
+    assert "peanuts" in context and "Sakura" in context, context
+    assert "Fly.io" not in context, context
+
+
 async def previous_release(
     database_engine: str, home: Path, monkeypatch: pytest.MonkeyPatch, request: Any
 ) -> None:

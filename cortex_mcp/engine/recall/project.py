@@ -1,16 +1,22 @@
 """Recall's project and tag step (#26), one pass over the ranked memories: the current
 project's memories rank first, other projects' last; a project named by the caller also
 leaves other projects' memories out, and tags keep only memories carrying one of them.
-Identity, preferences and the profile belong to no project: never moved, never left out."""
+Identity, preferences, the profile and a person's own slots (an allergy, a birthday, a pet)
+belong to no project: never moved, never left out."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cortex_mcp.engine.language.slots import CATEGORIES as SLOT_CATEGORIES
 from cortex_mcp.models import Category, LogHit, Memory
 from cortex_mcp.store.db import Connection
 from cortex_mcp.store.projects import projects_of_exchanges
 
 GLOBAL_CATEGORIES = frozenset({Category.IDENTITY, Category.PREFERENCE, Category.PROFILE})
+PERSONAL_SLOTS = frozenset(
+    name for name, category in SLOT_CATEGORIES.items() if category is not Category.PROJECT_STATE
+)
+"""The slots (language/slots.py) of a person's own, whatever their category."""
 WIDER_POOL = 4
 """With a filter, this many times the wanted results are ranked before it keeps its share."""
 
@@ -40,11 +46,20 @@ EVERYWHERE = Scope()
 
 
 def project_of(memory: Memory) -> str | None:
-    """The project a memory was filed under, or None (identity and the like: always None)."""
-    if memory.category in GLOBAL_CATEGORIES:
+    """The project a memory was filed under, or None (identity and the like, and a person's
+    own slot: always None)."""
+    if memory.category in GLOBAL_CATEGORIES or personal(memory):
         return None
     value = memory.metadata.get("project")
     return str(value) if value else None
+
+
+def personal(memory: Memory) -> bool:
+    """True for a slot of a person's that is no project's state: the user's allergy, a
+    daughter's birthday, a pet's name (found trying the product: "I'm allergic to peanuts",
+    said in one repository, was left out of the next one's session-start digest)."""
+    predicate = str(memory.metadata.get("predicate") or "")
+    return predicate.partition(":")[0] in PERSONAL_SLOTS
 
 
 def in_scope(memory: Memory, scope: Scope) -> bool:
