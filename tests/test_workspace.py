@@ -214,6 +214,23 @@ async def test_an_empty_store_says_it_is_empty_and_how_memories_get_in(client: C
         assert "cortex_remember" in context
 
 
+async def test_a_digest_with_nothing_in_its_scope_says_where_to_look_not_that_memory_is_empty(
+    client: Client,
+) -> None:
+    """Found trying the product: a new folder's session start (its project named, every core
+    memory filed under another) read "No stored memory matches this query." though it asked
+    none, and a digest of the working layer read "Memory is empty" beside a core memory."""
+    await remember(client, "We deploy the alpha API on Fly.io", project="alpha")
+
+    other_project = await recall(client, "", project="beta")
+    working = await recall(client, "", layers=["working"])
+
+    for digest in (other_project, working):
+        assert digest["memories"] == []
+        assert digest["context"].startswith("No core memory to show here"), digest["context"]
+        assert "cortex_recall with a query" in digest["context"]
+
+
 async def test_the_digest_says_how_many_it_left_out(client: Client) -> None:
     for number in range(12):
         await remember(client, f"Server number {number} runs in rack {number + 40}")

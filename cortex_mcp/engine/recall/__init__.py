@@ -63,6 +63,13 @@ Where = tuple[str, list[Layer] | None, list[Category] | None]
 categories (None: all)."""
 DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
 DIGEST_MORE = "{more} more: ask cortex_recall with a query."
+DIGEST_NONE = (
+    "No core memory to show here (none in the layers, project or tags asked for); cortex_recall"
+    " with a query searches every layer, every project and the conversation log."
+)
+"""The digest with nothing in its scope, of a store that holds something (found trying the
+product: a new folder's session start read "No stored memory matches this query.", and a
+digest of the working layer of a store with only core memories "Memory is empty")."""
 MORE_TOKENS = 20
 """Kept free in the digest's budget for the DIGEST_MORE line (and the blank line before)."""
 
@@ -284,10 +291,9 @@ async def digest(
     share = min(rt.settings.workspace.scratchpad_tokens, max_tokens // 2)
     pad_text = scratchpad_block(pad, share)
     if not found and profile is None:
-        context = "\n\n".join(
-            filter(None, [pad_text, empty_store(rt.settings.tools) if total == 0 else None])
-        )
-        context = context or block.CONTEXT_EMPTY
+        empty = total == 0 and await is_empty(rt, agent)
+        note = empty_store(rt.settings.tools) if empty else DIGEST_NONE
+        context = "\n\n".join(filter(None, [pad_text, note]))
         return RecallResult(
             context=context, memories=[], total_candidates=0, tokens_used=block.tokens_of(context)
         )
