@@ -22,6 +22,9 @@ FOUND = [
     ("Hi, I'm Wang Wei.", [("name", "Wang Wei")]),
     ("私は田中です", [("name", "田中")]),
     ("Remember that my daughter's birthday is on March 3rd.", [("birthday:daughter", "March 3rd")]),
+    # found trying the product: a name after the relation set nothing
+    ("My daughter Sakura's birthday is on March 3rd.", [("birthday:daughter", "March 3rd")]),
+    ("my Mom's birthday is 4 May", [("birthday:mother", "4 May")]),  # any case, as before
     ("我的猫叫咪咪。", [("pet:cat", "咪咪")]),
     ("以后回答请用中文。", [("answer_language", "中文")]),
     ("I switched from Vim to Helix last week.", [("tool:editor", "Helix")]),

@@ -404,7 +404,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "birthday:{rel}",
-        rf"(?i:\bmy (?:(?P<rel>{_REL_EN})'s )?birthday is (?:on )?){_DATE_EN}",
+        rf"\b(?i:my) (?:(?P<rel>(?i:{_REL_EN}))(?:,? [A-Z][a-z]+)?'s )?(?i:birthday is (?:on )?)"
+        rf"{_DATE_EN}",
     ),
     *_p("zh", "name", rf"(?:我叫|我的名字(?:是|叫)|本人(?:叫)?){_CJK_NAME}"),
     *_p(
