@@ -59,11 +59,12 @@ def nearest_only(
     if not matched:
         return set()
     floor = floor_cosine(settings, model)
-    by_id = {hit.memory.id: hit for hit in hits}
     return {
-        found
-        for found in meaning_only(hits, matched)
-        if (similar := cosine_of(by_id[found])) is not None and similar < floor
+        hit.memory.id
+        for hit in hits
+        if hit.memory.id not in matched
+        and (similar := cosine_of(hit)) is not None
+        and similar < floor
     }
 
 
