@@ -16,8 +16,17 @@ from cortex_mcp.models import new_memory_id
 from cortex_mcp.search.budget import estimate_tokens
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, inspect_database, read_text, recall, remember
+from tests.hooks.hosts import (
+    claude_exchange,
+    hook_env,
+    injected,
+    payload,
+    run_hook_async,
+    write_jsonl,
+)
+from tests.hooks.test_story import running_server
 from tests.secret_samples import SAMPLES
-from tests.servers import stdio_server
+from tests.servers import query_one, stdio_server
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 STARTUP_TIMEOUT_S = 60
@@ -286,17 +295,6 @@ async def test_core_prompt_and_memory_md_show_the_same_core_within_the_budget(
 async def test_the_hooks_file_what_they_save_under_the_working_folders_project(
     tmp_path: Path,
 ) -> None:
-    from tests.hooks.hosts import (
-        claude_exchange,
-        hook_env,
-        injected,
-        payload,
-        run_hook_async,
-        write_jsonl,
-    )
-    from tests.hooks.test_story import running_server
-    from tests.servers import query_one
-
     home, alpha = tmp_path / "home", tmp_path / "code" / "alpha"
     (alpha / ".git").mkdir(parents=True)
     (alpha / "src").mkdir()
@@ -337,16 +335,6 @@ async def test_a_new_folder_s_first_session_starts_with_what_the_user_said_of_th
     its transcript not written yet, failed before it asked: anthropics/claude-code#41310).
     A person's own slots (a fact, a relationship by category) belong to no project; the other
     repository's decision stays there."""
-    from tests.hooks.hosts import (
-        claude_exchange,
-        hook_env,
-        injected,
-        payload,
-        run_hook_async,
-        write_jsonl,
-    )
-    from tests.hooks.test_story import running_server
-
     home, alpha, beta = tmp_path / "home", tmp_path / "alpha", tmp_path / "beta"
     for folder in (alpha, beta):
         (folder / ".git").mkdir(parents=True)
