@@ -140,7 +140,7 @@ async def serve_local_socket(mcp: MCPServer[Any], settings: Settings) -> None:
     while True:
         if not await anyio.to_thread.run_sync(owned_elsewhere, path):
             try:
-                listener = await anyio.create_unix_listener(path, mode=0o600)
+                listener = await listen_privately(path)
             except OSError as err:
                 if err.errno not in (errno.EADDRINUSE, errno.EEXIST):
                     logger.warning("hooks: cannot listen on %s: %s", path, err.strerror)
@@ -148,6 +148,22 @@ async def serve_local_socket(mcp: MCPServer[Any], settings: Settings) -> None:
             else:
                 await _serve(mcp, settings, listener, path, limit)
         await anyio.sleep(RECLAIM_S)
+
+
+async def listen_privately(path: Path) -> anyio.abc.SocketListener:
+    """A listener on `path` that appears there already listening and 0600: bound and made
+    private under a name of its own in the same folder, then renamed (found by a CI run: a
+    hook test saw the socket between bind and chmod, 0755)."""
+    staged = path.with_name(f".{os.getpid()}")  # never longer than cortex.sock: sun_path
+    listener = await anyio.create_unix_listener(staged, mode=0o600)
+    try:
+        os.rename(staged, path)
+    except OSError:
+        await listener.aclose()
+        with suppress(OSError):
+            os.unlink(staged)
+        raise
+    return listener
 
 
 async def _serve(

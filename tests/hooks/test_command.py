@@ -8,9 +8,11 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from cortex_mcp.config import DEFAULT_HOME, HooksSettings, Settings
 from cortex_mcp.hooks.paths import FALLBACK_SETTINGS, default_home, socket_path, spool_dir
-from cortex_mcp.local_socket import hook_settings
+from cortex_mcp.local_socket import hook_settings, listen_privately
 from tests.hooks.hosts import (
     HOOK,
     claude_exchange,
@@ -138,3 +140,27 @@ def test_the_fallback_settings_are_the_configured_defaults() -> None:
     assert HooksSettings().model_dump(exclude={"socket"}).items() <= defaults.items()
     if not os.environ.get("CORTEX_HOME"):
         assert default_home() == DEFAULT_HOME
+
+
+async def test_the_socket_appears_already_private_and_listening(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by a CI run: a hook test saw the socket between the bind and the chmod (0755). It
+    is made private under a name of its own and renamed into place."""
+    path = tmp_path / "cortex.sock"
+    seen: list[tuple[bool, int]] = []
+    rename = os.rename
+
+    def spy(staged: Path, final: Path) -> None:
+        seen.append((final.exists(), stat.S_IMODE(os.stat(staged).st_mode)))
+        rename(staged, final)
+
+    monkeypatch.setattr(os, "rename", spy)
+    listener = await listen_privately(path)
+    async with listener:
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(str(path))
+
+    assert seen == [(False, 0o600)]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert os.listdir(tmp_path) == ["cortex.sock"]
