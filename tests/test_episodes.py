@@ -265,3 +265,48 @@ async def test_purging_a_text_found_only_in_an_episodes_action_nodes_erases_it_t
         await engine.purge_matching(secret)
     after = json.dumps(await episode_of(plain_client, episode_id))
     assert secret not in after and "Deploy the API to staging" in after
+
+
+async def ingest(client: Client, user: str, assistant: str, session: str) -> dict[str, Any]:
+    arguments = {"user_message": user, "assistant_message": assistant, "session_id": session}
+    return data_of(await client.call_tool("cortex_ingest", arguments))
+
+
+async def test_a_flush_after_ingests_logs_only_what_ingest_did_not(
+    plain_client: Client, plain: Settings
+) -> None:
+    """Found trying the product as an agent following the tools' own guidance (cortex_ingest
+    after each exchange, cortex_flush before compaction): 34 exchanges and one flush of them
+    logged 100 messages instead of 68, and the fast channel read every user message twice (a
+    decision's confidence rose as if restated)."""
+    said = [
+        ("ok", "Starting with the schema."),
+        ("We'll use PostgreSQL for the orders service.", "Noted: PostgreSQL for orders."),
+        ("ok", "Schema done."),
+    ]
+    for user, assistant in said:
+        await ingest(plain_client, user, assistant, "s-agent")
+    context = [
+        {"role": role, "content": text}
+        for user, assistant in said
+        for role, text in (("user", user), ("assistant", assistant))
+    ]
+    later = [{"role": "user", "content": "ok"}, {"role": "assistant", "content": "Deployed."}]
+    memories_before = await table_rows(plain, "select * from memories order by id")
+    result = await flush(plain_client, context + later, session_id="s-agent")
+    assert result["already_logged"] == 6 and result["logged_messages"] == 2
+    logged = await table_rows(
+        plain,
+        "select role, content from conversation_log where session_id = 's-agent' order by seq",
+    )
+    assert logged == [
+        *[(m["role"], m["content"]) for m in context],
+        ("user", "ok"),  # the fourth "ok" was never ingested: logged, not taken for the third
+        ("assistant", "Deployed."),
+    ]
+    assert await table_rows(plain, "select * from memories order by id") == memories_before
+
+
+async def table_rows(settings: Settings, sql: str) -> list[tuple[Any, ...]]:
+    async with open_engine(settings) as engine, engine.runtime.db.read() as conn:
+        return [tuple(row) for row in await conn.fetch_all(sql)]

@@ -112,6 +112,20 @@ async def claim_messages(
     return claimed
 
 
+async def ingested_messages(
+    conn: Connection, agent_id: str, session_id: str
+) -> list[tuple[str, str]]:
+    """(role, content) of every message `cortex_ingest` logged for the session, oldest first;
+    forgotten ones too (a flush must not log again what the user had forgotten)."""
+    rows = await fetch_all(
+        conn,
+        "select role, content from conversation_log where agent_id = ? and session_id = ?"
+        " and origin = 'ingest' order by seq",
+        (agent_id, session_id),
+    )
+    return [(row["role"], row["content"]) for row in rows]
+
+
 async def session_messages(
     conn: Connection, agent_id: str, session_id: str, limit: int
 ) -> list[LoggedMessage]:

@@ -6,6 +6,7 @@ memories extracted from it, and marked when an LLM extraction is still owed. (Re
 log in `recall.log`.)
 """
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -43,17 +44,39 @@ async def append_exchange(
 ) -> Logged:
     """Append (role, content) messages as one exchange, in one transaction; empty ones are
     skipped (their sequence number is -1), and so are those whose `hashes` the session
-    already logged (a message flushed twice is logged once, whichever process flushed it)."""
+    already logged (a message flushed twice is logged once, whichever process flushed it) and
+    those `cortex_ingest` logged for the session (`ingested`)."""
     now = rt.clock()
     exchange = new_exchange_id(now)
     async with rt.db.write() as conn:
         fresh = [True] * len(messages)
         if hashes is not None and session_id:
             fresh = await flushed.claim_messages(conn, agent_id, session_id, hashes)
+            said = ingested(messages, await flushed.ingested_messages(conn, agent_id, session_id))
+            fresh = [new and not was for new, was in zip(fresh, said, strict=True)]
         kept = [m if new else (m[0], "") for m, new in zip(messages, fresh, strict=True)]
         seqs = await append_in(conn, kept, agent_id, session_id, (exchange, origin), now)
     embed_logged(rt, seqs)
     return Logged(exchange, seqs)
+
+
+def ingested(messages: Sequence[tuple[str, str]], said: Sequence[tuple[str, str]]) -> list[bool]:
+    """For each flushed message, whether it is one of `said` (what `cortex_ingest` logged for
+    the session, in order): matched in order, each flushed message to the next not yet matched
+    with the same role and text. An agent that ingests every exchange and flushes its context
+    before compaction, as the tools ask, logs each message once; a repeated "ok" that was not
+    ingested is still logged (it has no match after the one before it)."""
+    places: dict[tuple[str, str], list[int]] = {}
+    for at, message in enumerate(said):
+        places.setdefault(message, []).append(at)
+    found: list[bool] = []
+    start = 0
+    for message in messages:
+        where = places.get(message, [])
+        at = bisect_left(where, start)
+        found.append(at < len(where))
+        start = where[at] + 1 if at < len(where) else start
+    return found
 
 
 @dataclass(frozen=True)
