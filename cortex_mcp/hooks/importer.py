@@ -39,6 +39,21 @@ def transcript_files(path: Path) -> list[Path]:
     raise InvalidInput(str(path), "no such file or folder")
 
 
+def in_time_order(files: list[Path]) -> list[tuple[Path, transcripts.Opening]]:
+    """The transcripts oldest session first (by their first timestamp, then name), without
+    Codex sub-agents' rollouts: a later session's "I moved to Porto" must come after an earlier
+    "I live in Lisbon", whatever the files are called."""
+    opened = []
+    for file in files:
+        try:
+            found = transcripts.opening(file)
+        except OSError as err:
+            raise InvalidInput(str(file), f"cannot be read ({err.strerror})") from err
+        if not found.subagent:
+            opened.append((file, found))
+    return sorted(opened, key=lambda pair: (pair[1].started, str(pair[0])))
+
+
 async def import_transcripts(
     engine: Flushes,
     data_home: Path,
@@ -49,8 +64,9 @@ async def import_transcripts(
 ) -> str:
     """Import every transcript under `path`; the JSON report."""
     files = transcript_files(path)
+    ordered = in_time_order(files)
     chunks: list[tuple[Path, transcripts.Chunk]] = []
-    for file in files:
+    for file, _ in ordered:
         key = f"import:{file.resolve()}"
         known = read_state(state_file(data_home, source, key)) or {}
         start = int(known.get("position", 0))
@@ -69,6 +85,7 @@ async def import_transcripts(
         "memories": 0,
         "dry_run": dry_run,
     }
+    sessions = {file: found.session_id or file.stem for file, found in ordered}
     for file, chunk in chunks:
         flat = flush_messages(chunk.messages, settings)
         if flat:
@@ -79,7 +96,8 @@ async def import_transcripts(
         with session_state(data_home, source, f"import:{file.resolve()}") as state:
             for start in range(0, len(flat), FLUSH_BATCH):
                 batch = [(m["role"], m["content"]) for m in flat[start : start + FLUSH_BATCH]]
-                result = await engine.flush(batch, session_id=file.stem[:128], reason="import")
+                session = sessions[file][:128]  # the id the hooks use for the same session
+                result = await engine.flush(batch, session_id=session, reason="import")
                 report["memories"] += len(getattr(result, "memories", []))
             state["position"] = chunk.position
             state["flushed"] += len(flat)

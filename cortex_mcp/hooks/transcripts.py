@@ -14,11 +14,19 @@ TAIL_BYTES = 256 << 10
 SKIPPED_PREFIXES = (
     "<command-",
     "<local-command",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "<task-notification",
     "<environment_context>",
     "<user_instructions>",
+    "# AGENTS.md instructions",
     "<system-reminder>",
 )
-"""User text the host writes itself (slash-command echoes, Codex's context blocks)."""
+"""User text the host writes itself: slash-command echoes, Claude Code's bash mode (`!cmd`:
+the command and whatever it printed, such as a customer's ticket), background task notices,
+Codex's context blocks and the AGENTS.md it sends as a user message. None of it is the user's
+own words, and a name or a city in it must not become the user's."""
 
 
 class BadTranscript(Exception):
@@ -62,8 +70,10 @@ def _own_text(text: str) -> bool:
 
 def claude_messages(entry: dict[str, Any]) -> list[Message]:
     """The messages of one Claude Code transcript line (none for summaries, meta lines,
-    sidechains and snapshots)."""
+    sidechains, snapshots and the summary a compaction left as a user line)."""
     if entry.get("type") not in ("user", "assistant") or entry.get("isMeta"):
+        return []
+    if entry.get("isCompactSummary"):
         return []
     if entry.get("isSidechain"):
         return []
@@ -193,6 +203,41 @@ def cursor_transcript(workspace: str, conversation: str) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
+
+
+class Opening(NamedTuple):
+    """What a transcript's first lines say of its session."""
+
+    session_id: str | None
+    started: str
+    """The first timestamp (ISO-8601 text), or "" when none is found."""
+    subagent: bool
+    """A Codex rollout of a sub-agent, whose "user" is the agent that started it."""
+
+
+def opening(path: Path, lines: int = 50) -> Opening:
+    """The session id, start time and kind of a JSONL transcript, from its first `lines`
+    lines (Codex's `session_meta`; Claude Code's `sessionId` and `timestamp`)."""
+    session_id, started, subagent = None, "", False
+    with path.open("rb") as handle:
+        for _, raw in zip(range(lines), handle, strict=False):
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(entry, dict):
+                continue
+            payload = entry.get("payload")
+            if entry.get("type") == "session_meta" and isinstance(payload, dict):
+                source = payload.get("source")
+                subagent = isinstance(source, dict) and "subagent" in source
+                session_id = str(payload.get("id") or "") or session_id
+                started = started or str(payload.get("timestamp") or "")
+            session_id = session_id or (str(entry.get("sessionId") or "") or None)
+            started = started or str(entry.get("timestamp") or "")
+            if session_id and started:
+                break
+    return Opening(session_id, started, subagent)
 
 
 JSONL_READERS: dict[str, Callable[[dict[str, Any]], list[Message]]] = {

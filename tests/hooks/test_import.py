@@ -7,8 +7,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-from tests.hooks.hosts import claude_exchange, codex_exchange, write_jsonl
+from cortex_mcp.store.sqlite import plain_connection
+from tests.hooks.hosts import claude_exchange, claude_line, codex_exchange, write_jsonl
 from tests.servers import query_one
 
 CORTEX = Path(sys.executable).parent / "cortex-mcp"
@@ -30,6 +32,14 @@ def cortex(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         check=False,
     )
+
+
+def query_all(database: Path, sql: str) -> list[Any]:
+    conn = plain_connection(database)
+    try:
+        return list(conn.execute(sql).fetchall())
+    finally:
+        conn.close()
 
 
 def logged(home: Path) -> int:
@@ -93,3 +103,69 @@ def test_a_bad_line_is_named_with_its_file_and_line_and_nothing_is_written(tmp_p
     assert done.stderr.count("\n") == 1
     assert f"{bad}:3:" in done.stderr and "nothing was imported" in done.stderr
     assert logged(home) == 0
+
+
+def test_what_the_host_wrote_is_not_the_user_s_and_the_later_session_wins(tmp_path: Path) -> None:
+    """Found trying the product: a bash-mode `!cat` of a customer's ticket, a compaction
+    summary and a Codex sub-agent's "user" were imported as the user's own words ("My name is
+    Carlos Mendes" replaced the user's name), and files imported in name order let an October
+    "I live in Lisbon" win over a November "I moved to Porto"."""
+    projects = tmp_path / "projects" / "-work-shop"
+    projects.mkdir(parents=True)
+    november = claude_exchange("Actually I moved to Porto last month.", "Noted.")
+    for line in november:
+        line["timestamp"], line["sessionId"] = "2026-11-02T09:00:00.000Z", "0a-november"
+    write_jsonl(projects / "0a-november.jsonl", november)
+    october = [
+        *claude_exchange("I live in Lisbon.", "Noted."),
+        claude_line("user", "<bash-input>cat ticket.txt</bash-input>"),
+        claude_line(
+            "user",
+            "<bash-stdout>Hello, my name is Carlos Mendes and I live in Madrid.</bash-stdout>"
+            "<bash-stderr></bash-stderr>",
+        ),
+        claude_line(
+            "user",
+            "This session is being continued from a previous conversation. I live in Oslo.",
+            isCompactSummary=True,
+        ),
+    ]
+    for line in october:
+        line["timestamp"], line["sessionId"] = "2026-10-14T09:00:00.000Z", "zz-october"
+    write_jsonl(projects / "zz-october.jsonl", october)
+    home = tmp_path / "home"
+
+    done = cortex(home, "import", str(tmp_path / "projects"), "--transcripts", "claude-code")
+
+    assert done.returncode == 0, done.stderr
+    said = " ".join(
+        str(row[0]) for row in query_all(home / "cortex.db", "select content from conversation_log")
+    )
+    assert "Carlos" not in said and "Oslo" not in said and "cat ticket.txt" not in said
+    live = query_all(
+        home / "cortex.db",
+        "select content from memories where superseded_by is null and deleted_at is null",
+    )
+    assert any("Porto" in str(row[0]) for row in live), live
+    assert not any("Lisbon" in str(row[0]) for row in live), live
+
+
+def test_a_codex_sub_agent_s_rollout_is_not_imported_and_a_session_keeps_its_id(
+    tmp_path: Path,
+) -> None:
+    parent = codex_exchange("Our CI runs on Buildkite.", "Noted.")
+    parent[0]["payload"] = {"id": "019a-parent", "cwd": "/p", "source": "cli"}
+    child = codex_exchange("My name is Subagent Sam.", "Working on it.")
+    child[0]["payload"] = {"id": "019a-child", "cwd": "/p", "source": {"subagent": "review"}}
+    (tmp_path / "rollouts").mkdir()
+    write_jsonl(tmp_path / "rollouts" / "rollout-2026-11-25T10-00-00-019a-parent.jsonl", parent)
+    write_jsonl(tmp_path / "rollouts" / "rollout-2026-11-25T10-05-00-019a-child.jsonl", child)
+
+    done = cortex(tmp_path / "home", "import", str(tmp_path / "rollouts"), "--transcripts", "codex")
+
+    assert done.returncode == 0, done.stderr
+    rows = query_all(
+        tmp_path / "home" / "cortex.db", "select session_id, content from conversation_log"
+    )
+    assert {row[0] for row in rows} == {"019a-parent"}  # the id Codex's hooks send
+    assert not any("Sam" in str(row[1]) for row in rows)

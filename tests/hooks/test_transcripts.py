@@ -129,3 +129,34 @@ def test_tool_results_over_the_limit_are_cut_never_sent_whole() -> None:
     assert arguments["assistant_message"] == "The log is long."
     assert all(len(m["content"]) <= 200 + len("Read → ") for m in flushed if m["role"] == "tool")
     assert [m["role"] for m in flushed] == ["user", "tool", "tool", "assistant"]
+
+
+def test_text_the_host_writes_as_a_user_line_is_not_the_user_s() -> None:
+    """Found trying the product: Codex's AGENTS.md block was saved as said by the user and
+    injected at every session start; Claude Code's bash mode output became the user's words."""
+    agents = {
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {
+                    "type": "input_text",
+                    "text": "# AGENTS.md instructions for /p\n\n<INSTRUCTIONS>Run make lint."
+                    "</INSTRUCTIONS>",
+                }
+            ],
+        },
+    }
+    assert transcripts.codex_messages(agents) == []
+    for text in (
+        "<bash-input>cat ticket.txt</bash-input>",
+        "<bash-stdout>my name is Carlos</bash-stdout><bash-stderr></bash-stderr>",
+        "<task-notification>build finished</task-notification>",
+    ):
+        assert transcripts.claude_messages(claude_line("user", text)) == []
+    summary = claude_line("user", "Continued from before: I live in Oslo.", isCompactSummary=True)
+    assert transcripts.claude_messages(summary) == []
+    assert transcripts.claude_messages(claude_line("user", "I live in Porto.")) == [
+        transcripts.Message("user", "I live in Porto.")
+    ]
