@@ -78,6 +78,10 @@ SAMPLES: tuple[Sample, ...] = (
     _sample("api_key", "config: api_key={}", token(20, 51)),
     _sample("secret_assignment", "JWT_SIGNING_SECRET={}", token(32, 53)),
     _sample("password", "the db password is {}", "Tr0ub4dor&3" + token(4, 55)),
+    # found trying the product: .env lines, and tool calls read from transcripts (JSON-escaped)
+    _sample("password", "DB_PASSWORD={}", "Tr0ub4-" + token(8, 61)),
+    _sample("password", 'PGPASSWORD=\\"{}\\"', token(12, 63)),
+    _sample("password", '{{\\"password\\": \\"{}\\"}}', token(13, 4)),
     _sample("password", "我的邮箱密码是 {}", token(10, 57)),
     _sample("password", "パスワードは {} です", token(10, 59)),
     _sample("card_number", "card {} expires 12/29", "5555 5555 5555 4444"),
