@@ -1,5 +1,6 @@
 """Fast-channel precision and recall on a labelled set in Chinese, English and Japanese."""
 
+from cortex_mcp.engine.ingest.fast import fast_statements
 from cortex_mcp.engine.language.patterns import detect_signals, is_question, signal_sentences
 
 # (sentence, expected signal or None). Negatives include questions about the topic, quoted
@@ -129,3 +130,14 @@ def test_each_sentence_of_a_message_is_a_separate_hit() -> None:
         ("identity", "我是投资者。"),
         ("preference", "我喜欢低风险。"),
     ]
+
+
+def test_code_in_backticks_stays_in_the_memory() -> None:
+    """Found trying the product: "Always run `tox -e py312` before tagging a release." was
+    stored as "Always run   before tagging a release." (backticks were taken for quotes)."""
+    for said in (
+        "Always run `tox -e py312` before tagging a release.",
+        "We decided to use `uv` instead of `poetry` for dependency management.",
+    ):
+        assert [p.content for p in fast_statements(said)] == [said]
+    assert fast_statements('My friend keeps saying "I love sushi".') == []  # quoted speech

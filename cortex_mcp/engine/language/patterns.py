@@ -208,7 +208,10 @@ def reports_decision(sentence: str) -> bool:
     return bool(_REPORTS_DECISION.search(sentence))
 
 
-_QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|(?<![\w])'[^']*'(?![\w])|`[^`]*`")
+_QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|(?<![\w])'[^']*'(?![\w])")
+"""Quoted speech, which patterns must not fire on. Not code in backticks: "Always run `tox -e
+py312` before tagging a release." is a rule about that command, and without it the memory read
+"Always run   before tagging a release." (found trying the product)."""
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+|\n+")
 _QUESTION_END = re.compile(r"[?？]\s*$|(吗|嗎|呢|么|麼|ですか|ますか|でしょうか|か)\s*[。.]?\s*$")
 _QUESTION_START = re.compile(
