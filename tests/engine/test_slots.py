@@ -91,3 +91,27 @@ def test_something_done_is_no_job(sentence: str) -> None:
     # 做了 / 做过 is something done, not "I work as": the second sentence superseded the first
     # as a new role value (tests/test_time.py, found merging #24)
     assert [s for s in find_slots(sentence) if s.predicate == "role"] == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("By the way, I sometimes write in German to practice.", []),
+        ("I use English at work.", []),
+        (
+            "Please always answer me in English, even when I write in Japanese or German.",
+            ["English"],
+        ),
+        ("I want all answers in Spanish please", ["Spanish"]),
+        ("Talk to me in French.", ["French"]),
+        ("Please write in German.", ["German"]),
+    ],
+)
+def test_the_answer_language_is_what_the_user_asks_of_the_assistant(
+    sentence: str, expected: list[str]
+) -> None:
+    """Found trying the product: "I sometimes write in German to practice." replaced the user's
+    "Always answer in English, please." (the pattern took the user's own writing for a request),
+    and "answer me in English, even when I write in Japanese" set Japanese."""
+    found = [s.value for s in find_slots(sentence) if s.predicate == "answer_language"]
+    assert found == expected

@@ -324,8 +324,13 @@ SLOT_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "answer_language",
-        rf"(?i:\b(?:answer|reply|respond|talk|write|speak)(?: to me)?(?: only)? in|"
-        rf"\b(?:please )?use)\s+(?P<v>(?i:{_LANG}))\b",
+        # asked of the assistant: "answer (me) in", "talk to me in", "please write in"; never
+        # what the user does ("I sometimes write in German", "even when I write in Japanese")
+        rf"(?i:\b(?:answer|reply|respond)(?: to)?(?: me)?(?: only| always)? in|"
+        rf"\b(?:talk|write|speak)(?: to)? me(?: only| always)? in|"
+        rf"\b(?:want|prefer|like) (?:all |your |the )?(?:answers|replies|responses) in|"
+        rf"(?:^|[,.;!:]\s*|\bplease\s+|\balways\s+)(?:talk|write|speak|use)(?: only)?(?: in)?)"
+        rf"\s+(?P<v>(?i:{_LANG}))\b",
     ),
     *_p(
         "en",
