@@ -342,3 +342,26 @@ async def test_eight_identical_ingests_at_once_across_two_processes_store_one_me
         conn.close()
     assert dict(rows) == {"fast": 1}  # and no raw copy beside it (#18)
     assert logged == 16  # every exchange is in the conversation log: each message and reply
+
+
+async def test_a_move_said_the_way_people_say_it_replaces_the_old_home(
+    client: Client, settings: Settings
+) -> None:
+    """Found trying the product as a client without a key: "actually I moved from Berlin to
+    Munich last month" was stored beside "I live in Berlin." (which stayed current and came
+    first for "Where do I live now?"), and "I'm now a staff engineer" stored nothing."""
+    for user, reply in (
+        ("I live in Berlin.", "Noted."),
+        ("I work as a backend engineer.", "Noted."),
+        ("actually I moved from Berlin to Munich last month", "Oh nice, congrats on the move!"),
+        ("Oh and I'm now a staff engineer", "Congratulations!"),
+    ):
+        arguments = {"user_message": user, "assistant_message": reply}
+        await client.call_tool("cortex_ingest", arguments)
+
+    live = live_contents(settings)
+    assert "I live in Berlin." not in live and "I work as a backend engineer." not in live
+    found = await recall(client, "Where do I live now?")
+    assert "Munich" in found["memories"][0]["content"], found["context"]
+    job = await recall(client, "What is my job title?")
+    assert "staff engineer" in job["memories"][0]["content"], job["context"]

@@ -291,7 +291,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
         "en",
         "home",
         rf"(?i:\bI (?:now |currently |still )?live in|\bI(?:'m| am) (?:now |currently )?"
-        rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) to)\s+{_PLACE}",
+        rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) (?:from [^,.;]{{1,40}}? )?to)"
+        rf"\s+{_PLACE}",
         rf"(?i:\bI(?:'m| am)\b[^.;]{{0,60}}?\bbased in)\s+{_PLACE}",
     ),
     *_p(
@@ -313,7 +314,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "role",
-        rf"(?i:\bI work as|\bmy (?:job|role|position|title) is|\bI(?:'m| am) (?=an? ))"
+        rf"(?i:\bI work as|\bmy (?:job|role|position|title) is|"
+        rf"\bI(?:'m| am) (?:now |currently |still )?(?=an? ))"
         rf"\s*(?i:{_ROLE_EN})",
         rf"(?i:\bI (?:now |currently )?work (?:at|for) [^,.;]{{1,40}}? as|\bI(?:'ve| have)? "
         rf"(?:just )?joined [^,.;]{{1,40}}? as)\s+(?i:{_ROLE_EN})",
