@@ -291,8 +291,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
         "en",
         "home",
         rf"(?i:\bI (?:now |currently |still )?live in|\bI(?:'m| am) (?:now |currently )?"
-        rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) (?:from [^,.;]{{1,40}}? )?to)"
-        rf"\s+{_PLACE}",
+        rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) "
+        rf"(?:from [^,.;]{{1,40}}? )?to)\s+{_PLACE}",
         rf"(?i:\bI(?:'m| am)\b[^.;]{{0,60}}?\bbased in)\s+{_PLACE}",
     ),
     *_p(
