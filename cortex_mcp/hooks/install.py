@@ -86,16 +86,28 @@ def read_settings(path: Path) -> dict[str, Any]:
 
 
 def without_ours(hooks: dict[str, Any]) -> dict[str, Any]:
-    """The hooks object minus our entries (events left empty are dropped)."""
+    """The hooks object minus our entries: a group that also runs someone else's hook keeps
+    theirs (events left empty are dropped)."""
     kept: dict[str, Any] = {}
     for event, entries in hooks.items():
         if not isinstance(entries, list):
             kept[event] = entries
             continue
-        others = [entry for entry in entries if not is_ours(entry)]
+        others = [left for entry in entries if (left := _others_of(entry)) is not None]
         if others or not entries:
             kept[event] = others
     return kept
+
+
+def _others_of(entry: Any) -> Any:
+    """The entry without our hooks; None when nothing of someone else's is left in it."""
+    if not is_ours(entry):
+        return entry
+    inner = entry.get("hooks")
+    if COMMAND in str(entry.get("command", "")) or not isinstance(inner, list):
+        return None
+    others = [hook for hook in inner if not is_ours(hook)]
+    return {**entry, "hooks": others} if others else None
 
 
 def install(agent: str, project: Path | None = None) -> str:
@@ -130,7 +142,10 @@ def uninstall(agent: str, project: Path | None = None) -> str:
 
 
 def write(path: Path, data: dict[str, Any]) -> None:
-    """The file whole or not at all (temp file, rename), keeping its permissions."""
+    """The file whole or not at all (temp file, rename), keeping its permissions; a settings
+    file that is a link (to a dotfiles repository) is written where it points, and stays a
+    link."""
+    path = path.resolve() if path.is_symlink() else path
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.cortex-tmp")
     temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -153,3 +153,33 @@ def test_the_claude_code_cli_validates_the_plugin_strictly(tmp_path: Path) -> No
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Validation passed" in done.stdout
+
+
+def test_uninstall_keeps_the_user_s_hook_in_a_group_with_ours_and_a_linked_file_stays_linked(
+    tmp_path: Path,
+) -> None:
+    """Found trying the product: a Stop group holding the user's `notify-send` beside our hook
+    was dropped whole by uninstall, and a settings.json linked into a dotfiles folder was
+    replaced by a plain file (the dotfile never got the hooks)."""
+    dotfile = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfile.parent.mkdir()
+    dotfile.write_text(json.dumps({"model": "opus"}), encoding="utf-8")
+    path = tmp_path / FILES["claude-code"]
+    path.parent.mkdir(parents=True)
+    path.symlink_to(dotfile)
+
+    assert cortex("hooks", "install", "claude-code", "--project", cwd=tmp_path).returncode == 0
+
+    assert path.is_symlink()
+    installed = json.loads(dotfile.read_text(encoding="utf-8"))
+    assert any("cortex-mcp-hook" in c for c in commands(installed)["Stop"])
+    mixed = installed["hooks"]["Stop"][0]
+    mixed["hooks"].insert(0, {"type": "command", "command": "notify-send done"})
+    dotfile.write_text(json.dumps(installed), encoding="utf-8")
+
+    assert cortex("hooks", "uninstall", "claude-code", "--project", cwd=tmp_path).returncode == 0
+
+    assert path.is_symlink()
+    left = json.loads(dotfile.read_text(encoding="utf-8"))
+    assert commands(left) == {"Stop": ["notify-send done"]}
+    assert left["model"] == "opus"
