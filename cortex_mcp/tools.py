@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
 
 from cortex_mcp.arguments import (
     HARD_CONTENT_LIMIT,
@@ -130,7 +130,7 @@ async def cortex_forget(
     memory_id: Annotated[str, Field(max_length=64, description="Or an exchange_id.")] = "",
     reason: Annotated[str | None, Field(max_length=500)] = None,
     agent_id: AgentId = None,
-    purge: bool = False,
+    purge: Annotated[bool, Strict()] = False,  # true or false, never a "yes" taken for true
     matching: Annotated[str, Field(max_length=500)] = "",
     confirm: Annotated[str, Field(max_length=64)] = "",
 ) -> ForgetResult | ForgetMatching:
@@ -171,7 +171,10 @@ async def cortex_search_debug(
 
 
 class ChatMessage(BaseModel):
-    """One message of the conversation being flushed."""
+    """One message of the conversation being flushed (a key it does not take is refused, as an
+    argument of a tool is: a misspelt one is never ignored)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     role: Literal["user", "assistant", "system", "tool"]
     content: Annotated[str, Field(max_length=HARD_CONTENT_LIMIT)]
