@@ -30,6 +30,7 @@ from cortex_mcp.engine.ingest.log import (
     new_exchange_id,
     settle_extraction,
 )
+from cortex_mcp.engine.ingest.verdict import content_terms
 from cortex_mcp.engine.language.patterns import signal_sentences
 from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.runtime import Runtime
@@ -54,11 +55,20 @@ def tool_calls_text(tool_calls: Sequence[dict[str, Any]] | None) -> str:
     return "\n<tool_calls>\n" + "\n".join(lines) + "\n</tool_calls>"
 
 
+SAYS_SOMETHING = 3
+"""Content words (or CJK bigrams) a user's sentence needs before the agent is asked to save
+it: "sounds good", "lol true" and "thanks, that's all for today" are not worth a call."""
+
+
 def untaken(user: str, assistant: str, taken: list[StoredMemory]) -> bool:
-    """True when the exchange holds statements the fast channel did not take: the user's, or
-    a substantial reply."""
+    """True when the exchange holds statements the fast channel did not take: the user's (not
+    small talk), or a substantial reply."""
     kept = " ".join(m.content for m in taken)
-    users = [s for s in signal_sentences(user) if s not in kept and len(s) >= 6]
+    users = [
+        s
+        for s in signal_sentences(user)
+        if s not in kept and len(s) >= 6 and len(content_terms(s)) >= SAYS_SOMETHING
+    ]
     replies = [s for s in signal_sentences(assistant) if s not in kept and len(s) >= 40]
     return bool(users or replies)
 
