@@ -292,7 +292,7 @@ def exchange_arguments(
     user = "\n\n".join(m.text for m in messages if m.role == "user")
     reply = "\n\n".join(m.text for m in messages if m.role == "assistant")
     arguments: dict[str, Any] = {
-        "user_message": cut(user, limit),
+        "user_message": cut(user or event.prompt, limit),
         "assistant_message": cut(reply or event.inline_reply, limit),
     }
     if event.session_id:

@@ -60,7 +60,11 @@ def _text_of(content: Any) -> str:
 
 
 def _is_text(block: Any) -> bool:
-    return isinstance(block, dict) and block.get("type") in ("text", "input_text", "output_text")
+    """A text block: typed (Claude Code, Codex, Cursor) or a Gemini part (`{"text": …}`)."""
+    if not isinstance(block, dict):
+        return False
+    kind = block.get("type")
+    return kind in ("text", "input_text", "output_text") or (kind is None and "text" in block)
 
 
 def _own_text(text: str) -> bool:
@@ -288,11 +292,19 @@ def read_since(host: str, path: Path, position: int, strict: bool = False) -> Ch
 
 
 def _gemini_all(path: Path) -> list[Message]:
+    """Every message of a Gemini CLI session: one JSON document (`messages`), or the JSONL
+    its newer versions write (a line of metadata, then a message a line)."""
+    data = path.read_bytes()
     try:
-        session = json.loads(path.read_bytes())
+        session = json.loads(data)
     except ValueError as err:
-        raise BadTranscript(f"{path}:1: not JSON ({err})") from err
-    entries = session.get("messages") if isinstance(session, dict) else session
+        try:
+            session = [json.loads(line) for line in data.splitlines() if line.strip()]
+        except ValueError:
+            raise BadTranscript(f"{path}:1: not JSON ({err})") from err
+    if isinstance(session, dict):  # one document, or a JSONL file of its metadata alone
+        session = session.get("messages", [session])
+    entries = session
     if not isinstance(entries, list):
         raise BadTranscript(f"{path}:1: no `messages` list")
     found: list[Message] = []

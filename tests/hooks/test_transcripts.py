@@ -160,3 +160,33 @@ def test_text_the_host_writes_as_a_user_line_is_not_the_user_s() -> None:
     assert transcripts.claude_messages(claude_line("user", "I live in Porto.")) == [
         transcripts.Message("user", "I live in Porto.")
     ]
+
+
+def test_gemini_sessions_in_jsonl_and_with_parts_are_read(tmp_path: Path) -> None:
+    """Found trying the product: Gemini CLI's current session files (JSONL: a metadata line,
+    then a message a line, content as a list of parts) could not be read, so PreCompress and
+    SessionEnd saved nothing; parts without a `type` read as empty user messages."""
+    lines = [
+        {"sessionId": "g2", "projectHash": "x", "startTime": "2026-11-25T10:00:00Z"},
+        {"id": "m0u", "type": "user", "content": [{"text": "We deploy pelican on Fridays."}]},
+        {"id": "m0g", "type": "gemini", "content": [{"text": "Noted: Friday deploys."}]},
+    ]
+    jsonl = write_jsonl(tmp_path / "session-g2.jsonl", lines)
+    expected = [
+        transcripts.Message("user", "We deploy pelican on Fridays."),
+        transcripts.Message("assistant", "Noted: Friday deploys."),
+    ]
+    assert transcripts.read_since("gemini", jsonl, 0).messages == expected
+    document = tmp_path / "session-g2.json"
+    document.write_text(json.dumps({"sessionId": "g2", "messages": lines[1:]}), encoding="utf-8")
+    assert transcripts.read_since("gemini", document, 0).messages == expected
+    assert transcripts.read_since("gemini", jsonl, 1).messages == expected[1:]
+
+
+def test_an_exchange_the_transcript_does_not_hold_yet_takes_the_prompt_from_the_event() -> None:
+    """Gemini CLI's AfterAgent sends the prompt and the reply inline; when its transcript does
+    not hold them (yet), the user's side came out empty and only the reply was saved."""
+    event = Event("gemini", "stop", "g3", None, "", "Our on-call rotation changes Tuesdays.", "OK")
+    arguments = exchange_arguments(event, [], dict(FALLBACK_SETTINGS))
+    assert arguments["user_message"] == "Our on-call rotation changes Tuesdays."
+    assert arguments["assistant_message"] == "OK"
