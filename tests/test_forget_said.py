@@ -122,3 +122,32 @@ async def test_purge_matching_finds_the_log_ignoring_case_and_rewrites_the_profi
     assert report.messages == 1 and report.purged == []
     assert not any("locker code" in text.lower() for text in logged(settings))
     assert "Sam, a nurse in Oslo" in kept["context"] and "locker code" not in kept["context"]
+
+
+async def test_a_forget_by_text_reports_what_its_preview_said_and_every_message_comes_back(
+    client: Client,
+) -> None:
+    """Found trying the product: a preview counted 2 messages holding "Munich" and the forget
+    reported 1 (the other had gone with the memory taken from it), and a message hidden by the
+    text alone (no memory came from it) could not be restored: no id was given for it."""
+    ingested = await client.call_tool(
+        "cortex_ingest",
+        {
+            "user_message": "I live in Munich.",
+            "assistant_message": "Munich has great beer gardens, try the Augustiner Keller.",
+        },
+    )
+    assert not ingested.is_error
+
+    preview = await forget(client, matching="Munich")
+    done = await forget(client, matching="Munich", confirm=preview["confirm"])
+    hidden = await recall(client, "beer gardens in Munich")
+    for memory in done["memories"]:
+        await client.call_tool("cortex_restore", {"memory_id": memory["id"]})
+    for exchange in done["exchanges"]:
+        await client.call_tool("cortex_restore", {"memory_id": exchange})
+    back = await recall(client, "beer gardens in Munich")
+
+    assert preview["messages"] == done["messages"] == 2 and len(done["exchanges"]) == 1
+    assert hidden["memories"] == [] and hidden["conversation"] == []
+    assert any("beer gardens" in h["content"] for h in back["conversation"]), back["context"]

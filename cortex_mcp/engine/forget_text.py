@@ -34,6 +34,10 @@ class ForgetMatching(BaseModel):
     memories: list[dict[str, str]] = Field(description="Memories holding the text (id, text).")
     memory_count: int
     messages: int = Field(description="Logged messages holding the text.")
+    exchanges: list[str] = Field(
+        default_factory=list,
+        description="The exchanges of the messages hidden: cortex_restore takes their ids.",
+    )
     confirm: str | None = Field(
         default=None, description="Pass back as `confirm` to do it (previews only)."
     )
@@ -93,6 +97,7 @@ async def forget_matching(
             await forget.forget(rt, memory_id, reason, agent)
         except InvalidInput:  # forgotten meanwhile, with another of its exchange
             continue
-    async with rt.db.write() as conn:
-        hidden = await log.hide_messages(conn, seqs, rt.clock())
-    return result.model_copy(update={"done": True, "messages": hidden})
+    async with rt.db.write() as conn:  # some went with the memories they gave, the rest now
+        await log.hide_messages(conn, seqs, rt.clock())
+        hidden = await log.exchanges_of(conn, seqs)
+    return result.model_copy(update={"done": True, "exchanges": hidden})

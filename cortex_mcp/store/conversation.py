@@ -555,6 +555,22 @@ async def hide_messages(conn: Connection, seqs: list[int], when: datetime) -> in
     return len(found)
 
 
+async def exchanges_of(conn: Connection, seqs: list[int]) -> list[str]:
+    """The distinct exchange ids of these messages, oldest first."""
+    found = await fetch_all(
+        conn,
+        Sql(
+            "select exchange_id, min(seq) as first from conversation_log"
+            " where seq in (select value from json_each(?)) group by exchange_id order by first",
+            "select exchange_id, min(seq) as first from conversation_log"
+            " where seq in (select cast(json_array_elements_text(cast(? as json)) as bigint))"
+            " group by exchange_id order by first",
+        ),
+        (json.dumps(seqs),),
+    )
+    return [str(row["exchange_id"]) for row in found]
+
+
 async def unhide_whole_exchange(conn: Connection, exchange_id: str) -> int:
     """Show again every hidden message of an exchange (its restore by id); how many."""
     return await conn.execute(
