@@ -12,6 +12,7 @@ from cortex_mcp.errors import InvalidInput
 from cortex_mcp.hooks import transcripts
 from cortex_mcp.hooks.moments import FLUSH_BATCH, flush_messages
 from cortex_mcp.hooks.state import read_state, session_state, state_file
+from cortex_mcp.project_names import project_of_folder
 
 SOURCES = ("claude-code", "codex")
 
@@ -26,6 +27,7 @@ class Flushes(Protocol):
         session_id: str | None = None,
         reason: str = "compaction",
         agent_id: str | None = None,
+        project: str | None = None,
     ) -> Any:
         """Extract from messages and keep them in the conversation log."""
 
@@ -86,6 +88,7 @@ async def import_transcripts(
         "dry_run": dry_run,
     }
     sessions = {file: found.session_id or file.stem for file, found in ordered}
+    projects = {file: project_of_folder(found.cwd) for file, found in ordered}
     for file, chunk in chunks:
         flat = flush_messages(chunk.messages, settings)
         if flat:
@@ -97,7 +100,9 @@ async def import_transcripts(
             for start in range(0, len(flat), FLUSH_BATCH):
                 batch = [(m["role"], m["content"]) for m in flat[start : start + FLUSH_BATCH]]
                 session = sessions[file][:128]  # the id the hooks use for the same session
-                result = await engine.flush(batch, session_id=session, reason="import")
+                result = await engine.flush(
+                    batch, session_id=session, reason="import", project=projects[file]
+                )
                 report["memories"] += len(getattr(result, "memories", []))
             state["position"] = chunk.position
             state["flushed"] += len(flat)

@@ -217,12 +217,14 @@ class Opening(NamedTuple):
     """The first timestamp (ISO-8601 text), or "" when none is found."""
     subagent: bool
     """A Codex rollout of a sub-agent, whose "user" is the agent that started it."""
+    cwd: str
+    """The folder the session ran in ("" when none is found)."""
 
 
 def opening(path: Path, lines: int = 50) -> Opening:
     """The session id, start time and kind of a JSONL transcript, from its first `lines`
     lines (Codex's `session_meta`; Claude Code's `sessionId` and `timestamp`)."""
-    session_id, started, subagent = None, "", False
+    session_id, started, subagent, cwd = None, "", False, ""
     with path.open("rb") as handle:
         for _, raw in zip(range(lines), handle, strict=False):
             try:
@@ -237,11 +239,13 @@ def opening(path: Path, lines: int = 50) -> Opening:
                 subagent = isinstance(source, dict) and "subagent" in source
                 session_id = str(payload.get("id") or "") or session_id
                 started = started or str(payload.get("timestamp") or "")
+                cwd = cwd or str(payload.get("cwd") or "")
             session_id = session_id or (str(entry.get("sessionId") or "") or None)
             started = started or str(entry.get("timestamp") or "")
-            if session_id and started:
+            cwd = cwd or str(entry.get("cwd") or "")
+            if session_id and started and cwd:
                 break
-    return Opening(session_id, started, subagent)
+    return Opening(session_id, started, subagent, cwd)
 
 
 JSONL_READERS: dict[str, Callable[[dict[str, Any]], list[Message]]] = {

@@ -108,13 +108,15 @@ def test_a_bad_line_is_named_with_its_file_and_line_and_nothing_is_written(tmp_p
 def test_what_the_host_wrote_is_not_the_user_s_and_the_later_session_wins(tmp_path: Path) -> None:
     """Found trying the product: a bash-mode `!cat` of a customer's ticket, a compaction
     summary and a Codex sub-agent's "user" were imported as the user's own words ("My name is
-    Carlos Mendes" replaced the user's name), and files imported in name order let an October
-    "I live in Lisbon" win over a November "I moved to Porto"."""
+    Carlos Mendes" replaced the user's name), files imported in name order let an October
+    "I live in Lisbon" win over a November "I moved to Porto", and no session was filed under
+    the project its folder names."""
     projects = tmp_path / "projects" / "-work-shop"
     projects.mkdir(parents=True)
     november = claude_exchange("Actually I moved to Porto last month.", "Noted.")
     for line in november:
         line["timestamp"], line["sessionId"] = "2026-11-02T09:00:00.000Z", "0a-november"
+        line["cwd"] = str(tmp_path / "shop")
     write_jsonl(projects / "0a-november.jsonl", november)
     october = [
         *claude_exchange("I live in Lisbon.", "Noted."),
@@ -148,6 +150,10 @@ def test_what_the_host_wrote_is_not_the_user_s_and_the_later_session_wins(tmp_pa
     )
     assert any("Porto" in str(row[0]) for row in live), live
     assert not any("Lisbon" in str(row[0]) for row in live), live
+    filed = query_all(
+        home / "cortex.db", "select distinct project from conversation_log order by project"
+    )
+    assert [row[0] for row in filed] == [None, "shop"]  # the session's folder, as a hook files it
 
 
 def test_a_codex_sub_agent_s_rollout_is_not_imported_and_a_session_keeps_its_id(
