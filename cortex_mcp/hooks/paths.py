@@ -89,8 +89,11 @@ def spool_dir(data_home: Path) -> Path:
 
 
 def private_dir(path: Path) -> Path:
-    """`path` made if missing, readable by this user only (0700)."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """`path` made if missing, readable by this user only (0700), and so is every folder above
+    it that this call makes (the data home and its hooks folder, when a hook runs first)."""
+    for folder in reversed([path, *path.parents]):
+        if not folder.exists():
+            folder.mkdir(mode=0o700, exist_ok=True)
     return path
 
 
