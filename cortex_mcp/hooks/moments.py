@@ -182,7 +182,10 @@ class Moments:
             and shares(str(hit.get("content", "")))
         ]
         for hit in result.get("conversation", []):
-            said = " ".join(str(hit.get("content", "")).split()) if isinstance(hit, dict) else ""
+            if not isinstance(hit, dict) or hit.get("role") == "tool":
+                continue  # a tool call's record: a file path is not what was said (found
+                # trying the product: a session start spent its budget on an Edit's arguments)
+            said = " ".join(str(hit.get("content", "")).split())
             if asked and shares(said):
                 when = str(hit.get("created_at", ""))[:10]  # "yesterday" needs its date
                 label = f"said {when}" if when else "said earlier"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cortex_mcp.hooks import transcripts
-from cortex_mcp.hooks.moments import Event, exchange_arguments, flush_messages
+from cortex_mcp.hooks.moments import Event, Moments, exchange_arguments, flush_messages
 from cortex_mcp.hooks.paths import FALLBACK_SETTINGS
 from tests.hooks.hosts import (
     claude_exchange,
@@ -190,3 +190,32 @@ def test_an_exchange_the_transcript_does_not_hold_yet_takes_the_prompt_from_the_
     arguments = exchange_arguments(event, [], dict(FALLBACK_SETTINGS))
     assert arguments["user_message"] == "Our on-call rotation changes Tuesdays."
     assert arguments["assistant_message"] == "OK"
+
+
+class CannedRecall:
+    """A server that answers every cortex_recall with one result."""
+
+    def __init__(self, result: dict[str, object]) -> None:
+        self.result = result
+
+    def call_tool(self, name: str, arguments: dict[str, object]) -> dict[str, object]:
+        return self.result
+
+
+def test_a_tool_call_s_record_is_never_injected_as_something_said(tmp_path: Path) -> None:
+    """Found trying the product: a session start spent its budget on "<tool_calls> Edit
+    {"file_path": ".../petshop/filters.py"}", which matched only because the path holds the
+    project's name."""
+    said = {"exchange_id": "e1", "created_at": "2026-11-26T10:00:00Z"}
+    server = CannedRecall(
+        {
+            "memories": [],
+            "conversation": [
+                {**said, "role": "tool", "content": '<tool_calls> Edit {"file": "petshop/f.py"}'},
+                {**said, "role": "user", "content": "petshop ships on Fridays."},
+            ],
+        }
+    )
+    moments = Moments(tmp_path, dict(FALLBACK_SETTINGS), 1.0)
+    found = moments._relevant(server, "petshop", 200)  # type: ignore[arg-type]
+    assert [line for _, line in found] == ["- [said 2026-11-26] petshop ships on Fridays."]
