@@ -3,6 +3,7 @@ stopped; what goes to ingest and flush is cut to its limits."""
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -166,7 +167,7 @@ def test_gemini_sessions_in_jsonl_and_with_parts_are_read(tmp_path: Path) -> Non
     """Found trying the product: Gemini CLI's current session files (JSONL: a metadata line,
     then a message a line, content as a list of parts) could not be read, so PreCompress and
     SessionEnd saved nothing; parts without a `type` read as empty user messages."""
-    lines = [
+    lines: list[dict[str, Any]] = [
         {"sessionId": "g2", "projectHash": "x", "startTime": "2026-11-25T10:00:00Z"},
         {"id": "m0u", "type": "user", "content": [{"text": "We deploy pelican on Fridays."}]},
         {"id": "m0g", "type": "gemini", "content": [{"text": "Noted: Friday deploys."}]},
