@@ -139,3 +139,16 @@ def test_a_memory_id_is_never_taken_for_a_card_number() -> None:
 @given(st.uuids())
 def test_no_uuid_is_ever_redacted(value: uuid.UUID) -> None:
     assert redact(str(value)) == (str(value), [])
+
+
+def test_a_password_keeps_its_backslashes_and_a_folder_variable_is_no_password() -> None:
+    """Review of this round's change: cutting the value at a backslash left the rest of the
+    password stored; `OLDPWD` is the shell's previous folder."""
+    for text, secret in (
+        ("password: Xy\\9kLmN2pQ", "9kLmN2pQ"),
+        ("PGPASSWORD=abc\\defghijk99", "defghijk99"),
+        ('PGPASSWORD=\\"7aQz7Wm3Lp9X\\"', "7aQz7Wm3Lp9X"),
+    ):
+        redacted, kinds = redact(text)
+        assert secret not in redacted and kinds == ["password"], redacted
+    assert redact("OLDPWD=/Users/ana/src") == ("OLDPWD=/Users/ana/src", [])

@@ -98,6 +98,9 @@ def test_something_done_is_no_job(sentence: str) -> None:
     [
         ("By the way, I sometimes write in German to practice.", []),
         ("I use English at work.", []),
+        ("I always speak Spanish at home.", []),  # review of this change
+        ("Speak Japanese fluently by 2027 is my goal.", []),
+        ("Always write in English.", ["English"]),
         (
             "Please always answer me in English, even when I write in Japanese or German.",
             ["English"],
@@ -115,3 +118,15 @@ def test_the_answer_language_is_what_the_user_asks_of_the_assistant(
     and "answer me in English, even when I write in Japanese" set Japanese."""
     found = [s.value for s in find_slots(sentence) if s.predicate == "answer_language"]
     assert found == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "home"),
+    [
+        ("Actually I moved from Berlin to Munich last month.", ["Munich"]),
+        ("I moved from Java to Go last year.", []),  # review of this change
+        ("I recently moved from Python to Rust", []),
+    ],
+)
+def test_a_move_sets_the_home_only_to_a_place(sentence: str, home: list[str]) -> None:
+    assert [s.value for s in find_slots(sentence) if s.predicate == "home"] == home

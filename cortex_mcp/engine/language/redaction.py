@@ -185,14 +185,14 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)(?:\b[a-z0-9_]{0,40}?(?:password|passwd|pwd)|\bpass|密码|密碼|口令|パスワード)"
+            r"(?i)(?:\b[a-z0-9_]{0,40}?(?:password|passwd)|\bpwd|\bpass|密码|密碼|口令|パスワード)"
             r"(?:\\?[\"'])?\s*(?:[:=：]|是|为|為|は|is)\s*(?:\\?[\"'])?"
             + NOT_A_MARKER
-            + r"([^\s\"'\\，。,;、]{3,})"
+            + r"([^\s\"'，。,;、]{3,})"  # a backslash in it is kept: part of the password
         ),
-        "the word after password / passwd / pwd (also ending a name: `DB_PASSWORD`,"
-        " `PGPASSWORD`) / pass / 密码 / 密碼 / 口令 / パスワード and `:` `=` is 是 为 は (quotes,"
-        " escaped or not, around the name or the value)",
+        "the word after password / passwd (also ending a name: `DB_PASSWORD`,"
+        " `PGPASSWORD`) / pwd / pass / 密码 / 密碼 / 口令 / パスワード and `:` `=` is 是 为 は"
+        " (quotes, escaped or not, around the name or the value)",
         1,
     ),
     SecretPattern(

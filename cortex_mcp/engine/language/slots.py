@@ -231,6 +231,12 @@ _LANG = _alternatives(tuple(LANGUAGES))
 
 _NAME = r"(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})"
 _PLACE = r"(?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,3})"
+_NOT_A_PLACE = (
+    r"(?!(?:Go|Rust|Python|Java|Kotlin|Swift|TypeScript|JavaScript|Ruby|Scala|Elixir|Haskell|"
+    r"PHP|Perl|Dart|Julia|Zig|Node|React|Vue|Angular|Svelte|Django|Rails|Flask|Spring|AWS|GCP|"
+    r"Azure|Kubernetes|Docker|Postgres|PostgreSQL|MySQL|Linux|Windows|Mac)\b)"
+)
+"""What one moves from and to that is no home: "I moved from Java to Go last year"."""
 _ORG = r"(?P<v>[A-Z0-9][\w&.'-]*(?: (?:[A-Z0-9][\w&.'-]*|of|and|&))*)"
 _CJK_VALUE = r"(?P<v>[^\s，。,.!！？?；;、：:「」]{1,16}?)"
 _CJK_END = r"(?=[\s，。,.!！？?；;、]|了|啦|呢|$)"
@@ -292,7 +298,7 @@ SLOT_PATTERNS: list[SlotPattern] = [
         "home",
         rf"(?i:\bI (?:now |currently |still )?live in|\bI(?:'m| am) (?:now |currently )?"
         rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) "
-        rf"(?:from [^,.;]{{1,40}}? )?to)\s+{_PLACE}",
+        rf"(?:from [^,.;]{{1,40}}? )?to)\s+{_NOT_A_PLACE}{_PLACE}",
         rf"(?i:\bI(?:'m| am)\b[^.;]{{0,60}}?\bbased in)\s+{_PLACE}",
     ),
     *_p(
@@ -331,7 +337,7 @@ SLOT_PATTERNS: list[SlotPattern] = [
         rf"(?i:\b(?:answer|reply|respond)(?: to)?(?: me)?(?: only| always)? in|"
         rf"\b(?:talk|write|speak)(?: to)? me(?: only| always)? in|"
         rf"\b(?:want|prefer|like) (?:all |your |the )?(?:answers|replies|responses) in|"
-        rf"(?:^|[,.;!:]\s*|\bplease\s+|\balways\s+)(?:talk|write|speak|use)(?: only)?(?: in)?)"
+        rf"(?:^|[,.;!:]\s*|\bplease\s+)(?:always\s+)?(?:(?:talk|write|speak)(?: only)? in|use))"
         rf"\s+(?P<v>(?i:{_LANG}))\b",
     ),
     *_p(
