@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, BeforeValidator, Field
 
 from cortex_mcp.arguments import (
     HARD_CONTENT_LIMIT,
@@ -42,6 +42,16 @@ def lent_sampler(ctx: Context[Engine]) -> AbstractContextManager[None]:
     from cortex_mcp.engine.llm import lend_sampler
 
     return lend_sampler(sampler_of(ctx))
+
+
+def true_or_false(value: object) -> object:
+    """A destructive flag as JSON's true or false, or the text "true" / "false" (models send
+    it so); anything else ("yes", 1) is refused rather than taken for true."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise ValueError("must be true or false")
 
 
 @reports_errors
@@ -130,7 +140,7 @@ async def cortex_forget(
     memory_id: Annotated[str, Field(max_length=64, description="Or an exchange_id.")] = "",
     reason: Annotated[str | None, Field(max_length=500)] = None,
     agent_id: AgentId = None,
-    purge: Annotated[bool, Strict()] = False,  # true or false, never a "yes" taken for true
+    purge: Annotated[bool, BeforeValidator(true_or_false)] = False,
     matching: Annotated[str, Field(max_length=500)] = "",
     confirm: Annotated[str, Field(max_length=64)] = "",
 ) -> ForgetResult | ForgetMatching:
@@ -171,10 +181,8 @@ async def cortex_search_debug(
 
 
 class ChatMessage(BaseModel):
-    """One message of the conversation being flushed (a key it does not take is refused, as an
-    argument of a tool is: a misspelt one is never ignored)."""
-
-    model_config = ConfigDict(extra="forbid")
+    """One message of the conversation being flushed (other keys a chat history carries, such
+    as `name` or `tool_call_id`, are ignored)."""
 
     role: Literal["user", "assistant", "system", "tool"]
     content: Annotated[str, Field(max_length=HARD_CONTENT_LIMIT)]

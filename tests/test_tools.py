@@ -221,15 +221,10 @@ async def test_bad_arguments_name_the_field_and_the_rule_and_change_nothing(
             "colour: is not an argument of cortex_remember",
         ),
         ("cortex_recall", {"query": "q", "limit": 3}, "limit: is not an argument of cortex_recall"),
-        (  # found trying the product: taken, and it superseded the user's home
-            "cortex_flush",
-            {"messages": [{"role": "user", "content": "I live in Accra.", "extra": 1}]},
-            "messages.0.extra: Extra inputs are not permitted",
-        ),
         (  # found trying the product: "yes" was taken for true on a destructive flag
             "cortex_forget",
             {"memory_id": UNKNOWN_ID, "purge": "yes"},
-            "purge: must be a valid boolean",
+            "purge: must be true or false",
         ),
     ]
     for tool, arguments, expected in cases:
