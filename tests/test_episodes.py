@@ -305,6 +305,15 @@ async def test_a_flush_after_ingests_logs_only_what_ingest_did_not(
         ("assistant", "Deployed."),
     ]
     assert await table_rows(plain, "select * from memories order by id") == memories_before
+    # after compaction the user says "ok" again to a new question: a message of its own, though
+    # an "ok" was ingested (an ingested exchange is the user's text with the reply after it)
+    again = [
+        {"role": "assistant", "content": "Shall I delete the branch too?"},
+        {"role": "user", "content": "ok"},
+        {"role": "assistant", "content": "Deleted."},
+    ]
+    result = await flush(plain_client, again, session_id="s-agent")
+    assert result["logged_messages"] == 3 and result["already_logged"] == 0
 
 
 async def table_rows(settings: Settings, sql: str) -> list[tuple[Any, ...]]:

@@ -112,18 +112,22 @@ async def claim_messages(
     return claimed
 
 
-async def ingested_messages(
+async def ingested_exchanges(
     conn: Connection, agent_id: str, session_id: str
-) -> list[tuple[str, str]]:
-    """(role, content) of every message `cortex_ingest` logged for the session, oldest first;
-    forgotten ones too (a flush must not log again what the user had forgotten)."""
+) -> list[tuple[str, str, str]]:
+    """(exchange id, the user's text, the reply) of every exchange `cortex_ingest` logged for
+    the session, oldest first; forgotten ones too (a flush must not log again what the user had
+    forgotten)."""
     rows = await fetch_all(
         conn,
-        "select role, content from conversation_log where agent_id = ? and session_id = ?"
-        " and origin = 'ingest' order by seq",
+        "select exchange_id, role, content from conversation_log where agent_id = ?"
+        " and session_id = ? and origin = 'ingest' order by seq",
         (agent_id, session_id),
     )
-    return [(row["role"], row["content"]) for row in rows]
+    said: dict[str, dict[str, str]] = {}
+    for row in rows:
+        said.setdefault(row["exchange_id"], {}).setdefault(row["role"], row["content"])
+    return [(key, texts.get("user", ""), texts.get("assistant", "")) for key, texts in said.items()]
 
 
 async def session_messages(

@@ -6,7 +6,6 @@ memories extracted from it, and marked when an LLM extraction is still owed. (Re
 log in `recall.log`.)
 """
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -52,7 +51,7 @@ async def append_exchange(
         fresh = [True] * len(messages)
         if hashes is not None and session_id:
             fresh = await flushed.claim_messages(conn, agent_id, session_id, hashes)
-            said = ingested(messages, await flushed.ingested_messages(conn, agent_id, session_id))
+            said = await ingested(conn, messages, agent_id, session_id)
             fresh = [new and not was for new, was in zip(fresh, said, strict=True)]
         kept = [m if new else (m[0], "") for m, new in zip(messages, fresh, strict=True)]
         seqs = await append_in(conn, kept, agent_id, session_id, (exchange, origin), now)
@@ -60,23 +59,55 @@ async def append_exchange(
     return Logged(exchange, seqs)
 
 
-def ingested(messages: Sequence[tuple[str, str]], said: Sequence[tuple[str, str]]) -> list[bool]:
-    """For each flushed message, whether it is one of `said` (what `cortex_ingest` logged for
-    the session, in order): matched in order, each flushed message to the next not yet matched
-    with the same role and text. An agent that ingests every exchange and flushes its context
-    before compaction, as the tools ask, logs each message once; a repeated "ok" that was not
-    ingested is still logged (it has no match after the one before it)."""
-    places: dict[tuple[str, str], list[int]] = {}
-    for at, message in enumerate(said):
-        places.setdefault(message, []).append(at)
-    found: list[bool] = []
-    start = 0
-    for message in messages:
-        where = places.get(message, [])
-        at = bisect_left(where, start)
-        found.append(at < len(where))
-        start = where[at] + 1 if at < len(where) else start
+async def ingested(
+    conn: Connection, messages: Sequence[tuple[str, str]], agent_id: str, session_id: str
+) -> list[bool]:
+    """Inside a write transaction: for each flushed message, whether `cortex_ingest` logged it
+    for the session. A user's message and the reply after it (tool messages between them
+    aside) are one exchange ingest logged when its texts are the same; each ingested exchange
+    stands for one flushed exchange only, in this flush or any later one (a claim in the
+    session's flushed hashes), so a "yes" said again after compaction is logged again. An agent
+    that ingests every exchange and flushes its context before compaction, as the tools ask,
+    logs each message once."""
+    waiting: dict[tuple[str, str], list[str]] = {}
+    for exchange, user, reply in await flushed.ingested_exchanges(conn, agent_id, session_id):
+        waiting.setdefault((user, reply), []).append(exchange)
+    found = [False] * len(messages)
+    for at, (role, text) in enumerate(messages):
+        if role != "user" or not waiting:
+            continue
+        answer = _reply_to(messages, at)
+        reply = messages[answer][1] if answer is not None else ""
+        if await _claim_one(conn, agent_id, session_id, waiting.get((text, reply), [])):
+            found[at] = True
+            if answer is not None:
+                found[answer] = True
+        elif reply and await _claim_one(conn, agent_id, session_id, waiting.get((text, ""), [])):
+            found[at] = True  # ingested without a reply: the reply is new
     return found
+
+
+def _reply_to(messages: Sequence[tuple[str, str]], at: int) -> int | None:
+    """The first assistant message after message `at`, before the next user message."""
+    for later in range(at + 1, len(messages)):
+        role = messages[later][0]
+        if role == "user":
+            return None
+        if role == "assistant":
+            return later
+    return None
+
+
+async def _claim_one(
+    conn: Connection, agent_id: str, session_id: str, exchanges: list[str]
+) -> bool:
+    """Take the oldest of these ingested exchanges no flush has stood for yet (and remove it
+    from the list); False when every one has been."""
+    while exchanges:
+        claim = f"ingested:{exchanges.pop(0)}"
+        if (await flushed.claim_messages(conn, agent_id, session_id, [claim]))[0]:
+            return True
+    return False
 
 
 @dataclass(frozen=True)
