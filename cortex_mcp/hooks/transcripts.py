@@ -295,6 +295,21 @@ def read_since(host: str, path: Path, position: int, strict: bool = False) -> Ch
     return Chunk(messages, position + end)
 
 
+def _jsonl_entries(path: Path, data: bytes, first: ValueError) -> list[Any]:
+    """The entries of a JSONL file; a last line still being written is left for later."""
+    lines = [line for line in data.splitlines() if line.strip()]
+    entries: list[Any] = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            entries.append(json.loads(line))
+        except ValueError as err:
+            if number == len(lines) and number > 1:
+                break  # half written: the next moment reads it whole
+            cause = err if number > 1 else first
+            raise BadTranscript(f"{path}:{number}: not JSON ({cause})") from err
+    return entries
+
+
 def _gemini_all(path: Path) -> list[Message]:
     """Every message of a Gemini CLI session: one JSON document (`messages`), or the JSONL
     its newer versions write (a line of metadata, then a message a line)."""
@@ -302,10 +317,7 @@ def _gemini_all(path: Path) -> list[Message]:
     try:
         session = json.loads(data)
     except ValueError as err:
-        try:
-            session = [json.loads(line) for line in data.splitlines() if line.strip()]
-        except ValueError:
-            raise BadTranscript(f"{path}:1: not JSON ({err})") from err
+        session = _jsonl_entries(path, data, err)
     if isinstance(session, dict):  # one document, or a JSONL file of its metadata alone
         session = session.get("messages", [session])
     entries = session

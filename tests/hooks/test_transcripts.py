@@ -182,6 +182,9 @@ def test_gemini_sessions_in_jsonl_and_with_parts_are_read(tmp_path: Path) -> Non
     document.write_text(json.dumps({"sessionId": "g2", "messages": lines[1:]}), encoding="utf-8")
     assert transcripts.read_since("gemini", document, 0).messages == expected
     assert transcripts.read_since("gemini", jsonl, 1).messages == expected[1:]
+    with jsonl.open("a", encoding="utf-8") as handle:
+        handle.write('{"id": "m1u", "type": "user", "content": [{"te')  # being written
+    assert transcripts.read_since("gemini", jsonl, 0).messages == expected
 
 
 def test_an_exchange_the_transcript_does_not_hold_yet_takes_the_prompt_from_the_event() -> None:
