@@ -125,7 +125,7 @@ async def test_purge_matching_finds_the_log_ignoring_case_and_rewrites_the_profi
 
 
 async def test_a_forget_by_text_reports_what_its_preview_said_and_every_message_comes_back(
-    client: Client,
+    client: Client, settings: Settings
 ) -> None:
     """Found trying the product: a preview counted 2 messages holding "Munich" and the forget
     reported 1 (the other had gone with the memory taken from it), and a message hidden by the
@@ -142,12 +142,18 @@ async def test_a_forget_by_text_reports_what_its_preview_said_and_every_message_
     preview = await forget(client, matching="Munich")
     done = await forget(client, matching="Munich", confirm=preview["confirm"])
     hidden = await recall(client, "beer gardens in Munich")
+    with inspect_database(settings.database_path) as db:
+        (now_hidden,) = db.execute(
+            "select count(*) from conversation_log where deleted_at is not null"
+        ).fetchone()
+    nothing_left = await forget(client, matching="Munich")  # hidden ones are not counted again
     for memory in done["memories"]:
         await client.call_tool("cortex_restore", {"memory_id": memory["id"]})
     for exchange in done["exchanges"]:
         await client.call_tool("cortex_restore", {"memory_id": exchange})
     back = await recall(client, "beer gardens in Munich")
 
-    assert preview["messages"] == done["messages"] == 2 and len(done["exchanges"]) == 1
+    assert preview["messages"] == now_hidden == 2 and len(done["exchanges"]) == 1
+    assert nothing_left["messages"] == 0 and nothing_left["memory_count"] == 0
     assert hidden["memories"] == [] and hidden["conversation"] == []
     assert any("beer gardens" in h["content"] for h in back["conversation"]), back["context"]

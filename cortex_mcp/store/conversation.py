@@ -555,6 +555,22 @@ async def hide_messages(conn: Connection, seqs: list[int], when: datetime) -> in
     return len(found)
 
 
+async def visible_of(conn: Connection, seqs: list[int]) -> list[int]:
+    """Those of these messages not hidden, in order."""
+    found = await fetch_all(
+        conn,
+        Sql(
+            "select seq from conversation_log where deleted_at is null"
+            " and seq in (select value from json_each(?)) order by seq",
+            "select seq from conversation_log where deleted_at is null"
+            " and seq in (select cast(json_array_elements_text(cast(? as json)) as bigint))"
+            " order by seq",
+        ),
+        (json.dumps(seqs),),
+    )
+    return [int(row["seq"]) for row in found]
+
+
 async def exchanges_of(conn: Connection, seqs: list[int]) -> list[str]:
     """The distinct exchange ids of these messages, oldest first."""
     found = await fetch_all(
