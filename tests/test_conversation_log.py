@@ -282,12 +282,14 @@ async def test_without_an_llm_the_agent_is_asked_once_to_save_what_patterns_did_
     # found trying the product: each of these asked the agent for a pointless cortex_remember
     chatter = [
         await ingest(plain_client, said, "Great!")
-        for said in ("sounds good", "lol true", "thanks, that's all for today")
+        for said in ("sounds good", "lol true", "thanks, that's all for today", "bye, talk later")
     ]
+    short = await ingest(plain_client, "We ship Thursdays.", "OK.")  # short, but a fact
 
     assert untaken["note"] == AGENT_NOTE and untaken["skipped"] == "no LLM"
     assert taken["note"] is None and small_talk["note"] is None
-    assert [result["note"] for result in chatter] == [None, None, None]
+    assert [result["note"] for result in chatter] == [None, None, None, None]
+    assert short["note"] == AGENT_NOTE
     # What it adds to a call's result, counted as recall counts tokens: 19 (docs/benchmarks.md).
     assert estimate_tokens(json.dumps({"note": AGENT_NOTE})) <= 24
 

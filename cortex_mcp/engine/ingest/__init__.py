@@ -55,9 +55,14 @@ def tool_calls_text(tool_calls: Sequence[dict[str, Any]] | None) -> str:
     return "\n<tool_calls>\n" + "\n".join(lines) + "\n</tool_calls>"
 
 
-SAYS_SOMETHING = 3
-"""Content words (or CJK bigrams) a user's sentence needs before the agent is asked to save
-it: "sounds good", "lol true" and "thanks, that's all for today" are not worth a call."""
+CHITCHAT = frozenset((
+    "ok", "okay", "sure", "yes", "yeah", "yep", "right", "fine", "good", "great", "nice", "cool",
+    "perfect", "awesome", "sounds", "sound", "thanks", "thank", "much", "lol", "haha", "true",
+    "bye", "later", "talk", "tomorrow", "today", "tonight", "soon", "hi", "hello", "hey",
+    "welcome", "got", "it", "m", "s", "ll",
+))  # fmt: skip
+"""Words of small talk: a user's sentence of these alone ("sounds good", "lol true", "thanks,
+that's all for today", "ok bye, talk tomorrow") is not worth asking the agent to save."""
 
 
 def untaken(user: str, assistant: str, taken: list[StoredMemory]) -> bool:
@@ -67,7 +72,7 @@ def untaken(user: str, assistant: str, taken: list[StoredMemory]) -> bool:
     users = [
         s
         for s in signal_sentences(user)
-        if s not in kept and len(s) >= 6 and len(content_terms(s)) >= SAYS_SOMETHING
+        if s not in kept and len(s) >= 6 and content_terms(s) - CHITCHAT
     ]
     replies = [s for s in signal_sentences(assistant) if s not in kept and len(s) >= 40]
     return bool(users or replies)
