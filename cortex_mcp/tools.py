@@ -181,8 +181,10 @@ async def cortex_search_debug(
 
 
 class ChatMessage(BaseModel):
-    """One message of the conversation being flushed (other keys a chat history carries, such
-    as `name` or `tool_call_id`, are ignored)."""
+    """One message of the conversation being flushed."""
+
+    # other keys a chat history carries (`name`, `tool_call_id`) are ignored, not refused:
+    # refusing them would lose a whole flush
 
     role: Literal["user", "assistant", "system", "tool"]
     content: Annotated[str, Field(max_length=HARD_CONTENT_LIMIT)]

@@ -35,8 +35,7 @@ class ForgetMatching(BaseModel):
     memory_count: int
     messages: int = Field(description="Logged messages holding the text.")
     exchanges: list[str] = Field(
-        default_factory=list,
-        description="The exchanges of the messages hidden: cortex_restore takes their ids.",
+        default_factory=list, description="Exchanges hidden (cortex_restore takes them)."
     )
     confirm: str | None = Field(
         default=None, description="Pass back as `confirm` to do it (previews only)."
