@@ -130,3 +130,19 @@ def test_the_answer_language_is_what_the_user_asks_of_the_assistant(
 )
 def test_a_move_sets_the_home_only_to_a_place(sentence: str, home: list[str]) -> None:
     assert [s.value for s in find_slots(sentence) if s.predicate == "home"] == home
+
+
+@pytest.mark.parametrize(
+    ("sentence", "statement"),
+    [
+        ("I live in Munich and I'm allergic to peanuts.", "I'm allergic to peanuts."),
+        ("我住在上海，我对花生过敏。", "我对花生过敏。"),
+    ],
+)
+def test_an_allergy_said_beside_another_fact_reads_as_a_sentence(
+    sentence: str, statement: str
+) -> None:
+    """Found trying a fresh install: "I live in Munich and I'm allergic to peanuts." stored
+    the core memory "peanuts: peanuts." (a sentence of two slots is stored a slot at a time)."""
+    (allergy,) = [s for s in find_slots(sentence) if s.predicate.startswith("allergy")]
+    assert allergy.statement() == statement

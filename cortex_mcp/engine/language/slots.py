@@ -153,6 +153,7 @@ TEMPLATES = {
         "person": "My {d} is {v}.",
         "pet": "My {d} is called {v}.",
         "birthday": "Birthday ({d}): {v}.",
+        "allergy": "I'm allergic to {v}.",
         "other": "{d}: {v}.",
     },
     "zh": {
@@ -165,6 +166,7 @@ TEMPLATES = {
         "person": "我的{d}叫{v}。",
         "pet": "我的{d}叫{v}。",
         "birthday": "生日（{d}）：{v}。",
+        "allergy": "我对{v}过敏。",
         "other": "{d}：{v}。",
     },
     "ja": {
@@ -177,6 +179,7 @@ TEMPLATES = {
         "person": "私の{d}は{v}です。",
         "pet": "私の{d}は{v}です。",
         "birthday": "誕生日（{d}）：{v}。",
+        "allergy": "{v}アレルギーです。",
         "other": "{d}：{v}。",
     },
 }
