@@ -49,9 +49,8 @@ async def _found(rt: Runtime, text: str, agent: str, erasing: bool) -> tuple[lis
         ids, _ = await erase.matching_memories(conn, text, agent)
         found = await rows.memories_by_id(conn, ids)
         seqs = await erase.matching_messages(conn, text, agent)
-    if not erasing:  # a forget leaves what is already forgotten (or hidden) as it is
-        ids = [i for i in ids if i in found and found[i].deleted_at is None]
-        async with rt.db.read() as conn:
+        if not erasing:  # a forget leaves what is already forgotten (or hidden) as it is
+            ids = [i for i in ids if i in found and found[i].deleted_at is None]
             seqs = await log.visible_of(conn, seqs)
     return ids, seqs
 

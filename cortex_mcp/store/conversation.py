@@ -538,15 +538,22 @@ async def erase_messages(conn: Connection, seqs: list[int]) -> int:
     return len(seqs)
 
 
+def _over_seqs(before: str, after: str = "") -> Sql:
+    """A statement over the messages whose seqs are a JSON list parameter (`seq in (…)` between
+    `before` and `after`), in each engine's words."""
+    return Sql(
+        f"{before} seq in (select value from json_each(?)){after}",  # noqa: S608 - constants
+        f"{before} seq in (select cast(json_array_elements_text(cast(? as json)) as bigint))"
+        f"{after}",
+    )
+
+
 async def hide_messages(conn: Connection, seqs: list[int], when: datetime) -> int:
     """Hide these messages from recall (a forget by text); how many were visible."""
     found = await fetch_all(
         conn,
-        Sql(
-            "update conversation_log set deleted_at = ? where deleted_at is null"
-            " and seq in (select value from json_each(?)) returning seq",
-            "update conversation_log set deleted_at = ? where deleted_at is null"
-            " and seq in (select cast(json_array_elements_text(cast(? as json)) as bigint))"
+        _over_seqs(
+            "update conversation_log set deleted_at = ? where deleted_at is null and",
             " returning seq",
         ),
         (to_text(when), json.dumps(seqs)),
@@ -559,12 +566,8 @@ async def visible_of(conn: Connection, seqs: list[int]) -> list[int]:
     """Those of these messages not hidden, in order."""
     found = await fetch_all(
         conn,
-        Sql(
-            "select seq from conversation_log where deleted_at is null"
-            " and seq in (select value from json_each(?)) order by seq",
-            "select seq from conversation_log where deleted_at is null"
-            " and seq in (select cast(json_array_elements_text(cast(? as json)) as bigint))"
-            " order by seq",
+        _over_seqs(
+            "select seq from conversation_log where deleted_at is null and", " order by seq"
         ),
         (json.dumps(seqs),),
     )
@@ -575,11 +578,8 @@ async def exchanges_of(conn: Connection, seqs: list[int]) -> list[str]:
     """The distinct exchange ids of these messages, oldest first."""
     found = await fetch_all(
         conn,
-        Sql(
-            "select exchange_id, min(seq) as first from conversation_log"
-            " where seq in (select value from json_each(?)) group by exchange_id order by first",
-            "select exchange_id, min(seq) as first from conversation_log"
-            " where seq in (select cast(json_array_elements_text(cast(? as json)) as bigint))"
+        _over_seqs(
+            "select exchange_id, min(seq) as first from conversation_log where",
             " group by exchange_id order by first",
         ),
         (json.dumps(seqs),),
