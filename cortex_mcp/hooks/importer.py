@@ -66,9 +66,8 @@ async def import_transcripts(
 ) -> str:
     """Import every transcript under `path`; the JSON report."""
     files = transcript_files(path)
-    ordered = in_time_order(files)
-    chunks: list[tuple[Path, transcripts.Chunk]] = []
-    for file, _ in ordered:
+    chunks: list[tuple[Path, transcripts.Opening, transcripts.Chunk]] = []
+    for file, opened in in_time_order(files):
         key = f"import:{file.resolve()}"
         known = read_state(state_file(data_home, source, key)) or {}
         start = int(known.get("position", 0))
@@ -78,7 +77,7 @@ async def import_transcripts(
             raise InvalidInput("import", f"{err}; nothing was imported") from err
         except OSError as err:
             raise InvalidInput(str(file), f"cannot be read ({err.strerror})") from err
-        chunks.append((file, chunk))
+        chunks.append((file, opened, chunk))
     report: dict[str, Any] = {
         "source": source,
         "files": len(files),
@@ -87,21 +86,20 @@ async def import_transcripts(
         "memories": 0,
         "dry_run": dry_run,
     }
-    sessions = {file: found.session_id or file.stem for file, found in ordered}
-    projects = {file: project_of_folder(found.cwd) for file, found in ordered}
-    for file, chunk in chunks:
+    for file, opened, chunk in chunks:
         flat = flush_messages(chunk.messages, settings)
         if flat:
             report["sessions"] += 1
             report["messages"] += len(flat)
         if dry_run:
             continue
+        session = (opened.session_id or file.stem)[:128]  # the id the hooks use for it
+        project = project_of_folder(opened.cwd)
         with session_state(data_home, source, f"import:{file.resolve()}") as state:
             for start in range(0, len(flat), FLUSH_BATCH):
                 batch = [(m["role"], m["content"]) for m in flat[start : start + FLUSH_BATCH]]
-                session = sessions[file][:128]  # the id the hooks use for the same session
                 result = await engine.flush(
-                    batch, session_id=session, reason="import", project=projects[file]
+                    batch, session_id=session, reason="import", project=project
                 )
                 report["memories"] += len(getattr(result, "memories", []))
             state["position"] = chunk.position
