@@ -63,6 +63,14 @@ def test_stopwords_are_dropped_unless_nothing_else_is_left() -> None:
     assert query_terms("the") == ["the"]
 
 
+def test_a_lone_cjk_function_character_is_dropped_like_an_english_stopword() -> None:
+    # 的 alone was searched in a quarter of a Chinese log (bench/results/latency-s11-*.json)
+    assert query_terms("Venqulo 的 Zig") == ["venqulo", "zig"]
+    assert query_terms("Tokyo の hotel") == ["tokyo", "hotel"]
+    assert query_terms("我的猫") == ["我的", "的猫"]  # inside a run it is part of a bigram
+    assert query_terms("的") == ["的"]
+
+
 def test_text_without_searchable_terms_has_no_expression() -> None:
     assert match_expression("  ?!。、 ") is None
     assert match_expression("") is None
