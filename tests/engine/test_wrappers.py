@@ -5,6 +5,7 @@ quoted sentences over a real MCP session, and the rules on their own."""
 import pytest
 from mcp import Client
 
+from cortex_mcp.engine.ingest.fast import fast_statements
 from cortex_mcp.engine.language.wrappers import chosen_thing, purpose_for, unwrapped
 from tests.conftest import data_of, read_json, remember
 
@@ -146,3 +147,39 @@ async def test_a_bare_decision_with_no_purpose_in_the_exchange_keeps_the_exchang
     document = await memory_of(client, decision["id"])
     assert decision["content"] == "Let's go with PostgreSQL."
     assert "OK, let's go with PostgreSQL then." in str(document["metadata"]["context"])  # type: ignore[index]
+
+
+async def test_a_tool_chosen_for_a_purpose_is_a_decision(client: Client) -> None:
+    # found trying the product: the commonest way a coding session decides stored nothing
+    result = await ingest(
+        client, "Let's use PostgreSQL for the billing service.", "Sounds good, PostgreSQL it is."
+    )
+
+    contents = [m["content"] for m in result["fast"]]  # type: ignore[attr-defined]
+    assert contents == ["Let's use PostgreSQL for the billing service."]
+    assert [m["category"] for m in result["fast"]] == ["decision"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "We'll use Redis instead of Memcached.",
+        "Let's switch to pnpm for the monorepo.",
+        "We are going to use Go as the CLI language.",
+    ],
+)
+def test_other_ways_of_choosing_a_tool_are_decisions(said: str) -> None:
+    assert [p.extra["signal"] for p in fast_statements(said)] == ["decision"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "let's use a for loop here",
+        "Let's use it for now.",
+        "I'll use the new API for this.",
+        "Let's use this as an example.",
+    ],
+)
+def test_using_something_in_passing_is_not_a_decision(said: str) -> None:
+    assert fast_statements(said) == []

@@ -140,6 +140,11 @@ SIGNALS: tuple[Signal, ...] = (
             r"coffee|drinks))\b)"
             r"[\w./+-]+(?: [A-Z][\w./+-]*)? (?:for|over|instead of|rather than|as|because)\b",
             r"\bwe('re| are) going with\b|\b(I|we) opted for\b",
+            # "Let's use PostgreSQL for the billing service": a tool chosen for a purpose (not
+            # "let's use a for loop here", "let's use it for now")
+            r"\b(let'?s|(I|we)('ll| will| are going to)) (use|switch to|move to) "
+            r"(?!(?:a|an|the|this|that|these|those|some|it|them|my|our|your)\b)"
+            r"[\w./+-]+(?: [A-Z][\w./+-]*)? (?:for|over|instead of|rather than|as)\b",
             flags=re.IGNORECASE,
         )
         + _any(
