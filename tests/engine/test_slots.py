@@ -146,3 +146,20 @@ def test_an_allergy_said_beside_another_fact_reads_as_a_sentence(
     the core memory "peanuts: peanuts." (a sentence of two slots is stored a slot at a time)."""
     (allergy,) = [s for s in find_slots(sentence) if s.predicate.startswith("allergy")]
     assert allergy.statement() == statement
+
+
+@pytest.mark.parametrize(
+    ("sentence", "statement"),
+    [
+        ("My birthday is March 3 and I live in Lisbon.", "My birthday is March 3."),
+        ("My mother's birthday is May 2 and I live in Lisbon.", "My mother's birthday is May 2."),
+        ("我的生日是3月3日，我住在上海。", "我的生日是3月3日。"),
+        ("我妈妈的生日是5月2日，我住在上海。", "我妈妈的生日是5月2日。"),
+    ],
+)
+def test_a_birthday_said_beside_another_fact_reads_as_a_sentence(
+    sentence: str, statement: str
+) -> None:
+    """Found trying the product: "Birthday (self): March 3." and 生日（self）：3月3日。"""
+    (birthday,) = [s for s in find_slots(sentence) if s.predicate.startswith("birthday")]
+    assert birthday.statement() == statement

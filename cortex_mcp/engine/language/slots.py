@@ -138,6 +138,10 @@ class Slot:
             return template.format(v=self.value, w=who or self.subject, a=article)
         if kind in ("version", "uses"):
             return ATTRIBUTE_TEMPLATES[self.language].format(s=self.subject, v=self.value)
+        if kind == "birthday":
+            whose = "own" if detail == "self" else "other"
+            template = BIRTHDAY_TEMPLATES[self.language][whose]
+            return template.format(v=self.value, d=self.label or detail.replace("_", " "))
         template = TEMPLATES[self.language].get(kind, TEMPLATES[self.language]["other"])
         return template.format(v=self.value, d=self.label or detail.replace("_", " "), a=article)
 
@@ -152,7 +156,6 @@ TEMPLATES = {
         "tool": "I use {v}.",
         "person": "My {d} is {v}.",
         "pet": "My {d} is called {v}.",
-        "birthday": "Birthday ({d}): {v}.",
         "allergy": "I'm allergic to {v}.",
         "other": "{d}: {v}.",
     },
@@ -165,7 +168,6 @@ TEMPLATES = {
         "tool": "我用{v}。",
         "person": "我的{d}叫{v}。",
         "pet": "我的{d}叫{v}。",
-        "birthday": "生日（{d}）：{v}。",
         "allergy": "我对{v}过敏。",
         "other": "{d}：{v}。",
     },
@@ -178,13 +180,19 @@ TEMPLATES = {
         "tool": "{v}を使っています。",
         "person": "私の{d}は{v}です。",
         "pet": "私の{d}は{v}です。",
-        "birthday": "誕生日（{d}）：{v}。",
         "allergy": "{v}アレルギーです。",
         "other": "{d}：{v}。",
     },
 }
 
 
+BIRTHDAY_TEMPLATES = {
+    "en": {"own": "My birthday is {v}.", "other": "My {d}'s birthday is {v}."},
+    "zh": {"own": "我的生日是{v}。", "other": "我{d}的生日是{v}。"},
+    "ja": {"own": "私の誕生日は{v}です。", "other": "私の{d}の誕生日は{v}です。"},
+}
+"""A birthday as a sentence of its own: the user's, or a relation's (it read "Birthday (self):
+March 3." and 生日（self）：3月3日。)."""
 ATTRIBUTE_TEMPLATES = {
     "en": "The {s} uses {v}.",
     "zh": "{s}使用{v}。",
