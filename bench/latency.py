@@ -547,6 +547,20 @@ def git(*args: str, cwd: Path = ROOT) -> str:
     return done.stdout.strip()
 
 
+def host_probe_ms() -> float:
+    """The best of three runs of a fixed pure-Python loop (2,000,000 additions), in ms: how fast
+    the host let this machine's CPU run at the time (load averages do not show the host's other
+    tenants; the same loop took 2.5 times as long within an hour on one machine)."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        total = 0
+        for step in range(2_000_000):
+            total += step
+        best = min(best, (time.perf_counter() - started) * 1000)
+    return round(best, 1)
+
+
 def machine() -> dict[str, Any]:
     from cortex_mcp.store.sqlite import pick_driver
 
@@ -575,6 +589,7 @@ def machine() -> dict[str, Any]:
         "cortex_mcp": version("cortex-mcp-server"),
         "git_commit": commit or None,
         "git_dirty": dirty,
+        "host_probe_ms": host_probe_ms(),
     }
 
 
@@ -643,13 +658,15 @@ def parse_args() -> argparse.Namespace:
 
 async def main() -> None:
     args = parse_args()
+    probe_before = host_probe_ms()
+    log(f"host probe {probe_before} ms (a fixed Python loop; lower is a quieter host)")
     with tempfile.TemporaryDirectory(prefix="cortex-bench-") as temp:
         workdir = args.workdir or Path(temp)
         runs = [await measure(n, workdir, args) for n in args.sizes]
     report: dict[str, Any] = {
         "benchmark": "latency",
         "generated_at": utc_now().isoformat(timespec="seconds"),
-        "machine": machine(),
+        "machine": machine() | {"host_probe_ms_before": probe_before},
         "settings": {
             "sizes": args.sizes,
             "seed": SEED,
