@@ -183,3 +183,30 @@ def test_other_ways_of_choosing_a_tool_are_decisions(said: str) -> None:
 )
 def test_using_something_in_passing_is_not_a_decision(said: str) -> None:
     assert fast_statements(said) == []
+
+
+async def test_a_rule_in_two_halves_is_kept_whole(client: Client) -> None:
+    # found trying the product: the second half, the constraint, was dropped at the ";"
+    result = await ingest(client, "Always use pytest; never use unittest.")
+
+    contents = [m["content"] for m in result["fast"]]  # type: ignore[attr-defined]
+    assert contents == ["Always use pytest; never use unittest."]
+
+
+async def test_an_explicit_remember_of_a_fact_about_the_work_is_kept(client: Client) -> None:
+    # found trying the product: it stored nothing (no "I" or "my" in it)
+    result = await ingest(client, "Remember: staging is on port 8443; prod is on 443.")
+
+    contents = [m["content"] for m in result["fast"]]  # type: ignore[attr-defined]
+    assert contents == ["Staging is on port 8443; prod is on 443."]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Remember that staying positive is very important.",  # the dev turns' two "remember"s
+        "Remember, just do it!",
+    ],
+)
+def test_advice_to_remember_is_not_a_fact(said: str) -> None:
+    assert fast_statements(said) == []

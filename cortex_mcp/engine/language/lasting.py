@@ -23,7 +23,7 @@ MIN_WORDS = 3
 tea." is three and passes; "I love them so much" is refused for its pronoun)."""
 
 _SPEAKER = re.compile(
-    r"^\s*(?!(?:Correction|Note|Update|Important|Reminder|Decision|Todo|TODO|Fact|FYI)\b)"
+    r"^\s*(?!(?:Correction|Note|Update|Important|Reminder|Remember|Decision|Todo|TODO|Fact|FYI)\b)"
     r"[A-Z][\w.'-]{0,30}:\s+"
 )
 _LATIN = re.compile(r"[A-Za-z]")
@@ -31,6 +31,10 @@ _NON_LATIN = re.compile(r"[^\x00-\x7f’‘“”–—…]")
 _WORD = re.compile(r"[A-Za-z0-9']+")
 _MID_SENTENCE = re.compile(r"^(?:[a-z]|(?:And|But|Or|So|Plus|Because)\b)")
 _CAPITAL_START = re.compile(r"^[\"'(\[]*[A-Z0-9]")
+_CONCRETE = re.compile(r"\d|`|/|(?<=\s)(?!I\b)[A-Z][\w+#.-]*")
+"""A number, code, a path or a name after the first word: what an explicit "remember" asks to
+keep is a fact to look up, not the speaker's; advice ("Remember that staying positive is very
+important", "Remember, just do it!", the only two of the dev turns) names none."""
 
 _LIKES = r"(?:love|loved|like|liked|enjoy|enjoyed|adore|hate|chose|picked|fan of|favou?rites?)"
 _LOST_REFERENT = re.compile(
@@ -135,6 +139,8 @@ def is_lasting(sentence: str, signal: str) -> bool:
         return not (is_fragment(text) or _FALSE_CORRECTION.search(text) or _CHATTY.search(text))
     if signal == "rule":  # a convention is about the work, not the speaker (#24's patterns)
         return not is_fragment(text)
+    if signal == "remember" and _CONCRETE.search(text):
+        return not is_fragment(text)  # "Remember: staging is on port 8443": asked, and exact
     if is_fragment(text) or not _SPEAKER_FACT.search(text):
         return False
     if _LOST_REFERENT.search(text) or _ADVICE.search(text):

@@ -217,7 +217,10 @@ _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|(?<!
 """Quoted speech, which patterns must not fire on. Not code in backticks: "Always run `tox -e
 py312` before tagging a release." is a rule about that command, and without it the memory read
 "Always run   before tagging a release." (found trying the product)."""
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；])|(?<=[.])\s+|\n+")
+"""Where a message's sentences end; not at an English ";", which joins two halves of one
+thought ("Always use pytest; never use unittest." kept "Always use pytest;" alone: the second
+half, starting in lowercase, was a fragment)."""
 _QUESTION_END = re.compile(r"[?？]\s*$|(吗|嗎|呢|么|麼|ですか|ますか|でしょうか|か)\s*[。.]?\s*$")
 _QUESTION_START = re.compile(
     r"^\s*(do|does|did|would|could|can|should|will|shall|is|are|was|were|have|has)\s+(you|i|we)\b"
