@@ -7,6 +7,7 @@ import pytest
 from mcp import Client
 
 from cortex_mcp.engine.host import EngineHost
+from cortex_mcp.search.query import MAX_EMBEDDED_CHARS
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, recall, remember
 from tests.fakes import FakeOpenAI
@@ -62,3 +63,23 @@ async def test_no_query_is_embedded_while_no_stored_vector_can_answer(
         assert not host.engine.runtime.vectors.answering
 
     assert not [text for text in fake_openai.embedded if text.startswith("anything about")]
+
+
+async def test_a_long_query_is_embedded_from_its_first_part_and_searched_by_every_word(
+    cortex_home: Path, fake_openai: FakeOpenAI, sdks_imported: None, clock: FrozenClock
+) -> None:
+    # found trying the prompt hook: a prompt with a pasted log (1,800 characters) cost the
+    # local model 2.5 s, past the hook's 2 s, and nothing was injected
+    settings = vector_settings(cortex_home, fake_openai)
+    host = EngineHost(settings, clock)
+    pasted = "\n".join(f"INFO worker processed invoice batch {i} in 12 ms" for i in range(40))
+    async with Client(build_server(settings, clock, host=host)) as client:
+        crash = await remember(client, "The worker crashes when PostgreSQL is unreachable")
+        await remember(client, "The quarterly report is due next Friday")
+        await embedded(host)
+        await recall(client, "What is due next Friday?")
+        found = await recall(client, f"Why did the worker crash? Log:\n{pasted}\nPostgreSQL")
+
+    sent = [text for text in fake_openai.embedded if text.startswith("Why did the worker")]
+    assert sent and all(len(text) <= MAX_EMBEDDED_CHARS for text in sent)
+    assert found["memories"][0]["id"] == crash["id"]  # "PostgreSQL", past the cut, still found

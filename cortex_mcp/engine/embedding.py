@@ -19,7 +19,7 @@ from cortex_mcp.clock import Clock
 from cortex_mcp.engine.embedding_pace import BatchPace
 from cortex_mcp.engine.vector_matrix import VectorMatrix, memory_matrix, message_matrix
 from cortex_mcp.providers.cascade import EmbedderCascade
-from cortex_mcp.search.query import embedding_query
+from cortex_mcp.search.query import embedded_part, embedding_query
 from cortex_mcp.store import message_vectors, vectors
 from cortex_mcp.store.db import Connection, Database
 from cortex_mcp.store.meta import get_meta, set_meta
@@ -264,6 +264,7 @@ class VectorIndex:
         """
         if self.drop_function_words:
             text = embedding_query(text)
+        text = embedded_part(text)
         if text in self._queries:
             self._queries.move_to_end(text)
             return self._queries[text]

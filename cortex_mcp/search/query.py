@@ -54,6 +54,21 @@ def embedding_query(text: str) -> str:
     return compact if _MEANING.search(compact) else text
 
 
+MAX_EMBEDDED_CHARS = 320
+"""A query's first characters are all its vector is made from (about 80 tokens; the longest
+LoCoMo dev question has 131 characters). A model costs time per token: a prompt with a pasted
+log (1,800 characters, 600 tokens) took 2.5 s of the local model's CPU, past the prompt hook's
+2 s, so nothing was injected; the full-text search still reads every word."""
+
+
+def embedded_part(text: str) -> str:
+    """The query's first `MAX_EMBEDDED_CHARS` characters, cut at a word's end when it is longer."""
+    if len(text) <= MAX_EMBEDDED_CHARS:
+        return text
+    cut = text[:MAX_EMBEDDED_CHARS]
+    return cut.rsplit(maxsplit=1)[0] if " " in cut.strip() else cut
+
+
 @dataclass(frozen=True)
 class DateSpan:
     """The days a query names, from `start` up to (not including) `end`."""

@@ -210,3 +210,35 @@ async def test_an_explicit_remember_of_a_fact_about_the_work_is_kept(client: Cli
 )
 def test_advice_to_remember_is_not_a_fact(said: str) -> None:
     assert fast_statements(said) == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept", "signal"),
+    [
+        # found trying the product with Claude Code's hooks: none of these was kept
+        ("let's use postgresql for the billing service.", "Let's use postgresql for the billing "
+         "service.", "decision"),
+        ("always use pytest, never unittest", "Always use pytest, never unittest", "rule"),
+        ("i prefer tabs over spaces", "I prefer tabs over spaces", "preference"),
+        ("never commit directly to main", "Never commit directly to main", "rule"),
+        ("actually the staging port is 8443, not 8080. Fix the config please.",
+         "Actually the staging port is 8443, not 8080.", "correction"),
+    ],
+)  # fmt: skip
+def test_what_is_typed_in_lowercase_is_read_as_if_in_sentence_case(
+    typed: str, kept: str, signal: str
+) -> None:
+    assert [(p.content, p.extra["signal"]) for p in fast_statements(typed)] == [(kept, signal)]
+
+
+@pytest.mark.parametrize("typed", ["i think so", "i love it", "hi", "ok. thanks!"])
+def test_lowercase_small_talk_is_still_nothing(typed: str) -> None:
+    assert fast_statements(typed) == []
+
+
+async def test_a_remember_that_request_keeps_what_it_asks_for(client: Client) -> None:
+    # found trying the product: "Remember that …" read as advice ("remember" starts it)
+    result = await ingest(client, "Remember that I prefer tabs over spaces.")
+
+    contents = [m["content"] for m in result["fast"]]  # type: ignore[attr-defined]
+    assert contents == ["I prefer tabs over spaces."]

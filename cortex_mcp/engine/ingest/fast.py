@@ -21,7 +21,9 @@ from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.lasting import is_lasting
 from cortex_mcp.engine.language.patterns import (
     DECISION,
+    REMEMBER,
     SIGNALS,
+    Signal,
     agrees,
     is_correction,
     reports_decision,
@@ -38,7 +40,10 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
     """Core-memory proposals for the high-signal statements of a user's message; `around`:
     the exchange's other messages, where a bare decision may find what it decides."""
     proposals: list[Proposal] = []
+    typed_lowercase = message.lstrip()[:1].islower()
     for sentence in signal_sentences(message):
+        if typed_lowercase:
+            sentence = cased(sentence)
         signal = next((s for s in SIGNALS if any(p.search(sentence) for p in s.patterns)), None)
         slots = find_slots(sentence)
         if signal is None and not slots:
@@ -57,11 +62,33 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
                 _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot, sentence)
                 for slot in slots
             ]
-        elif signal is not None and is_lasting(sentence, signal.name):
+        elif signal is not None and is_lasting(_judged(sentence, statement, signal), signal.name):
             proposals.append(
                 _proposal(statement, signal.importance, signal.name, correction, signal.category)
             )
     return proposals
+
+
+def _judged(sentence: str, statement: str, signal: Signal) -> str:
+    """What `is_lasting` reads: the statement an explicit remember asks to keep, whichever
+    signal fired ("Remember that I prefer tabs over spaces": the request's own words read as
+    advice), else the sentence."""
+    asked = signal is REMEMBER or any(p.search(sentence) for p in REMEMBER.patterns)
+    return statement if asked else sentence
+
+
+_LONE_I = re.compile(r"(?<![\w.'’-])i(?=['’](?:m|ve|ll|d)\b|[\s,;:!?]|$)")
+
+
+def cased(sentence: str) -> str:
+    """A sentence of someone who types in lowercase, read as if written in sentence case: its
+    first letter and "i" ("i'm", "i've") capitalised ("i prefer tabs over spaces" was taken
+    for the middle of a sentence and never kept). Names stay as typed."""
+    sentence = _LONE_I.sub("I", sentence)
+    first = next((i for i, c in enumerate(sentence) if c.isalpha()), None)
+    if first is None or not sentence[first].islower():
+        return sentence
+    return sentence[:first] + sentence[first].upper() + sentence[first + 1 :]
 
 
 def assistant_decisions(user: str, assistant: str) -> list[Proposal]:

@@ -189,6 +189,7 @@ SIGNALS: tuple[Signal, ...] = (
 )
 
 DECISION = next(s for s in SIGNALS if s.name == "decision")
+REMEMBER = next(s for s in SIGNALS if s.name == "remember")
 
 _AGREES = re.compile(
     r"(?i)^\W*(yes|yeah|yep|sure|ok(ay)?|sounds good|agreed|deal|let'?s do (it|that)|"
