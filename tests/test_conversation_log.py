@@ -147,6 +147,19 @@ async def test_a_name_is_recalled_once_and_above_everything_else(plain_client: C
     assert_nothing_shown_twice(found["context"])
 
 
+async def test_a_question_asked_again_is_answered_not_echoed(plain_client: Client) -> None:
+    # found driving the prompt hook: the question asked in an earlier session came back first
+    await ingest(plain_client, "Which database did we pick for billing?", "Let me check the notes.")
+    await ingest(plain_client, "Ok.", "We picked PostgreSQL 16 for the billing database.")
+
+    found = await recall(plain_client, "which database did we pick for billing?")
+
+    said = [line["content"] for line in found["conversation"]]
+    shown = said + [m["content"] for m in found["memories"]]
+    assert "We picked PostgreSQL 16 for the billing database." in shown
+    assert "Which database did we pick for billing?" not in said
+
+
 async def test_switching_tools_supersedes_the_old_preference(plain_client: Client) -> None:
     old = (await ingest(plain_client, "I use Vim.", "Classic."))["fast"][0]
 

@@ -171,6 +171,7 @@ async def search(
             vector,
             text[0] if text else None,
             legs[0] if legs and vector is not None else None,
+            question.text,
         )
         fused.append(Fused(found, await scoped_said(conn, said, scope), answers, by_meaning))
 

@@ -305,10 +305,12 @@ async def log_hits(
     vector: LogVector | None = None,
     text: list[tuple[float, LoggedMessage]] | None = None,
     leg: NearLeg | None = None,
+    asked: str = "",
 ) -> list[tuple[LogHit, frozenset[str]]]:
     """The best messages of the log for `match` that add something to the memories shown,
     each with the ids of the memories extracted from it: none repeating a shown memory's text
-    unless that memory came from it (the two compete in `fusion`, the better stands for both).
+    unless that memory came from it (the two compete in `fusion`, the better stands for both),
+    and none that is the question `asked` itself, asked before (it answers nothing).
     (The other side of a shown memory's exchange may show: a memory keeps it as context,
     searched but never shown.)"""
     if (match is None and vector is None) or limit <= 0:
@@ -322,11 +324,12 @@ async def log_hits(
     hits: list[tuple[LogHit, frozenset[str]]] = []
     said: list[str] = []
     shown_keys = [(m.id, text_key(m.content)) for m in shown]
+    question = text_key(asked)
     for relevance, message in found:
         links = frozenset(message.memory_ids)
         others = [k for memory_id, k in shown_keys if memory_id not in links]
         key = text_key(message.content)
-        if repeats_key(key, others + said):
+        if key == question or repeats_key(key, others + said):
             continue
         said.append(key)
         score = LOG_WEIGHT * relevance / best
@@ -358,6 +361,7 @@ async def with_log_hits(
     vector: LogVector | None = None,
     text: list[tuple[float, LoggedMessage]] | None = None,
     leg: NearLeg | None = None,
+    asked: str = "",
 ) -> tuple[list[tuple[Memory, float]], list[LogHit]]:
     """The memories and log hits to show, fused into one ranking of `max_results` places: a
     slot's `answers` first; then memories matching the query (`matched`) and log messages
@@ -382,6 +386,7 @@ async def with_log_hits(
         vector=vector,
         text=text,
         leg=leg,
+        asked=asked,
     )
     stems = query_stems(terms)
     linked = {i for _, links in said for i in links}
