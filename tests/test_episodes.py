@@ -272,6 +272,35 @@ async def ingest(client: Client, user: str, assistant: str, session: str) -> dic
     return data_of(await client.call_tool("cortex_ingest", arguments))
 
 
+async def test_a_flush_after_ingests_with_tool_calls_logs_no_tool_call_twice(
+    plain_client: Client, plain: Settings
+) -> None:
+    """Found driving the hooks: Stop ingests each exchange with its tool calls in one block,
+    and PreCompact (or an import of the same transcript) flushed the calls again, one message a
+    call, beside it: the log grew from 49 to 65 messages of the same session."""
+    arguments = {
+        "user_message": "Run the tests please.",
+        "assistant_message": "All 12 tests pass.",
+        "session_id": "s-tools",
+        "tool_calls": [{"name": "Bash", "input": {"command": "pytest -q"}, "result": "12 passed"}],
+    }
+    data_of(await plain_client.call_tool("cortex_ingest", arguments))
+    context = [
+        {"role": "user", "content": "Run the tests please."},
+        {"role": "tool", "content": 'Bash {"command": "pytest -q"}'},
+        {"role": "tool", "content": "Bash → 12 passed"},
+        {"role": "assistant", "content": "All 12 tests pass."},
+    ]
+
+    result = await flush(plain_client, context, session_id="s-tools")
+
+    assert result["logged_messages"] == 0 and result["already_logged"] == 4
+    roles = await table_rows(
+        plain, "select role from conversation_log where session_id = 's-tools' order by seq"
+    )
+    assert roles == [("user",), ("assistant",), ("tool",)]
+
+
 async def test_a_flush_after_ingests_logs_only_what_ingest_did_not(
     plain_client: Client, plain: Settings
 ) -> None:

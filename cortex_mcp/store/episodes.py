@@ -114,10 +114,10 @@ async def claim_messages(
 
 async def ingested_exchanges(
     conn: Connection, agent_id: str, session_id: str
-) -> list[tuple[str, str, str]]:
-    """(exchange id, the user's text, the reply) of every exchange `cortex_ingest` logged for
-    the session, oldest first; forgotten ones too (a flush must not log again what the user had
-    forgotten)."""
+) -> list[tuple[str, str, str, bool]]:
+    """(exchange id, the user's text, the reply, whether it logged tool calls) of every exchange
+    `cortex_ingest` logged for the session, oldest first; forgotten ones too (a flush must not
+    log again what the user had forgotten)."""
     rows = await fetch_all(
         conn,
         "select exchange_id, role, content from conversation_log where agent_id = ?"
@@ -127,7 +127,15 @@ async def ingested_exchanges(
     said: dict[str, dict[str, str]] = {}
     for row in rows:
         said.setdefault(row["exchange_id"], {}).setdefault(row["role"], row["content"])
-    return [(key, texts.get("user", ""), texts.get("assistant", "")) for key, texts in said.items()]
+    return [
+        (
+            key,
+            texts.get("user", ""),
+            texts.get("assistant", ""),
+            bool(texts.get("tool", "").strip()),
+        )
+        for key, texts in said.items()
+    ]
 
 
 async def session_messages(

@@ -68,23 +68,49 @@ async def ingested(
     stands for one flushed exchange only, in this flush or any later one (a claim in the
     session's flushed hashes), so a "yes" said again after compaction is logged again. An agent
     that ingests every exchange and flushes its context before compaction, as the tools ask,
-    logs each message once."""
+    logs each message once; the exchange's tool messages too, when ingest logged its tool calls
+    (the hooks' Stop sends them in one block, PreCompact one message a call)."""
     waiting: dict[tuple[str, str], list[str]] = {}
-    for exchange, user, reply in await flushed.ingested_exchanges(conn, agent_id, session_id):
+    with_tools: set[str] = set()
+    for exchange, user, reply, tools in await flushed.ingested_exchanges(
+        conn, agent_id, session_id
+    ):
         waiting.setdefault((user, reply), []).append(exchange)
+        if tools:
+            with_tools.add(exchange)
     found = [False] * len(messages)
     for at, (role, text) in enumerate(messages):
         if role != "user" or not waiting:
             continue
         answer = _reply_to(messages, at)
         reply = messages[answer][1] if answer is not None else ""
-        if await _claim_one(conn, agent_id, session_id, waiting.get((text, reply), [])):
+        claimed = await _claim_one(conn, agent_id, session_id, waiting.get((text, reply), []))
+        if claimed is not None:
             found[at] = True
             if answer is not None:
                 found[answer] = True
-        elif reply and await _claim_one(conn, agent_id, session_id, waiting.get((text, ""), [])):
+            if claimed in with_tools:
+                for step in _tool_steps(messages, at):
+                    found[step] = True
+        elif (
+            reply
+            and await _claim_one(conn, agent_id, session_id, waiting.get((text, ""), []))
+            is not None
+        ):
             found[at] = True  # ingested without a reply: the reply is new
     return found
+
+
+def _tool_steps(messages: Sequence[tuple[str, str]], at: int) -> list[int]:
+    """The tool messages after message `at`, before the next user message."""
+    steps = []
+    for later in range(at + 1, len(messages)):
+        role = messages[later][0]
+        if role == "user":
+            break
+        if role == "tool":
+            steps.append(later)
+    return steps
 
 
 def _reply_to(messages: Sequence[tuple[str, str]], at: int) -> int | None:
@@ -100,14 +126,14 @@ def _reply_to(messages: Sequence[tuple[str, str]], at: int) -> int | None:
 
 async def _claim_one(
     conn: Connection, agent_id: str, session_id: str, exchanges: list[str]
-) -> bool:
+) -> str | None:
     """Take the oldest of these ingested exchanges no flush has stood for yet (and remove it
-    from the list); False when every one has been."""
+    from the list); its id, or None when every one has been."""
     while exchanges:
-        claim = f"ingested:{exchanges.pop(0)}"
-        if (await flushed.claim_messages(conn, agent_id, session_id, [claim]))[0]:
-            return True
-    return False
+        exchange = exchanges.pop(0)
+        if (await flushed.claim_messages(conn, agent_id, session_id, [f"ingested:{exchange}"]))[0]:
+            return exchange
+    return None
 
 
 @dataclass(frozen=True)
