@@ -303,6 +303,36 @@ def test_a_timestamp_is_read_in_utc_and_one_that_is_no_time_is_none() -> None:
 
 @pytest.mark.engines
 @pytest.mark.usefixtures("database_engine")
+async def test_an_old_session_saying_again_what_memory_holds_leaves_it_as_recent_as_it_was(
+    tmp_path: Path, cortex_home: Path, clock: FrozenClock
+) -> None:
+    """The same statement in an October session imported in November reinforces the memory
+    made in November; its last change stays November (back in October, decay would take it
+    for two months unused)."""
+    settings = quiet_settings(cortex_home)
+    clock.now = NOW
+    said = "I prefer pnpm over npm for JavaScript projects."
+    async with Client(build_server(settings, clock)) as client:
+        await client.call_tool("cortex_ingest", {"user_message": said, "assistant_message": "OK"})
+    october = [dated(line, "2026-10-03T14:00:00Z") for line in claude_exchange(said, "Noted.")]
+    clock.advance(hours=1)
+
+    await import_at(
+        settings, clock, write_jsonl(tmp_path / "october.jsonl", october), "claude-code"
+    )
+
+    with inspect_database(settings.database_path) as conn:
+        rows = conn.execute(
+            "select created_at, updated_at, metadata from memories where content like '%pnpm%'"
+        ).fetchall()
+    assert [(row[0][:16], row[1][:16]) for row in rows] == [
+        ("2026-11-26T09:00", "2026-11-26T09:00")
+    ]
+    assert json.loads(rows[0][2])["mentions"] == 2
+
+
+@pytest.mark.engines
+@pytest.mark.usefixtures("database_engine")
 async def test_what_the_llm_takes_from_an_imported_session_is_dated_then_and_expires_from_then(
     tmp_path: Path, llm_settings: Settings, fake_openai: FakeOpenAI, clock: FrozenClock
 ) -> None:
