@@ -3,8 +3,9 @@ the package that does it. No SQL, no transaction, no logic here."""
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -124,16 +125,18 @@ class Engine:
         reason: str = "compaction",
         agent_id: str | None = None,
         project: str | None = None,
+        said_at: Sequence[datetime | None] = (),
     ) -> FlushResult:
         """Extract from (role, content) messages about to be compacted away; nothing is lost.
         The session's episode is written too (no messages and a session_id closes it); what it
-        stores and logs is filed under `project`."""
+        stores and logs is filed under `project`. `said_at`: when each message was said, when
+        the caller knows (an import of past sessions); each is logged and extracted as of then."""
         agent, rt, said = self.agent(agent_id), self.runtime, [Message(*m) for m in messages]
         mark = await projects.log_mark(rt, project)
         result = await write_through(
             rt,
             agent,
-            lambda clean: flush(rt, clean, said, session_id, reason, agent, project),
+            lambda clean: flush(rt, clean, said, session_id, reason, agent, project, said_at),
             lambda result: stored_by([*result.memories, *filter(None, [result.summary])]),
         )
         ids = [m.id for m in [*result.memories, *filter(None, [result.summary])]]

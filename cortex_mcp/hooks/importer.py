@@ -1,16 +1,21 @@
 """`cortex-mcp import PATH --transcripts claude-code|codex`: past sessions become memory on
 day one. Each transcript file is one session, sent to flush in batches (reason "import"), as
-PreCompact would have sent it. Every file is read before anything is written: one bad line
-anywhere is named (file and line) and nothing is imported. A file imported before sends only
-what was added to it since (the hooks' per-session position)."""
+PreCompact would have sent it, each message dated when it was said (its line's timestamp; the
+day of the import for a line without one, or with one that is no time). Every file is read
+before anything is written: one bad line anywhere is named (file and line) and nothing is
+imported. A file imported before sends only what was added to it since (the hooks' per-session
+position)."""
 
 import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from cortex_mcp.clock import from_text
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.hooks import transcripts
-from cortex_mcp.hooks.moments import FLUSH_BATCH, flush_messages
+from cortex_mcp.hooks.moments import FLUSH_BATCH, timed_flush_messages
 from cortex_mcp.hooks.state import read_state, session_state, state_file
 from cortex_mcp.project_names import project_of_folder
 
@@ -28,8 +33,22 @@ class Flushes(Protocol):
         reason: str = "compaction",
         agent_id: str | None = None,
         project: str | None = None,
+        said_at: Sequence[datetime | None] = (),
     ) -> Any:
-        """Extract from messages and keep them in the conversation log."""
+        """Extract from messages and keep them in the conversation log, each dated when it was
+        said (None: now)."""
+
+
+def said_time(timestamp: str) -> datetime | None:
+    """When a message was said, in UTC, from its host's ISO-8601 timestamp; None for none, for
+    text that is no time, or a time before 1970 (no transcript was written then)."""
+    if not timestamp:
+        return None
+    try:
+        moment = from_text(timestamp).astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
+    return moment if moment.year >= 1970 else None
 
 
 def transcript_files(path: Path) -> list[Path]:
@@ -87,7 +106,7 @@ async def import_transcripts(
         "dry_run": dry_run,
     }
     for file, opened, chunk in chunks:
-        flat = flush_messages(chunk.messages, settings)
+        flat = timed_flush_messages(chunk.messages, settings)
         if flat:
             report["sessions"] += 1
             report["messages"] += len(flat)
@@ -97,9 +116,13 @@ async def import_transcripts(
         project = project_of_folder(opened.cwd)
         with session_state(data_home, source, f"import:{file.resolve()}") as state:
             for start in range(0, len(flat), FLUSH_BATCH):
-                batch = [(m["role"], m["content"]) for m in flat[start : start + FLUSH_BATCH]]
+                batch = flat[start : start + FLUSH_BATCH]
                 result = await engine.flush(
-                    batch, session_id=session, reason="import", project=project
+                    [(m["role"], m["content"]) for m, _ in batch],
+                    session_id=session,
+                    reason="import",
+                    project=project,
+                    said_at=[said_time(when) for _, when in batch],
                 )
                 report["memories"] += len(getattr(result, "memories", []))
             state["position"] = chunk.position

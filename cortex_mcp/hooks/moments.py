@@ -310,16 +310,26 @@ def exchange_arguments(
 def flush_messages(messages: list[Message], settings: dict[str, Any]) -> list[dict[str, str]]:
     """cortex_flush's messages: texts as they are, each tool call with its result as one
     `tool` message, everything cut to its limit."""
+    return [flat for flat, _ in timed_flush_messages(messages, settings)]
+
+
+def timed_flush_messages(
+    messages: list[Message], settings: dict[str, Any]
+) -> list[tuple[dict[str, str], str]]:
+    """`flush_messages`, each with when its host wrote it ("" when it did not say)."""
     limit = int(settings["max_message_chars"])
     tool_limit = int(settings["tool_result_chars"])
-    flat: list[dict[str, str]] = []
+    flat: list[tuple[dict[str, str], str]] = []
     names = {m.call_id: m.tool for m in messages if m.role == "tool_call"}
     for m in messages:
         if m.role in ("user", "assistant"):
-            flat.append({"role": m.role, "content": cut(m.text, limit)})
+            flat.append(({"role": m.role, "content": cut(m.text, limit)}, m.said_at))
         elif m.role == "tool_call":
-            flat.append({"role": "tool", "content": f"{m.tool} {cut(m.text, tool_limit)}"})
+            flat.append(
+                ({"role": "tool", "content": f"{m.tool} {cut(m.text, tool_limit)}"}, m.said_at)
+            )
         elif m.text.strip():
             name = names.get(m.call_id, "tool")
-            flat.append({"role": "tool", "content": f"{name} → {cut(m.text, tool_limit)}"})
+            content = f"{name} → {cut(m.text, tool_limit)}"
+            flat.append(({"role": "tool", "content": content}, m.said_at))
     return flat

@@ -1,6 +1,7 @@
 """Session transcripts as messages: Claude Code's JSONL, Codex CLI's rollout JSONL, Cursor's
 agent transcript JSONL and Gemini CLI's session JSON, each read from a position (a byte offset
-in a JSONL file, a message index in a JSON file) so a moment reads only what is new. Standard
+in a JSONL file, a message index in a JSON file) so a moment reads only what is new. Each
+message keeps the time its host wrote on it, when it wrote one (an import dates it so). Standard
 library only."""
 
 import json
@@ -40,6 +41,8 @@ class Message(NamedTuple):
     text: str
     call_id: str = ""
     tool: str = ""
+    said_at: str = ""
+    """When the host wrote it (its line's `timestamp`, as written; "" when it has none)."""
 
 
 class Chunk(NamedTuple):
@@ -65,6 +68,19 @@ def _is_text(block: Any) -> bool:
         return False
     kind = block.get("type")
     return kind in ("text", "input_text", "output_text") or (kind is None and "text" in block)
+
+
+def written_at(entry: dict[str, Any]) -> str:
+    """An entry's `timestamp` as the host wrote it (ISO-8601); "" when it has none (or not as
+    text: a message without its time is still the message)."""
+    value = entry.get("timestamp")
+    return value if isinstance(value, str) else ""
+
+
+def _stamped(messages: list[Message], entry: dict[str, Any]) -> list[Message]:
+    """The messages of one entry, each with the entry's time."""
+    when = written_at(entry)
+    return [m._replace(said_at=when) for m in messages] if when else messages
 
 
 def _own_text(text: str) -> bool:
@@ -265,7 +281,7 @@ def _parse_lines(
             entry = json.loads(raw)
             if not isinstance(entry, dict):
                 raise ValueError("a line must be a JSON object")
-            yield from read(entry)
+            yield from _stamped(read(entry), entry)
         except (ValueError, KeyError, AttributeError) as err:
             if strict:
                 raise BadTranscript(f"{path}:{number}: {err}") from err
@@ -327,7 +343,7 @@ def _gemini_all(path: Path) -> list[Message]:
     for number, entry in enumerate(entries):
         if not isinstance(entry, dict):
             raise BadTranscript(f"{path}: message {number}: must be an object")
-        found.extend(gemini_messages(entry))
+        found.extend(_stamped(gemini_messages(entry), entry))
     return found
 
 

@@ -176,7 +176,8 @@ async def reinforce_memory(
 ) -> Memory:
     """A duplicate was stated again: keep the higher importance, count it, raise its
     confidence by `RESTATED_CONFIDENCE` (at most to 0.99), and with `lift` move it to core (an
-    explicit remember of something in working or archive)."""
+    explicit remember of something in working or archive). Its `updated_at` moves to `now`, never
+    back (an old session imported restates what was said since)."""
     metadata = dict(memory.metadata)
     metadata["mentions"] = int(metadata.get("mentions", 1)) + 1
     if tags:
@@ -185,11 +186,12 @@ async def reinforce_memory(
         Sql(
             "update memories set layer = case when :lift then 'core' else layer end,"
             " expires_at = case when :lift then null else expires_at end,"
-            " importance = max(importance, :importance), updated_at = :now, metadata = :metadata,"
-            " confidence = min(0.99, confidence + :raise) where id = :id",
+            " importance = max(importance, :importance), updated_at = max(updated_at, :now),"
+            " metadata = :metadata, confidence = min(0.99, confidence + :raise) where id = :id",
             "update memories set layer = case when :lift then 'core' else layer end,"
             " expires_at = case when :lift then null else expires_at end,"
-            " importance = greatest(importance, :importance), updated_at = :now,"
+            " importance = greatest(importance, :importance),"
+            " updated_at = greatest(updated_at, cast(:now as text)),"
             " metadata = :metadata, confidence = least(0.99, confidence + :raise) where id = :id",
         ),
         {

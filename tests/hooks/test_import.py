@@ -6,10 +6,21 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+from mcp import Client
+
+from cortex_mcp.config import Settings
+from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.hooks.importer import import_transcripts, said_time
+from cortex_mcp.local_socket import hook_settings
+from cortex_mcp.server import build_server
 from cortex_mcp.store.sqlite import plain_connection
+from tests.conftest import FrozenClock, inspect_database, recall
+from tests.fakes import FakeOpenAI
 from tests.hooks.hosts import claude_exchange, claude_line, codex_exchange, write_jsonl
 from tests.servers import query_one
 
@@ -175,3 +186,171 @@ def test_a_codex_sub_agent_s_rollout_is_not_imported_and_a_session_keeps_its_id(
     )
     assert {row[0] for row in rows} == {"019a-parent"}  # the id Codex's hooks send
     assert not any("Sam" in str(row[1]) for row in rows)
+
+
+NOW = datetime(2026, 11, 26, 9, 0, tzinfo=UTC)
+"""The day of the import in the tests below; the sessions were on 3 October."""
+
+
+def quiet_settings(home: Path) -> Settings:
+    """No embedder and no LLM: what is dated and found here depends on the import alone."""
+    return Settings.model_validate(
+        {"home": home, "embedding": {"provider": "none"}, "llm": {"provider": "none"}}
+    )
+
+
+async def import_at(
+    settings: Settings, clock: FrozenClock, path: Path, source: str
+) -> dict[str, Any]:
+    """The real import, in this process, on the test's engine and clock; its report."""
+    async with open_engine(settings, clock) as engine:
+        report = await import_transcripts(
+            engine, settings.home, path, source, hook_settings(settings)
+        )
+    return dict(json.loads(report))
+
+
+def dated(line: dict[str, Any], timestamp: str | None) -> dict[str, Any]:
+    """A transcript line said at `timestamp` (None: a line without one)."""
+    line = {k: v for k, v in line.items() if k != "timestamp"}
+    return line | ({"timestamp": timestamp} if timestamp is not None else {})
+
+
+@pytest.mark.engines
+@pytest.mark.usefixtures("database_engine")
+async def test_an_imported_claude_code_session_is_dated_when_it_was_said_not_when_imported(
+    tmp_path: Path, cortex_home: Path, clock: FrozenClock
+) -> None:
+    """Found trying the product: every imported message and memory was dated the day of the
+    import, so a question about 3 October found nothing said then, and months-old sessions
+    ranked as brand new."""
+    settings = quiet_settings(cortex_home)
+    clock.now = NOW
+    projects = tmp_path / "projects" / "-work-pelican"
+    projects.mkdir(parents=True)
+    october = claude_exchange("I prefer pnpm over npm for JavaScript projects.", "Noted.")
+    write_jsonl(
+        projects / "october.jsonl",
+        [dated(october[0], "2026-10-03T14:00:00.000Z"), dated(october[1], "2026-10-03T14:00:05Z")],
+    )
+    undated = claude_exchange("We deploy the pelican app on Fly.io.", "Noted.")
+    write_jsonl(
+        projects / "undated.jsonl", [dated(undated[0], None), dated(undated[1], "not a time")]
+    )
+    ahead = claude_line("user", "Our staging runs on Render.", timestamp="2099-01-01T00:00:00Z")
+    write_jsonl(projects / "ahead.jsonl", [ahead])
+
+    report = await import_at(settings, clock, tmp_path / "projects", "claude-code")
+
+    assert report["messages"] == 5
+    async with Client(build_server(settings, clock)) as client:
+        found = await recall(client, "What did I say about pnpm on 2026-10-03?")
+    pnpm = [m["created_at"][:19] for m in found["memories"] if "pnpm" in m["content"]]
+    assert pnpm == ["2026-10-03T14:00:00"], found  # the fast channel's memory, dated as said
+    with inspect_database(settings.database_path) as conn:
+        said = dict(conn.execute("select content, created_at from conversation_log").fetchall())
+        rows = conn.execute(
+            "select created_at, updated_at from memories where content like '%pnpm%'"
+        ).fetchall()
+    assert said["I prefer pnpm over npm for JavaScript projects."].startswith("2026-10-03T14:00:00")
+    assert said["We deploy the pelican app on Fly.io."].startswith("2026-11-26T09:00")  # no time
+    assert said["Our staging runs on Render."].startswith("2026-11-26T09:00")  # never after now
+    assert [(row[0][:10], row[1][:10]) for row in rows] == [("2026-10-03", "2026-10-03")]
+
+
+@pytest.mark.engines
+@pytest.mark.usefixtures("database_engine")
+async def test_an_imported_codex_session_its_episode_included_is_dated_then_and_kept(
+    tmp_path: Path, cortex_home: Path, clock: FrozenClock
+) -> None:
+    """Each rollout line carries its time: the log rows, the session's episode and what the
+    lifecycle does with them follow it; an old session may be archived, never deleted."""
+    settings = quiet_settings(cortex_home)
+    clock.now = NOW
+    lines = codex_exchange(
+        "Our CI runs on Buildkite.", "Fixed: the pipeline passes.", ("shell", '{"cmd": "ls"}', "ok")
+    )
+    rollout = write_jsonl(
+        tmp_path / "rollout-2026-10-03.jsonl",
+        [dated(line, f"2026-10-03T10:00:{n:02d}Z") for n, line in enumerate(lines)],
+    )
+
+    report = await import_at(settings, clock, rollout, "codex")
+
+    assert report["messages"] == 4
+    with inspect_database(settings.database_path) as conn:
+        logged_at = [row[0] for row in conn.execute("select created_at from conversation_log")]
+        kept = conn.execute(
+            "select created_at, metadata from memories where deleted_at is null"
+        ).fetchall()
+    assert len(logged_at) == 4 and all(when.startswith("2026-10-03T10:00") for when in logged_at)
+    episode = [row for row in kept if '"kind": "episode"' in row[1]]
+    assert [row[0][:10] for row in episode] == ["2026-10-03"]
+    async with open_engine(settings, clock) as engine:
+        await engine.run_lifecycle()
+    with inspect_database(settings.database_path) as conn:
+        after = conn.execute("select count(*) from memories where deleted_at is null").fetchone()
+    assert after[0] == len(kept)  # archived or not: nothing imported is lost
+
+
+def test_a_timestamp_is_read_in_utc_and_one_that_is_no_time_is_none() -> None:
+    assert said_time("2026-10-03T16:00:00+02:00") == datetime(2026, 10, 3, 14, tzinfo=UTC)
+    assert said_time("2026-10-03T14:00:00.250Z") == datetime(2026, 10, 3, 14, 0, 0, 250000, UTC)
+    assert said_time("2026-10-03T14:00:00") == datetime(2026, 10, 3, 14, tzinfo=UTC)  # UTC
+    for text in ("", "yesterday", "1764064805", "0001-01-01T00:00:00+01:00", "1969-07-20T20:17Z"):
+        assert said_time(text) is None, text
+
+
+@pytest.mark.engines
+@pytest.mark.usefixtures("database_engine")
+async def test_an_old_session_saying_again_what_memory_holds_leaves_it_as_recent_as_it_was(
+    tmp_path: Path, cortex_home: Path, clock: FrozenClock
+) -> None:
+    """The same statement in an October session imported in November reinforces the memory
+    made in November; its last change stays November (back in October, decay would take it
+    for two months unused)."""
+    settings = quiet_settings(cortex_home)
+    clock.now = NOW
+    said = "I prefer pnpm over npm for JavaScript projects."
+    async with Client(build_server(settings, clock)) as client:
+        await client.call_tool("cortex_ingest", {"user_message": said, "assistant_message": "OK"})
+    october = [dated(line, "2026-10-03T14:00:00Z") for line in claude_exchange(said, "Noted.")]
+    clock.advance(hours=1)
+
+    await import_at(
+        settings, clock, write_jsonl(tmp_path / "october.jsonl", october), "claude-code"
+    )
+
+    with inspect_database(settings.database_path) as conn:
+        rows = conn.execute(
+            "select created_at, updated_at, metadata from memories where content like '%pnpm%'"
+        ).fetchall()
+    assert [(row[0][:16], row[1][:16]) for row in rows] == [
+        ("2026-11-26T09:00", "2026-11-26T09:00")
+    ]
+    assert json.loads(rows[0][2])["mentions"] == 2
+
+
+@pytest.mark.engines
+@pytest.mark.usefixtures("database_engine")
+async def test_what_the_llm_takes_from_an_imported_session_is_dated_then_and_expires_from_then(
+    tmp_path: Path, llm_settings: Settings, fake_openai: FakeOpenAI, clock: FrozenClock
+) -> None:
+    clock.now = NOW
+    taken = {"content": "The pelican frontend's tests run on Vitest.", "category": "fact"}
+    reasoned = taken | {"importance": 0.6, "source": "user", "reasoning": "stated"}
+    fake_openai.replies.append(json.dumps({"memories": [reasoned]}))
+    october = claude_exchange("The pelican frontend tests run on Vitest now.", "Good to know.")
+    lines = [dated(october[0], "2026-10-03T14:00:00Z"), dated(october[1], "2026-10-03T14:00:30Z")]
+
+    await import_at(llm_settings, clock, write_jsonl(tmp_path / "oct.jsonl", lines), "claude-code")
+
+    with inspect_database(llm_settings.database_path) as conn:
+        rows = conn.execute(
+            "select created_at, expires_at from memories where content = ?", (taken["content"],)
+        ).fetchall()
+    hours = llm_settings.sieve.working_ttl_hours
+    expires = datetime(2026, 10, 3, 14, 0, 30, tzinfo=UTC) + timedelta(hours=hours)
+    assert [(row[0][:19], row[1][:19]) for row in rows] == [
+        ("2026-10-03T14:00:30", expires.strftime("%Y-%m-%dT%H:%M:%S"))
+    ]

@@ -89,6 +89,40 @@ def test_gemini_session_json_reads_from_a_message_index(tmp_path: Path) -> None:
     assert [m.text for m in second.messages] == ["and now?", "done"] and second.position == 4
 
 
+def test_each_message_keeps_the_time_its_host_wrote_on_it(tmp_path: Path) -> None:
+    """An import dates each message when it was said: each line's `timestamp` is kept as
+    written; a line without one, or with one that is not text, is still read (time "")."""
+    claude = write_jsonl(
+        tmp_path / "c.jsonl",
+        claude_exchange("Run the tests", "Green.", ("Bash", {"command": "pytest"}, "ok")),
+    )
+    rollout = codex_exchange("List the files", "Two files.", ("shell", "{}", "a"))
+    rollout[-1]["timestamp"] = 1764064805  # not ISO-8601 text
+    codex = write_jsonl(tmp_path / "r.jsonl", rollout)
+    gemini = tmp_path / "g.json"
+    gemini.write_text(json.dumps(gemini_session([("hi there", "hello")])), encoding="utf-8")
+
+    read = {
+        host: [(m.role, m.said_at) for m in transcripts.read_since(host, path, 0, True).messages]
+        for host, path in (("claude-code", claude), ("codex", codex), ("gemini", gemini))
+    }
+
+    assert read["claude-code"] == [
+        (role, "2026-11-25T10:00:00.000Z")
+        for role in ("user", "tool_call", "tool_result", "assistant")
+    ]
+    assert read["codex"] == [
+        ("user", "2026-11-25T10:00:02Z"),
+        ("tool_call", ""),
+        ("tool_result", ""),
+        ("assistant", ""),
+    ]
+    assert read["gemini"] == [
+        ("user", "2026-11-25T10:00:00Z"),
+        ("assistant", "2026-11-25T10:00:01Z"),
+    ]
+
+
 def test_strict_reading_names_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     good = json.dumps(claude_line("user", "fine"))

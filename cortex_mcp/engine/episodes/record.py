@@ -31,13 +31,15 @@ KIND = "episode"
 @dataclass(frozen=True)
 class Session:
     """The session an episode is about: its agent, its id (or, for a flush without one, the
-    flush's exchange), its project, and why it was written."""
+    flush's exchange), its project, why it was written, and when what it was written from was
+    said (an imported session's last message; None: now)."""
 
     agent_id: str
     session_id: str | None
     exchange_id: str
     project: str | None
     reason: str
+    said_at: datetime | None = None
 
     @property
     def key(self) -> str:
@@ -95,8 +97,9 @@ def _span(parts: Parts) -> tuple[datetime, datetime]:
 
 
 def _memory(rt: Runtime, session: Session, parts: Parts, before: Memory | None) -> Memory:
-    """The episode's memory: new, or the one it had with new text and parts."""
-    now = rt.clock()
+    """The episode's memory: new, or the one it had with new text and parts, as of when the
+    session said it."""
+    now = session.said_at or rt.clock()
     metadata = {
         "channel": KIND,
         "kind": KIND,

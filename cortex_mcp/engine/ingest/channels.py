@@ -41,11 +41,17 @@ def around(text: str) -> str:
 
 
 async def store_proposal(
-    rt: Runtime, proposal: Proposal, agent: str, *, ask: bool = True
+    rt: Runtime,
+    proposal: Proposal,
+    agent: str,
+    *,
+    ask: bool = True,
+    said_at: datetime | None = None,
 ) -> StoredMemory:
     """Ask the LLM about a proposal if the rules cannot decide alone (the question read in a
     transaction, the LLM asked after it: a slow LLM never holds the store; never when `ask`
-    is False: the rules decide), then settle and write it in one write transaction."""
+    is False: the rules decide), then settle and write it in one write transaction, as of
+    `said_at` (when what it came from was said; None: now)."""
     decider = rt.llm.decider() if ask else None
     question = None
     if decider is not None:
@@ -54,7 +60,8 @@ async def store_proposal(
     asked = await answer_of(proposal, question, decider) if question and decider else None
     decided, nearby = await decided_with_meaning(rt, proposal, agent, asked)
     async with rt.db.write() as conn:
-        return await apply_verdict(conn, proposal, asked, agent, rt.clock(), nearby, decided)
+        at = said_at or rt.clock()
+        return await apply_verdict(conn, proposal, asked, agent, at, nearby, decided)
 
 
 async def decided_with_meaning(
@@ -91,11 +98,12 @@ async def fast_channel(
     assistant: str = "",
     *,
     ask: bool = True,
+    said_at: datetime | None = None,
 ) -> list[StoredMemory]:
-    """The fast channel's statements (`fast_proposals`) stored one by one; `ask=False`: the
-    rules settle every statement, no LLM is waited for."""
+    """The fast channel's statements (`fast_proposals`) stored one by one, dated `said_at`
+    (None: now); `ask=False`: the rules settle every statement, no LLM is waited for."""
     return [
-        await store_proposal(rt, statement, agent, ask=ask)
+        await store_proposal(rt, statement, agent, ask=ask, said_at=said_at)
         for statement in fast_proposals(user, assistant, session, exchange)
     ]
 
@@ -148,10 +156,16 @@ async def write_ruled(conn: Connection, ruled: Ruled, agent: str, now: datetime)
 
 
 def deep_proposals(
-    rt: Runtime, answer: str, session: str | None, channel: str, exchange: str
+    rt: Runtime,
+    answer: str,
+    session: str | None,
+    channel: str,
+    exchange: str,
+    said_at: datetime | None = None,
 ) -> list[Proposal]:
-    """Working-memory proposals from an LLM extraction answer."""
-    expires = rt.clock() + timedelta(hours=rt.settings.sieve.working_ttl_hours)
+    """Working-memory proposals from an LLM extraction answer, expiring the working TTL after
+    `said_at` (when what they came from was said; None: now)."""
+    expires = (said_at or rt.clock()) + timedelta(hours=rt.settings.sieve.working_ttl_hours)
     return [
         Proposal(
             content=item.content,

@@ -7,10 +7,16 @@ cannot take is owed an extraction from the log when a configured provider can re
 the session's episode is written from everything the session logged (`engine/episodes`): its
 goal and outcome (the LLM's, else the user's first request and the last decision or result),
 its tool calls with their results and errors, and the memories extracted from it (#26).
+
+Messages whose time the caller knows (an import of past sessions) are logged, extracted and
+summed up as of then: the log row and the memories taken from a message are dated when it was
+said, those the LLM took from a batch and the episode when its latest known message was; never
+later than now.
 """
 
 import logging
 from collections.abc import Sequence
+from datetime import datetime
 
 from cortex_mcp.config import SieveSettings
 from cortex_mcp.engine.episodes import Session, record_episode
@@ -65,12 +71,15 @@ async def flush(
     reason: str,
     agent_id: str,
     project: str | None = None,
+    said_at: Sequence[datetime | None] = (),
 ) -> FlushResult:
     """Extract everything worth keeping from messages about to leave the context window, and
     write the session's episode. With a session, messages it already logged are skipped (a
     flush repeated is logged once); no messages and a session: the session closes (its
-    episode is written from what it logged)."""
-    check_messages(rt, messages, session_id)
+    episode is written from what it logged). `said_at`: when each message was said, one per
+    message (None where unknown; none at all: every message now)."""
+    check_messages(rt, messages, session_id, said_at)
+    times = said_times(said_at, len(messages), rt.clock())
     cleaned = [Message(m.role, clean(m.content)) for m in messages]
     logged = await append_exchange(
         rt,
@@ -79,10 +88,12 @@ async def flush(
         session_id=session_id,
         origin="flush",
         hashes=message_hashes([(m.role, m.content) for m in cleaned]),
+        said_at=times,
     )
     exchange = logged.exchange_id
     fresh = [i for i, seq in enumerate(logged.seqs) if seq >= 0]
     said = [cleaned[i] for i in fresh]
+    when = [times[i] for i in fresh]
     seqs_of = [logged.seqs[i] for i in fresh]
     repeated = sum(
         1 for m, seq in zip(cleaned, logged.seqs, strict=True) if seq < 0 and m.content.strip()
@@ -97,7 +108,7 @@ async def flush(
             if said[i].role == "user":
                 reply = next_reply(said, i)
                 found = await fast_channel(
-                    rt, said[i].content, agent_id, session_id, exchange, reply
+                    rt, said[i].content, agent_id, session_id, exchange, reply, said_at=when[i]
                 )
                 links[seqs_of[i]] = [m.id for m in found]
                 memories += found
@@ -114,9 +125,10 @@ async def flush(
             queued += len(indexes) if state == "pending" else 0
             await settle_extraction(rt, seqs, links, state, (exchange, _ids(links)))
             continue
+        batch_at = latest([when[i] for i in indexes])
         found = [
-            await store_proposal(rt, proposal, agent_id)
-            for proposal in deep_proposals(rt, answer, session_id, "flush", exchange)
+            await store_proposal(rt, proposal, agent_id, said_at=batch_at)
+            for proposal in deep_proposals(rt, answer, session_id, "flush", exchange, batch_at)
         ]
         memories += found
         for seq in seqs:
@@ -125,7 +137,8 @@ async def flush(
         extracted += len(indexes)
     episode = None
     if said or not messages:
-        episode = await record_episode(rt, Session(agent_id, session_id, exchange, project, reason))
+        session = Session(agent_id, session_id, exchange, project, reason, latest(when))
+        episode = await record_episode(rt, session)
     async with rt.db.write() as conn:
         await log_action(
             conn,
@@ -163,13 +176,37 @@ def settings_of(rt: Runtime) -> SieveSettings:
     return rt.settings.sieve
 
 
-def check_messages(rt: Runtime, messages: Sequence[Message], session_id: str | None) -> None:
-    """Refuse a flush with no messages and no session to close, too many, or one too long."""
+def said_times(
+    said_at: Sequence[datetime | None], count: int, now: datetime
+) -> list[datetime | None]:
+    """When each of `count` messages was said, as the caller knows it (none: None each); a
+    time after now is taken as now (a clock ahead is no message from the future)."""
+    if not said_at:
+        return [None] * count
+    return [min(moment, now) if moment is not None else None for moment in said_at]
+
+
+def latest(times: Sequence[datetime | None]) -> datetime | None:
+    """When a batch of messages was said: the latest time known in it; None (now) when no
+    time is known (a line of a session without its time does not make the session today's)."""
+    return max((moment for moment in times if moment is not None), default=None)
+
+
+def check_messages(
+    rt: Runtime,
+    messages: Sequence[Message],
+    session_id: str | None,
+    said_at: Sequence[datetime | None] = (),
+) -> None:
+    """Refuse a flush with no messages and no session to close, too many, one too long, or
+    times that are not one per message."""
     settings = settings_of(rt)
     if not messages and not session_id:
         raise InvalidInput(
             "messages", "must contain at least one message (or name the session_id to close)"
         )
+    if said_at and len(said_at) != len(messages):
+        raise InvalidInput("said_at", f"{len(said_at)} times for {len(messages)} messages")
     if len(messages) > settings.max_flush_messages:
         raise InvalidInput(
             "messages", f"{len(messages):,} messages; the limit is {settings.max_flush_messages:,}"

@@ -40,11 +40,13 @@ async def append_exchange(
     session_id: str | None,
     origin: str,
     hashes: list[str] | None = None,
+    said_at: Sequence[datetime | None] = (),
 ) -> Logged:
     """Append (role, content) messages as one exchange, in one transaction; empty ones are
     skipped (their sequence number is -1), and so are those whose `hashes` the session
     already logged (a message flushed twice is logged once, whichever process flushed it) and
-    those `cortex_ingest` logged for the session (`ingested`)."""
+    those `cortex_ingest` logged for the session (`ingested`). `said_at`: when each was said
+    (None, or none given: now)."""
     now = rt.clock()
     exchange = new_exchange_id(now)
     async with rt.db.write() as conn:
@@ -54,7 +56,9 @@ async def append_exchange(
             said = await ingested(conn, messages, agent_id, session_id)
             fresh = [new and not was for new, was in zip(fresh, said, strict=True)]
         kept = [m if new else (m[0], "") for m, new in zip(messages, fresh, strict=True)]
-        seqs = await append_in(conn, kept, agent_id, session_id, (exchange, origin), now)
+        seqs = await append_in(
+            conn, kept, agent_id, session_id, (exchange, origin), now, said_at=said_at
+        )
     embed_logged(rt, seqs)
     return Logged(exchange, seqs)
 
@@ -159,11 +163,13 @@ async def append_in(
     exchange: tuple[str, str],
     now: datetime,
     settled: Settled | None = None,
+    said_at: Sequence[datetime | None] = (),
 ) -> list[int]:
     """Inside a write transaction: append (role, content) messages under `exchange` (its id,
     its origin); each message's sequence number, -1 for an empty one (not logged). `settled`:
     what was already extracted from each message and whether an LLM extraction is owed, written
-    with the rows (what `settle_in` would write after them, without its updates)."""
+    with the rows (what `settle_in` would write after them, without its updates). `said_at`:
+    when each was said, its row's time (None, or none given: `now`)."""
     exchange_id, origin = exchange
     seqs: list[int] = []
     for at, (role, content) in enumerate(messages):
@@ -178,7 +184,7 @@ async def append_in(
             origin=origin,
             role=role,
             content=content,
-            created_at=to_text(now),
+            created_at=to_text((said_at[at] if said_at else None) or now),
             extraction=settled.state if settled else "none",
             memory_ids=settled.linked(at) if settled else None,
         )
