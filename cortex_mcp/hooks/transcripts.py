@@ -90,11 +90,12 @@ def _own_text(text: str) -> bool:
 
 def claude_messages(entry: dict[str, Any]) -> list[Message]:
     """The messages of one Claude Code transcript line (none for summaries, meta lines,
-    sidechains, snapshots and the summary a compaction left as a user line)."""
+    sidechains, snapshots, the summary a compaction left as a user line and the host's "API
+    Error: …" lines)."""
     if entry.get("type") not in ("user", "assistant") or entry.get("isMeta"):
         return []
-    if entry.get("isCompactSummary"):
-        return []
+    if entry.get("isCompactSummary") or entry.get("isApiErrorMessage"):
+        return []  # the compaction's summary; the host's notice of a failed request
     if entry.get("isSidechain"):
         return []
     message = entry.get("message")

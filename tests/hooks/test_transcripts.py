@@ -192,6 +192,9 @@ def test_text_the_host_writes_as_a_user_line_is_not_the_user_s() -> None:
         assert transcripts.claude_messages(claude_line("user", text)) == []
     summary = claude_line("user", "Continued from before: I live in Oslo.", isCompactSummary=True)
     assert transcripts.claude_messages(summary) == []
+    # found driving the hooks: the host's failed-request notice was saved as the model's reply
+    failed = claude_line("assistant", "API Error: 529 overloaded", isApiErrorMessage=True)
+    assert transcripts.claude_messages(failed) == []
     assert transcripts.claude_messages(claude_line("user", "I live in Porto.")) == [
         transcripts.Message("user", "I live in Porto.")
     ]
