@@ -22,6 +22,12 @@ ACKNOWLEDGEMENTS = frozenset(ACKNOWLEDGEMENT_WORDS.split()) | {
     "keep going",
     "do it",
 }
+FILLER_WORDS = """
+    please so much very a lot that it works perfect awesome alright all sounds looks
+"""
+ACKNOWLEDGING_WORDS = frozenset(ACKNOWLEDGEMENT_WORDS.split()) | frozenset(FILLER_WORDS.split())
+"""Words a prompt made only of is an acknowledgement too ("great, thanks", "ok, thanks a lot",
+"yes please", "perfect, that works"), whatever their order."""
 COMMAND = r"^/[\w:.-]+(\s|$)"
 FENCED = r"```.*?(```|\Z)"
 CODE_LINE = (
@@ -63,7 +69,7 @@ def skip_reason(prompt: str) -> str | None:
     plain = _plain(text)
     if not plain:
         return "empty"
-    if plain in ACKNOWLEDGEMENTS:
+    if plain in ACKNOWLEDGEMENTS or set(plain.split()) <= ACKNOWLEDGING_WORDS:
         return "acknowledgement"
     if _is_code(text):
         return "code"

@@ -18,6 +18,10 @@ from cortex_mcp.hooks.precheck import should_retrieve, skip_reason
         ("yes", "acknowledgement"),
         ("  continue  ", "acknowledgement"),
         ("thanks!", "acknowledgement"),
+        ("great, thanks", "acknowledgement"),  # found trying the hooks: it recalled
+        ("ok, thanks a lot!", "acknowledgement"),
+        ("yes please", "acknowledgement"),
+        ("perfect, that works", "acknowledgement"),
         ("/compact", "command"),
         ("/review src/app.py", "command"),
         ("/mcp__cortex__load", "command"),
@@ -44,6 +48,8 @@ def test_these_prompts_do_not_recall(prompt: str, reason: str) -> None:
         "Fix the flaky test in utils.py",
         "Why does this fail?\n```python\nraise ValueError\n```",
         "okay so what did we decide about the cache",
+        "thanks, now fix the tests",
+        "great, what port is staging on?",
         "/ is the root folder, right?",
     ],
 )
