@@ -1,6 +1,7 @@
 """`cortex-mcp hooks install|uninstall AGENT [--project]`: our hook entries in the agent's own
-settings file, and nothing else in that file touched. Our entries are the ones whose command
-runs `cortex-mcp-hook`; installing replaces them, uninstalling removes them."""
+settings file, and nothing else in that file touched: only the text of what changes is
+rewritten (Gemini's comments stay). Our entries are the ones whose command runs
+`cortex-mcp-hook`; installing replaces them, uninstalling removes them."""
 
 import json
 import os
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cortex_mcp.errors import InvalidInput
+from cortex_mcp.hooks import jsonc
 from cortex_mcp.hooks.output import EVENT_NAMES
 
 COMMAND = "cortex-mcp-hook"
@@ -21,6 +23,9 @@ SETTINGS_FILES = {  # agent -> (user file, project file relative to the project 
     "gemini": ("~/.gemini/settings.json", ".gemini/settings.json"),
     "cursor": ("~/.cursor/hooks.json", ".cursor/hooks.json"),
 }
+WITH_COMMENTS = ("gemini",)
+"""Agents that read their settings as JSON with comments: Gemini CLI strips `//` and `/* */`
+comments (strip-json-comments), then parses strict JSON (a trailing comma is an error)."""
 NOTES = {
     "codex": "Codex runs hooks only with `[features] codex_hooks = true` in ~/.codex/config.toml.",
     "gemini": "Gemini CLI versions that gate hooks need `hooks.enabled` (see its hooks docs).",
@@ -70,19 +75,33 @@ def entry_for(agent: str, moment: str) -> dict[str, Any]:
     return {"matcher": "", "hooks": [hook]} if agent != "codex" else {"hooks": [hook]}
 
 
-def read_settings(path: Path) -> dict[str, Any]:
-    """The settings file as an object ({} when missing); a broken one is refused, unchanged."""
+def read_settings(agent: str, path: Path) -> tuple[str, dict[str, Any]]:
+    """The settings file's text and the object in it ("" and {} when missing), read as the
+    agent reads it; a broken one is refused, unchanged."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8", newline="") as file:  # its line endings kept
+            text = file.read()
     except FileNotFoundError:
-        return {}
+        return "", {}
+    kind = "JSON with comments" if agent in WITH_COMMENTS else "JSON"
     try:
-        data = json.loads(text) if text.strip() else {}
+        data = jsonc.parse(text, agent in WITH_COMMENTS) if text.strip() else {}
+    except json.JSONDecodeError as err:
+        where = f"{path}:{err.lineno}"
+        raise InvalidInput(where, f"not valid {kind} ({err.msg}); nothing was changed") from err
     except ValueError as err:
-        raise InvalidInput(str(path), f"not valid JSON ({err}); nothing was changed") from err
+        raise InvalidInput(str(path), f"not valid {kind} ({err}); nothing was changed") from err
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
         raise InvalidInput(str(path), "must be a JSON object with a `hooks` object")
-    return data
+    return text, data
+
+
+def only_ours(value: Any) -> bool:
+    """One of our entries, or a list of nothing else: a comment inside it goes with it (one
+    anywhere else in the file is never deleted)."""
+    if isinstance(value, list):
+        return bool(value) and all(only_ours(entry) for entry in value)
+    return is_ours(value) and _others_of(value) is None
 
 
 def without_ours(hooks: dict[str, Any]) -> dict[str, Any]:
@@ -113,14 +132,14 @@ def _others_of(entry: Any) -> Any:
 def install(agent: str, project: Path | None = None) -> str:
     """Write our entries; the report for the user."""
     path = settings_file(agent, project)
-    data = read_settings(path)
+    text, data = read_settings(agent, path)
     hooks = without_ours(data.get("hooks", {}))
     for moment, event in EVENT_NAMES[agent].items():
         hooks.setdefault(event, []).append(entry_for(agent, moment))
-    data["hooks"] = hooks
+    changed = {**data, "hooks": hooks}
     if agent == "cursor":
-        data.setdefault("version", 1)
-    write(path, data)
+        changed.setdefault("version", 1)
+    write(path, text, edited(path, text, changed))
     events = ", ".join(EVENT_NAMES[agent].values())
     note = f"\n{NOTES[agent]}" if agent in NOTES else ""
     return f"cortex-mcp hooks for {agent} in {path}: {events}{note}"
@@ -131,24 +150,39 @@ def uninstall(agent: str, project: Path | None = None) -> str:
     path = settings_file(agent, project)
     if not path.exists():
         return f"no {path}: nothing to remove"
-    data = read_settings(path)
+    text, data = read_settings(agent, path)
     hooks = without_ours(data.get("hooks", {}))
-    if hooks:
-        data["hooks"] = hooks
-    else:
-        data.pop("hooks", None)
-    write(path, data)
+    kept = {k: hooks if k == "hooks" else v for k, v in data.items()}
+    tidy = {k: v for k, v in kept.items() if k != "hooks" or hooks}
+    write(path, text, edited(path, text, tidy, kept))  # an emptied `hooks` stays for a comment
     return f"cortex-mcp hooks removed from {path}"
 
 
-def write(path: Path, data: dict[str, Any]) -> None:
-    """The file whole or not at all (temp file, rename), keeping its permissions; a settings
-    file that is a link (to a dotfiles repository) is written where it points, and stays a
-    link."""
+def edited(path: Path, text: str, *wanted: dict[str, Any]) -> str:
+    """`text` holding the first of `wanted` that deletes no comment outside our entries, only
+    what changes rewritten; refused (nothing changed) when each would."""
+    for changed in wanted:
+        try:
+            return jsonc.edit(text, changed, only_ours)
+        except jsonc.CommentWouldBeLost as err:
+            lost = err
+    raise InvalidInput(
+        f"{path}:{lost.line}",
+        "this comment is inside what the change rewrites and would be lost; nothing was"
+        " changed (move the comment out of it and run this again)",
+    )
+
+
+def write(path: Path, before: str, text: str) -> None:
+    """The file whole or not at all (temp file, rename), keeping its permissions, and not
+    written when nothing changed; a settings file that is a link (to a dotfiles repository)
+    is written where it points, and stays a link."""
+    if text == before and path.exists():
+        return
     path = path.resolve() if path.is_symlink() else path
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.cortex-tmp")
-    temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    temporary.write_text(text, encoding="utf-8", newline="")
     if path.exists():
         shutil.copymode(path, temporary)
     os.replace(temporary, path)

@@ -183,3 +183,83 @@ def test_uninstall_keeps_the_user_s_hook_in_a_group_with_ours_and_a_linked_file_
     left = json.loads(dotfile.read_text(encoding="utf-8"))
     assert commands(left) == {"Stop": ["notify-send done"]}
     assert left["model"] == "opus"
+
+
+GEMINI_COMMENTS = (
+    "// Gemini CLI reads this file as JSON with comments",
+    "/* the dark one */",
+    "// a URL is not a comment",
+    "/* audit every shell command */",
+)
+GEMINI_WITH_COMMENTS = """{{
+  {}
+  "theme": "dark", {}
+  "mcpServers": {{
+    "docs": {{"httpUrl": "https://example.com/mcp"}} {}
+  }},
+  "hooks": {{
+    {}
+    "BeforeTool": [
+      {{"matcher": "run_shell_command", "hooks": [{{"type": "command", "command": "audit"}}]}}
+    ]
+  }}
+}}
+""".format(*GEMINI_COMMENTS)
+
+
+def test_gemini_settings_with_comments_install_keeping_every_comment_and_uninstall_restores_it(
+    tmp_path: Path,
+) -> None:
+    """Found trying the product: Gemini CLI reads settings.json as JSON with comments
+    (strip-json-comments, then JSON.parse), and `hooks install gemini` refused a commented file
+    as not valid JSON."""
+    path = tmp_path / FILES["gemini"]
+    path.parent.mkdir(parents=True)
+    path.write_text(GEMINI_WITH_COMMENTS, encoding="utf-8")
+
+    done = cortex("hooks", "install", "gemini", "--project", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    text = path.read_text(encoding="utf-8")
+    assert all(comment in text for comment in GEMINI_COMMENTS)
+    for comment in GEMINI_COMMENTS:
+        text = text.replace(comment, "")
+    installed = json.loads(text)
+    assert installed["mcpServers"]["docs"]["httpUrl"] == "https://example.com/mcp"
+    found = commands(installed)
+    assert found["BeforeTool"] == ["audit"]
+    for moment, event in EVENT_NAMES["gemini"].items():
+        assert found[event][-1].endswith(f"cortex-mcp-hook gemini {moment}")
+
+    removed = cortex("hooks", "uninstall", "gemini", "--project", cwd=tmp_path)
+
+    assert removed.returncode == 0, removed.stderr
+    assert path.read_text(encoding="utf-8") == GEMINI_WITH_COMMENTS
+
+
+def test_a_trailing_comma_gemini_refuses_too_is_named_by_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / FILES["gemini"]
+    path.parent.mkdir(parents=True)
+    broken = '{\n  // mine\n  "theme": "dark",\n}\n'
+    path.write_text(broken, encoding="utf-8")
+
+    done = cortex("hooks", "install", "gemini", "--project", cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "settings.json:4" in done.stderr, done.stderr
+    assert path.read_text(encoding="utf-8") == broken
+
+
+def test_a_comment_in_a_hooks_object_only_ours_fill_stays_when_uninstall_empties_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / FILES["gemini"]
+    path.parent.mkdir(parents=True)
+    mine = '{\n  "theme": "dark",\n  "hooks": {\n    // hooks I might add\n  }\n}\n'
+    path.write_text(mine, encoding="utf-8")
+
+    assert cortex("hooks", "install", "gemini", "--project", cwd=tmp_path).returncode == 0
+    assert "// hooks I might add" in path.read_text(encoding="utf-8")
+    assert cortex("hooks", "uninstall", "gemini", "--project", cwd=tmp_path).returncode == 0
+
+    assert path.read_text(encoding="utf-8") == mine
