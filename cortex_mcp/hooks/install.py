@@ -141,8 +141,25 @@ def install(agent: str, project: Path | None = None) -> str:
         changed.setdefault("version", 1)
     write(path, text, edited(path, text, changed))
     events = ", ".join(EVENT_NAMES[agent].values())
-    note = f"\n{NOTES[agent]}" if agent in NOTES else ""
-    return f"cortex-mcp hooks for {agent} in {path}: {events}{note}"
+    notes = [NOTES[agent]] if agent in NOTES else []
+    if (other := other_scope(agent, project)) is not None:
+        notes.append(f"{other} has them too: {agent} starts both, and one acts on each event.")
+    return "\n".join([f"cortex-mcp hooks for {agent} in {path}: {events}", *notes])
+
+
+def other_scope(agent: str, project: Path | None) -> Path | None:
+    """The agent's other settings file (the user's, or this folder's project file) when it
+    runs our hook too."""
+    path = settings_file(agent, project)
+    other = settings_file(agent, None if project is not None else Path.cwd())
+    if other.resolve() == path.resolve():
+        return None
+    try:
+        hooks = read_settings(agent, other)[1].get("hooks", {})
+    except InvalidInput:
+        return None
+    entries = [e for v in hooks.values() if isinstance(v, list) for e in v]
+    return other if any(is_ours(entry) for entry in entries) else None
 
 
 def uninstall(agent: str, project: Path | None = None) -> str:

@@ -42,12 +42,12 @@ FILES = {
 }
 
 
-def cortex(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def cortex(*args: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
     return subprocess.run(
         [str(CORTEX), *args],
         cwd=cwd,
-        env={**env, "CORTEX_HOME": str(cwd / "home")},
+        env={**env, "CORTEX_HOME": str(cwd / "home"), **extra},
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -263,3 +263,19 @@ def test_a_comment_in_a_hooks_object_only_ours_fill_stays_when_uninstall_empties
     assert cortex("hooks", "uninstall", "gemini", "--project", cwd=tmp_path).returncode == 0
 
     assert path.read_text(encoding="utf-8") == mine
+
+
+def test_installing_at_both_scopes_names_the_file_that_has_them_already(tmp_path: Path) -> None:
+    """Codex runs the hooks of every settings file: installed for the user and the project,
+    each moment ran twice (the hook now acts once; tests/hooks/test_twice.py)."""
+    project, user = tmp_path / "pelican", tmp_path / "user"
+    project.mkdir()
+
+    first = cortex("hooks", "install", "codex", cwd=project, HOME=str(user))
+    second = cortex("hooks", "install", "codex", "--project", cwd=project, HOME=str(user))
+
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert "has them too" not in first.stdout
+    assert f"{user / '.codex' / 'hooks.json'} has them too" in second.stdout
+    again = cortex("hooks", "install", "codex", cwd=project, HOME=str(user))
+    assert f"{project / '.codex' / 'hooks.json'} has them too" in again.stdout
