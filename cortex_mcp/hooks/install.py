@@ -13,6 +13,7 @@ from typing import Any
 
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.hooks import jsonc
+from cortex_mcp.hooks.installed import made_by_install, record_of, recording
 from cortex_mcp.hooks.output import EVENT_NAMES
 
 COMMAND = "cortex-mcp-hook"
@@ -139,7 +140,9 @@ def install(agent: str, project: Path | None = None) -> str:
     changed = {**data, "hooks": hooks}
     if agent == "cursor":
         changed.setdefault("version", 1)
-    write(path, text, edited(path, text, changed))
+    result = edited(path, text, changed)
+    with recording(path, what_install_adds(path, data, changed)):
+        write(path, text, result)
     events = ", ".join(EVENT_NAMES[agent].values())
     notes = [NOTES[agent]] if agent in NOTES else []
     if (other := other_scope(agent, project)) is not None:
@@ -162,17 +165,62 @@ def other_scope(agent: str, project: Path | None) -> Path | None:
     return other if any(is_ours(entry) for entry in entries) else None
 
 
+def what_install_adds(path: Path, data: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
+    """The record of what install adds to `path` (the file and folders it makes, the keys
+    and events it adds), with what an earlier install of ours added while the file is still
+    there; a `hooks` object or an event holding nothing but ours counts as ours."""
+    there = path.exists() or path.is_symlink()  # a link to a file not made yet is not ours
+    before = (record_of(path) if there else None) or {
+        "created": not there,
+        "folders": [str(folder) for folder in made_by_install(path)],
+    }
+    added = {key for key in changed if key not in data} | set(before.get("added", []))
+    if data.get("hooks") and not without_ours(data["hooks"]):
+        added.add("hooks")
+    hooks = data.get("hooks", {})
+    events = {e for e in changed["hooks"] if e not in hooks or not without_ours({e: hooks[e]})}
+    return {
+        **before,
+        "added": sorted(added),
+        "events": sorted(events | {*before.get("events", [])}),
+    }
+
+
 def uninstall(agent: str, project: Path | None = None) -> str:
-    """Remove our entries; the report for the user."""
+    """Remove our entries, and what install added with them (the file, its folders, the keys
+    holding our entries) when nothing else is in it; the report for the user."""
     path = settings_file(agent, project)
     if not path.exists():
-        return f"no {path}: nothing to remove"
+        with recording(path, None):
+            return f"no {path}: nothing to remove"
     text, data = read_settings(agent, path)
+    record = record_of(path)
+    added = (record or {}).get("added", ["hooks"])
     hooks = without_ours(data.get("hooks", {}))
+    if record is not None:  # an event the user had, empty, stays so
+        made = record.get("events", [])
+        hooks |= {e: [] for e in data.get("hooks", {}) if e not in hooks and e not in made}
     kept = {k: hooks if k == "hooks" else v for k, v in data.items()}
-    tidy = {k: v for k, v in kept.items() if k != "hooks" or hooks}
-    write(path, text, edited(path, text, tidy, kept))  # an emptied `hooks` stays for a comment
+    if "version" in added:  # Cursor's, when install added it
+        kept = {k: v for k, v in kept.items() if k != "version" or v != 1}
+    tidy = {k: v for k, v in kept.items() if k != "hooks" or hooks or "hooks" not in added}
+    result = edited(path, text, tidy, kept)  # an emptied `hooks` stays for a comment in it
+    with recording(path, None):
+        if record and record.get("created") and not tidy and jsonc.blank_comments(result) == result:
+            remove(path, [Path(folder) for folder in record.get("folders", [])])
+            return f"cortex-mcp hooks removed from {path}, and the file: install made it"
+        write(path, text, result)
     return f"cortex-mcp hooks removed from {path}"
+
+
+def remove(path: Path, folders: list[Path]) -> None:
+    """The file install made, and each folder install made that is empty now."""
+    path.unlink()
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty: someone else's things are in it now
+            return
 
 
 def edited(path: Path, text: str, *wanted: dict[str, Any]) -> str:

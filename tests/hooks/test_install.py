@@ -279,3 +279,49 @@ def test_installing_at_both_scopes_names_the_file_that_has_them_already(tmp_path
     assert f"{user / '.codex' / 'hooks.json'} has them too" in second.stdout
     again = cortex("hooks", "install", "codex", cwd=project, HOME=str(user))
     assert f"{project / '.codex' / 'hooks.json'} has them too" in again.stdout
+
+
+@pytest.mark.parametrize("agent", list(THEIRS))
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_uninstall_takes_away_the_file_and_folder_install_made_and_leaves_the_rest_as_it_was(
+    tmp_path: Path, agent: str, scope: str
+) -> None:
+    """Found trying the product: `hooks uninstall --project` left a `{}` (Cursor's
+    `{"version": 1}`) in a settings file that install had created."""
+    project, user = tmp_path / "pelican", tmp_path / "user"
+    project.mkdir()
+    user.mkdir()
+    flag = ["--project"] if scope == "project" else []
+    folder = (project if scope == "project" else user) / FILES[agent].split("/")[0]
+
+    assert cortex("hooks", "install", agent, *flag, cwd=project, HOME=str(user)).returncode == 0
+    assert folder.is_dir()
+    removed = cortex("hooks", "uninstall", agent, *flag, cwd=project, HOME=str(user))
+
+    assert removed.returncode == 0, removed.stderr
+    assert not folder.exists()
+
+    folder.mkdir()  # a folder and a file the user had: they stay, as they were
+    (folder / "notes.md").write_text("mine", encoding="utf-8")
+    path = folder / FILES[agent].split("/")[1]
+    for theirs in ("{}\n", '{\n  "hooks": {}\n}\n', '{"hooks": {"Stop": []}}'):
+        path.write_text(theirs, encoding="utf-8")
+        assert cortex("hooks", "install", agent, *flag, cwd=project, HOME=str(user)).returncode == 0
+        assert (
+            cortex("hooks", "uninstall", agent, *flag, cwd=project, HOME=str(user)).returncode == 0
+        )
+        assert path.read_text(encoding="utf-8") == theirs
+    assert (folder / "notes.md").read_text(encoding="utf-8") == "mine"
+
+
+def test_a_cursor_file_without_a_version_gets_it_back_without_one(tmp_path: Path) -> None:
+    path = tmp_path / FILES["cursor"]
+    path.parent.mkdir(parents=True)
+    theirs = '{\n  "hooks": {\n    "afterFileEdit": [{"command": "prettier --write"}]\n  }\n}\n'
+    path.write_text(theirs, encoding="utf-8")
+
+    assert cortex("hooks", "install", "cursor", "--project", cwd=tmp_path).returncode == 0
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 1
+    assert cortex("hooks", "uninstall", "cursor", "--project", cwd=tmp_path).returncode == 0
+
+    assert path.read_text(encoding="utf-8") == theirs
