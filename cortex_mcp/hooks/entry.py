@@ -14,14 +14,16 @@ in the child, or for the moments the user waits for.
 
 from __future__ import annotations
 
+import binascii
 import json
 import os
 import sys
+import time
 
 from cortex_mcp.guidance import exposes
 from cortex_mcp.hooks.client import NoServer
 from cortex_mcp.hooks.event import TOOL_OF, Event
-from cortex_mcp.hooks.output import EVENT_NAMES, HOSTS, MOMENTS, render
+from cortex_mcp.hooks.output import EVENT_NAMES, HOSTS, INJECTING, MOMENTS, render
 from cortex_mcp.hooks.paths import HOOKS_NAME, home_folder, published_settings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
@@ -60,8 +62,9 @@ def say(line: str) -> None:
         pass
 
 
-def read_payload() -> dict[str, Any]:
-    """The host's JSON object from stdin."""
+def read_payload() -> tuple[dict[str, Any], str]:
+    """The host's JSON object from stdin, and a fingerprint of its bytes (what tells two runs
+    of our hook for one event: the host hands each the same input)."""
     data = sys.stdin.buffer.read(MAX_STDIN + 1)
     if len(data) > MAX_STDIN:
         raise HookError(f"stdin: larger than {MAX_STDIN:,} bytes")
@@ -71,7 +74,28 @@ def read_payload() -> dict[str, Any]:
         raise HookError(f"stdin: not JSON ({err})") from err
     if not isinstance(payload, dict):
         raise HookError("stdin: must be a JSON object")
-    return payload
+    return payload, f"{binascii.crc32(data):08x}-{len(data)}"
+
+
+def first_run(data_home: str, event: Event, fingerprint: str) -> bool:
+    """False when this is a copy of a run already under way for the same event: the host
+    found our hook in two settings files (`state.first_run`; imported here, so the parent of a
+    detached save never loads it). A saving moment's event is also told by its transcript's
+    size and time: a Stop's input can be the same for every exchange of a session."""
+    from pathlib import Path
+
+    if event.moment not in INJECTING and event.transcript_path is not None:
+        try:
+            found = os.stat(event.transcript_path)
+            fingerprint = f"{fingerprint}-{found.st_size}-{found.st_mtime_ns}"
+        except OSError:
+            pass
+
+    from cortex_mcp.hooks.state import first_run as first
+
+    return first(
+        Path(data_home), event.host, event.session_id, event.moment, fingerprint, time.time()
+    )
 
 
 def check_transcript(event: Event) -> None:
@@ -131,8 +155,9 @@ def save(moments: Moments, event: Event) -> None:
         spool.put(moments.home, event.pointer())
 
 
-def run(host: str, moment: str, payload: dict[str, Any]) -> str:
-    """The moment for this host; what goes to stdout."""
+def run(host: str, moment: str, payload: dict[str, Any], fingerprint: str) -> str:
+    """The moment for this host; what goes to stdout. A copy of a run for the same event
+    (`first_run`) injects and saves nothing."""
     if moment not in EVENT_NAMES[host]:
         raise HookError(f"{host} has no {moment} hook here (README: Hooks)")
     data_home = home_folder()
@@ -144,6 +169,8 @@ def run(host: str, moment: str, payload: dict[str, Any]) -> str:
         say(f"{moment}: {TOOL_OF[moment]} is not among CORTEX_TOOLS; skipped")
         return render(host, moment, "")
     if moment in ("session-start", "prompt"):
+        if not first_run(data_home, event, fingerprint):
+            return render(host, moment, "")
         if not event.transcript_readable():
             # not written yet: the first session in a new folder gets a path whose folder does
             # not exist (anthropics/claude-code#41310), and so may a session after /clear;
@@ -161,7 +188,8 @@ def run(host: str, moment: str, payload: dict[str, Any]) -> str:
     if detach():
         return render(host, moment, "")
     try:
-        save(moments_of(data_home, settings, SAVE_TIMEOUT_S), event)
+        if first_run(data_home, event, fingerprint):
+            save(moments_of(data_home, settings, SAVE_TIMEOUT_S), event)
     except Exception as err:
         log(data_home, f"{moment} {event.session_id[:16]}: {type(err).__name__}: {err}")
         if os.environ.get("CORTEX_HOOK_FOREGROUND"):
@@ -192,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     host, moment = args
     try:
-        output = run(host, moment, read_payload())
+        output = run(host, moment, *read_payload())
     except HookError as err:
         say(str(err))
         output = render(host, moment, "")

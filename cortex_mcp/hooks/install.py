@@ -1,6 +1,7 @@
 """`cortex-mcp hooks install|uninstall AGENT [--project]`: our hook entries in the agent's own
-settings file, and nothing else in that file touched. Our entries are the ones whose command
-runs `cortex-mcp-hook`; installing replaces them, uninstalling removes them."""
+settings file, and nothing else in that file touched: only the text of what changes is
+rewritten (Gemini's comments stay). Our entries are the ones whose command runs
+`cortex-mcp-hook`; installing replaces them, uninstalling removes them."""
 
 import json
 import os
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from cortex_mcp.errors import InvalidInput
+from cortex_mcp.hooks import jsonc
+from cortex_mcp.hooks.installed import made_by_install, record_of, recording
 from cortex_mcp.hooks.output import EVENT_NAMES
 
 COMMAND = "cortex-mcp-hook"
@@ -21,6 +24,9 @@ SETTINGS_FILES = {  # agent -> (user file, project file relative to the project 
     "gemini": ("~/.gemini/settings.json", ".gemini/settings.json"),
     "cursor": ("~/.cursor/hooks.json", ".cursor/hooks.json"),
 }
+WITH_COMMENTS = ("gemini",)
+"""Agents that read their settings as JSON with comments: Gemini CLI strips `//` and `/* */`
+comments (strip-json-comments), then parses strict JSON (a trailing comma is an error)."""
 NOTES = {
     "codex": "Codex runs hooks only with `[features] codex_hooks = true` in ~/.codex/config.toml.",
     "gemini": "Gemini CLI versions that gate hooks need `hooks.enabled` (see its hooks docs).",
@@ -70,19 +76,33 @@ def entry_for(agent: str, moment: str) -> dict[str, Any]:
     return {"matcher": "", "hooks": [hook]} if agent != "codex" else {"hooks": [hook]}
 
 
-def read_settings(path: Path) -> dict[str, Any]:
-    """The settings file as an object ({} when missing); a broken one is refused, unchanged."""
+def read_settings(agent: str, path: Path) -> tuple[str, dict[str, Any]]:
+    """The settings file's text and the object in it ("" and {} when missing), read as the
+    agent reads it; a broken one is refused, unchanged."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8", newline="") as file:  # its line endings kept
+            text = file.read()
     except FileNotFoundError:
-        return {}
+        return "", {}
+    kind = "JSON with comments" if agent in WITH_COMMENTS else "JSON"
     try:
-        data = json.loads(text) if text.strip() else {}
+        data = jsonc.parse(text, agent in WITH_COMMENTS) if text.strip() else {}
+    except json.JSONDecodeError as err:
+        where = f"{path}:{err.lineno}"
+        raise InvalidInput(where, f"not valid {kind} ({err.msg}); nothing was changed") from err
     except ValueError as err:
-        raise InvalidInput(str(path), f"not valid JSON ({err}); nothing was changed") from err
+        raise InvalidInput(str(path), f"not valid {kind} ({err}); nothing was changed") from err
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
         raise InvalidInput(str(path), "must be a JSON object with a `hooks` object")
-    return data
+    return text, data
+
+
+def only_ours(value: Any) -> bool:
+    """One of our entries, or a list of nothing else: a comment inside it goes with it (one
+    anywhere else in the file is never deleted)."""
+    if isinstance(value, list):
+        return bool(value) and all(only_ours(entry) for entry in value)
+    return is_ours(value) and _others_of(value) is None
 
 
 def without_ours(hooks: dict[str, Any]) -> dict[str, Any]:
@@ -113,42 +133,121 @@ def _others_of(entry: Any) -> Any:
 def install(agent: str, project: Path | None = None) -> str:
     """Write our entries; the report for the user."""
     path = settings_file(agent, project)
-    data = read_settings(path)
+    text, data = read_settings(agent, path)
     hooks = without_ours(data.get("hooks", {}))
     for moment, event in EVENT_NAMES[agent].items():
         hooks.setdefault(event, []).append(entry_for(agent, moment))
-    data["hooks"] = hooks
+    changed = {**data, "hooks": hooks}
     if agent == "cursor":
-        data.setdefault("version", 1)
-    write(path, data)
+        changed.setdefault("version", 1)
+    result = edited(path, text, changed)
+    with recording(path, what_install_adds(path, data, changed)):
+        write(path, text, result)
     events = ", ".join(EVENT_NAMES[agent].values())
-    note = f"\n{NOTES[agent]}" if agent in NOTES else ""
-    return f"cortex-mcp hooks for {agent} in {path}: {events}{note}"
+    notes = [NOTES[agent]] if agent in NOTES else []
+    if (other := other_scope(agent, project)) is not None:
+        notes.append(f"{other} has them too: {agent} starts both, and one acts on each event.")
+    return "\n".join([f"cortex-mcp hooks for {agent} in {path}: {events}", *notes])
+
+
+def other_scope(agent: str, project: Path | None) -> Path | None:
+    """The agent's other settings file (the user's, or this folder's project file) when it
+    runs our hook too."""
+    path = settings_file(agent, project)
+    other = settings_file(agent, None if project is not None else Path.cwd())
+    if other.resolve() == path.resolve():
+        return None
+    try:
+        hooks = read_settings(agent, other)[1].get("hooks", {})
+    except InvalidInput:
+        return None
+    entries = [e for v in hooks.values() if isinstance(v, list) for e in v]
+    return other if any(is_ours(entry) for entry in entries) else None
+
+
+def what_install_adds(path: Path, data: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
+    """The record of what install adds to `path` (the file and folders it makes, the keys
+    and events it adds), with what an earlier install of ours added while the file is still
+    there; a `hooks` object or an event holding nothing but ours counts as ours."""
+    there = path.exists() or path.is_symlink()  # a link to a file not made yet is not ours
+    before = (record_of(path) if there else None) or {
+        "created": not there,
+        "folders": [str(folder) for folder in made_by_install(path)],
+    }
+    added = {key for key in changed if key not in data} | set(before.get("added", []))
+    if data.get("hooks") and not without_ours(data["hooks"]):
+        added.add("hooks")
+    hooks = data.get("hooks", {})
+    events = {e for e in changed["hooks"] if e not in hooks or not without_ours({e: hooks[e]})}
+    return {
+        **before,
+        "added": sorted(added),
+        "events": sorted(events | {*before.get("events", [])}),
+    }
 
 
 def uninstall(agent: str, project: Path | None = None) -> str:
-    """Remove our entries; the report for the user."""
+    """Remove our entries, and what install added with them (the file, its folders, the keys
+    holding our entries) when nothing else is in it; the report for the user."""
     path = settings_file(agent, project)
     if not path.exists():
-        return f"no {path}: nothing to remove"
-    data = read_settings(path)
+        with recording(path, None):
+            return f"no {path}: nothing to remove"
+    text, data = read_settings(agent, path)
+    record = record_of(path)
+    added = (record or {}).get("added", ["hooks"])
     hooks = without_ours(data.get("hooks", {}))
-    if hooks:
-        data["hooks"] = hooks
-    else:
-        data.pop("hooks", None)
-    write(path, data)
+    if record is not None:  # an event the user had, empty, stays so
+        made = record.get("events", [])
+        hooks |= {e: [] for e in data.get("hooks", {}) if e not in hooks and e not in made}
+    kept = {k: hooks if k == "hooks" else v for k, v in data.items()}
+    if "version" in added:  # Cursor's, when install added it
+        kept = {k: v for k, v in kept.items() if k != "version" or v != 1}
+    tidy = {k: v for k, v in kept.items() if k != "hooks" or hooks or "hooks" not in added}
+    result = edited(path, text, tidy, kept)  # an emptied `hooks` stays for a comment in it
+    with recording(path, None):
+        if record and record.get("created") and not tidy and jsonc.blank_comments(result) == result:
+            remove(path, [Path(folder) for folder in record.get("folders", [])])
+            return f"cortex-mcp hooks removed from {path}, and the file: install made it"
+        write(path, text, result)
     return f"cortex-mcp hooks removed from {path}"
 
 
-def write(path: Path, data: dict[str, Any]) -> None:
-    """The file whole or not at all (temp file, rename), keeping its permissions; a settings
-    file that is a link (to a dotfiles repository) is written where it points, and stays a
-    link."""
+def remove(path: Path, folders: list[Path]) -> None:
+    """The file install made, and each folder install made that is empty now."""
+    path.unlink()
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty: someone else's things are in it now
+            return
+
+
+def edited(path: Path, text: str, *wanted: dict[str, Any]) -> str:
+    """`text` holding the first of `wanted` that deletes no comment outside our entries, only
+    what changes rewritten; refused (nothing changed) when each would."""
+    for changed in wanted:
+        try:
+            return jsonc.edit(text, changed, only_ours)
+        except jsonc.CommentWouldBeLost as err:
+            lost = err
+    raise InvalidInput(
+        f"{path}:{lost.line}",
+        "this comment is inside what the change rewrites and would be lost; nothing was"
+        " changed (move the comment out of it and run this again)",
+    )
+
+
+def write(path: Path, before: str, text: str) -> None:
+    """The file whole or not at all (temp file, rename), keeping its permissions, and not
+    written when nothing changed; a settings file that is a link (to a dotfiles repository)
+    is written where it points, and stays a link."""
+    if text == before and path.exists():
+        return
     path = path.resolve() if path.is_symlink() else path
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.cortex-tmp")
-    temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    temporary.write_text(text, encoding="utf-8", newline="")
     if path.exists():
         shutil.copymode(path, temporary)
     os.replace(temporary, path)

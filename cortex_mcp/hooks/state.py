@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 KEPT_TURNS = 200
 """Per-turn token counts kept per session (the totals keep counting)."""
+REPEAT_WINDOW_S = 10.0
+"""A moment run again on the same input within this is the same event run twice: the host
+starts every copy of our hook at once (a host that runs them one after the other waits at
+most a couple of seconds for an injecting moment)."""
 
 if os.name == "posix":
     import fcntl
@@ -86,3 +90,45 @@ def count_injection(state: dict[str, Any], tokens: int) -> None:
     """Record one injection of `tokens` (0 when nothing was injected)."""
     state["turns"] = [*state["turns"], tokens][-KEPT_TURNS:]
     state["tokens"] += tokens
+
+
+def first_run(
+    data_home: Path, host: str, session_id: str, moment: str, fingerprint: str, now: float
+) -> bool:
+    """False for a copy: this moment already ran on the same input (`fingerprint`) less than
+    REPEAT_WINDOW_S ago. A host that finds our hook in both the user's and the project's
+    settings starts it twice for one event (Codex runs every matching hook; Claude Code and
+    Gemini CLI drop a copy only when its command text is the same). The last run of each
+    moment is kept per session, changed under an exclusive lock: of two copies started
+    together, one acts. With nowhere to keep it, every copy acts."""
+    path = state_file(data_home, host, session_id).with_suffix(".runs")
+    try:
+        private_dir(path.parent)
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return True
+    try:
+        _lock(descriptor)
+        try:
+            runs = json.loads(os.read(descriptor, 1 << 16) or b"{}")
+        except ValueError:
+            runs = {}
+        runs = runs if isinstance(runs, dict) else {}
+        last = runs.get(moment)
+        if (
+            isinstance(last, list)
+            and len(last) == 2
+            and last[0] == fingerprint
+            and isinstance(last[1], int | float)
+            and abs(now - last[1]) < REPEAT_WINDOW_S  # a copy may read the clock first
+        ):
+            return False
+        runs[moment] = [fingerprint, now]
+        os.lseek(descriptor, 0, os.SEEK_SET)
+        os.ftruncate(descriptor, 0)
+        os.write(descriptor, json.dumps(runs).encode())
+        return True
+    except OSError:
+        return True
+    finally:
+        os.close(descriptor)  # closing releases the lock

@@ -42,12 +42,12 @@ FILES = {
 }
 
 
-def cortex(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def cortex(*args: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
     return subprocess.run(
         [str(CORTEX), *args],
         cwd=cwd,
-        env={**env, "CORTEX_HOME": str(cwd / "home")},
+        env={**env, "CORTEX_HOME": str(cwd / "home"), **extra},
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -183,3 +183,145 @@ def test_uninstall_keeps_the_user_s_hook_in_a_group_with_ours_and_a_linked_file_
     left = json.loads(dotfile.read_text(encoding="utf-8"))
     assert commands(left) == {"Stop": ["notify-send done"]}
     assert left["model"] == "opus"
+
+
+GEMINI_COMMENTS = (
+    "// Gemini CLI reads this file as JSON with comments",
+    "/* the dark one */",
+    "// a URL is not a comment",
+    "/* audit every shell command */",
+)
+GEMINI_WITH_COMMENTS = """{{
+  {}
+  "theme": "dark", {}
+  "mcpServers": {{
+    "docs": {{"httpUrl": "https://example.com/mcp"}} {}
+  }},
+  "hooks": {{
+    {}
+    "BeforeTool": [
+      {{"matcher": "run_shell_command", "hooks": [{{"type": "command", "command": "audit"}}]}}
+    ]
+  }}
+}}
+""".format(*GEMINI_COMMENTS)
+
+
+def test_gemini_settings_with_comments_install_keeping_every_comment_and_uninstall_restores_it(
+    tmp_path: Path,
+) -> None:
+    """Found trying the product: Gemini CLI reads settings.json as JSON with comments
+    (strip-json-comments, then JSON.parse), and `hooks install gemini` refused a commented file
+    as not valid JSON."""
+    path = tmp_path / FILES["gemini"]
+    path.parent.mkdir(parents=True)
+    path.write_text(GEMINI_WITH_COMMENTS, encoding="utf-8")
+
+    done = cortex("hooks", "install", "gemini", "--project", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    text = path.read_text(encoding="utf-8")
+    assert all(comment in text for comment in GEMINI_COMMENTS)
+    for comment in GEMINI_COMMENTS:
+        text = text.replace(comment, "")
+    installed = json.loads(text)
+    assert installed["mcpServers"]["docs"]["httpUrl"] == "https://example.com/mcp"
+    found = commands(installed)
+    assert found["BeforeTool"] == ["audit"]
+    for moment, event in EVENT_NAMES["gemini"].items():
+        assert found[event][-1].endswith(f"cortex-mcp-hook gemini {moment}")
+
+    removed = cortex("hooks", "uninstall", "gemini", "--project", cwd=tmp_path)
+
+    assert removed.returncode == 0, removed.stderr
+    assert path.read_text(encoding="utf-8") == GEMINI_WITH_COMMENTS
+
+
+def test_a_trailing_comma_gemini_refuses_too_is_named_by_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / FILES["gemini"]
+    path.parent.mkdir(parents=True)
+    broken = '{\n  // mine\n  "theme": "dark",\n}\n'
+    path.write_text(broken, encoding="utf-8")
+
+    done = cortex("hooks", "install", "gemini", "--project", cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "settings.json:4" in done.stderr, done.stderr
+    assert path.read_text(encoding="utf-8") == broken
+
+
+def test_a_comment_in_a_hooks_object_only_ours_fill_stays_when_uninstall_empties_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / FILES["gemini"]
+    path.parent.mkdir(parents=True)
+    mine = '{\n  "theme": "dark",\n  "hooks": {\n    // hooks I might add\n  }\n}\n'
+    path.write_text(mine, encoding="utf-8")
+
+    assert cortex("hooks", "install", "gemini", "--project", cwd=tmp_path).returncode == 0
+    assert "// hooks I might add" in path.read_text(encoding="utf-8")
+    assert cortex("hooks", "uninstall", "gemini", "--project", cwd=tmp_path).returncode == 0
+
+    assert path.read_text(encoding="utf-8") == mine
+
+
+def test_installing_at_both_scopes_names_the_file_that_has_them_already(tmp_path: Path) -> None:
+    """Codex runs the hooks of every settings file: installed for the user and the project,
+    each moment ran twice (the hook now acts once; tests/hooks/test_twice.py)."""
+    project, user = tmp_path / "pelican", tmp_path / "user"
+    project.mkdir()
+
+    first = cortex("hooks", "install", "codex", cwd=project, HOME=str(user))
+    second = cortex("hooks", "install", "codex", "--project", cwd=project, HOME=str(user))
+
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert "has them too" not in first.stdout
+    assert f"{user / '.codex' / 'hooks.json'} has them too" in second.stdout
+    again = cortex("hooks", "install", "codex", cwd=project, HOME=str(user))
+    assert f"{project / '.codex' / 'hooks.json'} has them too" in again.stdout
+
+
+@pytest.mark.parametrize("agent", list(THEIRS))
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_uninstall_takes_away_the_file_and_folder_install_made_and_leaves_the_rest_as_it_was(
+    tmp_path: Path, agent: str, scope: str
+) -> None:
+    """Found trying the product: `hooks uninstall --project` left a `{}` (Cursor's
+    `{"version": 1}`) in a settings file that install had created."""
+    project, user = tmp_path / "pelican", tmp_path / "user"
+    project.mkdir()
+    user.mkdir()
+    flag = ["--project"] if scope == "project" else []
+    folder = (project if scope == "project" else user) / FILES[agent].split("/")[0]
+
+    assert cortex("hooks", "install", agent, *flag, cwd=project, HOME=str(user)).returncode == 0
+    assert folder.is_dir()
+    removed = cortex("hooks", "uninstall", agent, *flag, cwd=project, HOME=str(user))
+
+    assert removed.returncode == 0, removed.stderr
+    assert not folder.exists()
+
+    folder.mkdir()  # a folder and a file the user had: they stay, as they were
+    (folder / "notes.md").write_text("mine", encoding="utf-8")
+    path = folder / FILES[agent].split("/")[1]
+    for theirs in ("{}\n", '{\n  "hooks": {}\n}\n', '{"hooks": {"Stop": []}}'):
+        path.write_text(theirs, encoding="utf-8")
+        assert cortex("hooks", "install", agent, *flag, cwd=project, HOME=str(user)).returncode == 0
+        assert (
+            cortex("hooks", "uninstall", agent, *flag, cwd=project, HOME=str(user)).returncode == 0
+        )
+        assert path.read_text(encoding="utf-8") == theirs
+    assert (folder / "notes.md").read_text(encoding="utf-8") == "mine"
+
+
+def test_a_cursor_file_without_a_version_gets_it_back_without_one(tmp_path: Path) -> None:
+    path = tmp_path / FILES["cursor"]
+    path.parent.mkdir(parents=True)
+    theirs = '{\n  "hooks": {\n    "afterFileEdit": [{"command": "prettier --write"}]\n  }\n}\n'
+    path.write_text(theirs, encoding="utf-8")
+
+    assert cortex("hooks", "install", "cursor", "--project", cwd=tmp_path).returncode == 0
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 1
+    assert cortex("hooks", "uninstall", "cursor", "--project", cwd=tmp_path).returncode == 0
+
+    assert path.read_text(encoding="utf-8") == theirs
