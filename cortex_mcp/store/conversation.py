@@ -598,15 +598,15 @@ async def unhide_whole_exchange(conn: Connection, exchange_id: str) -> int:
 
 async def all_messages(
     conn: Connection, with_hidden: bool
-) -> list[tuple[LoggedMessage, str | None]]:
-    """Every message of the log in order, with when it was hidden (None: visible); hidden
-    ones only `with_hidden` (an export)."""
+) -> list[tuple[LoggedMessage, str | None, str | None]]:
+    """Every message of the log in order, with when it was hidden (None: visible) and the
+    project it is filed under (None: none); hidden ones only `with_hidden` (an export)."""
     rows = await fetch_all(
         conn,
         "select * from conversation_log where deleted_at is null or :hidden order by seq",
         {"hidden": with_hidden},
     )
-    return [(to_message(row), row["deleted_at"]) for row in rows]
+    return [(to_message(row), row["deleted_at"], row["project"]) for row in rows]
 
 
 async def logged_exchanges(conn: Connection, exchange_ids: list[str]) -> set[str]:

@@ -15,20 +15,22 @@ import tempfile
 from pathlib import Path
 
 from cortex_mcp.errors import ConfigError
+from cortex_mcp.store.private import private_folders
 
 MIRROR_NAMES = ("MEMORY.md", "memory")
 """The Markdown mirror cortex-mcp writes into its home (engine/mirror/)."""
 
 
 def prepare_home(home: Path, named_as: str) -> None:
-    """Create the data folder, or raise ConfigError saying in one line why it cannot be used.
+    """Create the data folder (0700, as every missing folder above it; one that exists keeps
+    its mode), or raise ConfigError saying in one line why it cannot be used.
 
     `named_as` is how the user set it (`CORTEX_HOME`, or "the default data folder").
     """
     if home.exists() and not home.is_dir():
         raise ConfigError(f"{named_as}={home}", "is a file, not a folder", "point it at a folder")
     try:
-        home.mkdir(parents=True, exist_ok=True)
+        private_folders(home)
     except OSError as err:
         raise ConfigError(
             f"{named_as}={home}",
@@ -90,7 +92,7 @@ def move_legacy_home(legacy: Path, home: Path, filename: str) -> str | None:
         return None
     if not is_cortex_database(source):
         return None
-    home.mkdir(parents=True, exist_ok=True)
+    private_folders(home)
     moved = []
     for name in (filename, f"{filename}-wal", f"{filename}-shm", *MIRROR_NAMES):
         if (legacy / name).exists() and not (home / name).exists():
@@ -124,9 +126,10 @@ TEMP_SUFFIX = ".cortex-tmp"
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` all at once: readers see the old file or the new, whole.
-    Undecodable bytes read from a user's file (surrogate escapes) are written back as they were."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Replace `path` with `text` all at once: readers see the old file or the new, whole, and
+    only this user can read it (0600; a folder made for it 0700). Undecodable bytes read from a
+    user's file (surrogate escapes) are written back as they were."""
+    private_folders(path.parent)
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as file:

@@ -1,9 +1,11 @@
 """Writing a command's result to the file the user named (`export --output`, `backup`).
 
 Only a regular file or a new path is written, whole or not at all (a temporary file beside it,
-synced, then renamed over it). A symlink is followed: its target is written and the link stays
-a link. Anything else (a device such as /dev/full, a FIFO, a folder) is refused in one line
-and left as it was: renaming over it would replace the device with a regular file.
+synced, then renamed over it). A new file can be read by this user only (0600: it holds
+memories, or the whole store); a file that was there keeps its permissions. A symlink is
+followed: its target is written and the link stays a link. Anything else (a device such as
+/dev/full, a FIFO, a folder) is refused in one line and left as it was: renaming over it would
+replace the device with a regular file.
 """
 
 import contextlib
@@ -57,7 +59,10 @@ def write_output(path: Path, data: bytes) -> Path:
 
 
 def replace_with(path: Path, written: Path) -> Path:
-    """Move the finished file `written` (in the target's folder) onto what `path` means."""
+    """Move the finished file `written` (in the target's folder) onto what `path` means; a file
+    that was there keeps its permissions, as `write_output` keeps them."""
     target = output_target(path)
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(written, stat.S_IMODE(target.stat().st_mode))
     os.replace(written, target)
     return target

@@ -57,6 +57,11 @@ async def set_project(
         await conn.execute(STAMP_MESSAGES, (project, after, agent, session))
 
 
+async def file_message(conn: Connection, seq: int, project: str) -> None:
+    """File one logged message under `project` (an import: the project its export names)."""
+    await conn.execute("update conversation_log set project = ? where seq = ?", (project, seq))
+
+
 async def projects_of(conn: Connection, agent_id: str) -> list[str]:
     """Every project an agent's live memories belong to, by name."""
     rows = await conn.fetch_all(MEMORY_PROJECTS, (agent_id,))

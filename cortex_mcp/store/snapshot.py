@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from cortex_mcp.errors import StoreUnavailable
+from cortex_mcp.store.private import create_private_file
 from cortex_mcp.store.sqlite import pick_driver, plain_connection
 
 
@@ -25,7 +26,8 @@ def home_is_writable(home: Path, database: Path | None) -> bool:
 
 
 def snapshot_sqlite(source: Path, into: Path) -> None:
-    """Copy the store at `source` to the new file `into`, reading `source` only."""
+    """Copy the store at `source` to the new file `into` (0600: it holds the whole store),
+    reading `source` only."""
     if not source.is_file():
         raise StoreUnavailable(f"{source} does not exist")
     wal = source.with_name(f"{source.name}-wal")
@@ -36,6 +38,7 @@ def snapshot_sqlite(source: Path, into: Path) -> None:
         reader = plain_connection(f"{source.resolve().as_uri()}?{mode}", uri=True)
     except errors as err:
         raise StoreUnavailable(f"{source} cannot be read ({err})") from err
+    create_private_file(into)  # SQLite would make it 0644 less the umask
     try:
         writer = plain_connection(into)  # a new file, page-for-page the store
         try:

@@ -23,6 +23,7 @@ import anyio.to_thread
 
 from cortex_mcp.errors import StoreUnavailable
 from cortex_mcp.store.db import Connection, Database, Params, Sql
+from cortex_mcp.store.private import create_private_file, private_folders
 
 logger = logging.getLogger(__name__)
 
@@ -256,12 +257,15 @@ async def open_database(
     path: Path, busy_timeout_ms: int, synchronous: str = "FULL"
 ) -> SqliteDatabase:
     """Open (creating if needed) the SQLite file at `path` with the best driver available;
-    `synchronous` FULL syncs every commit to disk, NORMAL only at WAL checkpoints.
+    `synchronous` FULL syncs every commit to disk, NORMAL only at WAL checkpoints. A new file
+    (and the folders made for it) can be read by this user only: SQLite makes the `-wal` and
+    `-shm` files with the database file's mode.
 
     Raises StoreUnavailable when SQLite cannot use the file; a file that is not a database is
     left as it was.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folders(path.parent)
+    create_private_file(path)  # SQLite would make it 0644 less the umask
     driver = pick_driver()
     if not driver.vectors:
         logger.warning("vector search disabled: %s", driver.note)

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.transfer import export_json, import_text
 from tests.conftest import FrozenClock
 from tests.lifecycle.conftest import quiet_settings
+from tests.postgres import LocalPostgres
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
@@ -74,3 +76,74 @@ async def test_a_bad_log_row_is_skipped_with_its_field_named(engine: Engine) -> 
     assert report.problems == [
         "x.json:conversation[0]: exchange_id: must be an exchange id (a UUID)"
     ]
+
+
+def another_store(home: Path, database_engine: str, request: pytest.FixtureRequest) -> Settings:
+    """A second, empty store on the engine under test (PostgreSQL: a database of its own)."""
+    if database_engine != "postgresql":
+        return quiet_settings(home)
+    server: LocalPostgres = request.getfixturevalue("local_postgres")
+    return quiet_settings(home, database={"url": server.fresh_database()})
+
+
+async def log_under_projects(engine: Engine) -> None:
+    """An exchange filed under billing-api, one under garden, one under no project."""
+    await engine.ingest(
+        "The billing API retries webhooks three times.",
+        "Noted.",
+        session_id="s1",
+        project="billing-api",
+    )
+    await engine.flush(
+        [("user", "the garden sensor reports every ten minutes")], session_id="s2", project="garden"
+    )
+    await engine.ingest("What a sunny day.", "Enjoy it.", session_id="s3")
+
+
+async def test_an_export_and_import_keep_the_project_of_every_logged_message(
+    engine: Engine,
+    clock: FrozenClock,
+    tmp_path: Path,
+    database_engine: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    await log_under_projects(engine)
+    exported = json.loads(await export_json(engine.runtime))
+
+    async with open_engine(
+        another_store(tmp_path / "elsewhere", database_engine, request), clock, {}
+    ) as other:
+        await import_text(other.runtime, Cleaner(True), json.dumps(exported), "cortex-export.json")
+        reexported = json.loads(await export_json(other.runtime))
+
+    filed = [(m["content"], m.get("project")) for m in exported["conversation"]]
+    assert filed == [
+        ("The billing API retries webhooks three times.", "billing-api"),
+        ("Noted.", "billing-api"),
+        ("the garden sensor reports every ten minutes", "garden"),
+        ("What a sunny day.", None),
+        ("Enjoy it.", None),
+    ]
+    assert [(m["content"], m.get("project")) for m in reexported["conversation"]] == filed
+
+
+async def test_an_export_written_before_projects_still_imports_its_log(
+    engine: Engine,
+    clock: FrozenClock,
+    tmp_path: Path,
+    database_engine: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    await log_under_projects(engine)
+    exported = json.loads(await export_json(engine.runtime))
+    for message in exported["conversation"]:
+        message.pop("project", None)
+
+    async with open_engine(
+        another_store(tmp_path / "elsewhere", database_engine, request), clock, {}
+    ) as other:
+        report = await import_text(other.runtime, Cleaner(True), json.dumps(exported), "old.json")
+        reexported = json.loads(await export_json(other.runtime))
+
+    assert report.messages_added == 5 and report.problems == []
+    assert [m.get("project") for m in reexported["conversation"]] == [None] * 5

@@ -18,7 +18,6 @@ is none) and every other byte of the file is kept as it was.
 import contextlib
 import hashlib
 import os
-import shutil
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
@@ -26,6 +25,7 @@ from pathlib import Path
 
 from cortex_mcp.engine.render.pages import GENERATOR
 from cortex_mcp.store.home import write_atomic
+from cortex_mcp.store.private import copy_private, private_folders
 
 BEGIN = (
     "<!-- cortex-mcp:begin (generated from memory; edits between these lines become memories) -->"
@@ -146,16 +146,16 @@ def judge_block(path: Path, stored: str | None) -> OnDisk:
 
 
 def back_up(path: Path, home: Path, now: datetime) -> Path:
-    """Copy the file as it is now to `memory/backups/<name>.<UTC time>.bak`; the copy's path."""
-    folder = home / BACKUPS
-    folder.mkdir(parents=True, exist_ok=True)
+    """Copy the file as it is now to `memory/backups/<name>.<UTC time>.bak` (0600, whatever the
+    user's file allowed: it holds memories); the copy's path."""
+    folder = private_folders(home / BACKUPS)
     stamp = now.strftime("%Y%m%dT%H%M%S%fZ")
     target = folder / f"{path.name}.{stamp}.bak"
     number = 1
     while target.exists():
         number += 1
         target = folder / f"{path.name}.{stamp}-{number}.bak"
-    shutil.copy2(path, target)
+    copy_private(path, target)
     return target
 
 

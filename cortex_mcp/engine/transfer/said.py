@@ -2,9 +2,11 @@
 (a fact said once and never extracted lives only there).
 
 Each message is exported with its exchange, session, agent, role, text, time, the memories
-extracted from it and, for a hidden one (exported only with forgotten memories), when it was
-hidden. An import adds the exchanges the log does not hold yet (an exchange already there is
-skipped whole), each message redacted like every path in and checked like a memory row.
+extracted from it, the project it is filed under (null: none) and, for a hidden one (exported
+only with forgotten memories), when it was hidden. An import adds the exchanges the log does
+not hold yet (an exchange already there is skipped whole), each message redacted like every
+path in and checked like a memory row; a row without `project` (an export written before
+messages had one) is filed under none.
 """
 
 from typing import Any
@@ -14,8 +16,10 @@ from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.transfer.validate import Problems
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import is_memory_id
+from cortex_mcp.project_names import MAX_PROJECT_CHARS, clean_project
 from cortex_mcp.store import conversation as log
 from cortex_mcp.store.db import Connection
+from cortex_mcp.store.projects import file_message
 
 ROLES = frozenset({"user", "assistant", "system", "tool"})
 
@@ -32,9 +36,10 @@ async def exported_messages(conn: Connection, with_hidden: bool) -> list[dict[st
             "content": message.content,
             "created_at": to_text(message.created_at),
             "memory_ids": message.memory_ids,
+            "project": project,
             "hidden_at": hidden_at,
         }
-        for message, hidden_at in await log.all_messages(conn, with_hidden)
+        for message, hidden_at, project in await log.all_messages(conn, with_hidden)
     ]
 
 
@@ -67,6 +72,7 @@ def checked_message(row: object, limit: int) -> dict[str, Any]:
         "role": row["role"],
         "content": _text(row, "content", limit),
         "memory_ids": ids,
+        "project": clean_project(_text(row, "project", MAX_PROJECT_CHARS, required=False)),
     }
     for name in ("created_at", "hidden_at"):
         value = row.get(name)
@@ -110,6 +116,8 @@ async def insert_messages(
             created_at=to_text(message["created_at"]),
             memory_ids=message["memory_ids"],
         )
+        if message["project"] is not None:
+            await file_message(conn, seq, clean(message["project"]))
         if message["hidden_at"] is not None:
             await log.hide_messages(conn, [seq], message["hidden_at"])
         added += 1
