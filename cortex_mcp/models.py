@@ -188,6 +188,9 @@ class LogHit(BaseModel):
     session_id: str | None
     created_at: datetime
     score: float
+    question: bool = False
+    """True when the message only asks (every sentence a question): a past question says what
+    was asked, not the answer (the prompt hook leaves it out)."""
     cosine: float | None = Field(default=None, exclude=True)
     """Its vector's cosine similarity to the query's, when a vector found it (for the relevance
     floor; not part of the answer)."""

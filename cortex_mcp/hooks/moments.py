@@ -153,17 +153,21 @@ class Moments:
             :QUERY_CHARS
         ]
         with self.connect() as server:
-            hits = [line for _, line in self._relevant(server, query, budget, event.prompt)]
+            found = self._relevant(server, query, budget, event.prompt, event.session_id[:128])
+        hits = [line for _, line in found]
         text = within("\n".join([INJECTION_HEAD, *hits]), budget) if hits else ""
         return self._counted(event, text if text != INJECTION_HEAD else "", prompt=True)
 
     def _relevant(
-        self, server: Connection, query: str, budget: int, words_of: str = ""
+        self, server: Connection, query: str, budget: int, words_of: str = "", session: str = ""
     ) -> list[tuple[str, str]]:
         """(id, line) of what recall found for `query` that is worth injecting: memories at
         or above the relevance floor, and conversation-log messages (whose scores only rank
         them against each other); both sharing enough content words with `words_of` (the
-        prompt; default the query)."""
+        prompt; default the query). Never a message of `session` (the current one: it is in
+        the model's context already, or in its compaction summary) nor one that only asks (a
+        past question answers nothing; the server tells, with the language rules the hook
+        does not import)."""
         result = server.call_tool(
             "cortex_recall", {"query": query, "max_results": 8, "max_tokens": max(50, budget * 2)}
         )
@@ -185,6 +189,8 @@ class Moments:
             if not isinstance(hit, dict) or hit.get("role") == "tool":
                 continue  # a tool call's record: a file path is not what was said (found
                 # trying the product: a session start spent its budget on an Edit's arguments)
+            if hit.get("question") or (session and hit.get("session_id") == session):
+                continue
             said = " ".join(str(hit.get("content", "")).split())
             if asked and shares(said):
                 when = str(hit.get("created_at", ""))[:10]  # "yesterday" needs its date

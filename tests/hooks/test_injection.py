@@ -1,0 +1,54 @@
+"""What the injecting moments put in front of the model, found by driving the real hook command
+with Claude Code's stdin and transcripts, key-less: nothing the model has already (this
+session's own lines), nothing that answers nothing (a past question), the best answer even
+when it shares one word with the prompt, and a digest without repeats or ids."""
+
+from pathlib import Path
+
+from tests.hooks.hosts import claude_exchange, hook_env, injected, payload, run_hook_async
+from tests.hooks.hosts import write_jsonl as write
+from tests.hooks.test_story import running_server
+
+
+async def ask(home: Path, session: str, transcript: Path | None, prompt: str) -> str:
+    """What the UserPromptSubmit hook injects for `prompt` in `session`."""
+    asked = payload("UserPromptSubmit", session, transcript, prompt=prompt)
+    done = await run_hook_async("claude-code", "prompt", asked, hook_env(home))
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    return injected(done.stdout)
+
+
+async def stop(home: Path, session: str, transcript: Path) -> None:
+    done = await run_hook_async(
+        "claude-code", "stop", payload("Stop", session, transcript), hook_env(home)
+    )
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+
+
+async def test_the_prompt_hook_never_injects_this_sessions_own_lines(tmp_path: Path) -> None:
+    """Session 1, turn 2 got "Memory from earlier sessions … [said …]" holding the user's own
+    turn 1, already in the model's context (after a compaction, in its summary). Another
+    session still gets it."""
+    home = tmp_path / "home"
+    said = "The flaky login test fails only on Tuesdays when the cache is cold."
+    async with running_server(home):
+        one = write(tmp_path / "one.jsonl", claude_exchange(said, "I will look at the cache."))
+        await stop(home, "one", one)
+        same = await ask(home, "one", one, "Why does the login test fail on Tuesdays?")
+        later = await ask(home, "two", None, "Why does the login test fail on Tuesdays?")
+    assert "Tuesdays" not in same, same
+    assert "[said" in later and "cold" in later, later
+
+
+async def test_a_question_asked_in_an_earlier_session_is_not_injected_as_memory(
+    tmp_path: Path,
+) -> None:
+    """ "what port is staging on?", logged in session 1, came back to the same question in
+    session 2 as a memory line: a past question says what was asked, not the answer."""
+    home = tmp_path / "home"
+    async with running_server(home):
+        asked = claude_exchange("What port is the staging login service on?", "I don't know.")
+        one = write(tmp_path / "one.jsonl", asked)
+        await stop(home, "one", one)
+        question = await ask(home, "two", None, "Which port is the staging login service on?")
+    assert "What port" not in question, question
