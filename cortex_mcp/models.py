@@ -177,6 +177,9 @@ class RecallItem(BaseModel):
     importance: float
     score: float
     created_at: datetime
+    slot_answer: bool = False
+    """True when it answers the slot the query asks about ("what's my name?" → the name):
+    ranked first whatever words it shares with the query."""
 
 
 class LogHit(BaseModel):

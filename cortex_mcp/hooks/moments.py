@@ -34,6 +34,9 @@ STOP_TEXT = """
     is it to of in on at we do an or be as by if so no my me up us i'm
 """
 STOP_WORDS = frozenset(STOP_TEXT.split())
+STRONG_MARGIN = 0.1
+"""The memory recall ranked first, this far above the relevance floor, needs fewer shared words
+(`strongly_first`)."""
 INJECTION_HEAD = f"{HOOK_BLOCK}, relevant to this prompt:"
 DIGEST_HEAD = f"{HOOK_BLOCK}:"
 
@@ -59,6 +62,16 @@ def content_words(text: str) -> set[str]:
             if len(word) >= 2 and word not in STOP_WORDS:
                 words.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
     return words
+
+
+def strongly_first(hit: dict[str, Any], asked: set[str], floor: float) -> bool:
+    """True for the memory recall ranked first when it scores STRONG_MARGIN above the floor and
+    holds at least one, and a third, of the prompt's content words: "which database did we
+    pick for billing?" shares only "billing" with "Let's use PostgreSQL for the billing
+    service.", its best answer. (A plain top hit scores about the floor, and an unrelated one
+    that recall ranked first shares one word of a longer prompt: "build", "job", "make".)"""
+    shared = len(asked & content_words(str(hit.get("content", ""))))
+    return float(hit.get("score", 0)) >= floor + STRONG_MARGIN and 0 < len(asked) <= 3 * shared
 
 
 def estimate_tokens(text: str) -> int:
@@ -164,10 +177,11 @@ class Moments:
         """(id, line) of what recall found for `query` that is worth injecting: memories at
         or above the relevance floor, and conversation-log messages (whose scores only rank
         them against each other); both sharing enough content words with `words_of` (the
-        prompt; default the query). Never a message of `session` (the current one: it is in
-        the model's context already, or in its compaction summary) nor one that only asks (a
-        past question answers nothing; the server tells, with the language rules the hook
-        does not import)."""
+        prompt; default the query), the memory recall ranked first fewer when it is strong
+        (`strongly_first`); and the answer to a slot the query asks about. Never a message of
+        `session` (the current one: it is in the model's context already, or in its compaction
+        summary) nor one that only asks (a past question answers nothing; the server tells,
+        with the language rules the hook does not import)."""
         result = server.call_tool(
             "cortex_recall", {"query": query, "max_results": 8, "max_tokens": max(50, budget * 2)}
         )
@@ -178,12 +192,18 @@ class Moments:
         def shares(text: str) -> bool:
             return len(asked & content_words(text)) >= needed
 
+        memories = [hit for hit in result.get("memories", []) if isinstance(hit, dict)]
         found = [
             (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
-            for hit in result.get("memories", [])
-            if isinstance(hit, dict)
-            and float(hit.get("score", 0)) >= floor
-            and shares(str(hit.get("content", "")))
+            for rank, hit in enumerate(memories)
+            if hit.get("slot_answer")  # "what is my name?" shares no word with the name
+            or (
+                float(hit.get("score", 0)) >= floor
+                and (
+                    shares(str(hit.get("content", "")))
+                    or (rank == 0 and strongly_first(hit, asked, floor))
+                )
+            )
         ]
         for hit in result.get("conversation", []):
             if not isinstance(hit, dict) or hit.get("role") == "tool":

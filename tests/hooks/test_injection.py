@@ -5,6 +5,7 @@ when it shares one word with the prompt, and a digest without repeats or ids."""
 
 from pathlib import Path
 
+from tests.conftest import data_of
 from tests.hooks.hosts import claude_exchange, hook_env, injected, payload, run_hook_async
 from tests.hooks.hosts import write_jsonl as write
 from tests.hooks.test_story import running_server
@@ -52,3 +53,25 @@ async def test_a_question_asked_in_an_earlier_session_is_not_injected_as_memory(
         await stop(home, "one", one)
         question = await ask(home, "two", None, "Which port is the staging login service on?")
     assert "What port" not in question, question
+
+
+async def test_the_best_answer_is_injected_though_it_shares_one_word_or_none(
+    tmp_path: Path,
+) -> None:
+    """Recall ranked "Let's use PostgreSQL for the billing service." first for "which database
+    did we pick for billing?" (1.1, the floor 0.95) and the name first for "what is my name?",
+    but the hook wanted two shared words (or all of a shorter prompt's): nothing was injected.
+    A coding prompt that shares one word with a stored memory still gets nothing."""
+    home = tmp_path / "home"
+    async with running_server(home) as client:
+        for said in ("Let's use PostgreSQL for the billing service.", "I'm Dana Whitfield."):
+            await client.call_tool("cortex_remember", {"content": said})
+        billing = await ask(home, "s", None, "which database did we pick for billing?")
+        name = await ask(home, "s", None, "what is my name?")
+        coding = "Fix the billing page CSS"
+        unrelated = await ask(home, "s", None, coding)
+        recalled = data_of(await client.call_tool("cortex_recall", {"query": coding}))
+    assert "PostgreSQL" in recalled["context"], "recall ranks it first: the hook says no"
+    assert "PostgreSQL" in billing, billing
+    assert "Dana Whitfield" in name, name
+    assert unrelated == "", unrelated
