@@ -5,9 +5,10 @@ when it shares one word with the prompt, and a digest without repeats or ids."""
 
 from pathlib import Path
 
-from tests.conftest import data_of
+from tests.conftest import data_of, read_json
 from tests.hooks.hosts import claude_exchange, hook_env, injected, payload, run_hook_async
 from tests.hooks.hosts import write_jsonl as write
+from tests.hooks.test_episode_hooks import said, tool_result, tool_use
 from tests.hooks.test_story import running_server
 
 
@@ -75,3 +76,46 @@ async def test_the_best_answer_is_injected_though_it_shares_one_word_or_none(
     assert "PostgreSQL" in billing, billing
     assert "Dana Whitfield" in name, name
     assert unrelated == "", unrelated
+
+
+async def test_the_session_start_digest_spends_its_budget_on_distinct_lasting_things(
+    tmp_path: Path,
+) -> None:
+    """The digest showed the user twice (a `core · profile` line and a `core · identity` line
+    with the same text), an id on every memory line, an episode whose goal was the greeting
+    ("Episode: Hi! I'm Dana … → …") and a stale log line picked because it names the project
+    (the digest searches with the project's name)."""
+    home = tmp_path / "home"
+    greeting = "Hi! I'm Dana Whitfield, backend lead at Acme."
+    request = "Rewrite tests/test_api.py to use pytest fixtures."
+    session = [
+        said("user", greeting),
+        said("assistant", "Hi Dana! How can I help?"),
+        said("user", request),
+        tool_use("t1", "Edit", {"file_path": "tests/test_api.py"}),
+        tool_result("t1", "The file tests/test_api.py has been updated."),
+        said("assistant", "Rewrote tests/test_api.py with pytest fixtures."),
+        said("user", "Ugh, the pelican checkout is slow on this laptop today."),
+        said("assistant", "Sorry to hear that."),
+    ]
+    async with running_server(home) as client:
+        one = write(tmp_path / "one.jsonl", session)
+        await stop(home, "one", one)
+        end = payload("SessionEnd", "one", one, reason="exit")
+        assert (
+            await run_hook_async("claude-code", "session-end", end, hook_env(home))
+        ).returncode == 0
+        await client.call_tool("cortex_lifecycle", {"action": "run"})  # writes the profile
+        start = payload("SessionStart", "two", write(tmp_path / "two.jsonl", []))
+        started = await run_hook_async("claude-code", "session-start", start, hook_env(home))
+        goals = [e["goal"] for e in (await read_json(client, "cortex://episodes"))["episodes"]]
+    digest = injected(started.stdout)
+    assert started.returncode == 0 and started.stderr == b"", started.stderr
+    wasted = [
+        *(["the user twice"] if digest.count("I'm Dana Whitfield") > 1 else []),
+        *(["ids"] if "(id " in digest else []),
+        *(["a log line"] if "[said" in digest or "checkout is slow" in digest else []),
+        *(["a greeting as a goal"] if goals != [request] else []),
+    ]
+    assert wasted == [], digest
+    assert "Dana Whitfield" in digest, digest
