@@ -562,7 +562,9 @@ class HooksSettings(Section):
         ge=0,
         le=10,
         description="What is injected into a prompt must also share this many content words "
-        "with it (all of them when it has fewer): recall always ranks something first.",
+        "with it (all of them when it has fewer): recall always ranks something first. The "
+        "memory recall ranks first, 0.1 above relevance_floor, needs one and a third of them; "
+        'the answer to a slot the prompt asks about ("what is my name?"), none.',
     )
     recent_messages: int = Field(
         default=2, ge=0, le=10, description="Transcript messages added to a prompt's query."

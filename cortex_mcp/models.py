@@ -177,6 +177,9 @@ class RecallItem(BaseModel):
     importance: float
     score: float
     created_at: datetime
+    slot_answer: bool = False
+    """True when it answers the slot the query asks about ("what's my name?" → the name):
+    ranked first whatever words it shares with the query."""
 
 
 class LogHit(BaseModel):
@@ -188,6 +191,9 @@ class LogHit(BaseModel):
     session_id: str | None
     created_at: datetime
     score: float
+    question: bool = False
+    """True when the message only asks (every sentence a question): a past question says what
+    was asked, not the answer (the prompt hook leaves it out)."""
     cosine: float | None = Field(default=None, exclude=True)
     """Its vector's cosine similarity to the query's, when a vector found it (for the relevance
     floor; not part of the answer)."""

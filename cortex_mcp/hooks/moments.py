@@ -34,6 +34,9 @@ STOP_TEXT = """
     is it to of in on at we do an or be as by if so no my me up us i'm
 """
 STOP_WORDS = frozenset(STOP_TEXT.split())
+STRONG_MARGIN = 0.1
+"""The memory recall ranked first, this far above the relevance floor, needs fewer shared words
+(`strongly_first`)."""
 INJECTION_HEAD = f"{HOOK_BLOCK}, relevant to this prompt:"
 DIGEST_HEAD = f"{HOOK_BLOCK}:"
 
@@ -59,6 +62,16 @@ def content_words(text: str) -> set[str]:
             if len(word) >= 2 and word not in STOP_WORDS:
                 words.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
     return words
+
+
+def strongly_first(hit: dict[str, Any], asked: set[str], floor: float) -> bool:
+    """True for the memory recall ranked first when it scores STRONG_MARGIN above the floor and
+    holds at least one, and a third, of the prompt's content words: "which database did we
+    pick for billing?" shares only "billing" with "Let's use PostgreSQL for the billing
+    service.", its best answer. (A plain top hit scores about the floor, and an unrelated one
+    that recall ranked first shares one word of a longer prompt: "build", "job", "make".)"""
+    shared = len(asked & content_words(str(hit.get("content", ""))))
+    return float(hit.get("score", 0)) >= floor + STRONG_MARGIN and 0 < len(asked) <= 3 * shared
 
 
 def estimate_tokens(text: str) -> int:
@@ -93,6 +106,36 @@ def digest_within(text: str, settings: dict[str, Any]) -> str:
     return f"{kept}\n{note}" if note else kept
 
 
+def distinct(lines: list[str]) -> list[str]:
+    """A digest's lines with each memory's text once and without its id: a memory whose text
+    another line holds (the identity the profile repeats) is left out, and " (id …)" is cut
+    (the hook's model acts through the tools, whose answers keep the ids)."""
+    texts = [memory_text(line) for line in lines]
+    kept: list[str] = []
+    for index, (line, text) in enumerate(zip(lines, texts, strict=True)):
+        if not line.strip():
+            continue
+        if text is not None and any(
+            other is not None and text in other and (text != other or at < index)
+            for at, other in enumerate(texts)
+            if at != index
+        ):
+            continue
+        end = line.rfind(" (id ")
+        kept.append(line[:end] if text is not None and end > 0 and line.endswith(")") else line)
+    return kept
+
+
+def memory_text(line: str) -> str | None:
+    """The text of a memory's line of a context block ("- [2026-11-26 · core · identity] I'm
+    Dana. (id …)" → "i'm dana."), folded for comparing; None for any other line."""
+    if not line.startswith("- [") or "] " not in line:
+        return None
+    text = line.split("] ", 1)[1]
+    end = text.rfind(" (id ")
+    return " ".join((text[:end] if end >= 0 else text).casefold().split())
+
+
 def cut(text: str, limit: int) -> str:
     """`text` at most `limit` characters, saying how much was cut."""
     if len(text) <= limit:
@@ -125,13 +168,11 @@ class Moments:
         with self.connect() as server:
             asked = {"max_tokens": max(50, budget), **({"project": project} if project else {})}
             digest = server.call_tool("cortex_recall", asked)
-            hits = self._relevant(server, project, budget) if project else []
-        lines = [str(digest.get("context", "")).strip()]
+            hits = self._relevant(server, project, budget, logged=False) if project else []
         known = {str(m.get("id")) for m in digest.get("memories", []) if isinstance(m, dict)}
+        lines = str(digest.get("context", "")).strip().splitlines()
         lines += [line for memory_id, line in hits if memory_id not in known]
-        text = digest_within(
-            "\n".join([DIGEST_HEAD, *[line for line in lines if line]]), self.settings
-        )
+        text = digest_within("\n".join([DIGEST_HEAD, *distinct(lines)]), self.settings)
         return self._counted(event, text)
 
     def prompt(self, event: Event) -> str:
@@ -153,17 +194,28 @@ class Moments:
             :QUERY_CHARS
         ]
         with self.connect() as server:
-            hits = [line for _, line in self._relevant(server, query, budget, event.prompt)]
+            found = self._relevant(server, query, budget, event.prompt, event.session_id[:128])
+        hits = [line for _, line in found]
         text = within("\n".join([INJECTION_HEAD, *hits]), budget) if hits else ""
         return self._counted(event, text if text != INJECTION_HEAD else "", prompt=True)
 
     def _relevant(
-        self, server: Connection, query: str, budget: int, words_of: str = ""
+        self,
+        server: Connection,
+        query: str,
+        budget: int,
+        words_of: str = "",
+        session: str = "",
+        logged: bool = True,
     ) -> list[tuple[str, str]]:
         """(id, line) of what recall found for `query` that is worth injecting: memories at
         or above the relevance floor, and conversation-log messages (whose scores only rank
         them against each other); both sharing enough content words with `words_of` (the
-        prompt; default the query)."""
+        prompt; default the query), the memory recall ranked first fewer when it is strong
+        (`strongly_first`); and the answer to a slot the query asks about. Never a message of
+        `session` (the current one: it is in the model's context already, or in its compaction
+        summary) nor one that only asks (a past question answers nothing; the server tells,
+        with the language rules the hook does not import). `logged`: False for memories only."""
         result = server.call_tool(
             "cortex_recall", {"query": query, "max_results": 8, "max_tokens": max(50, budget * 2)}
         )
@@ -174,17 +226,25 @@ class Moments:
         def shares(text: str) -> bool:
             return len(asked & content_words(text)) >= needed
 
+        memories = [hit for hit in result.get("memories", []) if isinstance(hit, dict)]
         found = [
             (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
-            for hit in result.get("memories", [])
-            if isinstance(hit, dict)
-            and float(hit.get("score", 0)) >= floor
-            and shares(str(hit.get("content", "")))
+            for rank, hit in enumerate(memories)
+            if hit.get("slot_answer")  # "what is my name?" shares no word with the name
+            or (
+                float(hit.get("score", 0)) >= floor
+                and (
+                    shares(str(hit.get("content", "")))
+                    or (rank == 0 and strongly_first(hit, asked, floor))
+                )
+            )
         ]
-        for hit in result.get("conversation", []):
+        for hit in result.get("conversation", []) if logged else []:
             if not isinstance(hit, dict) or hit.get("role") == "tool":
                 continue  # a tool call's record: a file path is not what was said (found
                 # trying the product: a session start spent its budget on an Edit's arguments)
+            if hit.get("question") or (session and hit.get("session_id") == session):
+                continue
             said = " ".join(str(hit.get("content", "")).split())
             if asked and shares(said):
                 when = str(hit.get("created_at", ""))[:10]  # "yesterday" needs its date

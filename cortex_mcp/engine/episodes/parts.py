@@ -20,7 +20,13 @@ from cortex_mcp.engine.episodes.actions import (
     one_line,
     tools_used,
 )
-from cortex_mcp.engine.language.patterns import DECISION, is_small_talk, signal_sentences
+from cortex_mcp.engine.language.patterns import (
+    DECISION,
+    is_small_talk,
+    sentences_of,
+    signal_sentences,
+)
+from cortex_mcp.engine.language.slots import find_slots
 
 GOAL_CHARS = 200
 OUTCOME_CHARS = 220
@@ -36,6 +42,12 @@ _RESULT_WORDS = re.compile(
     re.IGNORECASE,
 )
 _COMMAND = re.compile(r"^\s*(?:/\w|!\w|\$ )")
+_ASKING = re.compile(
+    r"(?i)[?？]|\b(please|can you|could you|would you|help|let's)\b|请|帮|ください"
+)
+"""A request in a sentence that also introduces ("I'm Dana, please fix the login test.")."""
+WHO = frozenset(["name", "home", "workplace", "role"])
+"""The slots that say who the user is: a message setting only these introduces them."""
 
 
 @dataclass(frozen=True)
@@ -103,8 +115,26 @@ def goal_of(said: Sequence[Said]) -> str:
             continue
         if _COMMAND.match(message.content) or is_small_talk(message.content, ""):
             continue
+        if introduces_only(message.content):
+            continue
         return one_line(message.content, GOAL_CHARS)
     return ""
+
+
+def introduces_only(text: str) -> bool:
+    """True for a message that only greets and says who the user is ("Hi! I'm Dana Whitfield,
+    backend lead at Acme."): it asks for nothing, so it is no session's goal. A sentence that
+    also asks ("I'm Dana, please fix the login test.") is a request."""
+    sentences = sentences_of(text)
+    return bool(sentences) and all(
+        is_small_talk(sentence, "")
+        or (
+            not _ASKING.search(sentence)
+            and (slots := find_slots(sentence)) != []
+            and all(slot.predicate in WHO for slot in slots)
+        )
+        for sentence in sentences
+    )
 
 
 def outcome_of(said: Sequence[Said], actions: list[Action]) -> str:

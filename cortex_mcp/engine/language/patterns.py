@@ -270,6 +270,13 @@ def ends_asking(text: str) -> bool:
     return bool(_ENDS_ASKING.search(text))
 
 
+def only_asks(text: str) -> bool:
+    """True when every sentence of a message asks ("what port is staging on?", "你去过吗？"):
+    it says what someone wanted to know, not what is so ("Hi! What port?" greets first)."""
+    sentences = sentences_of(text)
+    return bool(sentences) and all(ends_asking(sentence) for sentence in sentences)
+
+
 _RECALLED_LINE = re.compile(
     r"^\s*-\s*\[\d{4}-\d{2}-\d{2} · [^\]]*\]"
     r"|^\s*(Relevant memories|Core memory digest|Said in earlier conversations) \("

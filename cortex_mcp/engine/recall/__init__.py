@@ -204,6 +204,7 @@ async def search(
     if not found and not said and not lines and await is_empty(rt, agent):
         context = empty_store(rt.settings.tools)
     found = found[:fitted]
+    answered = {m.id for m in answers}
     logged = redact(question.text)[0] if rt.settings.sieve.redact_secrets else question.text
     # the access log keeps the query; a memory only its vector found is not counted: the
     # nearest of everything (an instruction, a short preference) would otherwise gain a boost
@@ -211,7 +212,7 @@ async def search(
     rt.access.record([m.id for m, _ in found if m.id not in by_meaning], logged, now)
     return RecallResult(
         context=context,
-        memories=[block.to_item(m, score) for m, score in found],
+        memories=[block.to_item(m, score, m.id in answered) for m, score in found],
         total_candidates=len(ranking.scored),
         tokens_used=block.tokens_of(context),
         conversation=said[:fitted_said],

@@ -30,8 +30,8 @@ def context_block(memories: list[Memory], max_tokens: int, header: str) -> tuple
     return "\n".join([header, *lines]), len(lines)
 
 
-def to_item(memory: Memory, score: float) -> RecallItem:
-    """The short form of a recalled memory."""
+def to_item(memory: Memory, score: float, slot_answer: bool = False) -> RecallItem:
+    """The short form of a recalled memory (`slot_answer`: it answers the slot asked about)."""
     return RecallItem(
         id=memory.id,
         layer=memory.layer,
@@ -40,6 +40,7 @@ def to_item(memory: Memory, score: float) -> RecallItem:
         importance=memory.importance,
         score=round(score, 6),
         created_at=memory.created_at,
+        slot_answer=slot_answer,
     )
 
 

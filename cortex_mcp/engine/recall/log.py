@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cortex_mcp.engine.language.patterns import only_asks
 from cortex_mcp.engine.recall.fusion import Place, fused, key
 from cortex_mcp.engine.recall.rank import nearest_first
 from cortex_mcp.engine.vector_matrix import VectorMatrix
@@ -340,6 +341,7 @@ async def log_hits(
             session_id=message.session_id,
             created_at=message.created_at,
             score=round(score, 6),
+            question=only_asks(message.content),
             cosine=cosines.get(message.seq),
         )
         hits.append((hit, links))
