@@ -5,7 +5,7 @@ quoted sentences over a real MCP session, and the rules on their own."""
 import pytest
 from mcp import Client
 
-from cortex_mcp.engine.ingest.fast import fast_statements
+from cortex_mcp.engine.ingest.fast import cased, fast_statements
 from cortex_mcp.engine.language.wrappers import chosen_thing, purpose_for, unwrapped
 from tests.conftest import data_of, read_json, remember
 
@@ -229,6 +229,11 @@ def test_what_is_typed_in_lowercase_is_read_as_if_in_sentence_case(
     typed: str, kept: str, signal: str
 ) -> None:
     assert [(p.content, p.extra["signal"]) for p in fast_statements(typed)] == [(kept, signal)]
+
+
+def test_a_name_written_in_lowercase_first_keeps_its_letters() -> None:
+    assert cased("iPhone is my phone") == "iPhone is my phone"
+    assert cased("i'm sure") == "I'm sure"
 
 
 @pytest.mark.parametrize("typed", ["i think so", "i love it", "hi", "ok. thanks!"])

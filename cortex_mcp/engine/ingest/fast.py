@@ -83,11 +83,14 @@ _LONE_I = re.compile(r"(?<![\w.'’-])i(?=['’](?:m|ve|ll|d)\b|[\s,;:!?]|$)")
 def cased(sentence: str) -> str:
     """A sentence of someone who types in lowercase, read as if written in sentence case: its
     first letter and "i" ("i'm", "i've") capitalised ("i prefer tabs over spaces" was taken
-    for the middle of a sentence and never kept). Names stay as typed."""
+    for the middle of a sentence and never kept). Names stay as typed (iPhone too)."""
     sentence = _LONE_I.sub("I", sentence)
     first = next((i for i, c in enumerate(sentence) if c.isalpha()), None)
     if first is None or not sentence[first].islower():
         return sentence
+    word = sentence[first:].split(maxsplit=1)[0]
+    if any(c.isupper() for c in word):
+        return sentence  # a name written so: iPhone, eBay
     return sentence[:first] + sentence[first].upper() + sentence[first + 1 :]
 
 
