@@ -160,6 +160,17 @@ async def test_a_question_asked_again_is_answered_not_echoed(plain_client: Clien
     assert "Which database did we pick for billing?" not in said
 
 
+async def test_a_statement_the_query_quotes_is_still_found(plain_client: Client) -> None:
+    # only a question asked again is left out, not what the query repeats word for word
+    await ingest(plain_client, "Which cache do we use?", "Redis 7 with a 10 minute TTL.")
+
+    found = await recall(plain_client, "Redis 7 with a 10 minute TTL")
+
+    said = [line["content"] for line in found["conversation"]]
+    shown = said + [m["content"] for m in found["memories"]]
+    assert "Redis 7 with a 10 minute TTL." in shown
+
+
 async def test_switching_tools_supersedes_the_old_preference(plain_client: Client) -> None:
     old = (await ingest(plain_client, "I use Vim.", "Classic."))["fast"][0]
 

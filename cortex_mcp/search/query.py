@@ -66,7 +66,8 @@ def embedded_part(text: str) -> str:
     if len(text) <= MAX_EMBEDDED_CHARS:
         return text
     cut = text[:MAX_EMBEDDED_CHARS]
-    return cut.rsplit(maxsplit=1)[0] if " " in cut.strip() else cut
+    words = cut.rsplit(maxsplit=1)[0] if " " in cut.strip() else cut
+    return words if len(words) * 2 >= len(cut) else cut  # not "see" of "see <a long URL>"
 
 
 @dataclass(frozen=True)

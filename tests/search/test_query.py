@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex_mcp.search.query import embedding_query, match_expression, quote_term
+from cortex_mcp.search.query import (
+    MAX_EMBEDDED_CHARS,
+    embedded_part,
+    embedding_query,
+    match_expression,
+    quote_term,
+)
 from cortex_mcp.search.tokenize import index_text, query_terms
 
 
@@ -117,3 +123,12 @@ def test_embedding_drops_whole_latin_words_and_nothing_else(text: str) -> None:
     assert _all_but_latin_words(embedded) == _all_but_latin_words(text)
     remaining = iter(_latin_words(text))
     assert all(word in remaining for word in _latin_words(embedded))  # a subsequence
+
+
+def test_a_long_query_is_embedded_from_its_first_words_however_they_are_spaced() -> None:
+    assert embedded_part("short question?") == "short question?"
+    words = embedded_part("word " * 100)
+    assert len(words) <= MAX_EMBEDDED_CHARS and words.endswith("word")
+    # a long token after one word: cut there, not down to the word alone ("see")
+    url = embedded_part("see https://example.com/" + "a" * 400)
+    assert url.startswith("see https://example.com/") and len(url) == MAX_EMBEDDED_CHARS

@@ -330,8 +330,9 @@ async def log_hits(
         links = frozenset(message.memory_ids)
         others = [k for memory_id, k in shown_keys if memory_id not in links]
         key = text_key(message.content)
-        if key == question or repeats_key(key, others + said):
-            continue
+        asks = only_asks(message.content)
+        if (key == question and asks) or repeats_key(key, others + said):
+            continue  # the question asked before; a statement the query quotes stays
         said.append(key)
         score = LOG_WEIGHT * relevance / best
         hit = LogHit(
@@ -341,7 +342,7 @@ async def log_hits(
             session_id=message.session_id,
             created_at=message.created_at,
             score=round(score, 6),
-            question=only_asks(message.content),
+            question=asks,
             cosine=cosines.get(message.seq),
         )
         hits.append((hit, links))
