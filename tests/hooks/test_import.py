@@ -19,7 +19,7 @@ from cortex_mcp.hooks.importer import import_transcripts, said_time
 from cortex_mcp.local_socket import hook_settings
 from cortex_mcp.server import build_server
 from cortex_mcp.store.sqlite import plain_connection
-from tests.conftest import FrozenClock, inspect_database, recall
+from tests.conftest import FrozenClock, inspect_database, recall, remember
 from tests.fakes import FakeOpenAI
 from tests.hooks.hosts import claude_exchange, claude_line, codex_exchange, write_jsonl
 from tests.servers import query_one
@@ -256,6 +256,41 @@ async def test_an_imported_claude_code_session_is_dated_when_it_was_said_not_whe
     assert said["We deploy the pelican app on Fly.io."].startswith("2026-11-26T09:00")  # no time
     assert said["Our staging runs on Render."].startswith("2026-11-26T09:00")  # never after now
     assert [(row[0][:10], row[1][:10]) for row in rows] == [("2026-10-03", "2026-10-03")]
+
+
+@pytest.mark.engines
+@pytest.mark.usefixtures("database_engine")
+async def test_an_old_session_imported_after_a_newer_fact_is_its_past_not_its_replacement(
+    tmp_path: Path, cortex_home: Path, clock: FrozenClock
+) -> None:
+    """Found reviewing the import's dates: an October "I live in Lisbon" imported after
+    November's "I live in Porto" replaced it, and dated the change back to October."""
+    settings = quiet_settings(cortex_home)
+    clock.now = NOW
+    async with Client(build_server(settings, clock)) as client:
+        porto = await remember(client, "I live in Porto.")
+    projects = tmp_path / "projects" / "-work-pelican"
+    projects.mkdir(parents=True)
+    october = claude_exchange("I live in Lisbon.", "Noted.")
+    write_jsonl(
+        projects / "october.jsonl",
+        [dated(october[0], "2026-10-03T14:00:00Z"), dated(october[1], "2026-10-03T14:00:05Z")],
+    )
+
+    await import_at(settings, clock, tmp_path / "projects", "claude-code")
+
+    async with Client(build_server(settings, clock)) as client:
+        found = await recall(client, "Where do I live?")
+    assert [m["content"] for m in found["memories"]][:1] == ["I live in Porto."]
+    with inspect_database(settings.database_path) as conn:
+        rows = conn.execute(
+            "select content, superseded_by, updated_at from memories where content like 'I live%'"
+            " order by created_at"
+        ).fetchall()
+    assert [(row[0], row[1], row[2][:10]) for row in rows] == [
+        ("I live in Lisbon.", porto["id"], "2026-11-26"),  # replaced when Porto was said
+        ("I live in Porto.", None, "2026-11-26"),
+    ]
 
 
 @pytest.mark.engines

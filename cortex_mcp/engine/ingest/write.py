@@ -183,9 +183,32 @@ async def write_proposal(
         await rows.insert_memory(conn, memory)
         await record_relations(conn, memory, proposal.slot, proposal.relations, now)
         return Outcome("created", memory)
+    if target.created_at > now:  # said before what it would replace (an imported session)
+        return Outcome("created", await as_history(conn, memory, target, proposal, verdict.rule))
     memory = await supersede(conn, target, memory, verdict.rule, proposal.channel, now)
     await record_relations(conn, memory, proposal.slot, proposal.relations, now)
     return Outcome("superseded", memory, target)
+
+
+async def as_history(
+    conn: Connection, old: Memory, newer: Memory, proposal: Proposal, rule: str
+) -> Memory:
+    """Store `old`, a statement made before the memory it would replace (an old session
+    imported after a newer one), as that memory's past: superseded by it from the moment it was
+    made, so the newer fact stays ("I live in Lisbon" from October does not replace November's
+    "I live in Porto", nor date its change back to October)."""
+    await rows.insert_memory(conn, old)
+    await record_relations(conn, old, proposal.slot, proposal.relations, old.created_at)
+    await rows.mark_superseded(conn, old.id, newer.id, newer.created_at, f"said before: {rule}")
+    await log_action(
+        conn,
+        "supersede",
+        [old.id, newer.id],
+        {"before": old.content, "after": newer.content, "channel": proposal.channel,
+         "rule": f"said before: {rule}"},
+        newer.created_at,
+    )  # fmt: skip
+    return old
 
 
 async def supersede(
