@@ -23,7 +23,6 @@ from cortex_mcp.engine.language.patterns import (
     DECISION,
     REMEMBER,
     SIGNALS,
-    Signal,
     agrees,
     is_correction,
     reports_decision,
@@ -62,18 +61,18 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
                 _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot, sentence)
                 for slot in slots
             ]
-        elif signal is not None and is_lasting(_judged(sentence, statement, signal), signal.name):
+        elif signal is not None and is_lasting(_judged(sentence, statement), signal.name):
             proposals.append(
                 _proposal(statement, signal.importance, signal.name, correction, signal.category)
             )
     return proposals
 
 
-def _judged(sentence: str, statement: str, signal: Signal) -> str:
+def _judged(sentence: str, statement: str) -> str:
     """What `is_lasting` reads: the statement an explicit remember asks to keep, whichever
     signal fired ("Remember that I prefer tabs over spaces": the request's own words read as
     advice), else the sentence."""
-    asked = signal is REMEMBER or any(p.search(sentence) for p in REMEMBER.patterns)
+    asked = any(p.search(sentence) for p in REMEMBER.patterns)
     return statement if asked else sentence
 
 

@@ -105,27 +105,25 @@ async def ingested(
     return found
 
 
+def _turn_after(messages: Sequence[tuple[str, str]], at: int) -> list[int]:
+    """The messages after message `at`, before the next user message (its reply and tools)."""
+    turn = []
+    for later in range(at + 1, len(messages)):
+        if messages[later][0] == "user":
+            break
+        turn.append(later)
+    return turn
+
+
 def _tool_steps(messages: Sequence[tuple[str, str]], at: int) -> list[int]:
     """The tool messages after message `at`, before the next user message."""
-    steps = []
-    for later in range(at + 1, len(messages)):
-        role = messages[later][0]
-        if role == "user":
-            break
-        if role == "tool":
-            steps.append(later)
-    return steps
+    return [later for later in _turn_after(messages, at) if messages[later][0] == "tool"]
 
 
 def _reply_to(messages: Sequence[tuple[str, str]], at: int) -> int | None:
     """The first assistant message after message `at`, before the next user message."""
-    for later in range(at + 1, len(messages)):
-        role = messages[later][0]
-        if role == "user":
-            return None
-        if role == "assistant":
-            return later
-    return None
+    turn = _turn_after(messages, at)
+    return next((later for later in turn if messages[later][0] == "assistant"), None)
 
 
 async def _claim_one(

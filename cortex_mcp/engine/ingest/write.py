@@ -199,15 +199,7 @@ async def as_history(
     "I live in Porto", nor date its change back to October)."""
     await rows.insert_memory(conn, old)
     await record_relations(conn, old, proposal.slot, proposal.relations, old.created_at)
-    await rows.mark_superseded(conn, old.id, newer.id, newer.created_at, f"said before: {rule}")
-    await log_action(
-        conn,
-        "supersede",
-        [old.id, newer.id],
-        {"before": old.content, "after": newer.content, "channel": proposal.channel,
-         "rule": f"said before: {rule}"},
-        newer.created_at,
-    )  # fmt: skip
+    await replaced(conn, old, newer, f"said before: {rule}", proposal.channel, newer.created_at)
     return old
 
 
@@ -223,15 +215,22 @@ async def supersede(
         }
     )
     await rows.insert_memory(conn, new)
-    await rows.mark_superseded(conn, old.id, new.id, now, rule)
+    await replaced(conn, old, new, rule, channel, now)
+    return new
+
+
+async def replaced(
+    conn: Connection, old: Memory, new: Memory, rule: str, channel: str, when: datetime
+) -> None:
+    """Mark `old` superseded by `new` at `when`, and say so in the action log with the rule."""
+    await rows.mark_superseded(conn, old.id, new.id, when, rule)
     await log_action(
         conn,
         "supersede",
         [old.id, new.id],
         {"before": old.content, "after": new.content, "channel": channel, "rule": rule},
-        now,
+        when,
     )
-    return new
 
 
 async def apply_verdict(
