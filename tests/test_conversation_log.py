@@ -181,6 +181,21 @@ async def test_switching_tools_supersedes_the_old_preference(plain_client: Clien
     assert [m["content"] for m in found["memories"]] == ["I switched from Vim to Helix last week."]
 
 
+async def test_switching_the_ci_named_by_its_kind_supersedes_the_old_one(
+    plain_client: Client,
+) -> None:
+    # noticed trying the product: "the CI" was no thing a switch could name, nothing was stored
+    old = (await ingest(plain_client, "Our CI uses Jenkins.", "OK."))["fast"][0]
+
+    said = "we switched the CI from Jenkins to GitHub Actions last week."
+    new = (await ingest(plain_client, said, "Nice."))["fast"]
+
+    assert [m["content"] for m in new] == [
+        "We switched the CI from Jenkins to GitHub Actions last week."
+    ]
+    assert new[0]["superseded_id"] == old["id"]
+
+
 async def test_fifty_ingests_without_a_provider_leave_no_queue_and_a_complete_log(
     plain_client: Client, plain: Settings
 ) -> None:

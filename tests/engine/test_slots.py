@@ -46,6 +46,21 @@ FOUND = [
     ("我养了一只猫，叫咪咪", [("pet:cat", "咪咪")]),
     ("I think I live in Paris now, mostly.", [("home", "Paris")]),
     ("Please answer in English from now on", [("answer_language", "English")]),
+    # noticed trying the product (round ten), none of these set anything
+    ("My name is carlos", [("name", "Carlos")]),  # typed "my name is carlos"
+    (
+        "I'm married to Sofia and we have a daughter, Mia.",
+        [("person:spouse", "Sofia"), ("person:daughter", "Mia")],
+    ),
+    ("We have a daughter named Mia.", [("person:daughter", "Mia")]),
+    ("Here is a photo of my dog Bruno", [("pet:dog", "Bruno")]),
+    ("My dog Bruno loves the beach.", [("pet:dog", "Bruno")]),
+    ("We got a puppy named Rex last week", [("pet:dog", "Rex")]),
+    (
+        "We switched the CI from Jenkins to GitHub Actions last week.",
+        [("uses:ci", "GitHub Actions")],
+    ),
+    ("We moved the database to PostgreSQL.", [("uses:database", "PostgreSQL")]),
 ]
 NONE = [
     "He said I live in Paris",
@@ -67,6 +82,9 @@ NONE = [
     "My friend got hired at Acme as a nurse.",
     "Did I start a new job at Acme?",
     "I remember when you started working on these sorta things.",
+    "My name is not important",
+    "I have a son and a daughter.",
+    "I'm married to a doctor.",
 ]
 
 
@@ -163,3 +181,16 @@ def test_a_birthday_said_beside_another_fact_reads_as_a_sentence(
     """Found trying the product: "Birthday (self): March 3." and 生日（self）：3月3日。"""
     (birthday,) = [s for s in find_slots(sentence) if s.predicate.startswith("birthday")]
     assert birthday.statement() == statement
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The staging database runs on PostgreSQL 15 at db-staging-1.",
+        "We moved the staging database to PostgreSQL.",
+    ],
+)
+def test_a_kind_of_tool_named_with_a_qualifier_is_one_of_several(sentence: str) -> None:
+    # "the CI" is the project's; "the staging database" one of its databases: reading it as
+    # the project's would let the production database's version replace it
+    assert find_slots(sentence) == []

@@ -236,6 +236,21 @@ def test_a_name_written_in_lowercase_first_keeps_its_letters() -> None:
     assert cased("i'm sure") == "I'm sure"
 
 
+@pytest.mark.parametrize("typed", ["npm ci is what we run in CI", "pnpm is our package manager"])
+def test_a_tool_written_in_lowercase_stays_so_at_the_start(typed: str) -> None:
+    # noticed trying the product: "npm ci …" was kept as "Npm ci …"
+    assert cased(typed) == typed
+
+
+def test_a_choice_over_another_is_a_decision_without_its_acknowledgement() -> None:
+    # noticed trying the product: this stored nothing
+    proposals = fast_statements("Sounds good, we'll use PostgreSQL, not MySQL.")
+
+    assert [(p.content, p.extra["signal"]) for p in proposals] == [
+        ("We'll use PostgreSQL, not MySQL.", "decision")
+    ]
+
+
 @pytest.mark.parametrize("typed", ["i think so", "i love it", "hi", "ok. thanks!"])
 def test_lowercase_small_talk_is_still_nothing(typed: str) -> None:
     assert fast_statements(typed) == []

@@ -76,6 +76,14 @@ def _judged(sentence: str, statement: str) -> str:
     return statement if asked else sentence
 
 
+COMMANDS = frozenset(
+    ["npm", "npx", "pnpm", "yarn", "pip", "pipx", "uv", "uvx", "conda", "bun", "pytest", "jest",
+     "vitest", "mocha", "webpack", "esbuild", "git", "docker", "kubectl", "cargo", "rustc", "brew",
+     "curl", "wget", "ssh", "sudo", "terraform", "helm", "gcc", "node", "deno", "tsc", "eslint",
+     "ruff", "mypy"]
+)  # fmt: skip
+"""Tools written in lowercase wherever they stand: a sentence starting with one keeps it so."""
+
 _LONE_I = re.compile(r"(?<![\w.'’-])i(?=['’](?:m|ve|ll|d)\b|[\s,;:!?]|$)")
 
 
@@ -90,6 +98,8 @@ def cased(sentence: str) -> str:
     word = sentence[first:].split(maxsplit=1)[0]
     if any(c.isupper() for c in word):
         return sentence  # a name written so: iPhone, eBay
+    if word.rstrip(".,;:!?").casefold() in COMMANDS:
+        return sentence  # "npm ci is what CI runs", never "Npm ci"
     return sentence[:first] + sentence[first].upper() + sentence[first + 1 :]
 
 

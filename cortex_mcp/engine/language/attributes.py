@@ -42,9 +42,14 @@ _VERSIONED = (
     rf"{_NOT_TOOL}(?P<name>[A-Za-z][\w+#-]*(?:\.js)?) ?v?(?P<ver>\d+(?:\.\d+){{0,2}})(?![\w.]*\d)"
 )
 _TOOL = rf"(?:{_VERSIONED}|(?P<known>(?i:{_KNOWN}))(?!\w|\.\w))"
+_KIND_WORDS = ("ci", "database", "db", "cloud", "hosting", "tests", "test runner", "build",
+               "bundler", "package manager", "queue", "monitoring")  # fmt: skip
+"""A kind of tool named as the thing changed ("we switched the CI from Jenkins to GitHub
+Actions"): the project's, like "we" and "the project"."""
 _THINGS_EN = (
     r"project|app|application|service|backend|frontend|api|site|website|repo|codebase|server|"
-    r"stack|cluster|pipeline|infra|infrastructure|team|company|product"
+    r"stack|cluster|pipeline|infra|infrastructure|team|company|product|"
+    rf"{'|'.join(_KIND_WORDS)}"
 )
 _THINGS_ZH = r"项目|应用|服务|后端|前端|系统|网站|仓库|集群|团队|公司|产品"
 _THINGS_JA = r"プロジェクト|アプリ|サービス|バックエンド|フロントエンド|システム|サイト|チーム|会社"
@@ -52,12 +57,13 @@ _THINGS_JA = r"プロジェクト|アプリ|サービス|バックエンド|フ�
 _PATTERNS = [
     re.compile(p)
     for p in (
-        rf"(?i:\b(?P<owner>my|our|the|this) (?:(?:\w+ )?(?P<thing>{_THINGS_EN}))?\s*(?:now |"
-        rf"currently |still |already )?(?:uses|is using|runs on|is running|is on|is built (?:on|"
-        rf"with)|is written in|targets|depends on) ){_TOOL}",
+        rf"(?i:\b(?P<owner>my|our|the|this) (?:(?P<qualifier>\w+ )?(?P<thing>{_THINGS_EN}))?"
+        rf"\s*(?:now |currently |still |already )?(?:uses|is using|runs on|is running|is on|"
+        rf"is built (?:on|with)|is written in|targets|depends on) ){_TOOL}",
         rf"(?i:\b(?P<owner>we|I)(?:'ve| have)? (?:just |recently |finally |now )?(?:upgraded|"
-        rf"migrated|moved|switched|bumped|updated|ported|changed)(?: (?:the|our|my) (?:\w+ )?"
-        rf"(?P<thing>{_THINGS_EN}))?(?: (?:from|off) [^,.;]{{1,40}}?)? (?:over )?to ){_TOOL}",
+        rf"migrated|moved|switched|bumped|updated|ported|changed)(?: (?:the|our|my) "
+        rf"(?P<qualifier>\w+ )?(?P<thing>{_THINGS_EN}))?(?: (?:from|off) [^,.;]{{1,40}}?)? "
+        rf"(?:over )?to ){_TOOL}",
         rf"(?i:\b(?P<owner>we)(?:'re| are)? (?:now |currently |still )?(?:use|run|are on|are "
         rf"using|'re on|'re using|on|using|run on) ){_TOOL}",
         rf"(?P<thing>{_THINGS_ZH}|(?P<owner>我们|我))?(?:现在|目前|已经|也)?(?:用的是|使用的是|"
@@ -72,7 +78,7 @@ _PATTERNS = [
 ]
 _PROJECT_ALIASES = frozenset(
     ["we", "our", "the", "this", "project", "我们", "项目", "プロジェクト", "repo", "codebase",
-     "仓库", "team", "团队", "チーム"]
+     "仓库", "team", "团队", "チーム", *_KIND_WORDS]
 )  # fmt: skip
 _ENGLISH_THING = {
     "应用": "app", "服务": "service", "后端": "backend", "前端": "frontend", "系统": "system",
@@ -122,6 +128,8 @@ def find_attributes(sentence: str, cjk: bool = True) -> list[Attribute]:
 
 def _attribute(match: re.Match[str]) -> Attribute | None:
     groups = match.groupdict()
+    if groups.get("qualifier") and (groups.get("thing") or "").casefold() in _KIND_WORDS:
+        return None  # "the staging database": one of several, not the project's only one
     if groups.get("known"):
         name = groups["known"]
         kind = _BY_NAME.get(name.casefold())

@@ -140,11 +140,12 @@ SIGNALS: tuple[Signal, ...] = (
             r"coffee|drinks))\b)"
             r"[\w./+-]+(?: [A-Z][\w./+-]*)? (?:for|over|instead of|rather than|as|because)\b",
             r"\bwe('re| are) going with\b|\b(I|we) opted for\b",
-            # "Let's use PostgreSQL for the billing service": a tool chosen for a purpose (not
-            # "let's use a for loop here", "let's use it for now")
+            # "Let's use PostgreSQL for the billing service", "we'll use PostgreSQL, not MySQL":
+            # a tool chosen for a purpose or over another (not "let's use a for loop here",
+            # "let's use it for now")
             r"\b(let'?s|(I|we)('ll| will| are going to)) (use|switch to|move to) "
             r"(?!(?:a|an|the|this|that|these|those|some|it|them|my|our|your)\b)"
-            r"[\w./+-]+(?: [A-Z][\w./+-]*)? (?:for|over|instead of|rather than|as)\b",
+            r"[\w./+-]+(?: [A-Z][\w./+-]*)?(?: (?:for|over|instead of|rather than|as)|, not)\b",
             flags=re.IGNORECASE,
         )
         + _any(

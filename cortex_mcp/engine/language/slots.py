@@ -241,6 +241,12 @@ _TOOL = _alternatives(tuple(t for names in TOOLS.values() for t in names))
 _LANG = _alternatives(tuple(LANGUAGES))
 
 _NAME = r"(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})"
+_LOWERCASE_NAME = (
+    r"(?!(?:not|a|an|the|also|still|just|very|so|too|actually|really|secret|private|long|hard|"
+    r"weird|funny|unusual|common|complicated|important|irrelevant|unimportant)\b)"
+    r"(?P<v>[a-z][a-z'-]+(?: [a-z][a-z'-]+)?)(?=\s*[.!]?\s*$)"
+)
+"""A name typed in lowercase ("my name is carlos"), read only where it ends the sentence."""
 _PLACE = r"(?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,3})"
 _NOT_A_PLACE = (
     r"(?!(?:Go|Rust|Python|Java|Kotlin|Swift|TypeScript|JavaScript|Ruby|Scala|Elixir|Haskell|"
@@ -303,6 +309,7 @@ SLOT_PATTERNS: list[SlotPattern] = [
         "name",
         rf"(?i:\bmy name is|\bcall me|\bmy name's)\s+{_NAME}",
         rf"(?:^|[,.!]\s*|\b(?i:hi|hello|hey)[,!]?\s+)(?i:I'm|I am)\s+{_NAME}\s*(?:[.!,]|$)",
+        rf"(?i:\bmy name is|\bmy name's)\s+{_LOWERCASE_NAME}",
     ),
     *_p(
         "en",
@@ -363,14 +370,23 @@ SLOT_PATTERNS: list[SlotPattern] = [
         "person:{rel}",
         rf"(?i:\bmy (?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
         rf"(?i:\bmy (?P<rel>{_REL_EN}),? ){_NAME}(?=,| is\b| was\b)",
+        rf"(?i:\b(?:I|we) have an? (?:\w+ )?(?P<rel>{_REL_EN}),? (?:called |named )?){_NAME}"
+        rf"(?=[,.!?]|$| (?i:and|who)\b)",
+    ),
+    *_p(
+        "en",
+        "person:spouse",
+        rf"(?i:\bI(?:'m| am| got) (?:happily |now |recently |just )?married to ){_NAME}",
     ),
     *_p(
         "en",
         "pet:{rel}",
         rf"(?i:\bmy (?P<rel>{_PET_EN})(?:'s name)? is (?:called |named )?){_NAME}",
         rf"(?i:\bI have an? (?P<rel>{_PET_EN}) (?:called|named) ){_NAME}",
-        rf"(?i:\bI (?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? (?:called|named) )"
+        rf"(?i:\b(?:I|we) (?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? (?:called|named) )"
         rf"{_NAME}",
+        rf"(?i:\bmy (?P<rel>{_PET_EN}),? ){_NAME}"
+        rf"(?=[,.!?]|$| (?i:is|was|and|loves|likes|has|just|who)\b)",
     ),
     *_p(
         "en",
@@ -669,6 +685,8 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> Slo
     predicate = slot_pattern.predicate
     if not value or (predicate.startswith(NAMED) and value.casefold() in NOT_NAMES):
         return None
+    if predicate == "name" and value.islower() and value.isascii():
+        value = value.title()  # typed in lowercase: "my name is carlos"
     if predicate == "name" and _NOT_A_NAME.search(value):
         return None  # 私はデザイナーです, 私は猫アレルギーです: a role or a condition
     if predicate == "person:{rel}" and _A_ROLE.search(value):
