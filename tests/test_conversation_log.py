@@ -438,6 +438,26 @@ async def test_whats_my_name_is_answered_by_the_name_not_the_cat_on_keywords_onl
         assert found["memories"][0]["content"] == "I'm Dave.", question
 
 
+async def test_a_relation_the_question_names_is_answered_before_the_others(
+    plain_client: Client,
+) -> None:
+    # noticed trying the product: "what's my wife's name?" answered "My daughter is Mia." first
+    # (every person slot newest first), and a name typed in lowercase was kept lowercase
+    said = await ingest(plain_client, "i'm married to Sofia and we have a daughter, Mia.", "Nice!")
+    name = await ingest(plain_client, "my name is carlos", "Hi!")
+
+    assert [m["content"] for m in said["fast"]] == ["I'm married to Sofia.", "My daughter is Mia."]
+    assert [m["content"] for m in name["fast"]] == ["My name is Carlos."]
+    for question, first in [
+        ("what's my wife's name?", "I'm married to Sofia."),
+        ("who am I married to?", "I'm married to Sofia."),
+        ("what is my daughter called?", "My daughter is Mia."),
+        ("What's my name?", "My name is Carlos."),
+    ]:
+        found = await recall(plain_client, question)
+        assert found["memories"][0]["content"] == first, question
+
+
 async def test_owed_extractions_drain_from_the_log_a_bounded_batch_a_pass(
     llm_settings: Settings, clock: FrozenClock, fake_openai: FakeOpenAI
 ) -> None:

@@ -55,6 +55,8 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
             statement = with_purpose(statement, [m for m in around if m.strip()])
         if len(slots) == 1:
             importance = max(signal.importance if signal else 0.0, SLOT_IMPORTANCE)
+            if slots[0].value not in statement:  # read in another case: "my name is carlos"
+                statement = slots[0].statement()
             proposals.append(_proposal(statement, importance, "slot", correction, slots[0]))
         elif slots:
             proposals += [

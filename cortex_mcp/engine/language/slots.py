@@ -132,6 +132,8 @@ class Slot:
         """The slot as a sentence of its own, in its language (for a sentence of several)."""
         kind, _, detail = self.predicate.partition(":")
         article = "an" if self.value[:1].lower() in "aeiou" else "a"
+        if self.language == "en" and self.predicate == "person:spouse":
+            return f"I'm married to {self.value}."
         if self.predicate.count(":") == 2 and kind == "person":
             template = OTHERS_TEMPLATES[self.language].get(self.attribute, "{w}: {v}.")
             who = self.who[:1].upper() + self.who[1:] if self.language == "en" else self.who

@@ -35,8 +35,9 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
     (
         ("person:", "birthday:"),
         re.compile(
-            r"(?i)\bmy (kid|child|children|daughter|son|wife|husband|partner|mother|father|"
-            r"brother|sister)\b|孩子|女儿|儿子|老婆|老公|子供|娘|息子|妻|夫"
+            r"(?i)\bmy (kid|child|children|daughter|son|wife|husband|partner|spouse|mother|father|"
+            r"brother|sister)\b|\b(am i|i'm|i am) married\b"
+            r"|孩子|女儿|儿子|老婆|老公|子供|娘|息子|妻|夫"
         ),
     ),
     (("birthday:",), re.compile(r"(?i)\bbirthday\b|\bborn\b|生日|誕生日|生まれ")),
@@ -52,14 +53,41 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
 ]
 
 
+_RELATION_ASKED = re.compile(
+    r"(?i)\bmy (kids?|child|children|daughters?|sons?|wife|husband|partner|spouse|mother|"
+    r"father|brother|sister)\b|\b(?:am i|i'm|i am) (married)\b"
+)
+_ASKED_AS = {
+    "kid": ("daughter", "son"), "kids": ("daughter", "son"), "child": ("daughter", "son"),
+    "children": ("daughter", "son"), "daughters": ("daughter",), "sons": ("son",),
+    "wife": ("wife", "spouse"), "husband": ("husband", "spouse"),
+    "partner": ("partner", "spouse"), "spouse": ("spouse", "wife", "husband", "partner"),
+    "married": ("spouse", "wife", "husband", "partner"),
+}  # fmt: skip
+"""The relations a question's word names ("my wife" is also the user's spouse)."""
+
+
 def asked_predicates(question: str) -> list[str]:
     """The slot predicates a question asks about ("what's my name?" → name), as prefixes; a
-    recall puts the live memories of those slots first."""
+    recall puts the live memories of those slots first. A relation the question names comes
+    before the others ("my wife's name": person:wife, person:spouse, then every person)."""
     found: list[str] = []
     for predicates, pattern in _ASKED:
         if pattern.search(question):
             found += [p for p in predicates if p not in found]
+    if "person:" in found and (named := _RELATION_ASKED.search(question)):
+        word = (named[1] or named[2]).casefold()
+        specific = [f"person:{r}" for r in _ASKED_AS.get(word, (word,))]
+        found = specific + [p for p in found if p not in specific]
     return found
+
+
+def _named_first(predicates: list[str], memory: Memory) -> int:
+    """Where a memory's predicate stands among the relations the question names (person:wife,
+    person:spouse); after them, every other slot answer."""
+    named = [p for p in predicates if p.startswith("person:") and not p.endswith(":")]
+    predicate = str(memory.metadata.get("predicate", ""))
+    return named.index(predicate) if predicate in named else len(named)
 
 
 async def slot_answers(
@@ -72,8 +100,8 @@ async def slot_answers(
     """The live memories of the slots a question asks about (`predicates`), newest first."""
     if not predicates:
         return []
+    found = await rows.live_slot_memories(conn, agent_id, predicates, SLOT_ANSWERS * 4)
+    found.sort(key=lambda m: _named_first(predicates, m))  # stable: newest first within
     return [
-        m
-        for m in await rows.live_slot_memories(conn, agent_id, predicates, SLOT_ANSWERS)
-        if m.layer in layers and (categories is None or m.category in categories)
-    ]
+        m for m in found if m.layer in layers and (categories is None or m.category in categories)
+    ][:SLOT_ANSWERS]
