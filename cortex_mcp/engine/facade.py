@@ -54,6 +54,7 @@ from cortex_mcp.models import (
     StoredMemory,
 )
 from cortex_mcp.store.scratchpad import Scratchpad
+from cortex_mcp.unicode_text import well_formed
 
 logger = logging.getLogger(__name__)
 
@@ -187,6 +188,7 @@ class Engine:
         where = (self.agent(agent_id), layers, categories)
         scope = Scope(project, only_project, tuple(tags or ()))
         await self.runtime.vectors.caught_up_after_start()  # the last run's vectors (#25)
+        query = well_formed(query)  # half an emoji from a transcript's prompt (unicode_text)
         return await recall.recall(self.runtime, query, where, max_results, max_tokens, scope)
 
     async def search_debug(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+from cortex_mcp.unicode_text import well_formed
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
     from pathlib import Path
@@ -90,7 +92,7 @@ class Connection:
             return result if isinstance(result, dict) else {}
 
     def _send(self, message: dict[str, Any]) -> None:
-        data = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+        data = well_formed(json.dumps(message, ensure_ascii=False)).encode("utf-8") + b"\n"
         try:
             self._socket.sendall(data)
         except OSError as err:

@@ -389,3 +389,24 @@ async def test_what_the_llm_takes_from_an_imported_session_is_dated_then_and_exp
     assert [(row[0][:19], row[1][:19]) for row in rows] == [
         ("2026-10-03T14:00:30", expires.strftime("%Y-%m-%dT%H:%M:%S"))
     ]
+
+
+def test_half_an_emoji_in_a_transcript_is_imported_as_a_replacement_character(
+    tmp_path: Path,
+) -> None:
+    # found trying the product: "cortex-mcp: unexpected UnicodeEncodeError", exit 1, no file
+    lines = claude_exchange(
+        "Our invoices are numbered per year.", "Noted.", ("Bash", {}, "seeded \ud83d")
+    )
+    session = tmp_path / "s.jsonl"
+    session.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+    done = cortex(tmp_path / "home", "import", str(session), "--transcripts", "claude-code")
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["messages"] == 4
+    contents = [
+        r[0]
+        for r in query_all(tmp_path / "home" / "cortex.db", "select content from conversation_log")
+    ]
+    assert any("seeded \ufffd" in c for c in contents)

@@ -22,6 +22,7 @@ from tests.hooks.hosts import (
     injected,
     payload,
     run_hook_async,
+    stderr_lines,
     write_jsonl,
 )
 from tests.servers import query_one, stdio_server
@@ -320,3 +321,35 @@ async def test_a_first_session_in_a_new_folder_gets_its_memory_before_the_transc
     assert "port 5433" in injected(started.stdout)
     assert "port 5433" in injected(asked.stdout)
     assert not unwritten.parent.exists(), "the hook creates nothing of the host's"
+
+
+async def test_half_an_emoji_in_a_transcript_loses_nothing_else(tmp_path: Path) -> None:
+    # found trying the product: a tool result ending in half an emoji (JSON's "\ud83d" escape,
+    # a lone surrogate once decoded) made every saving moment of the session fail
+    # ("UnicodeEncodeError: surrogates not allowed" in hooks.log): nothing of it was ever
+    # saved; a prompt holding one injected nothing
+    home = tmp_path / "home"
+    env = hook_env(home)
+    lines = claude_exchange(
+        "remember that the invoice pdfs go to the s3 bucket acme-invoices-prod",
+        "Noted.",
+        ("Bash", {"command": "make seed"}, "seeded 10 users \ud83d"),
+    )
+    transcript = tmp_path / "s.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    prompt = "which s3 bucket do the invoice pdfs go to? \ud800"
+    async with running_server(home) as client:
+        done = await run_hook_async("claude-code", "stop", payload("Stop", "h", transcript), env)
+        asked = await run_hook_async(
+            "claude-code",
+            "prompt",
+            payload("UserPromptSubmit", "h2", None, prompt=prompt),
+            env,
+        )
+        recalled = await client.call_tool("cortex_recall", {"query": "invoice pdfs bucket"})
+    assert done.returncode == 0 and stderr_lines(done.stderr) == []
+    assert "acme-invoices-prod" in str(recalled.structured_content)
+    assert asked.returncode == 0 and stderr_lines(asked.stderr) == []
+    assert "acme-invoices-prod" in injected(asked.stdout)
+    said = query_one(home / "cortex.db", "select group_concat(content, ' ') from conversation_log")
+    assert "seeded 10 users \ufffd" in str(said)

@@ -13,6 +13,7 @@ from collections.abc import Collection
 
 from cortex_mcp.engine.language.detectors import SecretPattern, apply_patterns
 from cortex_mcp.engine.language.personal import PERSONAL_PATTERNS, personal_patterns
+from cortex_mcp.unicode_text import well_formed
 
 NOT_A_MARKER = r"(?!\[REDACTED)"
 
@@ -235,7 +236,8 @@ class Cleaner:
         self.kinds: list[str] = []
 
     def __call__(self, text: str) -> str:
-        """The text without secrets."""
+        """The text without secrets (and well formed: `unicode_text`)."""
+        text = well_formed(text)
         if not self.enabled:
             return text
         clean, kinds = redact(text, self.declared)
