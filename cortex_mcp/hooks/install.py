@@ -94,7 +94,24 @@ def read_settings(agent: str, path: Path) -> tuple[str, dict[str, Any]]:
         raise InvalidInput(str(path), f"not valid {kind} ({err}); nothing was changed") from err
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
         raise InvalidInput(str(path), "must be a JSON object with a `hooks` object")
+    for event in EVENT_NAMES[agent].values():  # the keys install adds to and uninstall edits
+        if not isinstance(data.get("hooks", {}).get(event, []), list):
+            raise InvalidInput(
+                f"{path}: hooks.{event}",
+                f"must be a list of hook entries, not {json_kind(data['hooks'][event])};"
+                " nothing was changed",
+            )
     return text, data
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in words."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    kinds = {dict: "an object", str: "a string", list: "a list"}
+    return kinds.get(type(value), "null")
 
 
 def only_ours(value: Any) -> bool:
