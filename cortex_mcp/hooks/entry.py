@@ -194,7 +194,21 @@ def run(host: str, moment: str, payload: dict[str, Any], fingerprint: str) -> st
         log(data_home, f"{moment} {event.session_id[:16]}: {type(err).__name__}: {err}")
         if os.environ.get("CORTEX_HOOK_FOREGROUND"):
             raise
+    prune(data_home)
     return render(host, moment, "")
+
+
+def prune(data_home: str) -> None:
+    """Old sessions' state taken away (`prune.prune_sessions`: at most once a day), by a
+    detached save, which no one waits for; trouble costs a line in hooks.log, never the save."""
+    from pathlib import Path
+
+    from cortex_mcp.hooks.prune import prune_sessions
+
+    try:
+        prune_sessions(Path(data_home), time.time())
+    except OSError as err:
+        log(data_home, f"prune: {type(err).__name__}: {err}")
 
 
 def fallback(data_home: str, moment: str, settings: dict[str, Any]) -> str:
