@@ -110,8 +110,9 @@ def json_kind(value: Any) -> str:
         return "true or false"
     if isinstance(value, int | float):
         return "a number"
-    kinds = {dict: "an object", str: "a string", list: "a list"}
-    return kinds.get(type(value), "null")
+    if isinstance(value, dict):
+        return "an object"
+    return "a string" if isinstance(value, str) else "null"
 
 
 def only_ours(value: Any) -> bool:
