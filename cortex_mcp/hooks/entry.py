@@ -84,7 +84,8 @@ def first_run(data_home: str, event: Event, fingerprint: str, payload: dict[str,
     size and time: a Stop's input can be the same for every exchange of a session. So is a
     prompt's when the host sends nothing that tells one turn from the next (`TURN_FIELDS`):
     the same prompt said again comes after the first one's exchange went to the transcript,
-    and the host writes it there after the prompt's hooks ran, so every copy sees one size."""
+    while copies of one event, started together, see one size (Claude Code writes the prompt
+    there with what its hooks added, once they have answered)."""
     from pathlib import Path
 
     by_turn = event.moment == "prompt" and any(payload.get(key) for key in TURN_FIELDS)

@@ -28,7 +28,7 @@ WITH_COMMENTS = ("gemini",)
 """Agents that read their settings as JSON with comments: Gemini CLI strips `//` and `/* */`
 comments (strip-json-comments), then parses strict JSON (a trailing comma is an error)."""
 NOTES = {
-    "codex": "Codex runs hooks only with `[features] codex_hooks = true` in ~/.codex/config.toml.",
+    "codex": "Codex asks you to review and trust new hooks (/hooks) before it runs them.",
     "gemini": "Gemini CLI versions that gate hooks need `hooks.enabled` (see its hooks docs).",
     "cursor": "Cursor has no per-prompt recall: its beforeSubmitPrompt hook cannot add context.",
 }

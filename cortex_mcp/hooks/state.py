@@ -124,7 +124,8 @@ def first_run(
     """False for a copy: this moment already ran on the same input (`fingerprint`) less than
     REPEAT_WINDOW_S ago. A host that finds our hook in both the user's and the project's
     settings starts it twice for one event (Codex runs every matching hook; Claude Code and
-    Gemini CLI drop a copy only when its command text is the same). The last run of each
+    Gemini CLI drop a copy only when its command text is the same; Cursor runs Claude Code's
+    entries beside its own, `entry.run`). The last run of each
     moment is kept per session, changed under an exclusive lock: of two copies started
     together, one acts. With nowhere to keep it, every copy acts."""
     path = state_file(data_home, host, session_id).with_suffix(".runs")
