@@ -3,6 +3,7 @@ settings file, and nothing else in that file touched: only the text of what chan
 rewritten (Gemini's comments stay). Our entries are the ones whose command runs
 `cortex-mcp-hook`; installing replaces them, uninstalling removes them."""
 
+import contextlib
 import json
 import os
 import shlex
@@ -84,6 +85,12 @@ def read_settings(agent: str, path: Path) -> tuple[str, dict[str, Any]]:
             text = file.read()
     except FileNotFoundError:
         return "", {}
+    except UnicodeDecodeError as err:
+        rule = f"not UTF-8 text (byte {err.start}); nothing was changed"
+        raise InvalidInput(str(path), rule) from err
+    except OSError as err:
+        rule = f"cannot be read ({err.strerror or err}); nothing was changed"
+        raise InvalidInput(str(path), rule) from err
     kind = "JSON with comments" if agent in WITH_COMMENTS else "JSON"
     try:
         data = jsonc.parse(text, agent in WITH_COMMENTS) if text.strip() else {}
@@ -92,6 +99,9 @@ def read_settings(agent: str, path: Path) -> tuple[str, dict[str, Any]]:
         raise InvalidInput(where, f"not valid {kind} ({err.msg}); nothing was changed") from err
     except ValueError as err:
         raise InvalidInput(str(path), f"not valid {kind} ({err}); nothing was changed") from err
+    except RecursionError as err:
+        rule = "nested deeper than this command reads; nothing was changed"
+        raise InvalidInput(str(path), rule) from err
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
         raise InvalidInput(str(path), "must be a JSON object with a `hooks` object")
     for event in EVENT_NAMES[agent].values():  # the keys install adds to and uninstall edits
@@ -262,10 +272,16 @@ def write(path: Path, before: str, text: str) -> None:
     is written where it points, and stays a link."""
     if text == before and path.exists():
         return
-    path = path.resolve() if path.is_symlink() else path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.cortex-tmp")
-    temporary.write_text(text, encoding="utf-8", newline="")
-    if path.exists():
-        shutil.copymode(path, temporary)
-    os.replace(temporary, path)
+    target = path.resolve() if path.is_symlink() else path
+    temporary = target.with_name(f".{target.name}.cortex-tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(text, encoding="utf-8", newline="")
+        if target.exists():
+            shutil.copymode(target, temporary)
+        os.replace(temporary, target)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
+        rule = f"cannot be written ({err.strerror or err}); nothing was changed"
+        raise InvalidInput(str(path), rule) from err

@@ -380,3 +380,31 @@ def test_a_broken_install_record_is_as_no_record_and_the_file_is_kept(tmp_path: 
         assert path.exists()
         assert json.loads(path.read_text(encoding="utf-8")) == {}
         assert cortex("hooks", "install", "claude-code", "--project", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "rule"),
+    [
+        (b"\xff\xfe{}", "not UTF-8 text (byte 0)"),
+        (b'{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}", "nested deeper than this command reads"),
+        (None, "cannot be read (Is a directory)"),
+    ],
+)
+def test_a_settings_file_that_cannot_be_read_as_text_is_named_in_one_line(
+    tmp_path: Path, content: bytes | None, rule: str
+) -> None:
+    """Each of these ended in "unexpected UnicodeDecodeError" (RecursionError,
+    IsADirectoryError) instead of naming the file."""
+    path = tmp_path / FILES["claude-code"]
+    path.parent.mkdir(parents=True)
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+
+    for action in ("install", "uninstall"):
+        done = cortex("hooks", action, "claude-code", "--project", cwd=tmp_path)
+
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == f"cortex-mcp: {path}: {rule}; nothing was changed\n"
+        assert path.is_dir() if content is None else path.read_bytes() == content
