@@ -175,6 +175,11 @@ def install(agent: str, project: Path | None = None) -> str:
     notes = [NOTES[agent]] if agent in NOTES else []
     if (other := other_scope(agent, project)) is not None:
         notes.append(f"{other} has them too: {agent} starts both, and one acts on each event.")
+    for other in cursor_runs_too(agent, project):
+        notes.append(
+            f"{other} has them too, and Cursor runs Claude Code's hooks beside its own (its"
+            " third-party hooks): one acts on each event."
+        )
     return "\n".join([f"cortex-mcp hooks for {agent} in {path}: {events}", *notes])
 
 
@@ -185,12 +190,27 @@ def other_scope(agent: str, project: Path | None) -> Path | None:
     other = settings_file(agent, None if project is not None else Path.cwd())
     if other.resolve() == path.resolve():
         return None
+    return other if runs_ours(agent, other) else None
+
+
+def cursor_runs_too(agent: str, project: Path | None) -> list[Path]:
+    """Installing for Cursor or Claude Code: the other one's settings files (the user's, this
+    folder's) that run our hook; Cursor runs the Claude Code ones too (README: Cursor runs
+    Claude Code's hooks too)."""
+    pair = {"cursor": "claude-code", "claude-code": "cursor"}
+    if agent not in pair:
+        return []
+    files = {settings_file(pair[agent], None), settings_file(pair[agent], project or Path.cwd())}
+    return sorted(path for path in files if runs_ours(pair[agent], path))
+
+
+def runs_ours(agent: str, path: Path) -> bool:
+    """True when `path`, read as `agent` reads it, holds one of our entries."""
     try:
-        hooks = read_settings(agent, other)[1].get("hooks", {})
+        hooks = read_settings(agent, path)[1].get("hooks", {})
     except InvalidInput:
-        return None
-    entries = [e for v in hooks.values() if isinstance(v, list) for e in v]
-    return other if any(is_ours(entry) for entry in entries) else None
+        return False
+    return any(is_ours(e) for v in hooks.values() if isinstance(v, list) for e in v)
 
 
 def what_install_adds(path: Path, data: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:

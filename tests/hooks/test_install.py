@@ -408,3 +408,19 @@ def test_a_settings_file_that_cannot_be_read_as_text_is_named_in_one_line(
         assert done.returncode == 2, done.stderr
         assert done.stderr == f"cortex-mcp: {path}: {rule}; nothing was changed\n"
         assert path.is_dir() if content is None else path.read_bytes() == content
+
+
+def test_installing_for_cursor_and_claude_code_says_cursor_runs_both(tmp_path: Path) -> None:
+    """Cursor runs the hooks in Claude Code's settings files beside its own (third-party
+    hooks): the second install says so, and that one of them acts on each event."""
+    project, user = tmp_path / "pelican", tmp_path / "user"
+    project.mkdir()
+
+    first = cortex("hooks", "install", "claude-code", cwd=project, HOME=str(user))
+    second = cortex("hooks", "install", "cursor", "--project", cwd=project, HOME=str(user))
+    third = cortex("hooks", "install", "claude-code", "--project", cwd=project, HOME=str(user))
+
+    assert "Cursor runs" not in first.stdout
+    claude = user / ".claude" / "settings.json"
+    assert f"{claude} has them too, and Cursor runs Claude Code's hooks" in second.stdout
+    assert f"{project / '.cursor' / 'hooks.json'} has them too, and Cursor runs" in third.stdout
