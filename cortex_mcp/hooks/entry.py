@@ -77,6 +77,13 @@ def read_payload() -> tuple[dict[str, Any], str]:
     return payload, f"{binascii.crc32(data):08x}-{len(data)}"
 
 
+def same_input(payload: dict[str, Any]) -> str:
+    """A fingerprint of the host's input whatever the event is named in it and in whatever
+    order its keys come (Cursor's entry and the Claude Code entry Cursor maps it to)."""
+    rest = {key: value for key, value in payload.items() if key != "hook_event_name"}
+    return f"{binascii.crc32(json.dumps(rest, sort_keys=True).encode()):08x}"
+
+
 def first_run(data_home: str, event: Event, fingerprint: str, payload: dict[str, Any]) -> bool:
     """False when this is a copy of a run already under way for the same event: the host
     found our hook in two settings files (`state.first_run`; imported here, so the parent of a
@@ -169,7 +176,7 @@ def run(host: str, moment: str, payload: dict[str, Any], fingerprint: str) -> st
     if from_cursor(payload):  # Cursor runs our Claude Code entries too: the event is Cursor's
         if moment not in EVENT_NAMES["cursor"]:
             return render(host, moment, "")  # its beforeSubmitPrompt cannot add context
-        source, fingerprint = "cursor", cursor_event_key(payload, fingerprint)
+        source, fingerprint = "cursor", cursor_event_key(payload) or same_input(payload)
     data_home = home_folder()
     settings = published_settings(data_home)
     event = Event.of(source, moment, payload)

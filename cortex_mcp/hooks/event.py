@@ -37,13 +37,13 @@ def from_cursor(payload: dict[str, Any]) -> bool:
     )
 
 
-def cursor_event_key(payload: dict[str, Any], fingerprint: str) -> str:
+def cursor_event_key(payload: dict[str, Any]) -> str | None:
     """What tells one Cursor event from another: its conversation and generation, which every
     hook of the event gets, from Cursor's own file or Claude Code's (whose input may differ
-    in other fields); `fingerprint` when Cursor sent no generation."""
+    in other fields); None when Cursor sent no generation."""
     generation = payload.get("generation_id")
     if not isinstance(generation, str) or not generation:
-        return fingerprint
+        return None
     return f"cursor-{payload.get('conversation_id')}-{generation}"
 
 

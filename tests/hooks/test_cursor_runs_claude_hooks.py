@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from tests.hooks.hosts import hook_env, injected, run_hook_async, stderr_lines, write_jsonl
 from tests.hooks.test_cursor import cursor_exchange, cursor_stdin
@@ -47,12 +48,17 @@ def cursor_context(stdout: bytes) -> str:
     return str(json.loads(stdout).get("additional_context", ""))
 
 
-async def test_a_cursor_session_start_through_both_entries_injects_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("generation", ["gen-1", None])
+async def test_a_cursor_session_start_through_both_entries_injects_once(
+    tmp_path: Path, generation: str | None
+) -> None:
     home = tmp_path / "home"
     home.mkdir()
     (home / "MEMORY.md").write_text(MEMORY, encoding="utf-8")  # no server: the mirror's start
     env = hook_env(home)
     start = cursor_stdin("sessionStart", "c1", None, session_id="c1", is_background_agent=False)
+    if generation is None:  # none sent: the input minus its event's name tells the event
+        del start["generation_id"]
 
     cursor, claude = await both_entries("session-start", start, env)
 
@@ -60,7 +66,7 @@ async def test_a_cursor_session_start_through_both_entries_injects_once(tmp_path
     assert sum("pnpm" in context for context in contexts) == 1, contexts
     assert cursor.stderr == b"" and claude.stderr == b""
 
-    later = await both_entries("session-start", {**start, "generation_id": "gen-2"}, env)
+    later = await both_entries("session-start", {**start, "session_id": "c2"}, env)
 
     assert (
         sum("pnpm" in c for c in (cursor_context(later[0].stdout), injected(later[1].stdout))) == 1
