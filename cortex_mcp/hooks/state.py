@@ -125,9 +125,9 @@ def first_run(
     REPEAT_WINDOW_S ago. A host that finds our hook in both the user's and the project's
     settings starts it twice for one event (Codex runs every matching hook; Claude Code and
     Gemini CLI drop a copy only when its command text is the same; Cursor runs Claude Code's
-    entries beside its own, `entry.run`). The last run of each
-    moment is kept per session, changed under an exclusive lock: of two copies started
-    together, one acts. With nowhere to keep it, every copy acts."""
+    entries beside its own, `entry.run`). The last run of each moment is kept per session,
+    changed under an exclusive lock: of two copies started together, one acts. With nowhere
+    to keep it, every copy acts."""
     path = state_file(data_home, host, session_id).with_suffix(".runs")
     try:
         private_dir(path.parent)
