@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import anyio
+import pytest
 
 from cortex_mcp.hooks.paths import state_dir
 from cortex_mcp.hooks.prune import DAY_S
@@ -20,6 +21,7 @@ from tests.hooks.hosts import (
     run_hook_async,
     write_jsonl,
 )
+from tests.hooks.test_story import eventually
 
 
 def session(home: Path, name: str, transcript: Path | None, idle_days: float) -> list[Path]:
@@ -99,3 +101,39 @@ async def test_two_saves_pruning_at_once_both_exit_cleanly(tmp_path: Path) -> No
     assert all(run.returncode == 0 and run.stderr == b"" for run in runs), runs
     assert not any(p.exists() for p in old)
     assert not (home / "hooks" / "hooks.log").exists()
+
+
+def waits_for_lock(inode: int) -> bool:
+    """True when some process waits for a lock on the file `inode` (Linux's /proc/locks)."""
+    locks = Path("/proc/locks").read_text(encoding="utf-8").splitlines()
+    return any("->" in line and f":{inode} " in line for line in locks)
+
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux's /proc/locks")
+async def test_a_hook_waiting_while_a_prune_unlinks_its_lock_file_locks_the_new_file(
+    tmp_path: Path,
+) -> None:
+    """A hook that opened a session's .lock and waited while a prune removed it would hold a
+    lock on a file no one else opens, beside a hook locking the new one."""
+    path = tmp_path / "claude-code-s-0.lock"
+    pruning = open_locked(path)
+    assert pruning is not None
+    inode = os.fstat(pruning).st_ino
+    got: list[int | None] = []
+
+    async def hook() -> None:
+        got.append(await anyio.to_thread.run_sync(open_locked, path))
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            group.start_soon(hook)
+            await eventually(lambda: waits_for_lock(inode), "the hook waits for the lock")
+            path.unlink()  # what a prune does, holding the lock
+            os.close(pruning)
+
+    descriptor = got[0]
+    assert descriptor is not None
+    try:
+        assert path.exists() and os.fstat(descriptor).st_ino == path.stat().st_ino
+    finally:
+        os.close(descriptor)
