@@ -22,8 +22,8 @@ import time
 
 from cortex_mcp.guidance import exposes
 from cortex_mcp.hooks.client import NoServer
-from cortex_mcp.hooks.event import TOOL_OF, Event
-from cortex_mcp.hooks.output import EVENT_NAMES, HOSTS, INJECTING, MOMENTS, render
+from cortex_mcp.hooks.event import TOOL_OF, TURN_FIELDS, Event, cursor_event_key, from_cursor
+from cortex_mcp.hooks.output import EVENT_NAMES, HOSTS, MOMENTS, render
 from cortex_mcp.hooks.paths import HOOKS_NAME, home_folder, published_settings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
@@ -77,14 +77,26 @@ def read_payload() -> tuple[dict[str, Any], str]:
     return payload, f"{binascii.crc32(data):08x}-{len(data)}"
 
 
-def first_run(data_home: str, event: Event, fingerprint: str) -> bool:
+def same_input(payload: dict[str, Any]) -> str:
+    """A fingerprint of the host's input whatever the event is named in it and in whatever
+    order its keys come (Cursor's entry and the Claude Code entry Cursor maps it to)."""
+    rest = {key: value for key, value in payload.items() if key != "hook_event_name"}
+    return f"{binascii.crc32(json.dumps(rest, sort_keys=True).encode()):08x}"
+
+
+def first_run(data_home: str, event: Event, fingerprint: str, payload: dict[str, Any]) -> bool:
     """False when this is a copy of a run already under way for the same event: the host
     found our hook in two settings files (`state.first_run`; imported here, so the parent of a
     detached save never loads it). A saving moment's event is also told by its transcript's
-    size and time: a Stop's input can be the same for every exchange of a session."""
+    size and time: a Stop's input can be the same for every exchange of a session. So is a
+    prompt's when the host sends nothing that tells one turn from the next (`TURN_FIELDS`):
+    the same prompt said again comes after the first one's exchange went to the transcript,
+    while copies of one event, started together, see one size (Claude Code writes the prompt
+    there with what its hooks added, once they have answered)."""
     from pathlib import Path
 
-    if event.moment not in INJECTING and event.transcript_path is not None:
+    by_turn = event.moment == "prompt" and any(payload.get(key) for key in TURN_FIELDS)
+    if event.moment != "session-start" and not by_turn and event.transcript_path is not None:
         try:
             found = os.stat(event.transcript_path)
             fingerprint = f"{fingerprint}-{found.st_size}-{found.st_mtime_ns}"
@@ -160,16 +172,21 @@ def run(host: str, moment: str, payload: dict[str, Any], fingerprint: str) -> st
     (`first_run`) injects and saves nothing."""
     if moment not in EVENT_NAMES[host]:
         raise HookError(f"{host} has no {moment} hook here (README: Hooks)")
+    source = host
+    if from_cursor(payload):  # Cursor runs our Claude Code entries too: the event is Cursor's
+        if moment not in EVENT_NAMES["cursor"]:
+            return render(host, moment, "")  # its beforeSubmitPrompt cannot add context
+        source, fingerprint = "cursor", cursor_event_key(payload) or same_input(payload)
     data_home = home_folder()
     settings = published_settings(data_home)
-    event = Event.of(host, moment, payload)
+    event = Event.of(source, moment, payload)
     if not settings[SETTING_OF[moment]]:
         return render(host, moment, "")
     if not exposes(settings["tools"], TOOL_OF[moment]):
         say(f"{moment}: {TOOL_OF[moment]} is not among CORTEX_TOOLS; skipped")
         return render(host, moment, "")
     if moment in ("session-start", "prompt"):
-        if not first_run(data_home, event, fingerprint):
+        if not first_run(data_home, event, fingerprint, payload):
             return render(host, moment, "")
         if not event.transcript_readable():
             # not written yet: the first session in a new folder gets a path whose folder does
@@ -188,13 +205,27 @@ def run(host: str, moment: str, payload: dict[str, Any], fingerprint: str) -> st
     if detach():
         return render(host, moment, "")
     try:
-        if first_run(data_home, event, fingerprint):
+        if first_run(data_home, event, fingerprint, payload):
             save(moments_of(data_home, settings, SAVE_TIMEOUT_S), event)
     except Exception as err:
         log(data_home, f"{moment} {event.session_id[:16]}: {type(err).__name__}: {err}")
         if os.environ.get("CORTEX_HOOK_FOREGROUND"):
             raise
+    prune(data_home)
     return render(host, moment, "")
+
+
+def prune(data_home: str) -> None:
+    """Old sessions' state taken away (`prune.prune_sessions`: at most once a day), by a
+    detached save, which no one waits for; trouble costs a line in hooks.log, never the save."""
+    from pathlib import Path
+
+    from cortex_mcp.hooks.prune import prune_sessions
+
+    try:
+        prune_sessions(Path(data_home), time.time())
+    except OSError as err:
+        log(data_home, f"prune: {type(err).__name__}: {err}")
 
 
 def fallback(data_home: str, moment: str, settings: dict[str, Any]) -> str:

@@ -22,6 +22,31 @@ TOOL_OF = {
 """The tool each moment calls: a moment whose tool CORTEX_TOOLS hides does nothing."""
 
 
+TURN_FIELDS = ("turn_id", "timestamp", "generation_id")
+"""Stdin fields that tell one prompt from the next, the same text said again: Codex's
+`turn_id`, Gemini CLI's `timestamp`, Cursor's `generation_id`. Claude Code's
+UserPromptSubmit has none: its transcript's size tells them (`entry.first_run`)."""
+
+
+def from_cursor(payload: dict[str, Any]) -> bool:
+    """True for a Cursor hook's input: Cursor also runs the hooks in Claude Code's settings
+    files (its "third-party hooks"), with its own stdin (`cursor_version`, or
+    `conversation_id` with `workspace_roots`)."""
+    return "cursor_version" in payload or (
+        "conversation_id" in payload and "workspace_roots" in payload
+    )
+
+
+def cursor_event_key(payload: dict[str, Any]) -> str | None:
+    """What tells one Cursor event from another: its conversation and generation, which every
+    hook of the event gets, from Cursor's own file or Claude Code's (whose input may differ
+    in other fields); None when Cursor sent no generation."""
+    generation = payload.get("generation_id")
+    if not isinstance(generation, str) or not generation:
+        return None
+    return f"cursor-{payload.get('conversation_id')}-{generation}"
+
+
 class Event:
     """One hook invocation as the host described it on stdin (a plain class: NamedTuple
     would import typing, a fifth of a hook's start-up)."""

@@ -3,6 +3,7 @@ settings file, and nothing else in that file touched: only the text of what chan
 rewritten (Gemini's comments stay). Our entries are the ones whose command runs
 `cortex-mcp-hook`; installing replaces them, uninstalling removes them."""
 
+import contextlib
 import json
 import os
 import shlex
@@ -28,7 +29,7 @@ WITH_COMMENTS = ("gemini",)
 """Agents that read their settings as JSON with comments: Gemini CLI strips `//` and `/* */`
 comments (strip-json-comments), then parses strict JSON (a trailing comma is an error)."""
 NOTES = {
-    "codex": "Codex runs hooks only with `[features] codex_hooks = true` in ~/.codex/config.toml.",
+    "codex": "Codex asks you to review and trust new hooks (/hooks) before it runs them.",
     "gemini": "Gemini CLI versions that gate hooks need `hooks.enabled` (see its hooks docs).",
     "cursor": "Cursor has no per-prompt recall: its beforeSubmitPrompt hook cannot add context.",
 }
@@ -84,6 +85,12 @@ def read_settings(agent: str, path: Path) -> tuple[str, dict[str, Any]]:
             text = file.read()
     except FileNotFoundError:
         return "", {}
+    except UnicodeDecodeError as err:
+        rule = f"not UTF-8 text (byte {err.start}); nothing was changed"
+        raise InvalidInput(str(path), rule) from err
+    except OSError as err:
+        rule = f"cannot be read ({err.strerror or err}); nothing was changed"
+        raise InvalidInput(str(path), rule) from err
     kind = "JSON with comments" if agent in WITH_COMMENTS else "JSON"
     try:
         data = jsonc.parse(text, agent in WITH_COMMENTS) if text.strip() else {}
@@ -92,9 +99,30 @@ def read_settings(agent: str, path: Path) -> tuple[str, dict[str, Any]]:
         raise InvalidInput(where, f"not valid {kind} ({err.msg}); nothing was changed") from err
     except ValueError as err:
         raise InvalidInput(str(path), f"not valid {kind} ({err}); nothing was changed") from err
+    except RecursionError as err:
+        rule = "nested deeper than this command reads; nothing was changed"
+        raise InvalidInput(str(path), rule) from err
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
         raise InvalidInput(str(path), "must be a JSON object with a `hooks` object")
+    for event in EVENT_NAMES[agent].values():  # the keys install adds to and uninstall edits
+        if not isinstance(data.get("hooks", {}).get(event, []), list):
+            raise InvalidInput(
+                f"{path}: hooks.{event}",
+                f"must be a list of hook entries, not {json_kind(data['hooks'][event])};"
+                " nothing was changed",
+            )
     return text, data
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in words."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, dict):
+        return "an object"
+    return "a string" if isinstance(value, str) else "null"
 
 
 def only_ours(value: Any) -> bool:
@@ -147,6 +175,11 @@ def install(agent: str, project: Path | None = None) -> str:
     notes = [NOTES[agent]] if agent in NOTES else []
     if (other := other_scope(agent, project)) is not None:
         notes.append(f"{other} has them too: {agent} starts both, and one acts on each event.")
+    for other in cursor_runs_too(agent, project):
+        notes.append(
+            f"{other} has them too, and Cursor runs Claude Code's hooks beside its own (its"
+            " third-party hooks): one acts on each event."
+        )
     return "\n".join([f"cortex-mcp hooks for {agent} in {path}: {events}", *notes])
 
 
@@ -157,12 +190,27 @@ def other_scope(agent: str, project: Path | None) -> Path | None:
     other = settings_file(agent, None if project is not None else Path.cwd())
     if other.resolve() == path.resolve():
         return None
+    return other if runs_ours(agent, other) else None
+
+
+def cursor_runs_too(agent: str, project: Path | None) -> list[Path]:
+    """Installing for Cursor or Claude Code: the other one's settings files (the user's, this
+    folder's) that run our hook; Cursor runs the Claude Code ones too (README: Cursor runs
+    Claude Code's hooks too)."""
+    pair = {"cursor": "claude-code", "claude-code": "cursor"}
+    if agent not in pair:
+        return []
+    files = {settings_file(pair[agent], None), settings_file(pair[agent], project or Path.cwd())}
+    return sorted(path for path in files if runs_ours(pair[agent], path))
+
+
+def runs_ours(agent: str, path: Path) -> bool:
+    """True when `path`, read as `agent` reads it, holds one of our entries."""
     try:
-        hooks = read_settings(agent, other)[1].get("hooks", {})
+        hooks = read_settings(agent, path)[1].get("hooks", {})
     except InvalidInput:
-        return None
-    entries = [e for v in hooks.values() if isinstance(v, list) for e in v]
-    return other if any(is_ours(entry) for entry in entries) else None
+        return False
+    return any(is_ours(e) for v in hooks.values() if isinstance(v, list) for e in v)
 
 
 def what_install_adds(path: Path, data: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
@@ -244,10 +292,16 @@ def write(path: Path, before: str, text: str) -> None:
     is written where it points, and stays a link."""
     if text == before and path.exists():
         return
-    path = path.resolve() if path.is_symlink() else path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.cortex-tmp")
-    temporary.write_text(text, encoding="utf-8", newline="")
-    if path.exists():
-        shutil.copymode(path, temporary)
-    os.replace(temporary, path)
+    target = path.resolve() if path.is_symlink() else path
+    temporary = target.with_name(f".{target.name}.cortex-tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(text, encoding="utf-8", newline="")
+        if target.exists():
+            shutil.copymode(target, temporary)
+        os.replace(temporary, target)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
+        rule = f"cannot be written ({err.strerror or err}); nothing was changed"
+        raise InvalidInput(str(path), rule) from err

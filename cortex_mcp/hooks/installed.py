@@ -33,9 +33,15 @@ def records() -> dict[str, Any]:
 
 def record_of(path: Path) -> dict[str, Any] | None:
     """What install added to `path`: {"created": bool, "folders": [...], "added": [...],
-    "events": [...]}."""
+    "events": [...]} (lists of strings); None when there is no record or it has another
+    shape."""
     found = records().get(str(path))
-    return found if isinstance(found, dict) else None
+    if not isinstance(found, dict) or not isinstance(found.get("created", False), bool):
+        return None
+    lists = [found.get(key, []) for key in ("folders", "added", "events")]
+    if not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in lists):
+        return None  # hand-edited or broken: as with no record, the file is kept
+    return found if all(Path(folder).is_absolute() for folder in lists[0]) else None
 
 
 def made_by_install(path: Path) -> list[Path]:

@@ -28,13 +28,39 @@ most a couple of seconds for an injecting moment)."""
 if os.name == "posix":
     import fcntl
 
-    def _lock(descriptor: int) -> None:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    def _lock(descriptor: int, wait: bool = True) -> bool:
+        """Lock `descriptor` exclusively; without `wait`, False when another process has it."""
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False
+        return True
 
 else:  # pragma: no cover - no Unix socket, no hooks server on Windows yet
 
-    def _lock(descriptor: int) -> None:
-        return None
+    def _lock(descriptor: int, wait: bool = True) -> bool:
+        return True
+
+
+def open_locked(path: Path, wait: bool = True) -> int | None:
+    """`path` opened (made if missing, 0600) and locked exclusively: the descriptor, or None
+    when `wait` is False and another process holds it. A file that pruning (`prune`) unlinked
+    while this process waited for it is let go and opened afresh, so two processes never hold
+    locks on two files of one name."""
+    while True:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if not _lock(descriptor, wait):
+                os.close(descriptor)
+                return None
+            if os.fstat(descriptor).st_ino == os.stat(path).st_ino:
+                return descriptor
+        except FileNotFoundError:
+            pass
+        except BaseException:
+            os.close(descriptor)
+            raise
+        os.close(descriptor)  # unlinked under us: the lock was on a file no one else opens
 
 
 def state_file(data_home: Path, host: str, session_id: str) -> Path:
@@ -76,9 +102,9 @@ def session_state(data_home: Path, host: str, session_id: str) -> Iterator[dict[
     """The session's state, written back when the block ends; one process at a time."""
     path = state_file(data_home, host, session_id)
     private_dir(path.parent)
-    descriptor = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    descriptor = open_locked(path.with_suffix(".lock"))
+    assert descriptor is not None  # waited for
     try:
-        _lock(descriptor)
         state = empty_state(host, session_id) | (read_state(path) or {})
         yield state
         write_private(path, json.dumps(state, ensure_ascii=False))
@@ -98,17 +124,18 @@ def first_run(
     """False for a copy: this moment already ran on the same input (`fingerprint`) less than
     REPEAT_WINDOW_S ago. A host that finds our hook in both the user's and the project's
     settings starts it twice for one event (Codex runs every matching hook; Claude Code and
-    Gemini CLI drop a copy only when its command text is the same). The last run of each
-    moment is kept per session, changed under an exclusive lock: of two copies started
-    together, one acts. With nowhere to keep it, every copy acts."""
+    Gemini CLI drop a copy only when its command text is the same; Cursor runs Claude Code's
+    entries beside its own, `entry.run`). The last run of each moment is kept per session,
+    changed under an exclusive lock: of two copies started together, one acts. With nowhere
+    to keep it, every copy acts."""
     path = state_file(data_home, host, session_id).with_suffix(".runs")
     try:
         private_dir(path.parent)
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        descriptor = open_locked(path)
     except OSError:
         return True
+    assert descriptor is not None  # waited for
     try:
-        _lock(descriptor)
         try:
             runs = json.loads(os.read(descriptor, 1 << 16) or b"{}")
         except ValueError:

@@ -325,3 +325,102 @@ def test_a_cursor_file_without_a_version_gets_it_back_without_one(tmp_path: Path
     assert cortex("hooks", "uninstall", "cursor", "--project", cwd=tmp_path).returncode == 0
 
     assert path.read_text(encoding="utf-8") == theirs
+
+
+@pytest.mark.parametrize(
+    ("agent", "value"),
+    [("claude-code", {}), ("claude-code", "x"), ("codex", None), ("gemini", 1), ("cursor", True)],
+)
+def test_an_event_that_is_not_a_list_is_named_with_its_file_and_nothing_changes(
+    tmp_path: Path, agent: str, value: Any
+) -> None:
+    """`"hooks": {"Stop": {}}` made install fail with an AttributeError's traceback line."""
+    event = EVENT_NAMES[agent]["stop"]
+    path = tmp_path / FILES[agent]
+    path.parent.mkdir(parents=True)
+    theirs = json.dumps({"hooks": {event: value}}, indent=2)
+    path.write_text(theirs, encoding="utf-8")
+
+    for action in ("install", "uninstall"):
+        done = cortex("hooks", action, agent, "--project", cwd=tmp_path)
+
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.count("\n") == 1, done.stderr
+        assert f"{path}: hooks.{event}: must be a list of hook entries" in done.stderr
+        assert "Error" not in done.stderr
+        assert path.read_text(encoding="utf-8") == theirs
+    assert not (tmp_path / "home" / "hooks" / "installed.json").exists()
+
+
+def test_a_gemini_hooks_setting_that_is_not_an_event_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / FILES["gemini"]
+    path.parent.mkdir(parents=True)
+    theirs = '{"hooks": {"enabled": true, "disabled": ["their-hook"]}}\n'
+    path.write_text(theirs, encoding="utf-8")
+
+    assert cortex("hooks", "install", "gemini", "--project", cwd=tmp_path).returncode == 0
+    assert json.loads(path.read_text(encoding="utf-8"))["hooks"]["enabled"] is True
+    assert cortex("hooks", "uninstall", "gemini", "--project", cwd=tmp_path).returncode == 0
+
+    assert path.read_text(encoding="utf-8") == theirs
+
+
+def test_a_broken_install_record_is_as_no_record_and_the_file_is_kept(tmp_path: Path) -> None:
+    """installed.json is ours, but hand-edited it could name folders as a string (each letter
+    a folder to remove) or `created` as a string: such a record counts as none."""
+    path = tmp_path / FILES["claude-code"]
+    assert cortex("hooks", "install", "claude-code", "--project", cwd=tmp_path).returncode == 0
+    record = tmp_path / "home" / "hooks" / "installed.json"
+    for broken in ({"created": "yes"}, {"created": True, "folders": "abc"}, {"added": [1]}):
+        record.write_text(json.dumps({str(path): broken}), encoding="utf-8")
+
+        done = cortex("hooks", "uninstall", "claude-code", "--project", cwd=tmp_path)
+
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        assert path.exists()
+        assert json.loads(path.read_text(encoding="utf-8")) == {}
+        assert cortex("hooks", "install", "claude-code", "--project", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "rule"),
+    [
+        (b"\xff\xfe{}", "not UTF-8 text (byte 0)"),
+        (b'{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}", "nested deeper than this command reads"),
+        (None, "cannot be read (Is a directory)"),
+    ],
+)
+def test_a_settings_file_that_cannot_be_read_as_text_is_named_in_one_line(
+    tmp_path: Path, content: bytes | None, rule: str
+) -> None:
+    """Each of these ended in "unexpected UnicodeDecodeError" (RecursionError,
+    IsADirectoryError) instead of naming the file."""
+    path = tmp_path / FILES["claude-code"]
+    path.parent.mkdir(parents=True)
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+
+    for action in ("install", "uninstall"):
+        done = cortex("hooks", action, "claude-code", "--project", cwd=tmp_path)
+
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == f"cortex-mcp: {path}: {rule}; nothing was changed\n"
+        assert path.is_dir() if content is None else path.read_bytes() == content
+
+
+def test_installing_for_cursor_and_claude_code_says_cursor_runs_both(tmp_path: Path) -> None:
+    """Cursor runs the hooks in Claude Code's settings files beside its own (third-party
+    hooks): the second install says so, and that one of them acts on each event."""
+    project, user = tmp_path / "pelican", tmp_path / "user"
+    project.mkdir()
+
+    first = cortex("hooks", "install", "claude-code", cwd=project, HOME=str(user))
+    second = cortex("hooks", "install", "cursor", "--project", cwd=project, HOME=str(user))
+    third = cortex("hooks", "install", "claude-code", "--project", cwd=project, HOME=str(user))
+
+    assert "Cursor runs" not in first.stdout
+    claude = user / ".claude" / "settings.json"
+    assert f"{claude} has them too, and Cursor runs Claude Code's hooks" in second.stdout
+    assert f"{project / '.cursor' / 'hooks.json'} has them too, and Cursor runs" in third.stdout

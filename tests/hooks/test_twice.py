@@ -10,6 +10,7 @@ import anyio
 
 from cortex_mcp.hooks.paths import spool_dir
 from tests.hooks.hosts import (
+    claude_exchange,
     codex_exchange,
     hook_env,
     injected,
@@ -17,6 +18,7 @@ from tests.hooks.hosts import (
     run_hook_async,
     write_jsonl,
 )
+from tests.hooks.test_story import running_server
 
 MEMORY = "# Memory\n\n- [preference] The user prefers pnpm over npm for JavaScript projects.\n"
 
@@ -83,3 +85,30 @@ def test_the_same_input_again_after_the_window_is_a_new_event(tmp_path: Path) ->
     assert run("stop", "a", 1000.6)  # another moment is not a copy
     assert run("prompt", "b", 1001.0)  # another prompt is not a copy
     assert run("prompt", "b", 1001.0 + REPEAT_WINDOW_S)  # the same one, said again later
+
+
+async def test_the_same_prompt_said_again_after_its_reply_gets_its_injection_again(
+    tmp_path: Path,
+) -> None:
+    """Claude Code's UserPromptSubmit input carries no turn id: the same prompt sent again
+    within 10 s was taken for a copy of the first and got nothing. Its transcript tells them:
+    the first prompt's exchange is in it by then; copies of one event see the same file."""
+    home = tmp_path / "home"
+    env = hook_env(home)
+    said = "The flaky login test fails only on Tuesdays when the cache is cold."
+    prompt = "Why does the login test fail on Tuesdays?"
+    async with running_server(home):
+        one = write_jsonl(tmp_path / "one.jsonl", claude_exchange(said, "I will look."))
+        await run_hook_async("claude-code", "stop", payload("Stop", "one", one), env)
+        two = write_jsonl(tmp_path / "two.jsonl", claude_exchange("Hello", "Hi."))
+        asked = payload("UserPromptSubmit", "two", two, prompt=prompt)
+
+        first = await run_hook_async("claude-code", "prompt", asked, env)
+        write_jsonl(two, claude_exchange(prompt, "I don't know yet."), append=True)
+        again = await run_hook_async("claude-code", "prompt", asked, env)
+        write_jsonl(two, claude_exchange(prompt, "Still looking."), append=True)
+        copies = await both("claude-code", "prompt", asked, env)
+
+    assert "cold" in injected(first.stdout), first.stderr
+    assert "cold" in injected(again.stdout), again.stderr
+    assert sum("cold" in injected(run.stdout) for run in copies) == 1
