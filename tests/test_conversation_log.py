@@ -196,6 +196,28 @@ async def test_switching_the_ci_named_by_its_kind_supersedes_the_old_one(
     assert new[0]["superseded_id"] == old["id"]
 
 
+async def test_what_one_project_uses_replaces_nothing_of_another_s(plain_client: Client) -> None:
+    # found trying the product: the billing API's switch to CircleCI superseded the mobile
+    # app's GitHub Actions (slot uses:ci), and a recall in the mobile app found no CI at all
+    async def said(message: str, project: str) -> dict[str, Any]:
+        answer = await plain_client.call_tool(
+            "cortex_ingest",
+            {"user_message": message, "assistant_message": "OK.", "project": project},
+        )
+        return dict(data_of(answer)["fast"][0])
+
+    mobile = await said("we switched the CI from Jenkins to GitHub Actions last month", "mobile")
+    billing = await said("We switched the CI from Jenkins to CircleCI.", "billing")
+    later = await said("Our CI uses Buildkite now.", "billing")
+
+    assert billing["action"] == "created" and billing.get("superseded_id") is None
+    assert later["superseded_id"] == billing["id"]
+    found = await plain_client.call_tool(
+        "cortex_recall", {"query": "which CI", "project": "mobile"}
+    )
+    assert mobile["id"] in str(found.structured_content)
+
+
 async def test_fifty_ingests_without_a_provider_leave_no_queue_and_a_complete_log(
     plain_client: Client, plain: Settings
 ) -> None:

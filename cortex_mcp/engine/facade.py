@@ -110,7 +110,7 @@ class Engine:
             rt,
             agent,
             lambda clean: ingest.ingest(
-                rt, clean, user_message, assistant_message, session_id, tool_calls, agent
+                rt, clean, user_message, assistant_message, session_id, tool_calls, agent, project
             ),
             lambda result: stored_by([*result.fast, *result.deep], profile_later=True),
         )

@@ -243,21 +243,37 @@ async def clear_superseded(conn: Connection, memory_id: str, now: datetime) -> N
 
 
 async def live_with_slot(
-    conn: Connection, agent_id: str | None, subject: str, predicate: str
+    conn: Connection,
+    agent_id: str | None,
+    subject: str,
+    predicate: str,
+    project: str | None = None,
+    *,
+    in_project: bool = False,
 ) -> list[Memory]:
-    """Live memories of exactly this scope that hold `predicate` of `subject`, newest first."""
+    """Live memories of exactly this scope that hold `predicate` of `subject`, newest first
+    (`in_project`: only those filed under `project`, or under none when it is None)."""
     rows = await fetch_all(
         conn,
         Sql(
             "select * from memories where json_extract(metadata, '$.predicate') = :predicate"
             " and json_extract(metadata, '$.subject') = :subject and agent_id is :agent_id"
+            " and (not :in_project or json_extract(metadata, '$.project') is :project)"
             " and deleted_at is null and superseded_by is null order by created_at desc limit 5",
             "select * from memories where (metadata::jsonb ->> 'predicate') = :predicate"
             " and (metadata::jsonb ->> 'subject') = :subject"
             " and agent_id is not distinct from cast(:agent_id as text)"
+            " and (not :in_project or (metadata::jsonb ->> 'project')"
+            " is not distinct from cast(:project as text))"
             " and deleted_at is null and superseded_by is null order by created_at desc limit 5",
         ),
-        {"predicate": predicate, "subject": subject, "agent_id": agent_id},
+        {
+            "predicate": predicate,
+            "subject": subject,
+            "agent_id": agent_id,
+            "project": project,
+            "in_project": in_project,
+        },
     )
     return [to_memory(row) for row in rows]
 

@@ -61,6 +61,7 @@ FOUND = [
         [("uses:ci", "GitHub Actions")],
     ),
     ("We moved the database to PostgreSQL.", [("uses:database", "PostgreSQL")]),
+    ("we upgraded infra to terraform 1.9 last week", [("version:terraform", "terraform 1.9")]),
 ]
 NONE = [
     "He said I live in Paris",
@@ -188,6 +189,8 @@ def test_a_birthday_said_beside_another_fact_reads_as_a_sentence(
     [
         "The staging database runs on PostgreSQL 15 at db-staging-1.",
         "We moved the staging database to PostgreSQL.",
+        # found trying the product: it replaced "We upgraded the project to python 3.12"
+        "The billing project uses Python 3.10 for the lambda workers btw",
     ],
 )
 def test_a_kind_of_tool_named_with_a_qualifier_is_one_of_several(sentence: str) -> None:

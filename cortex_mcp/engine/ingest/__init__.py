@@ -86,6 +86,7 @@ async def ingest(
     session_id: str | None,
     tool_calls: Sequence[dict[str, Any]] | None,
     agent_id: str,
+    project: str | None = None,
 ) -> IngestResult:
     """Log one exchange verbatim, then extract memories from it: fast channel to core, deep
     channel to working."""
@@ -100,9 +101,9 @@ async def ingest(
     said = [("user", user), ("assistant", assistant), ("tool", tools.strip())]
     skipped = deep_skip(rt, user, assistant, tools)
     if skipped is None and not rt.llm.answers_in_background:
-        result, seqs = await waited(rt, said, agent_id, session_id)  # the client's sampling
+        result, seqs = await waited(rt, said, agent_id, session_id, project)  # client sampling
     else:
-        result, seqs = await at_once(rt, said, agent_id, session_id, skipped)
+        result, seqs = await at_once(rt, said, agent_id, session_id, skipped, project)
     result.skipped = skipped if result.skipped is None else result.skipped
     if result.queued:
         rt.wake.set()  # the background loop extracts it now
@@ -124,6 +125,7 @@ async def at_once(
     agent: str,
     session: str | None,
     skipped: str | None,
+    project: str | None = None,
 ) -> tuple[IngestResult, list[int]]:
     """The log write, the fast channel's memories, their links and what the deep channel
     owes, in one write transaction (one commit: one fsync); the same-fact rules are read
@@ -133,7 +135,7 @@ async def at_once(
     now = rt.clock()
     exchange = new_exchange_id(now)
     (_, user), (_, assistant) = said[0], said[1]
-    proposals = fast_proposals(user, assistant, session, exchange)
+    proposals = fast_proposals(user, assistant, session, exchange, project)
     ruled = await rule_on(rt, proposals, agent)
     queued = skipped is None
     state = "pending" if queued else "waiting" if skipped == "no LLM" else "none"
@@ -152,14 +154,20 @@ async def at_once(
 
 
 async def waited(
-    rt: Runtime, said: list[tuple[str, str]], agent: str, session: str | None
+    rt: Runtime,
+    said: list[tuple[str, str]],
+    agent: str,
+    session: str | None,
+    project: str | None = None,
 ) -> tuple[IngestResult, list[int]]:
     """With the client's sampling as the one LLM (it lives no longer than the call): the log
     write, the fast channel, then the deep channel waited for, each in writes of its own."""
     logged = await append_exchange(rt, said, agent_id=agent, session_id=session, origin="ingest")
     exchange = logged.exchange_id
     (_, user), (_, assistant), (_, tools) = said
-    fast = await fast_channel(rt, user, agent, session, exchange, assistant, ask=False)
+    fast = await fast_channel(
+        rt, user, agent, session, exchange, assistant, ask=False, project=project
+    )
     result = IngestResult(fast=fast, deep=[], redacted=[])
     await deep_channel(rt, user, assistant, tools, agent, session, exchange, result)
     deep_ids = [m.id for m in result.deep]

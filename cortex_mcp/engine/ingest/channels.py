@@ -99,16 +99,19 @@ async def fast_channel(
     *,
     ask: bool = True,
     said_at: datetime | None = None,
+    project: str | None = None,
 ) -> list[StoredMemory]:
     """The fast channel's statements (`fast_proposals`) stored one by one, dated `said_at`
     (None: now); `ask=False`: the rules settle every statement, no LLM is waited for."""
     return [
         await store_proposal(rt, statement, agent, ask=ask, said_at=said_at)
-        for statement in fast_proposals(user, assistant, session, exchange)
+        for statement in fast_proposals(user, assistant, session, exchange, project)
     ]
 
 
-def fast_proposals(user: str, assistant: str, session: str | None, exchange: str) -> list[Proposal]:
+def fast_proposals(
+    user: str, assistant: str, session: str | None, exchange: str, project: str | None = None
+) -> list[Proposal]:
     """High-signal statements for core: the user's, and the decisions of the assistant's
     reply that the user agreed to or that report a decision made; the rest of the exchange
     (the message a statement came from, then the other side's) is kept as each statement's
@@ -125,7 +128,7 @@ def fast_proposals(user: str, assistant: str, session: str | None, exchange: str
             context.append(statement.slot.statement())  # found by the plain wording too
         if context:
             extra |= {"context": "\n".join(context)}
-        proposals.append(replace(statement, session_id=session, extra=extra))
+        proposals.append(replace(statement, session_id=session, extra=extra, project=project))
     return proposals
 
 

@@ -108,7 +108,10 @@ async def flush(
             if said[i].role == "user":
                 reply = next_reply(said, i)
                 found = await fast_channel(
-                    rt, said[i].content, agent_id, session_id, exchange, reply, said_at=when[i]
+                    rt,
+                    *(said[i].content, agent_id, session_id, exchange, reply),
+                    said_at=when[i],
+                    project=project,
                 )
                 links[seqs_of[i]] = [m.id for m in found]
                 memories += found

@@ -29,6 +29,9 @@ class Proposal:
     slot: Slot | None = None
     correction: bool = False
     relations: tuple[Triple, ...] = ()
+    project: str | None = None
+    """The project it was said in (None: none known): what a project uses is held per project,
+    so "we switched the CI to CircleCI" in one replaces nothing of another's."""
 
 
 def check_content(content: str, settings: MemorySettings, field: str = "content") -> str:

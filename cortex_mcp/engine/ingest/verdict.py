@@ -182,9 +182,14 @@ async def answer_of(
     return guarded(proposal, verdict) if verdict is not None else None
 
 
-async def slot_holder(conn: Connection, agent_id: str | None, slot: Slot) -> Memory | None:
-    """The live memory of the scope that holds this subject's predicate, newest first."""
-    found = await rows.live_with_slot(conn, agent_id, slot.subject, slot.predicate)
+async def slot_holder(
+    conn: Connection, agent_id: str | None, slot: Slot, project: str | None = None
+) -> Memory | None:
+    """The live memory of the scope that holds this subject's predicate, newest first: a
+    person's anywhere, a project's (what it uses) in `project` only."""
+    found = await rows.live_with_slot(
+        conn, agent_id, slot.subject, slot.predicate, project, in_project=slot.of_a_project
+    )
     return found[0] if found else None
 
 
@@ -229,7 +234,7 @@ async def settle(
     if duplicate is not None:
         return Verdict("duplicate", duplicate, "same statement")
     if proposal.slot is not None:
-        holder = await slot_holder(conn, agent_id, proposal.slot)
+        holder = await slot_holder(conn, agent_id, proposal.slot, proposal.project)
         if holder is None:
             return Verdict("new", rule=f"slot {proposal.slot.predicate}: first value")
         same = value_key(str(holder.metadata.get("value", ""))) == proposal.slot.key

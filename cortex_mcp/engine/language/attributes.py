@@ -54,18 +54,22 @@ _THINGS_EN = (
 _THINGS_ZH = r"项目|应用|服务|后端|前端|系统|网站|仓库|集群|团队|公司|产品"
 _THINGS_JA = r"プロジェクト|アプリ|サービス|バックエンド|フロントエンド|システム|サイト|チーム|会社"
 
+_WHOLE = r"(?! (?i:for|in|on) (?i:the|our|its|some|a|an|all|one) \w)"
+"""Not for a part of the project: "uses Python 3.10 for the lambda workers" is not the
+project's Python (it replaced "We upgraded the project to Python 3.12")."""
+
 _PATTERNS = [
     re.compile(p)
     for p in (
         rf"(?i:\b(?P<owner>my|our|the|this) (?:(?P<qualifier>\w+ )?(?P<thing>{_THINGS_EN}))?"
         rf"\s*(?:now |currently |still |already )?(?:uses|is using|runs on|is running|is on|"
-        rf"is built (?:on|with)|is written in|targets|depends on) ){_TOOL}",
+        rf"is built (?:on|with)|is written in|targets|depends on) ){_TOOL}{_WHOLE}",
         rf"(?i:\b(?P<owner>we|I)(?:'ve| have)? (?:just |recently |finally |now )?(?:upgraded|"
-        rf"migrated|moved|switched|bumped|updated|ported|changed)(?: (?:the|our|my) "
-        rf"(?P<qualifier>\w+ )?(?P<thing>{_THINGS_EN}))?(?: (?:from|off) [^,.;]{{1,40}}?)? "
-        rf"(?:over )?to ){_TOOL}",
+        rf"migrated|moved|switched|bumped|updated|ported|changed)(?: (?:(?:the|our|my) "
+        rf"(?P<qualifier>\w+ )?)?(?P<thing>{_THINGS_EN}))?(?: (?:from|off) [^,.;]{{1,40}}?)? "
+        rf"(?:over )?to ){_TOOL}{_WHOLE}",
         rf"(?i:\b(?P<owner>we)(?:'re| are)? (?:now |currently |still )?(?:use|run|are on|are "
-        rf"using|'re on|'re using|on|using|run on) ){_TOOL}",
+        rf"using|'re on|'re using|on|using|run on) ){_TOOL}{_WHOLE}",
         rf"(?P<thing>{_THINGS_ZH}|(?P<owner>我们|我))?(?:现在|目前|已经|也)?(?:用的是|使用的是|"
         rf"用|使用|基于|跑在|运行在|采用)\s*{_TOOL}",
         rf"(?:把)?(?P<thing2>{_THINGS_ZH})?(?:从\s*[^，,。]{{1,30}}?)?(?:升级|迁移|切换|换|改|更新)"

@@ -112,6 +112,12 @@ class Slot:
         return CATEGORIES[self.predicate.split(":")[0]]
 
     @property
+    def of_a_project(self) -> bool:
+        """What a project (or a thing of it) uses or runs: held per project, unlike a
+        person's facts."""
+        return self.subject != USER and self.predicate.split(":")[0] in ("uses", "version")
+
+    @property
     def attribute(self) -> str:
         """The kind of attribute, whoever's it is: home for "home" and "person:mother:home"."""
         return (
