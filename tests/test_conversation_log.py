@@ -474,6 +474,7 @@ async def test_a_relation_the_question_names_is_answered_before_the_others(
         ("what's my wife's name?", "I'm married to Sofia."),
         ("who am I married to?", "I'm married to Sofia."),
         ("what is my daughter called?", "My daughter is Mia."),
+        ("whats my daughters name", "My daughter is Mia."),
         ("What's my name?", "My name is Carlos."),
     ]:
         found = await recall(plain_client, question)

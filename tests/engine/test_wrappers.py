@@ -206,6 +206,7 @@ async def test_an_explicit_remember_of_a_fact_about_the_work_is_kept(client: Cli
     [
         "Remember that staying positive is very important.",  # the dev turns' two "remember"s
         "Remember, just do it!",
+        "Remember that it is okay to rest.",
     ],
 )
 def test_advice_to_remember_is_not_a_fact(said: str) -> None:
@@ -262,3 +263,24 @@ async def test_a_remember_that_request_keeps_what_it_asks_for(client: Client) ->
 
     contents = [m["content"] for m in result["fast"]]  # type: ignore[attr-defined]
     assert contents == ["I prefer tabs over spaces."]
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [
+        # found trying the product: none of these was kept
+        ("remember that the prod db is never migrated on fridays",
+         [("The prod db is never migrated on fridays.", "remember")]),
+        ("Remember that invoices are numbered per year.",
+         [("Invoices are numbered per year.", "remember")]),
+        ("lets use postgres for the billing service",
+         [("Lets use postgres for the billing service", "decision")]),
+        ("ok lets go with redis then", [("Lets go with redis.", "decision")]),
+        ("lets use postgres for the billing service, sqlite was a mistake. also never use yarn "
+         "here, npm only",
+         [("Lets use postgres for the billing service, sqlite was a mistake.", "decision"),
+          ("Never use yarn here, npm only.", "rule")]),
+    ],
+)  # fmt: skip
+def test_what_a_developer_types_tersely_is_kept(typed: str, kept: list[tuple[str, str]]) -> None:
+    assert [(p.content, p.extra["signal"]) for p in fast_statements(typed)] == kept

@@ -23,6 +23,7 @@ from cortex_mcp.engine.language.patterns import (
     DECISION,
     REMEMBER,
     SIGNALS,
+    Signal,
     agrees,
     is_correction,
     reports_decision,
@@ -43,7 +44,7 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
     for sentence in signal_sentences(message):
         if typed_lowercase:
             sentence = cased(sentence)
-        signal = next((s for s in SIGNALS if any(p.search(sentence) for p in s.patterns)), None)
+        signal = _signal_of(sentence) or _signal_of(unwrapped(sentence))
         slots = find_slots(sentence)
         if signal is None and not slots:
             continue  # the common case: nothing to store, nothing to unwrap
@@ -68,6 +69,11 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
                 _proposal(statement, signal.importance, signal.name, correction, signal.category)
             )
     return proposals
+
+
+def _signal_of(sentence: str) -> Signal | None:
+    """The first signal whose pattern fires on the sentence."""
+    return next((s for s in SIGNALS if any(p.search(sentence) for p in s.patterns)), None)
 
 
 def _judged(sentence: str, statement: str) -> str:

@@ -36,6 +36,22 @@ _CONCRETE = re.compile(r"\d|`|/|(?<=\s)(?!I\b)[A-Z][\w+#.-]*")
 keep is a fact to look up, not the speaker's; advice ("Remember that staying positive is very
 important", "Remember, just do it!", the only two of the dev turns) names none."""
 
+_STATES_A_FACT = re.compile(
+    r"^(?:the |our |all |every |each )?[a-z][\w-]*(?: [a-z][\w-]*)? (?:is|are|go|goes|run|runs|"
+    r"live|lives|must|should|need|needs|never|always|get|gets)\b",
+    re.IGNORECASE,
+)
+"""What an explicit "remember that …" asks to keep when it names nothing: a plain statement
+about something ("Remember that invoices are numbered per year."; "the prod db is never
+migrated on fridays")."""
+_ADVICE_CLAIM = re.compile(
+    r"^\w+ing (?!is\b|are\b)\w+|\b(?:is|are) (?:\w+ )?(?:important|key|essential|ok|okay|"
+    r"fine|normal|good|great|worth it|everything|what matters)\b"
+    r"|^(?:just |always )?(?:do|be|take|keep|stay|try)\b",
+    re.IGNORECASE,
+)
+"""Advice dressed as a remember ("Remember that staying positive is very important",
+"Remember, just do it!", the dev turns' only two)."""
 _LIKES = r"(?:love|loved|like|liked|enjoy|enjoyed|adore|hate|chose|picked|fan of|favou?rites?)"
 _LOST_REFERENT = re.compile(
     rf"\b{_LIKES}\s+(?:it|them|this|that|these|those|how|when|what|seeing|watching|"
@@ -62,7 +78,7 @@ _DEMONSTRATIVE = re.compile(
     r"\b(?:it|them|this|that|these|those|the|some|your|his|her|their|its)\b", re.IGNORECASE
 )
 _ABOUT_THE_OTHER = re.compile(r"\b(?:your|you're|you've|you)\b", re.IGNORECASE)
-_SPEAKER_FACT = re.compile(r"\b(?:I|I'm|I've|my|me|[Ww]e|[Oo]ur|us|[Ll]et's)\b")
+_SPEAKER_FACT = re.compile(r"\b(?:I|I'm|I've|my|me|[Ww]e|[Oo]ur|us|[Ll]et'?s)\b")
 _LIKING_WORD = re.compile(r"\b(?:love|like|enjoy|adore|hate|fan|favou?rite)\b", re.IGNORECASE)
 _POINTING = re.compile(r"\b(?:it|them|this|that|these|those)\b", re.IGNORECASE)
 _CHOICE_EXPLAINED = re.compile(
@@ -139,8 +155,8 @@ def is_lasting(sentence: str, signal: str) -> bool:
         return not (is_fragment(text) or _FALSE_CORRECTION.search(text) or _CHATTY.search(text))
     if signal == "rule":  # a convention is about the work, not the speaker (#24's patterns)
         return not is_fragment(text)
-    if signal == "remember" and _CONCRETE.search(text):
-        return not is_fragment(text)  # "Remember: staging is on port 8443": asked, and exact
+    if signal == "remember" and (_CONCRETE.search(text) or _STATES_A_FACT.search(text)):
+        return not (is_fragment(text) or _ADVICE_CLAIM.search(text))  # asked to keep it
     if is_fragment(text) or not _SPEAKER_FACT.search(text):
         return False
     if _LOST_REFERENT.search(text) or _ADVICE.search(text):

@@ -35,8 +35,8 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
     (
         ("person:", "birthday:"),
         re.compile(
-            r"(?i)\bmy (kid|child|children|daughter|son|wife|husband|partner|spouse|mother|father|"
-            r"brother|sister)\b|\b(am i|i'm|i am) married\b"
+            r"(?i)\bmy (kids?|child|children|daughters?|sons?|wife|husband|partner|spouse|mother|"
+            r"father|brothers?|sisters?)\b|\b(am i|i'm|i am) married\b"
             r"|孩子|女儿|儿子|老婆|老公|子供|娘|息子|妻|夫"
         ),
     ),
