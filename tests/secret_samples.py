@@ -43,18 +43,21 @@ SAMPLES: tuple[Sample, ...] = (
         token(14, 7),
     ),
     _sample(
+        "sentry_dsn",
+        "https://{}@o45.ingest.sentry.io/1",
+        hexed(32, 27),
+    ),
+    _sample(
         "slack_webhook",
         "Alerts go to {}",
         "https://hooks.slack.com/services/T04ABCD12/B05EFGH56/" + token(24, 9),
     ),
-    _sample(
-        "bearer_token", "curl -H 'Authorization: Bearer {}' https://api.example.com", token(28, 11)
-    ),
+    _sample("bearer_token", "curl -H 'Authorization: Bearer {}'", token(28, 11)),
     _sample(
         "jwt", "session cookie {}", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9." + token(30, 13)
     ),
     _sample("stripe_key", "Stripe live key: {}", "sk_live_51" + token(30, 15)),
-    _sample("stripe_key", "restricted key {} for reports", "rk_live_51" + token(28, 17)),
+    _sample("stripe_key", "restricted key {}", "rk_live_51" + token(28, 17)),
     _sample("google_oauth", "Google client secret {}", "GOCSPX-" + token(28, 19)),
     _sample("google_oauth", "access token {}", "ya29.a0Af" + token(40, 21)),
     _sample("sendgrid_key", "SENDGRID={}", "SG." + token(22, 23) + "." + token(43, 25)),
@@ -66,7 +69,7 @@ SAMPLES: tuple[Sample, ...] = (
         token(64, 29) + "==",
     ),
     _sample("aws_secret_key", "aws_secret_access_key = {}", AWS_SECRET),
-    _sample("aws_secret_key", "Our AWS secret key is {} for the backup bucket", token(40, 33)),
+    _sample("aws_secret_key", "Our AWS secret key is {}", token(40, 33)),
     _sample("api_key", "OPENAI_API_KEY {}", "sk-proj-" + token(40, 35)),
     _sample("api_key", "anthropic key {}", "sk-ant-api03-" + token(40, 37)),
     _sample("api_key", "aws access key id {}", "AKIA" + token(16, 39).upper()),

@@ -80,6 +80,12 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         1,
     ),
     SecretPattern(
+        "sentry_dsn",
+        re.compile(r"\bhttps?://([0-9A-Za-z]{12,64})@[\w.-]*(?:sentry|ingest)[\w.-]*/\d+"),
+        "the key in a Sentry DSN `https://KEY@o123.ingest.sentry.io/456`",
+        1,
+    ),
+    SecretPattern(
         "slack_webhook",
         re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}"),
         "a Slack incoming-webhook URL `https://hooks.slack.com/services/…`",
