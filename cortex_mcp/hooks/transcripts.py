@@ -23,11 +23,13 @@ SKIPPED_PREFIXES = (
     "<user_instructions>",
     "# AGENTS.md instructions",
     "<system-reminder>",
+    "[Request interrupted by user",
 )
 """User text the host writes itself: slash-command echoes, Claude Code's bash mode (`!cmd`:
 the command and whatever it printed, such as a customer's ticket), background task notices,
-Codex's context blocks and the AGENTS.md it sends as a user message. None of it is the user's
-own words, and a name or a city in it must not become the user's."""
+Claude Code's "[Request interrupted by user]" after an Esc, Codex's context blocks and the
+AGENTS.md it sends as a user message. None of it is the user's own words, and a name or a city
+in it must not become the user's."""
 
 
 class BadTranscript(Exception):

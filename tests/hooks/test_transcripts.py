@@ -188,6 +188,8 @@ def test_text_the_host_writes_as_a_user_line_is_not_the_user_s() -> None:
         "<bash-input>cat ticket.txt</bash-input>",
         "<bash-stdout>my name is Carlos</bash-stdout><bash-stderr></bash-stderr>",
         "<task-notification>build finished</task-notification>",
+        "[Request interrupted by user]",  # found trying the product: logged as the user's
+        "[Request interrupted by user for tool use]",
     ):
         assert transcripts.claude_messages(claude_line("user", text)) == []
     summary = claude_line("user", "Continued from before: I live in Oslo.", isCompactSummary=True)
