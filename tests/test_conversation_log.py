@@ -481,6 +481,19 @@ async def test_a_relation_the_question_names_is_answered_before_the_others(
         assert found["memories"][0]["content"] == first, question
 
 
+async def test_a_spouse_named_twice_is_one_memory(plain_client: Client) -> None:
+    # found trying the product: "My wife is Priya." was stored beside "My spouse is Priya.", and
+    # the session-start digest showed both
+    married = (await ingest(plain_client, "I'm married to Priya.", "Congrats!"))["fast"][0]
+    wife = (await ingest(plain_client, "my wife's name is Priya", "Nice."))["fast"][0]
+    again = (await ingest(plain_client, "I am married to Priya.", "Yes."))["fast"]
+
+    assert wife["superseded_id"] == married["id"]
+    assert [(m["action"], m["id"]) for m in again] == [("duplicate", wife["id"])]
+    found = await recall(plain_client, "who is my wife?")
+    assert [m["content"] for m in found["memories"]][:1] == ["My wife's name is Priya"]
+
+
 async def test_owed_extractions_drain_from_the_log_a_bounded_batch_a_pass(
     llm_settings: Settings, clock: FrozenClock, fake_openai: FakeOpenAI
 ) -> None:

@@ -19,7 +19,7 @@ transaction, so two processes storing one statement at once store it once:
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from cortex_mcp.engine.ingest.duplicates import find_duplicate
@@ -236,7 +236,9 @@ async def settle(
     if proposal.slot is not None:
         holder = await slot_holder(conn, agent_id, proposal.slot, proposal.project)
         if holder is None:
-            return Verdict("new", rule=f"slot {proposal.slot.predicate}: first value")
+            return await _same_person(conn, agent_id, proposal.slot) or Verdict(
+                "new", rule=f"slot {proposal.slot.predicate}: first value"
+            )
         same = value_key(str(holder.metadata.get("value", ""))) == proposal.slot.key
         if same and says_more(proposal.content, holder.content, proposal.slot.value):
             rule = f"slot {proposal.slot.predicate}: same value, says more"
@@ -251,6 +253,28 @@ async def settle(
         if closest is not None:
             return Verdict("update", closest[1], closest[0])
     return Verdict("new")
+
+
+SAME_PERSON = {
+    "person:spouse": ("person:wife", "person:husband", "person:partner"),
+    "person:wife": ("person:spouse",),
+    "person:husband": ("person:spouse",),
+    "person:partner": ("person:spouse",),
+}
+"""Slots that may name one person twice: "I'm married to Priya" and "My wife is Priya"."""
+
+
+async def _same_person(conn: Connection, agent_id: str | None, slot: Slot) -> Verdict | None:
+    """When another slot of `SAME_PERSON` holds the same name: the vaguer spouse is replaced by
+    the wife, husband or partner, and a spouse said after them restates them."""
+    for other in SAME_PERSON.get(slot.predicate, ()):
+        holder = await slot_holder(conn, agent_id, replace(slot, predicate=other))
+        if holder is not None and value_key(str(holder.metadata.get("value", ""))) == slot.key:
+            action: Literal["duplicate", "update"] = (
+                "duplicate" if slot.predicate == "person:spouse" else "update"
+            )
+            return Verdict(action, holder, f"slot {slot.predicate}: the same person as {other}")
+    return None
 
 
 def says_more(text: str, holder: str, value: str) -> bool:
