@@ -168,7 +168,7 @@ class Moments:
         with self.connect() as server:
             asked = {"max_tokens": max(50, budget), **({"project": project} if project else {})}
             digest = server.call_tool("cortex_recall", asked)
-            hits = self._relevant(server, project, budget, logged=False) if project else []
+            hits = self._relevant(server, project, budget, logged=False, project=project)
         known = {str(m.get("id")) for m in digest.get("memories", []) if isinstance(m, dict)}
         lines = str(digest.get("context", "")).strip().splitlines()
         lines += [line for memory_id, line in hits if memory_id not in known]
@@ -193,8 +193,10 @@ class Moments:
         query = " ".join([event.prompt[:QUERY_CHARS], *(m.text[:RECENT_CHARS] for m in recent)])[
             :QUERY_CHARS
         ]
+        project = project_of_folder(event.cwd) or ""
         with self.connect() as server:
-            found = self._relevant(server, query, budget, event.prompt, event.session_id[:128])
+            session = event.session_id[:128]
+            found = self._relevant(server, query, budget, event.prompt, session, project=project)
         hits = [line for _, line in found]
         text = within("\n".join([INJECTION_HEAD, *hits]), budget) if hits else ""
         return self._counted(event, text if text != INJECTION_HEAD else "", prompt=True)
@@ -207,6 +209,7 @@ class Moments:
         words_of: str = "",
         session: str = "",
         logged: bool = True,
+        project: str = "",
     ) -> list[tuple[str, str]]:
         """(id, line) of what recall found for `query` that is worth injecting: memories at
         or above the relevance floor, and conversation-log messages (whose scores only rank
@@ -215,10 +218,12 @@ class Moments:
         (`strongly_first`); and the answer to a slot the query asks about. Never a message of
         `session` (the current one: it is in the model's context already, or in its compaction
         summary) nor one that only asks (a past question answers nothing; the server tells,
-        with the language rules the hook does not import). `logged`: False for memories only."""
-        result = server.call_tool(
-            "cortex_recall", {"query": query, "max_results": 8, "max_tokens": max(50, budget * 2)}
-        )
+        with the language rules the hook does not import). `logged`: False for memories only.
+        `project`: the folder's; nothing of another project's is injected (its rules clash)."""
+        if not query:
+            return []
+        arguments = {"query": query, "max_results": 8, "max_tokens": max(50, budget * 2)}
+        result = server.call_tool("cortex_recall", arguments | {"project": project})
         floor = float(self.settings["relevance_floor"])
         asked = content_words(words_of or query)
         needed = min(int(self.settings["shared_words"]), len(asked))

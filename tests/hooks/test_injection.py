@@ -119,3 +119,26 @@ async def test_the_session_start_digest_spends_its_budget_on_distinct_lasting_th
     ]
     assert wasted == [], digest
     assert "Dana Whitfield" in digest, digest
+
+
+async def test_the_prompt_hook_injects_nothing_of_another_project(tmp_path: Path) -> None:
+    """Found trying the product: in the billing API, whose rule is "never use yarn here", the
+    mobile app's "we use yarn workspaces" came first for "should i use yarn or npm?"."""
+    home = tmp_path / "home"
+    question = "should i use yarn or npm to add stripe-node?"
+    async with running_server(home):
+        said = claude_exchange("In the mobile app we use yarn workspaces, never npm.", "Noted.")
+        mobile = write(tmp_path / "m.jsonl", said)
+        env = hook_env(home)
+        saved = payload("Stop", "m", mobile, cwd="/work/mobile-app")
+        done = await run_hook_async("claude-code", "stop", saved, env)
+        assert done.returncode == 0, done.stderr
+        answers = {}
+        for project in ("billing-api", "mobile-app"):
+            asked = payload(
+                "UserPromptSubmit", project, None, prompt=question, cwd=f"/work/{project}"
+            )
+            done = await run_hook_async("claude-code", "prompt", asked, env)
+            answers[project] = injected(done.stdout)
+    assert "yarn workspaces" not in answers["billing-api"], answers
+    assert "yarn workspaces" in answers["mobile-app"], answers
