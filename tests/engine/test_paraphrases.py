@@ -163,3 +163,34 @@ async def passes(host: EngineHost, count: int) -> None:
         for _ in range(count):
             runtime.wake.set()
             await runtime.passes.wait_beyond(runtime.passes.count)
+
+
+def test_an_episode_is_never_merged_as_a_paraphrase() -> None:
+    """Found trying the product: a session's episode, whose goal quoted the session's
+    correction, was merged into that correction (paraphrase 0.98) and left the episodes."""
+    from datetime import UTC, datetime
+
+    from cortex_mcp.engine.ingest.duplicates import paraphrase_among
+    from cortex_mcp.engine.ingest.restated import _candidate
+    from cortex_mcp.models import Category, Layer, Memory
+
+    said = "Actually the staging port is 8443 not 8080"
+    episode = Memory.fresh(
+        id="e",
+        agent_id=None,
+        layer=Layer.WORKING,
+        category=Category.CONTEXT,
+        content=f"Episode: {said}",
+        source="session",
+        importance=0.5,
+        now=datetime(2026, 11, 27, tzinfo=UTC),
+        metadata={"kind": "episode"},
+    )
+    correction = episode.model_copy(
+        update={"id": "c", "content": said, "category": Category.CORRECTION, "metadata": {}}
+    )
+
+    assert not _candidate(episode)
+    assert paraphrase_among(said, [(0.98, episode)]) is None
+    # the guard alone lets it through: only the episode check keeps the two apart
+    assert paraphrase_among(f"Episode: {said}", [(0.98, correction)]) is not None

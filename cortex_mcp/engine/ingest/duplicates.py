@@ -30,13 +30,20 @@ NEIGHBOURS = 4
 NEVER_PARAPHRASED = frozenset({Category.SUMMARY, Category.PROFILE})
 
 
+def never_paraphrased(memory: Memory) -> bool:
+    """A summary, the profile or an episode: what it says is not a statement to merge (found
+    trying the product: a session's episode, whose goal quoted a correction, was merged into
+    that correction as its paraphrase and left the episodes)."""
+    return memory.category in NEVER_PARAPHRASED or memory.metadata.get("kind") == "episode"
+
+
 def paraphrase_among(
     content: str, near: Sequence[tuple[float, Memory]], threshold: float = PARAPHRASE_SIMILARITY
 ) -> tuple[Memory, str] | None:
     """The nearest memory `content` restates in other words, with why; None when no memory
     is close enough or the guard refuses every close one."""
     for similarity, memory in near:
-        if similarity < threshold or memory.category in NEVER_PARAPHRASED:
+        if similarity < threshold or never_paraphrased(memory):
             continue
         if refuses(content, memory.content) is None:
             return memory, f"paraphrase ({similarity:.2f})"

@@ -11,7 +11,7 @@ newer is superseded by it with the reason, and the log keeps both. Nothing is de
 
 import logging
 
-from cortex_mcp.engine.ingest.duplicates import NEIGHBOURS, NEVER_PARAPHRASED, paraphrase_among
+from cortex_mcp.engine.ingest.duplicates import NEIGHBOURS, never_paraphrased, paraphrase_among
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.models import Layer, Memory
 from cortex_mcp.store import arrivals, vectors
@@ -79,7 +79,7 @@ async def _next_batch(
 
 def _candidate(memory: Memory) -> bool:
     live = memory.deleted_at is None and memory.superseded_by is None
-    return live and memory.category not in NEVER_PARAPHRASED and memory.layer != Layer.ARCHIVE
+    return live and not never_paraphrased(memory) and memory.layer != Layer.ARCHIVE
 
 
 async def _merge_if_restated(rt: Runtime, seq: int, memory: Memory, vector: list[float]) -> int:
