@@ -494,6 +494,28 @@ async def test_a_spouse_named_twice_is_one_memory(plain_client: Client) -> None:
     assert [m["content"] for m in found["memories"]][:1] == ["My wife's name is Priya"]
 
 
+async def test_a_line_a_later_correction_replaced_is_not_shown_beside_it(
+    plain_client: Client,
+) -> None:
+    # found trying the product: "what port is staging on again?" got the correction and,
+    # beside it, the older line still saying 8080
+    await ingest(plain_client, "staging runs on port 8080, the healthcheck is /healthz", "OK.")
+    await ingest(plain_client, "The healthcheck of staging answers in 40 ms.", "Good.")
+    said = "actually the staging port is 8443 not 8080, ops moved it behind tls"
+    fixed = (await ingest(plain_client, said, "Noted."))["fast"]
+
+    found = await recall(plain_client, "what port is staging on again? healthcheck")
+
+    assert [m["content"] for m in fixed] == [
+        "Actually the staging port is 8443 not 8080, ops moved it behind tls"
+    ]
+    shown = [m["content"] for m in found["memories"]]
+    lines = [line["content"] for line in found["conversation"]]
+    assert any("8443" in text for text in shown + lines)
+    assert not any("port 8080" in line for line in lines), lines
+    assert any("40 ms" in line for line in lines), lines  # what no correction touched stays
+
+
 async def test_owed_extractions_drain_from_the_log_a_bounded_batch_a_pass(
     llm_settings: Settings, clock: FrozenClock, fake_openai: FakeOpenAI
 ) -> None:

@@ -17,6 +17,7 @@ import anyio.lowlevel
 
 from cortex_mcp.engine.language.redaction import redact
 from cortex_mcp.engine.recall import block
+from cortex_mcp.engine.recall.corrected import not_corrected
 from cortex_mcp.engine.recall.floor import meaning_only, nearest_only, stands
 from cortex_mcp.engine.recall.log import (
     LogVector,
@@ -196,7 +197,7 @@ async def search(
         found, said, relations = [], [], []  # the floor: nothing rather than something unrelated
     lines = block.answer_lines(relations, [m for m, _ in found])
     budget = max(1, max_tokens - block.tokens_of("\n".join(lines))) if lines else max_tokens
-    said = block.distinct_said(said, question.terms)
+    said = not_corrected(block.distinct_said(said, question.terms), [m for m, _ in found])
     context, fitted, fitted_said = block.recall_block(
         [m for m, _ in found], said, question.terms, budget
     )
