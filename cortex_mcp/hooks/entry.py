@@ -111,9 +111,15 @@ def first_run(data_home: str, event: Event, fingerprint: str, payload: dict[str,
 
 
 def check_transcript(event: Event) -> None:
-    """A transcript path the host gave must name a readable file."""
-    if not event.transcript_readable():
-        raise HookError(f"transcript_path: {event.transcript_path} is not a readable file")
+    """A transcript path the host gave must name a readable file, unless the exchange came
+    inline (Gemini CLI's AfterAgent: its prompt and reply; found trying the product: a
+    missing session file lost them)."""
+    if event.transcript_readable():
+        return
+    if event.moment == "stop" and event.prompt and event.inline_reply:
+        event.transcript_path = None
+        return
+    raise HookError(f"transcript_path: {event.transcript_path} is not a readable file")
 
 
 def detach() -> bool:
@@ -240,7 +246,9 @@ def fallback(data_home: str, moment: str, settings: dict[str, Any]) -> str:
             mirror = file.read()
     except OSError:
         return ""
-    return digest_within(f"{DIGEST_HEAD}\n{mirror}", settings)
+    if mirror.startswith("---\n") and (end := mirror.find("\n---\n", 4)) != -1:
+        mirror = mirror[end + 5 :]  # its front matter (generator, updated_at) is for tools
+    return digest_within(f"{DIGEST_HEAD}\n{mirror.lstrip()}", settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -166,3 +166,19 @@ async def test_the_socket_appears_already_private_and_listening(
     assert seen == [(False, 0o600)]
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert os.listdir(tmp_path) == ["cortex.sock"]
+
+
+def test_without_a_server_the_mirror_s_front_matter_is_not_injected(tmp_path: Path) -> None:
+    # found trying the product: the fallback injected "---\ngenerator: cortex-mcp\nupdated_at…"
+    home = tmp_path / "home"
+    home.mkdir()
+    front = "---\ngenerator: cortex-mcp\nupdated_at: 2026-11-27T01:00:00Z\n---\n"
+    (home / "MEMORY.md").write_text(f"{front}\n# Memory\n\n- We deploy on Fly.io.\n", "utf-8")
+
+    done = run_hook(
+        "claude-code", "session-start", payload("SessionStart", "s1", None), hook_env(home)
+    )
+
+    context = injected(done.stdout)
+    assert "We deploy on Fly.io." in context
+    assert "generator" not in context and "updated_at" not in context

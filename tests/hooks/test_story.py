@@ -353,3 +353,23 @@ async def test_half_an_emoji_in_a_transcript_loses_nothing_else(tmp_path: Path) 
     assert "acme-invoices-prod" in injected(asked.stdout)
     said = query_one(home / "cortex.db", "select group_concat(content, ' ') from conversation_log")
     assert "seeded 10 users \ufffd" in str(said)
+
+
+async def test_gemini_s_inline_exchange_is_saved_when_its_session_file_is_missing(
+    tmp_path: Path,
+) -> None:
+    # found trying the product: "transcript_path: … is not a readable file", nothing saved
+    home = tmp_path / "home"
+    stdin = {
+        "session_id": "gm-1",
+        "transcript_path": str(tmp_path / "nope.json"),
+        "cwd": "/work/pelican",
+        "hook_event_name": "AfterAgent",
+        "prompt": "We decided to use Detox for the mobile end-to-end tests.",
+        "prompt_response": "Sounds good, Detox it is.",
+    }
+    async with running_server(home) as client:
+        done = await run_hook_async("gemini", "stop", stdin, hook_env(home))
+        recalled = await client.call_tool("cortex_recall", {"query": "mobile end-to-end tests"})
+    assert done.returncode == 0 and stderr_lines(done.stderr) == []
+    assert "Detox" in str(recalled.structured_content)
