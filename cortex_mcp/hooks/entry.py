@@ -110,6 +110,17 @@ def first_run(data_home: str, event: Event, fingerprint: str, payload: dict[str,
     )
 
 
+def check_saving(event: Event, payload: dict[str, Any]) -> None:
+    """A saving moment needs a session to file what it saves under and a transcript path that
+    is text (found trying the product: a null or numeric one saved nothing, silently)."""
+    if not event.session_id.strip():
+        raise HookError("session_id: missing or empty; nothing saved")
+    transcript = payload.get("transcript_path")
+    if transcript is not None and not isinstance(transcript, str):
+        raise HookError(f"transcript_path: must be text, not {type(transcript).__name__}")
+    check_transcript(event)
+
+
 def check_transcript(event: Event) -> None:
     """A transcript path the host gave must name a readable file, unless the exchange came
     inline (Gemini CLI's AfterAgent: its prompt and reply; found trying the product: a
@@ -207,7 +218,7 @@ def run(host: str, moment: str, payload: dict[str, Any], fingerprint: str) -> st
             if not context:
                 say(f"{moment}: {err}; nothing injected")
         return render(host, moment, context)
-    check_transcript(event)
+    check_saving(event, payload)
     if detach():
         return render(host, moment, "")
     try:

@@ -182,3 +182,20 @@ def test_without_a_server_the_mirror_s_front_matter_is_not_injected(tmp_path: Pa
     context = injected(done.stdout)
     assert "We deploy on Fly.io." in context
     assert "generator" not in context and "updated_at" not in context
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [({"session_id": None}, "session_id"), ({"transcript_path": 123}, "transcript_path")],
+)
+def test_a_saving_moment_it_cannot_file_says_so_in_one_line(
+    tmp_path: Path, fields: dict[str, object], named: str
+) -> None:
+    # found trying the product: exit 0, nothing saved and nothing said
+    transcript = write_jsonl(tmp_path / "s1.jsonl", claude_exchange("We ship Thursdays.", "OK."))
+    stdin = payload("Stop", "s1", transcript) | fields
+
+    done = run_hook("claude-code", "stop", stdin, hook_env(tmp_path))
+
+    lines = stderr_lines(done.stderr)
+    assert done.returncode == 0 and len(lines) == 1 and named in lines[0], lines
