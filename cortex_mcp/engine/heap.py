@@ -109,6 +109,11 @@ class HeapRelease:
     def release(self) -> bool:
         """Give the free pages back (in a worker thread: it takes the arenas' locks) and note
         the memory after it; True when some were."""
+        before = anonymous_bytes()
         released = release_freed()
         self.after = anonymous_bytes()
+        if before is not None and self.after is not None:
+            logger.debug(
+                "freed memory released: %.1f -> %.1f MiB", before / 2**20, self.after / 2**20
+            )
         return released
