@@ -27,8 +27,8 @@ server per code tree (one after the other), local embedder: /proc/<pid>/smaps su
 of mapping (the model's file, shared libraries, other files, the brk heap, other anonymous
 mappings, stacks), private and file-backed apart, at each phase: after `initialize`, after the
 first recall (the model loaded), once the back-fill has embedded every memory, after
-`--recalls` recalls, and after `--recalls` recalls sent beside as many remembers; VmHWM is the
-peak over them all.
+`--recalls` recalls, after `--recalls` recalls sent beside as many remembers, and `--settle`
+seconds later (idle: a background pass has run); VmHWM is the peak over them all.
 
 Each writes bench/results/rss-<command>.json.
 """
@@ -339,6 +339,8 @@ async def phases_once(home: Path, code: str, args: argparse.Namespace) -> dict[s
         found["after_recalls"] = breakdown(pid)
         found["beside"] = await beside(client, queries, contents)
         found["after_recalls_beside_writes"] = breakdown(pid)
+        await anyio.sleep(args.settle)  # a background pass runs meanwhile
+        found["idle_after_writes"] = breakdown(pid)
     return found
 
 

