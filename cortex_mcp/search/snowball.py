@@ -40,11 +40,14 @@ def _modules() -> ModuleType:
 
 def snowball(language: str) -> Stemmer:
     """A stemmer of `language` ("porter", "english"), as `snowballstemmer.stemmer` makes it."""
-    if importlib.util.find_spec("Stemmer") is not None:  # PyStemmer: the package's own choice
-        import snowballstemmer  # type: ignore[import-untyped]
+    if importlib.util.find_spec("Stemmer") is None:  # else PyStemmer: the package's own choice
+        try:
+            module = importlib.import_module(f"{_modules().__name__}.{language}_stemmer")
+            made: Stemmer = getattr(module, f"{language.capitalize()}Stemmer")()
+            return made
+        except (ImportError, AttributeError):  # another layout of the package: load it whole
+            pass
+    import snowballstemmer  # type: ignore[import-untyped]
 
-        stemmer: Stemmer = snowballstemmer.stemmer(language)
-        return stemmer
-    module = importlib.import_module(f"{_modules().__name__}.{language}_stemmer")
-    made: Stemmer = getattr(module, f"{language.capitalize()}Stemmer")()
-    return made
+    stemmer: Stemmer = snowballstemmer.stemmer(language)
+    return stemmer

@@ -46,3 +46,21 @@ def test_searchs_stemmers_load_without_the_other_languages() -> None:
         "english_stemmer",
         "porter_stemmer",
     ]
+
+
+def test_another_layout_of_the_package_falls_back_to_loading_it_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a later snowballstemmer that renamed its modules must not break search
+    import importlib
+
+    real = importlib.import_module
+
+    def renamed(name: str, package: str | None = None) -> object:
+        if name.endswith("_stemmer") and "snowball" in name:
+            raise ModuleNotFoundError(name)
+        return real(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", renamed)
+
+    assert snowball("english").stemWord("running") == "run"
