@@ -218,6 +218,27 @@ async def test_what_one_project_uses_replaces_nothing_of_another_s(plain_client:
     assert mobile["id"] in str(found.structured_content)
 
 
+async def test_a_project_s_change_within_one_flush_supersedes_what_it_said_before(
+    plain_client: Client,
+) -> None:
+    # review of the per-project slots: a flush files what it stored under its project when it
+    # ends, so its second statement must still find the first, not filed yet
+    messages = [
+        {"role": "user", "content": "Our CI uses Jenkins."},
+        {"role": "assistant", "content": "OK."},
+        {"role": "user", "content": "We switched the CI from Jenkins to CircleCI."},
+        {"role": "assistant", "content": "Noted."},
+    ]
+    await plain_client.call_tool(
+        "cortex_flush", {"messages": messages, "session_id": "f1", "project": "billing"}
+    )
+
+    found = await recall(plain_client, "which CI", project="billing")
+    shown = [m["content"] for m in found["memories"]]
+    assert "We switched the CI from Jenkins to CircleCI." in shown
+    assert "Our CI uses Jenkins." not in shown
+
+
 async def test_fifty_ingests_without_a_provider_leave_no_queue_and_a_complete_log(
     plain_client: Client, plain: Settings
 ) -> None:

@@ -252,19 +252,21 @@ async def live_with_slot(
     in_project: bool = False,
 ) -> list[Memory]:
     """Live memories of exactly this scope that hold `predicate` of `subject`, newest first
-    (`in_project`: only those filed under `project`, or under none when it is None)."""
+    (`in_project`: none filed under another project than `project`; one filed under none may
+    be of this project, not filed yet: a flush files what it stored when it ends)."""
     rows = await fetch_all(
         conn,
         Sql(
             "select * from memories where json_extract(metadata, '$.predicate') = :predicate"
             " and json_extract(metadata, '$.subject') = :subject and agent_id is :agent_id"
-            " and (not :in_project or json_extract(metadata, '$.project') is :project)"
+            " and (not :in_project"
+            " or coalesce(json_extract(metadata, '$.project'), :project) is :project)"
             " and deleted_at is null and superseded_by is null order by created_at desc limit 5",
             "select * from memories where (metadata::jsonb ->> 'predicate') = :predicate"
             " and (metadata::jsonb ->> 'subject') = :subject"
             " and agent_id is not distinct from cast(:agent_id as text)"
-            " and (not :in_project or (metadata::jsonb ->> 'project')"
-            " is not distinct from cast(:project as text))"
+            " and (not :in_project or coalesce(metadata::jsonb ->> 'project',"
+            " cast(:project as text)) is not distinct from cast(:project as text))"
             " and deleted_at is null and superseded_by is null order by created_at desc limit 5",
         ),
         {

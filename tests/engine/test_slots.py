@@ -84,6 +84,7 @@ NONE = [
     "Did I start a new job at Acme?",
     "I remember when you started working on these sorta things.",
     "My name is not important",
+    "My name is wrong",
     "I have a son and a daughter.",
     "I'm married to a doctor.",
 ]

@@ -207,6 +207,8 @@ async def test_an_explicit_remember_of_a_fact_about_the_work_is_kept(client: Cli
         "Remember that staying positive is very important.",  # the dev turns' two "remember"s
         "Remember, just do it!",
         "Remember that it is okay to rest.",
+        "Remember that you are amazing",
+        "Remember that life is short.",
     ],
 )
 def test_advice_to_remember_is_not_a_fact(said: str) -> None:

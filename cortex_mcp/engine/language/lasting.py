@@ -47,7 +47,8 @@ migrated on fridays")."""
 _ADVICE_CLAIM = re.compile(
     r"^\w+ing (?!is\b|are\b)\w+|\b(?:is|are) (?:\w+ )?(?:important|key|essential|ok|okay|"
     r"fine|normal|good|great|worth it|everything|what matters)\b"
-    r"|^(?:just |always )?(?:do|be|take|keep|stay|try)\b",
+    r"|^(?:just |always )?(?:do|be|take|keep|stay|try)\b"
+    r"|^(?:you are|you're|life|everything|nothing|everyone|nobody|people)\b",
     re.IGNORECASE,
 )
 """Advice dressed as a remember ("Remember that staying positive is very important",

@@ -251,7 +251,9 @@ _LANG = _alternatives(tuple(LANGUAGES))
 _NAME = r"(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})"
 _LOWERCASE_NAME = (
     r"(?!(?:not|a|an|the|also|still|just|very|so|too|actually|really|secret|private|long|hard|"
-    r"weird|funny|unusual|common|complicated|important|irrelevant|unimportant)\b)"
+    r"weird|funny|unusual|common|complicated|important|irrelevant|unimportant|wrong|right|"
+    r"correct|misspelled|spelled|missing|blank|empty|taken|short|unique|known|listed|there|"
+    r"here)\b)"
     r"(?P<v>[a-z][a-z'-]+(?: [a-z][a-z'-]+)?)(?=\s*[.!]?\s*$)"
 )
 """A name typed in lowercase ("my name is carlos"), read only where it ends the sentence."""
