@@ -122,7 +122,7 @@ async def test_a_new_embedding_model_re_embeds_the_log(
     cortex_home: Path, fake_openai: FakeOpenAI, clock: FrozenClock
 ) -> None:
     async with open_engine(vector_settings(cortex_home, fake_openai), clock, {}) as engine:
-        await engine.ingest("We adopted a puppy called Rex", "Congratulations!")
+        await engine.ingest("We watched a film about a puppy called Rex", "Congratulations!")
         await backfilled(engine)
     new_model = vector_settings(
         cortex_home, fake_openai, model="text-embedding-3-large", dimensions=32
@@ -136,7 +136,9 @@ async def test_a_new_embedding_model_re_embeds_the_log(
     assert stale["messages_with_vectors"] == 2  # of the old model, until the back-fill runs
     assert fresh["model"] == "text-embedding-3-large" and fresh["dimension"] == 32
     assert fresh["messages_with_vectors"] == 2 and fresh["messages_waiting"] == 0
-    assert [hit.content for hit in found.conversation][:1] == ["We adopted a puppy called Rex"]
+    assert [hit.content for hit in found.conversation][:1] == [
+        "We watched a film about a puppy called Rex"
+    ]
 
 
 async def vectors_of(conn: Connection, texts: list[str]) -> dict[str, list[float]]:
@@ -199,7 +201,7 @@ async def test_the_matrix_in_memory_follows_every_change_of_the_store(
         await backfilled(engine)
         assert [hit.content for hit in (await engine.recall("Leeds")).conversation]
         await engine.forget((dave.fast + dave.deep)[0].id)  # hides its two messages
-        await engine.ingest("We adopted a puppy called Rex", "Congratulations!")
+        await engine.ingest("We watched a film about a puppy called Rex", "Congratulations!")
         await backfilled(engine)  # two new vectors: as many rows as before
         found = await engine.recall("dog")
         matrix = engine.vectors.said
@@ -207,5 +209,7 @@ async def test_the_matrix_in_memory_follows_every_change_of_the_store(
             in_step = await matrix.nearest(conn, [1.0] * 64, 4) is not None
 
     assert in_step  # the matrix answered
-    assert [hit.content for hit in found.conversation][:1] == ["We adopted a puppy called Rex"]
+    assert [hit.content for hit in found.conversation][:1] == [
+        "We watched a film about a puppy called Rex"
+    ]
     assert matrix.seqs is not None and matrix.size == 2

@@ -36,6 +36,7 @@ def test_searchs_stemmers_load_without_the_other_languages() -> None:
         ],
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=True,
     ).stdout.split()
 
