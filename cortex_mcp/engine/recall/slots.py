@@ -82,10 +82,9 @@ def asked_predicates(question: str) -> list[str]:
     return found
 
 
-def _named_first(predicates: list[str], memory: Memory) -> int:
-    """Where a memory's predicate stands among the relations the question names (person:wife,
-    person:spouse); after them, every other slot answer."""
-    named = [p for p in predicates if p.startswith("person:") and not p.endswith(":")]
+def _named_first(named: list[str], memory: Memory) -> int:
+    """Where a memory's predicate stands among the relations the question names (`named`:
+    person:wife, person:spouse); after them, every other slot answer."""
     predicate = str(memory.metadata.get("predicate", ""))
     return named.index(predicate) if predicate in named else len(named)
 
@@ -101,7 +100,8 @@ async def slot_answers(
     if not predicates:
         return []
     found = await rows.live_slot_memories(conn, agent_id, predicates, SLOT_ANSWERS * 4)
-    found.sort(key=lambda m: _named_first(predicates, m))  # stable: newest first within
+    named = [p for p in predicates if p.startswith("person:") and not p.endswith(":")]
+    found.sort(key=lambda m: _named_first(named, m))  # stable: newest first within
     return [
         m for m in found if m.layer in layers and (categories is None or m.category in categories)
     ][:SLOT_ANSWERS]
