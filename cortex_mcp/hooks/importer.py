@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from cortex_mcp.clock import from_text
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.hooks import transcripts
-from cortex_mcp.hooks.moments import FLUSH_BATCH, timed_flush_messages
+from cortex_mcp.hooks.messages import FLUSH_BATCH, timed_flush_messages
 from cortex_mcp.hooks.state import read_state, session_state, state_file
 from cortex_mcp.project_names import project_of_folder
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cortex_mcp.guidance import HOOK_BLOCK, hook_note
 from cortex_mcp.hooks.event import Event as Event  # where the moments' callers find it
+from cortex_mcp.hooks.messages import FLUSH_BATCH, exchange_arguments, flush_messages
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.hooks.state import count_injection, session_state
 from cortex_mcp.project_names import project_of_folder
@@ -20,9 +21,6 @@ if TYPE_CHECKING:
     from cortex_mcp.hooks.client import Connection
     from cortex_mcp.hooks.transcripts import Message
 
-FLUSH_BATCH = 200
-"""Messages per cortex_flush call (the tool takes up to 5,000; smaller calls fail smaller)."""
-MAX_TOOL_CALLS = 50
 RECENT_CHARS = 300
 """Each recent transcript message adds at most this much to a prompt's query."""
 QUERY_CHARS = 1800
@@ -136,13 +134,6 @@ def memory_text(line: str) -> str | None:
     return " ".join((text[:end] if end >= 0 else text).casefold().split())
 
 
-def cut(text: str, limit: int) -> str:
-    """`text` at most `limit` characters, saying how much was cut."""
-    if len(text) <= limit:
-        return text
-    return text[: max(0, limit - 40)] + f" … [{len(text) - limit + 40:,} characters cut]"
-
-
 class Moments:
     """Runs the moments against the server on the local socket of `data_home`."""
 
@@ -196,7 +187,8 @@ class Moments:
         project = project_of_folder(event.cwd) or ""
         with self.connect() as server:
             session = event.session_id[:128]
-            found = self._relevant(server, query, budget, event.prompt, session, project=project)
+            words_of = event.prompt[:QUERY_CHARS]  # a 4 MB prompt's words took 0.8 s
+            found = self._relevant(server, query, budget, words_of, session, project=project)
         hits = [line for _, line in found]
         text = within("\n".join([INJECTION_HEAD, *hits]), budget) if hits else ""
         return self._counted(event, text if text != INJECTION_HEAD else "", prompt=True)
@@ -338,63 +330,3 @@ class Moments:
             if project := project_of_folder(event.cwd):  # (#26)
                 arguments["project"] = project
             server.call_tool("cortex_flush", arguments)
-
-
-def exchange_arguments(
-    event: Event, messages: list[Message], settings: dict[str, Any]
-) -> dict[str, Any]:
-    """cortex_ingest's arguments for one exchange: the user's text, the reply, and the tool
-    calls with their results, each cut to its limit."""
-    limit = int(settings["max_message_chars"])
-    tool_limit = int(settings["tool_result_chars"])
-    results = {m.call_id: m.text for m in messages if m.role == "tool_result"}
-    calls = [
-        {
-            "name": m.tool,
-            "input": cut(m.text, tool_limit),
-            "result": cut(results.get(m.call_id, ""), tool_limit),
-        }
-        for m in messages
-        if m.role == "tool_call"
-    ][-MAX_TOOL_CALLS:]
-    user = "\n\n".join(m.text for m in messages if m.role == "user")
-    reply = "\n\n".join(m.text for m in messages if m.role == "assistant")
-    arguments: dict[str, Any] = {
-        "user_message": cut(user or event.prompt, limit),
-        "assistant_message": cut(reply or event.inline_reply, limit),
-    }
-    if event.session_id:
-        arguments["session_id"] = event.session_id[:128]
-    if project := project_of_folder(event.cwd):  # (#26)
-        arguments["project"] = project
-    if calls:
-        arguments["tool_calls"] = calls
-    return arguments
-
-
-def flush_messages(messages: list[Message], settings: dict[str, Any]) -> list[dict[str, str]]:
-    """cortex_flush's messages: texts as they are, each tool call with its result as one
-    `tool` message, everything cut to its limit."""
-    return [flat for flat, _ in timed_flush_messages(messages, settings)]
-
-
-def timed_flush_messages(
-    messages: list[Message], settings: dict[str, Any]
-) -> list[tuple[dict[str, str], str]]:
-    """`flush_messages`, each with when its host wrote it ("" when it did not say)."""
-    limit = int(settings["max_message_chars"])
-    tool_limit = int(settings["tool_result_chars"])
-    flat: list[tuple[dict[str, str], str]] = []
-    names = {m.call_id: m.tool for m in messages if m.role == "tool_call"}
-    for m in messages:
-        if m.role in ("user", "assistant"):
-            flat.append(({"role": m.role, "content": cut(m.text, limit)}, m.said_at))
-        elif m.role == "tool_call":
-            flat.append(
-                ({"role": "tool", "content": f"{m.tool} {cut(m.text, tool_limit)}"}, m.said_at)
-            )
-        elif m.text.strip():
-            name = names.get(m.call_id, "tool")
-            content = f"{name} → {cut(m.text, tool_limit)}"
-            flat.append(({"role": "tool", "content": content}, m.said_at))
-    return flat

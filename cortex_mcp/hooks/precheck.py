@@ -35,6 +35,10 @@ CODE_LINE = (
     r"function|fn|pub|package|#include|SELECT|INSERT|UPDATE)\b.*|[}\])]+;?\s*$|[#/]{1,2}\s.*)$"
 )
 MEANING_CHARS = 3
+READ_CHARS = 20_000
+"""The pre-check reads a prompt's first this many characters: a longer prompt is neither an
+acknowledgement nor too short, and reading 4 MB of it took the hook 2 s (found trying the
+product: a pasted log ran past the hook's timeout)."""
 
 
 @cache
@@ -62,8 +66,9 @@ def _is_code(prompt: str) -> bool:
 
 
 def skip_reason(prompt: str) -> str | None:
-    """Why this prompt should not recall (a short reason), or None when it should."""
-    text = prompt.strip()
+    """Why this prompt should not recall (a short reason), or None when it should; code-only
+    is judged on the prompt's first READ_CHARS characters."""
+    text = prompt[:READ_CHARS].strip()
     if text.startswith("/") and pattern(COMMAND).match(text):
         return "command"
     plain = _plain(text)

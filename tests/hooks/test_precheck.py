@@ -1,9 +1,15 @@
 """The should-retrieve pre-check (seed 003 §5.1): acknowledgements, slash commands and
 code-only prompts never recall; questions and statements in any language do."""
 
+from pathlib import Path
+
 import pytest
 
+from cortex_mcp.hooks import moments, precheck
+from cortex_mcp.hooks.event import Event
+from cortex_mcp.hooks.paths import FALLBACK_SETTINGS
 from cortex_mcp.hooks.precheck import should_retrieve, skip_reason
+from tests.hooks.test_transcripts import CannedRecall
 
 
 @pytest.mark.parametrize(
@@ -55,3 +61,43 @@ def test_these_prompts_do_not_recall(prompt: str, reason: str) -> None:
 )
 def test_these_prompts_recall(prompt: str) -> None:
     assert skip_reason(prompt) is None
+
+
+def _pasted_log() -> str:
+    return "please refactor the billing module so that it uses the new client; " * 60_000
+
+
+def test_a_pasted_four_megabyte_prompt_is_judged_on_its_head(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found trying the product: a 4 MB prompt (a pasted log) spent 2 s in the pre-check and
+    0.8 s more counting its words, past the hook's timeout under load."""
+    read: list[int] = []
+    plain = precheck._plain
+    monkeypatch.setattr(precheck, "_plain", lambda text: read.append(len(text)) or plain(text))
+    assert should_retrieve(_pasted_log())
+    assert read and max(read) <= precheck.READ_CHARS
+
+
+class _Server(CannedRecall):
+    def __enter__(self) -> "_Server":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_the_prompt_hook_counts_the_words_of_a_pasted_prompt_s_head_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counted: list[int] = []
+    words = moments.content_words
+    monkeypatch.setattr(
+        moments, "content_words", lambda text: counted.append(len(text)) or words(text)
+    )
+    hook = moments.Moments(tmp_path, dict(FALLBACK_SETTINGS), 1.0)
+    server = _Server({"memories": [], "conversation": []})
+    monkeypatch.setattr(hook, "connect", lambda: server)
+    event = Event("claude-code", "prompt", "s1", None, str(tmp_path), _pasted_log(), "")
+    assert hook.prompt(event) == ""
+    assert counted and max(counted) <= moments.QUERY_CHARS

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from cortex_mcp.hooks import transcripts
-from cortex_mcp.hooks.moments import Event, Moments, exchange_arguments, flush_messages
+from cortex_mcp.hooks.messages import exchange_arguments, flush_messages
+from cortex_mcp.hooks.moments import Event, Moments
 from cortex_mcp.hooks.paths import FALLBACK_SETTINGS
 from tests.hooks.hosts import (
     claude_exchange,
