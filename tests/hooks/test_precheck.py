@@ -74,7 +74,12 @@ def test_a_pasted_four_megabyte_prompt_is_judged_on_its_head(
     0.8 s more counting its words, past the hook's timeout under load."""
     read: list[int] = []
     plain = precheck._plain
-    monkeypatch.setattr(precheck, "_plain", lambda text: read.append(len(text)) or plain(text))
+
+    def reading(text: str) -> str:
+        read.append(len(text))
+        return plain(text)
+
+    monkeypatch.setattr(precheck, "_plain", reading)
     assert should_retrieve(_pasted_log())
     assert read and max(read) <= precheck.READ_CHARS
 
@@ -92,9 +97,12 @@ def test_the_prompt_hook_counts_the_words_of_a_pasted_prompt_s_head_only(
 ) -> None:
     counted: list[int] = []
     words = moments.content_words
-    monkeypatch.setattr(
-        moments, "content_words", lambda text: counted.append(len(text)) or words(text)
-    )
+
+    def counting(text: str) -> set[str]:
+        counted.append(len(text))
+        return words(text)
+
+    monkeypatch.setattr(moments, "content_words", counting)
     hook = moments.Moments(tmp_path, dict(FALLBACK_SETTINGS), 1.0)
     server = _Server({"memories": [], "conversation": []})
     monkeypatch.setattr(hook, "connect", lambda: server)
