@@ -38,6 +38,10 @@ from tests.conftest import data_of, read_json, remember
         ),
         ("Anyway, we decided to use Redis.", "We decided to use Redis."),
         ("还有，我妹妹住在里昂。", "我妹妹住在里昂。"),
+        # trailing filler (found trying the product: "My name is Dmitri btw." was stored)
+        ("hey, my name is Dmitri btw", "My name is Dmitri."),
+        ("I work at Acme now, by the way.", "I work at Acme now."),
+        ("we moved to Lisbon lol", "We moved to Lisbon."),
         ("それと、妹はリヨンに住んでいます。", "妹はリヨンに住んでいます。"),
     ],
 )

@@ -109,31 +109,30 @@ class Parts:
 
 
 def goal_of(said: Sequence[Said]) -> str:
-    """The user's first request: their first message that is not a greeting or a command."""
+    """The user's first request: their first message that is not a greeting or a command,
+    without the sentences that only greet or introduce ("hey, my name is Dmitri btw. we're
+    building the billing api in this repo" → "we're building the billing api in this repo")."""
     for message in said:
         if message.role != "user" or not message.content.strip():
             continue
         if _COMMAND.match(message.content) or is_small_talk(message.content, ""):
             continue
-        if introduces_only(message.content):
+        sentences = sentences_of(message.content)
+        asked = [sentence for sentence in sentences if not _introduces(sentence)]
+        if sentences and not asked:
             continue
-        return one_line(message.content, GOAL_CHARS)
+        return one_line(
+            " ".join(asked) if len(asked) < len(sentences) else message.content, GOAL_CHARS
+        )
     return ""
 
 
-def introduces_only(text: str) -> bool:
-    """True for a message that only greets and says who the user is ("Hi! I'm Dana Whitfield,
-    backend lead at Acme."): it asks for nothing, so it is no session's goal. A sentence that
-    also asks ("I'm Dana, please fix the login test.") is a request."""
-    sentences = sentences_of(text)
-    return bool(sentences) and all(
-        is_small_talk(sentence, "")
-        or (
-            not _ASKING.search(sentence)
-            and (slots := find_slots(sentence)) != []
-            and all(slot.predicate in WHO for slot in slots)
-        )
-        for sentence in sentences
+def _introduces(sentence: str) -> bool:
+    """A sentence that greets, or says only who the user is and asks for nothing."""
+    return is_small_talk(sentence, "") or (
+        not _ASKING.search(sentence)
+        and (slots := find_slots(sentence)) != []
+        and all(slot.predicate in WHO for slot in slots)
     )
 
 

@@ -49,9 +49,12 @@ _LEADING_THAT = re.compile(r"(?i)^that\s+")
 _TRAILING_WRAPPER = re.compile(
     r"(?:(?:ということ|こと)?(?:を|と)?(?:覚えておいて|メモして)(?:ください|ね|ほしい|おいて)?"
     r"|[，,]?\s*(?:请)?记住(?:了|哦|啊)?"
-    r"|(?i:,?\s*(?:please\s+)?remember that|,?\s*please))"
+    r"|(?i:,?\s*(?:please\s+)?remember that|,?\s*please)"
+    r"|(?i:,?\s+(?:btw|by the way|fyi|lol|haha+|for the record)))"
     r"(?=[。.!！]?\s*$)"
 )
+"""What closes a statement without being part of it: "覚えておいて", "please", and filler
+("My name is Dmitri btw": found trying the product, stored with its "btw")."""
 _DANGLING_THEN = re.compile(
     r"(?i)(?<!\bsince)(?<!\bback)(?<!\buntil)(?<!\btill)(?<!\bby)(?<!\bfrom)(?<!\bjust)"
     r"(?<!\bonly)(?<!\beven)(?<!\band)(?<!\bright)(,?\s+then|那就|那)(?=[.!。！]?\s*$)"
