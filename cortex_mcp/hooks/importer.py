@@ -3,8 +3,9 @@ day one. Each transcript file is one session, sent to flush in batches (reason "
 PreCompact would have sent it, each message dated when it was said (its line's timestamp; the
 day of the import for a line without one, or with one that is no time). Every file is read
 before anything is written: one bad line anywhere is named (file and line) and nothing is
-imported. A file imported before sends only what was added to it since (the hooks' per-session
-position)."""
+imported, except a last line still being written (no newline yet, not JSON yet: a session
+running now), which is left for the next import and counted. A file imported before sends only
+what was added to it since (the hooks' per-session position)."""
 
 import json
 from collections.abc import Sequence
@@ -103,6 +104,9 @@ async def import_transcripts(
         "sessions": 0,
         "messages": 0,
         "memories": 0,
+        "lines_left_for_later": sum(
+            chunk.position < file.stat().st_size for file, _, chunk in chunks
+        ),
         "dry_run": dry_run,
     }
     for file, opened, chunk in chunks:

@@ -308,10 +308,19 @@ def read_since(host: str, path: Path, position: int, strict: bool = False) -> Ch
         handle.seek(position)
         rest = handle.read()
     end = rest.rfind(b"\n") + 1
-    if strict and end < len(rest) and rest[end:].strip():
-        end = len(rest)  # a finished file's last line needs no newline
+    if strict and end < len(rest) and rest[end:].strip() and _is_json(rest[end:]):
+        end = len(rest)  # a finished file's last line needs no newline; a half-written one
+        # (a session still running) is left for the next read
     messages = list(_parse_lines(path, rest[:end], read, strict))
     return Chunk(messages, position + end)
+
+
+def _is_json(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return True
 
 
 def _jsonl_entries(path: Path, data: bytes, first: ValueError) -> list[Any]:

@@ -116,6 +116,54 @@ def test_a_bad_line_is_named_with_its_file_and_line_and_nothing_is_written(tmp_p
     assert logged(home) == 0
 
 
+def test_a_running_session_s_half_written_last_line_waits_for_the_next_import(
+    tmp_path: Path,
+) -> None:
+    """Found trying the product: importing ~/.claude/projects while a session ran refused the
+    whole import over that session's last line, not yet finished."""
+    running = write_jsonl(tmp_path / "a.jsonl", claude_exchange("We deploy on Fly.io.", "Noted."))
+    line = json.dumps(claude_line("user", "Our staging host is stage.example.test."))
+    with running.open("a", encoding="utf-8") as handle:
+        handle.write(line[:40])
+    home = tmp_path / "home"
+
+    done = cortex(home, "import", str(running), "--transcripts", "claude-code")
+
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["messages"] == 2 and report["lines_left_for_later"] == 1
+    with running.open("a", encoding="utf-8") as handle:
+        handle.write(line[40:] + "\n")
+    again = json.loads(cortex(home, "import", str(running), "--transcripts", "claude-code").stdout)
+    assert again["messages"] == 1 and again["lines_left_for_later"] == 0
+    assert logged(home) == 3
+
+
+@pytest.mark.parametrize(
+    ("host", "lines"),
+    [
+        ("claude-code", claude_exchange("I prefer pnpm.", "Noted.")),
+        ("codex", codex_exchange("Our CI runs on Buildkite.", "Noted.")),
+    ],
+)
+def test_a_transcript_imported_as_memories_says_to_add_transcripts(
+    tmp_path: Path, host: str, lines: list[dict[str, Any]]
+) -> None:
+    """Found trying the product: without `--transcripts` every line was reported as a bad row
+    of the memory server's graph ('type: must be "entity" or "relation"'), exit 0."""
+    folder = tmp_path / "projects"
+    folder.mkdir()
+    transcript = write_jsonl(folder / "a1.jsonl", lines)
+    home = tmp_path / "home"
+
+    done = cortex(home, "import", str(folder))
+
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"{transcript}: is a {host} session transcript" in done.stderr
+    assert f"--transcripts {host}" in done.stderr and "nothing was imported" in done.stderr
+    assert not (home / "cortex.db").exists() or logged(home) == 0
+
+
 def test_what_the_host_wrote_is_not_the_user_s_and_the_later_session_wins(tmp_path: Path) -> None:
     """Found trying the product: a bash-mode `!cat` of a customer's ticket, a compaction
     summary and a Codex sub-agent's "user" were imported as the user's own words ("My name is

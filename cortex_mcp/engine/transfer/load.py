@@ -47,6 +47,7 @@ from cortex_mcp.engine.transfer.stream import (
     scan_header,
     text_source,
 )
+from cortex_mcp.engine.transfer.transcript_files import transcript_host
 from cortex_mcp.engine.transfer.validate import (
     MAX_PROBLEMS_SHOWN,
     Problems,
@@ -305,11 +306,11 @@ async def import_path(
     that cannot be read is refused with one line naming it."""
     files = await anyio.to_thread.run_sync(_files_at, path)
     total = ImportReport(dry_run=dry_run, note=None if files else await _nothing_to_read(path))
-    for file in files:
+    kinds = [await _kind_of(file) for file in files]  # every file, before anything is written
+    for file, kind in zip(files, kinds, strict=True):
         try:
-            head = await anyio.to_thread.run_sync(_head, file)
             run = FileImport(rt, clean, file.name, agent_id, "import", strict)
-            report = await run.run(_opener(file), detect_format(file.name, head), dry_run)
+            report = await run.run(_opener(file), kind, dry_run)
         except OSError as err:
             raise InvalidInput(str(file), f"cannot be read ({err.strerror})") from err
         except InvalidInput as err:
@@ -327,6 +328,23 @@ def _opener(file: Path) -> Source:
         return file.open("rb")
 
     return open_file
+
+
+async def _kind_of(file: Path) -> str:
+    """The file's format; a coding agent's transcript is refused with what to run instead."""
+    try:
+        head = await anyio.to_thread.run_sync(_head, file)
+    except OSError as err:
+        raise InvalidInput(str(file), f"cannot be read ({err.strerror})") from err
+    kind = detect_format(file.name, head)
+    host = transcript_host(head) if kind == "mcp-memory-jsonl" else None
+    if host is not None:
+        raise InvalidInput(
+            str(file),
+            f"is a {host} session transcript, not a memory file: import it with "
+            f"`--transcripts {host}`; nothing was imported",
+        )
+    return kind
 
 
 def _head(file: Path) -> str:
