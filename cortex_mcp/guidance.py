@@ -35,6 +35,10 @@ EXTRACTOR = """\
 HOOK_BLOCK = "Memory from earlier sessions (cortex-mcp)"
 """How the hooks' injected blocks begin (the instructions tell the model to recognise them)."""
 SAVING_TOOLS = ("cortex_ingest", "cortex_flush")
+DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
+DIGEST_MORE = "{more} more: ask cortex_recall with a query."
+"""The first and last lines of recall's digest; the session-start hook, whose head and note
+say the same, leaves them out."""
 
 
 def exposes(tools: Collection[str], name: str) -> bool:
@@ -99,3 +103,9 @@ def hook_note(tools: Collection[str], saving_hooks: bool) -> str:
     if exposes(tools, "cortex_recall"):
         parts.append("For anything else from the past, call cortex_recall.")
     return f"({' '.join(parts)})" if parts else ""
+
+
+def is_digest_more(line: str) -> bool:
+    """True for the digest's DIGEST_MORE line ("4 more: ask cortex_recall with a query.")."""
+    count, _, rest = line.partition(" ")
+    return count.isdigit() and rest == DIGEST_MORE.format(more="").lstrip()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cortex_mcp.guidance import HOOK_BLOCK, hook_note
+from cortex_mcp.guidance import DIGEST_HEADER, HOOK_BLOCK, hook_note, is_digest_more
 from cortex_mcp.hooks.event import Event as Event  # where the moments' callers find it
 from cortex_mcp.hooks.messages import FLUSH_BATCH, exchange_arguments, flush_messages
 from cortex_mcp.hooks.paths import socket_path
@@ -105,23 +105,41 @@ def digest_within(text: str, settings: dict[str, Any]) -> str:
 
 
 def distinct(lines: list[str]) -> list[str]:
-    """A digest's lines with each memory's text once and without its id: a memory whose text
-    another line holds (the identity the profile repeats) is left out, and " (id …)" is cut
-    (the hook's model acts through the tools, whose answers keep the ids)."""
+    """A digest's lines as the session start injects them: each memory once, as "- [category]
+    text" (its date, layer and id cut: the hook's model acts through the tools, whose answers
+    keep them), and the profile only when no other memory is shown (without an LLM it strings
+    the core memories together, and as one flattened line it crowded them out of a 100-token
+    budget); the digest's head and "N more" lines are left out (the hook says both)."""
     texts = [memory_text(line) for line in lines]
+    others = sum(1 for line in lines if memory_category(line) not in (None, "profile"))
     kept: list[str] = []
     for index, (line, text) in enumerate(zip(lines, texts, strict=True)):
-        if not line.strip():
+        if not line.strip() or line == DIGEST_HEADER or is_digest_more(line):
             continue
-        if text is not None and any(
+        category = memory_category(line)
+        if category is None or text is None:
+            kept.append(line)
+            continue
+        if category == "profile" and others:
+            continue
+        if any(
             other is not None and text in other and (text != other or at < index)
             for at, other in enumerate(texts)
-            if at != index
+            if at != index and memory_category(lines[at]) != "profile"
         ):
-            continue
-        end = line.rfind(" (id ")
-        kept.append(line[:end] if text is not None and end > 0 and line.endswith(")") else line)
+            continue  # the identity said twice, or a memory a longer one holds
+        shown = line.split("] ", 1)[1]
+        end = shown.rfind(" (id ")
+        kept.append(f"- [{category}] {shown[:end] if end > 0 and shown.endswith(')') else shown}")
     return kept
+
+
+def memory_category(line: str) -> str | None:
+    """The category of a memory's line of a context block ("- [2026-11-26 · core · identity]
+    I'm Dana." → "identity"); None for any other line."""
+    if not line.startswith("- [") or "] " not in line:
+        return None
+    return line[3 : line.index("] ")].split(" · ")[-1].strip()
 
 
 def memory_text(line: str) -> str | None:
@@ -157,7 +175,8 @@ class Moments:
             return ""
         project = project_of_folder(event.cwd) or ""  # the working folder's project (#26)
         with self.connect() as server:
-            asked = {"max_tokens": max(50, budget), **({"project": project} if project else {})}
+            # twice the budget: each line loses its date, layer and id here (`distinct`)
+            asked = {"max_tokens": max(50, budget * 2), **({"project": project} if project else {})}
             digest = server.call_tool("cortex_recall", asked)
             hits = self._relevant(server, project, budget, logged=False, project=project)
         known = {str(m.get("id")) for m in digest.get("memories", []) if isinstance(m, dict)}

@@ -263,3 +263,46 @@ def test_a_tool_call_s_record_is_never_injected_as_something_said(tmp_path: Path
     moments = Moments(tmp_path, dict(FALLBACK_SETTINGS), 1.0)
     found = moments._relevant(server, "petshop", 200)  # type: ignore[arg-type]
     assert [line for _, line in found] == ["- [said 2026-11-26] petshop ships on Fridays."]
+
+
+class _CannedServer(CannedRecall):
+    def __enter__(self) -> "_CannedServer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_a_small_session_start_budget_holds_memories_not_the_flattened_profile(
+    tmp_path: Path,
+) -> None:
+    """Found trying the product: at a 100-token budget the session start held no memory. The
+    profile (the core memories strung together) hid them as repeats of itself and, one long
+    line, did not fit; the date, layer and id of every line and recall's own head and "N more"
+    lines took the rest."""
+    ids = "(id 01a21b25-90ec-75c1-a7f8-e5dcf78d6941)"
+    context = "\n".join(
+        [
+            "Core memory digest (cortex-mcp; no query given):",
+            "- [2026-11-27 · core · profile] # User profile My name is Dmitri.; I prefer short "
+            "answers, no emojis High-value information for this user: - I prefer short answers, "
+            "no emojis Active projects: - We upgraded the project to python 3.12 today - We "
+            f"switched the CI from Jenkins to GitHub Actions last month {ids}",
+            f"- [2026-11-27 · core · identity] My name is Dmitri. {ids}",
+            f"- [2026-11-27 · core · preference] I prefer short answers, no emojis {ids}",
+            f"- [2026-11-27 · core · decision] We upgraded the project to python 3.12 today {ids}",
+            "3 more: ask cortex_recall with a query.",
+        ]
+    )
+    settings = dict(FALLBACK_SETTINGS) | {"session_start_tokens": 100}
+    moments = Moments(tmp_path, settings, 1.0)
+    server = _CannedServer({"context": context, "memories": [], "conversation": []})
+    moments.connect = lambda: server  # type: ignore[assignment,method-assign,return-value]
+
+    digest = moments.session_start(Event("claude-code", "session-start", "s1", None, "", "", ""))
+
+    assert digest.splitlines()[1:3] == [
+        "- [identity] My name is Dmitri.",
+        "- [preference] I prefer short answers, no emojis",
+    ], digest
+    assert "profile" not in digest and "(id " not in digest and "more:" not in digest

@@ -43,7 +43,7 @@ from cortex_mcp.engine.recall.unlogged import without_log
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.engine.scratchpad import read_scratchpad, scratchpad_block
 from cortex_mcp.errors import InvalidInput
-from cortex_mcp.guidance import empty_store
+from cortex_mcp.guidance import DIGEST_HEADER, DIGEST_MORE, empty_store
 from cortex_mcp.models import (
     Category,
     Layer,
@@ -62,8 +62,6 @@ ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
 Where = tuple[str, list[Layer] | None, list[Category] | None]
 """Whose memories, in which layers (None: every layer, and core for the digest) and
 categories (None: all)."""
-DIGEST_HEADER = "Core memory digest (cortex-mcp; no query given):"
-DIGEST_MORE = "{more} more: ask cortex_recall with a query."
 DIGEST_NONE = (
     "No core memory to show here (none in the layers, project or tags asked for); cortex_recall"
     " with a query searches every layer, every project and the conversation log."
