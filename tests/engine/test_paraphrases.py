@@ -194,3 +194,24 @@ def test_an_episode_is_never_merged_as_a_paraphrase() -> None:
     assert paraphrase_among(said, [(0.98, episode)]) is None
     # the guard alone lets it through: only the episode check keeps the two apart
     assert paraphrase_among(f"Episode: {said}", [(0.98, correction)]) is not None
+
+
+@needs_vectors
+async def test_two_slots_said_in_one_sentence_are_never_merged_as_paraphrases(
+    cortex_home: Path, clock: FrozenClock
+) -> None:
+    """Found trying the product: the role (全栈) of "另外我跳槽到字节跳动了，现在做全栈。" was
+    merged into the workplace memory of the same sentence ("merge: paraphrase (0.93)")."""
+    settings = Settings.model_validate({"home": cortex_home, "embedding": {"provider": "local"}})
+    host = EngineHost(settings, clock)
+    said = {"user_message": "另外我跳槽到字节跳动了，现在做全栈。", "assistant_message": "好的。"}
+    async with Client(build_server(settings, clock, host=host)) as client:
+        stored = (await client.call_tool("cortex_ingest", said)).structured_content
+        assert stored is not None
+        facts = stored["fast"]
+        assert len(facts) == 2, facts
+        kept = [await settled(client, host, fact["id"]) for fact in facts]
+        await client.call_tool("cortex_lifecycle", {"action": "run"})
+        after = [await read_json(client, f"cortex://memory/{fact['id']}") for fact in facts]
+
+    assert [memory["superseded_by"] for memory in kept + after] == [None] * 4

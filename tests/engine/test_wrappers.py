@@ -286,6 +286,10 @@ async def test_a_remember_that_request_keeps_what_it_asks_for(client: Client) ->
          "here, npm only",
          [("Lets use postgres for the billing service, sqlite was a mistake.", "decision"),
           ("Never use yarn here, npm only.", "rule")]),
+        # found trying the product: an imperative rule asked to be remembered was dropped
+        ("Remember: never force-push to main.", [("Never force-push to main.", "rule")]),
+        ("Remember: always use type hints.", [("Always use type hints.", "rule")]),
+        ("Remember: never give up.", []),  # advice, still
     ],
 )  # fmt: skip
 def test_what_a_developer_types_tersely_is_kept(typed: str, kept: list[tuple[str, str]]) -> None:

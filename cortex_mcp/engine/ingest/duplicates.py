@@ -37,6 +37,14 @@ def never_paraphrased(memory: Memory) -> bool:
     return memory.category in NEVER_PARAPHRASED or memory.metadata.get("kind") == "episode"
 
 
+def hold_other_slots(first: Memory, second: Memory) -> bool:
+    """Two memories holding different slots are two facts however close in meaning (found
+    trying the product: "我的工作是全栈。" and "我在字节跳动工作。", said in one sentence, were
+    merged as paraphrases at 0.93 and the role was lost)."""
+    keys = [(m.metadata.get("subject"), m.metadata.get("predicate")) for m in (first, second)]
+    return all(predicate is not None for _, predicate in keys) and keys[0] != keys[1]
+
+
 def paraphrase_among(
     content: str, near: Sequence[tuple[float, Memory]], threshold: float = PARAPHRASE_SIMILARITY
 ) -> tuple[Memory, str] | None:

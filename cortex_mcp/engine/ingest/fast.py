@@ -45,6 +45,8 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
         if typed_lowercase:
             sentence = cased(sentence)
         signal = _signal_of(sentence) or _signal_of(unwrapped(sentence))
+        if signal is REMEMBER:  # "Remember: never force-push to main." asks to keep a rule
+            signal = _signal_of(unwrapped(sentence)) or REMEMBER
         slots = find_slots(sentence)
         if signal is None and not slots:
             continue  # the common case: nothing to store, nothing to unwrap
@@ -64,7 +66,7 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
                 _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot, sentence)
                 for slot in slots
             ]
-        elif signal is not None and is_lasting(_judged(sentence, statement), signal.name):
+        elif signal is not None and is_lasting(_judged(sentence, statement, signal), signal.name):
             proposals.append(
                 _proposal(statement, signal.importance, signal.name, correction, signal.category)
             )
@@ -76,12 +78,13 @@ def _signal_of(sentence: str) -> Signal | None:
     return next((s for s in SIGNALS if any(p.search(sentence) for p in s.patterns)), None)
 
 
-def _judged(sentence: str, statement: str) -> str:
+def _judged(sentence: str, statement: str, signal: Signal) -> str:
     """What `is_lasting` reads: the statement an explicit remember asks to keep, whichever
     signal fired ("Remember that I prefer tabs over spaces": the request's own words read as
-    advice), else the sentence."""
+    advice), and a correction's ("And the billing DB is MySQL 8, not Postgres" is no fragment
+    once its "And" is off), else the sentence."""
     asked = any(p.search(sentence) for p in REMEMBER.patterns)
-    return statement if asked else sentence
+    return statement if asked or signal.name == "correction" else sentence
 
 
 COMMANDS = frozenset(

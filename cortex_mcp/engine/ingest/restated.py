@@ -11,7 +11,12 @@ newer is superseded by it with the reason, and the log keeps both. Nothing is de
 
 import logging
 
-from cortex_mcp.engine.ingest.duplicates import NEIGHBOURS, never_paraphrased, paraphrase_among
+from cortex_mcp.engine.ingest.duplicates import (
+    NEIGHBOURS,
+    hold_other_slots,
+    never_paraphrased,
+    paraphrase_among,
+)
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.models import Layer, Memory
 from cortex_mcp.store import arrivals, vectors
@@ -93,7 +98,9 @@ async def _merge_if_restated(rt: Runtime, seq: int, memory: Memory, vector: list
     older = [  # stored before it (by arrival: a clock may give two memories one instant)
         (1.0 - distance, by_id[c.id])
         for distance, c in found
-        if c.id in before and by_id[c.id].agent_id == memory.agent_id
+        if c.id in before
+        and by_id[c.id].agent_id == memory.agent_id
+        and not hold_other_slots(memory, by_id[c.id])
     ]
     hit = paraphrase_among(memory.content, older)
     if hit is None:

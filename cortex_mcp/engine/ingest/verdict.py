@@ -11,10 +11,12 @@ transaction, so two processes storing one statement at once store it once:
    cupcakes" is more than "I'm lactose intolerant";
 3. the LLM's verdict, if one was asked for (outside the transaction) and passed the guard:
    an answer that calls memories about different people or things the same is refused;
-4. a correction with no slot supersedes the closest live memory about the same subject (the
+4. a statement that names the value it replaces ("MySQL 8, not Postgres") or the rule it takes
+   back supersedes the live memory naming it (`ingest.replaced`), slot or not;
+5. a correction with no slot supersedes the closest live memory about the same subject (the
    same named people, and the user's fact only by the user's: `language.subjects`), when their
    overlap reaches `CORRECTION_OVERLAP` (measured on tests/data/corrections.json);
-5. anything else is new.
+6. anything else is new.
 """
 
 import logging
@@ -24,6 +26,7 @@ from typing import Literal
 
 from cortex_mcp.engine.ingest.duplicates import find_duplicate
 from cortex_mcp.engine.ingest.proposal import Proposal
+from cortex_mcp.engine.ingest.replaced import replaced_by_name
 from cortex_mcp.engine.language.answers import llm_object
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
 from cortex_mcp.engine.language.slots import Slot, described, value_key
@@ -236,6 +239,9 @@ async def settle(
     if proposal.slot is not None:
         holder = await slot_holder(conn, agent_id, proposal.slot, proposal.project)
         if holder is None:
+            named = await replaced_by_name(conn, proposal, agent_id)
+            if named is not None:  # "we use Python 3.12 not 3.11": another subject's slot
+                return Verdict("update", named[1], named[0])
             return await _same_person(conn, agent_id, proposal.slot) or Verdict(
                 "new", rule=f"slot {proposal.slot.predicate}: first value"
             )
@@ -248,6 +254,9 @@ async def settle(
         return Verdict(action, holder, f"slot {proposal.slot.predicate}: {kind}")
     if asked is not None and (asked.target is None or await _still_live(conn, asked.target)):
         return asked
+    named = await replaced_by_name(conn, proposal, agent_id)
+    if named is not None:
+        return Verdict("update", named[1], named[0])
     if proposal.correction:
         closest = await closest_for_correction(conn, proposal, agent_id, nearby)
         if closest is not None:

@@ -27,8 +27,8 @@ def _any(*patterns: str, flags: int = 0) -> tuple[re.Pattern[str], ...]:
 
 
 _RULE_VERBS = (
-    r"(?:use|run|write|commit|push|merge|deploy|add|include|put|keep|store|place|format|name|"
-    r"prefix|call|check|test|document|reply|answer|respond|cite|start|end|log|return|wrap|pin|"
+    r"(?:use|run|write|commit|(?:force[- ]?)?push|merge|deploy|add|include|put|keep|store|place|"
+    r"format|name|prefix|call|check|test|document|reply|answer|respond|cite|start|end|log|return|wrap|pin|"
     r"lint|sign|review|squash|rebase|import|mock|hard-?code|delete|edit|modify|touch|expose|"
     r"print|catch|raise|leave|skip|disable|bypass|rename|mention|ship|release|type|annotate)"
 )
@@ -41,12 +41,18 @@ SIGNALS: tuple[Signal, ...] = (
         Category.CORRECTION,
         0.9,
         _any(
-            r"不是[^，。,]+[，,。]\s*(而)?是|其实|搞错了|更正|纠正一下|说错了|不再|已经不|改成了?|换成了?"
+            r"不是[^，。,]+[，,。]\s*(而)?是|其实|搞错了|更正|纠正一下|说错了|不再|已经不|改成了?|换成了?",
+            r"[，,]\s*(而)?不是\s*[A-Za-z0-9\u4e00-\u9fff][^，。,]{0,20}[。！!]?$|^不对[，,]",
+            r"(那条|这条)[^，。]{0,6}(取消|作废|不算)",
         )
         + _any(
             r"\b(actually|to correct|i was wrong|that'?s (not right|wrong)|"
             r"i misspoke|i meant|no longer|not anymore|any ?more|switched from|changed (it )?to)\b",
             r"\bcorrection\s*[:：,]",
+            r"\bi misremembered\b|\bi was mistaken\b",
+            r"\b(?:is|are|uses|runs? on)\s+[A-Z0-9][\w.+#-]*(?: [\w.+#-]+)?,\s*not\s+"
+            r"(?:the\s+)?[A-Z0-9]",
+            r"\b(?:forget|ignore|disregard) (?:what I said|what I told you|the rule|that rule)\b",
             r"\bnot\b[^,.;]{1,40},\s*but\b",
             flags=re.IGNORECASE,
         )

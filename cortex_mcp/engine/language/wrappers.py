@@ -25,6 +25,8 @@ _LEADING = [
     # acknowledgements that open a statement
     r"(ok(ay)?|alright|all right|sure|yes|yeah|yep|well|so|great|cool|fine|right)\b(?=[\s,!.])",
     r"(sounds (good|great)|perfect|got it|agreed|makes sense)(?=\s*[,!.])",
+    r"(no wait|no|nope|wait)(?=\s*,)",  # "no, I live in Munich now, not Berlin"
+    r"(不对|不是的|错了)(?=[，,！!])",
     r"(好的|好吧|嗯嗯|嗯|行吧|那好|好|行)(?=[，,！!。\s])",
     r"(はい|うん|じゃあ|では|それでは|よし|了解です|了解|わかりました)(?=[、，,！!。\s])",
     # discourse connectives that open a statement ("Also, my sister lives in Lyon.")

@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from cortex_mcp.config import LifecycleSettings
+from cortex_mcp.engine.ingest.duplicates import hold_other_slots
 from cortex_mcp.engine.language.answers import llm_object
 from cortex_mcp.engine.language.paraphrase import PARAPHRASE_SIMILARITY, refuses
 from cortex_mcp.engine.language.slots import described
@@ -148,6 +149,8 @@ async def paraphrase_merges(state: State, close: Sequence[Close]) -> list[Change
             continue
         texts = await state.full([first.id, second.id])
         if refuses(texts[first.id].content, texts[second.id].content) is not None:
+            continue
+        if hold_other_slots(texts[first.id], texts[second.id]):
             continue
         older, newer = sorted([first, second], key=_age)
         taken |= {first.id, second.id}

@@ -1,0 +1,163 @@
+"""A statement that names what it replaces: "the billing DB is MySQL 8, not Postgres",
+"we use Python 3.12 not 3.11", "我们的数据库是PostgreSQL，不是MySQL", and a rule taken back:
+"Forget what I said about force-pushing, that rule no longer applies", "之前说的周五之前不要部署
+生产环境那条取消了".
+
+Found trying the product: such corrections were stored beside the memory they correct (a
+different slot, "version:mysql" against "version:postgresql"; a different subject, "project"
+against "service"; too few shared words), and recall ranked the stale memory first. The user
+named the old value, or the rule's topic: the live memory of the scope that names it, and
+shares another word with the statement, is the one replaced.
+"""
+
+import re
+from dataclasses import dataclass
+
+from cortex_mcp.engine.ingest.proposal import Proposal
+from cortex_mcp.engine.language.subjects import first_subject
+from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.search.query import match_expression
+from cortex_mcp.search.tokenize import term_set
+from cortex_mcp.store import fts
+from cortex_mcp.store import memories as rows
+from cortex_mcp.store.db import Connection
+
+CANDIDATES = 20
+PREFIX_CHARS = 4
+"""A named value this long matches a word it begins ("Postgres" names "PostgreSQL")."""
+_VALUE = r"(?:[\w.:/-]*\d[\w.:/-]*|[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)?|npm|pnpm|yarn|pip|uv|bun)"
+_REJECTED = re.compile(
+    rf"(?:,|\b(?:and|but))?\s*\b(?:not|instead of|rather than|isn'?t|is not)\s+"
+    rf"(?:the |on |in |at |port |version )?(?P<en>{_VALUE})(?=[\s.,;:!?)—–-]|$)"
+    r"|(?:而)?不是\s*(?P<zh>[A-Za-z0-9][\w.+#-]*|[\u4e00-\u9fff]{2,8}?)(?=[，,。！!；;]|$)"
+)
+_REVOKED = re.compile(
+    r"(?i)\b(?:forget|ignore|disregard|scratch|drop)\s+(?:what I said|what I told you|the rule|"
+    r"that rule|my rule|the thing I said)\s+(?:about|on|regarding)\s+(?P<en>[^,.;!?]{2,60})"
+    r"|(?:之前|刚才|上次)(?:说|定|讲)的(?P<zh>[^，。！!]{2,40}?)(?:那条|这条|那个|的规则)"
+    r"[^，。]{0,4}(?:取消|作废|不算|不用)"
+)
+_NEVER_REPLACED = frozenset([Category.PROFILE])
+
+
+@dataclass(frozen=True)
+class Named:
+    """What a statement says it replaces: old values, or the topic of a rule taken back."""
+
+    values: tuple[str, ...]
+    topic: str = ""
+
+
+def named_in(text: str) -> Named | None:
+    """The values `text` says are replaced and the topic it revokes; None when it names none."""
+    values = tuple(
+        (found["en"] or found["zh"]).rstrip(".,:;-") for found in _REJECTED.finditer(text)
+    )
+    revoked = _REVOKED.search(text)
+    topic = (revoked["en"] or revoked["zh"]).strip() if revoked else ""
+    if not values and not topic:
+        return None
+    return Named(tuple(v for v in values if v), topic)
+
+
+async def replaced_by_name(
+    conn: Connection, proposal: Proposal, agent_id: str | None
+) -> tuple[str, Memory] | None:
+    """The live memory of the proposal's scope (its project, or none) that `proposal` names as
+    replaced, newest first, with why; None when it names nothing or nothing live matches."""
+    named = named_in(proposal.content)
+    if named is None:
+        return None
+    match = match_expression(" ".join([*named.values, named.topic, proposal.content]))
+    if match is None:
+        return None
+    layers = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
+    found = await fts.text_rows(conn, match, agent_id or "", layers, None, CANDIDATES)
+    candidates = sorted(
+        (rows.to_memory(row) for row in found),
+        key=lambda memory: memory.created_at,
+        reverse=True,
+    )
+    for memory in candidates:
+        if not _in_scope(memory, proposal, agent_id):
+            continue
+        if named.topic and _about(named.topic, memory.content):
+            return f"revokes what was said about {named.topic}", memory
+        value = next((v for v in named.values if _names(memory.content, v)), None)
+        if value is not None and _replaces(proposal.content, memory.content, value):
+            return f"names the value it replaces ({value})", memory
+    return None
+
+
+def _in_scope(memory: Memory, proposal: Proposal, agent_id: str | None) -> bool:
+    project = memory.metadata.get("project")
+    return (
+        memory.agent_id == agent_id
+        and memory.category not in _NEVER_REPLACED
+        and memory.metadata.get("episode") is None
+        and memory.metadata.get("channel") != "fallback"
+        and project in (None, proposal.project)
+        and not memory.deleted_at
+        and not memory.superseded_by
+    )
+
+
+def _names(text: str, value: str) -> bool:
+    """True when `text` names `value`: as a whole word (any case), or as the start of a word
+    when the value is at least PREFIX_CHARS long; a CJK value anywhere."""
+    if re.search(r"[\u4e00-\u9fff]", value):
+        return value in text
+    tail = r"\w*" if len(value) >= PREFIX_CHARS else ""
+    return re.search(rf"(?<![\w.]){re.escape(value)}{tail}(?![\w.]*\d)", text, re.I) is not None
+
+
+def _replaces(statement: str, memory: str, value: str) -> bool:
+    """The memory is what the statement corrects: about the same person, sharing a word with
+    it besides the replaced value, and not itself saying that value is replaced."""
+    if _other_person(statement, memory) or _rejects(memory, value):
+        return False  # another person's; or itself a correction away from that value
+    without = re.sub(re.escape(value), " ", statement, flags=re.I)
+    shared = _terms(without) & _terms(memory)
+    return bool(shared)
+
+
+def _other_person(first: str, second: str) -> bool:
+    """True when one statement is about a person the other is not ("my sister lives in
+    Lyon, not Paris" never replaces "I live in Paris"); the user's or no one's match a thing's
+    ("We use Python 3.12 not 3.11" and "This service targets Python 3.11")."""
+    keys = {first_subject(first).key, first_subject(second).key}
+    return len(keys) > 1 and not keys <= {"user", "?"}
+
+
+def _rejects(text: str, value: str) -> bool:
+    named = named_in(text)
+    return named is not None and value.casefold() in (v.casefold() for v in named.values)
+
+
+def _about(topic: str, memory: str) -> bool:
+    """True when the memory is about `topic`: it holds most of the topic's words, a word
+    counted when one begins the other ("force-pushing" and "force-push")."""
+    wanted = _terms(topic)
+    if not wanted:
+        return False
+    held = _terms(memory)
+    found = sum(1 for word in wanted if any(_same_word(word, other) for other in held))
+    return found * 2 > len(wanted)
+
+
+def _same_word(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    short, long = sorted((a, b), key=len)
+    return len(short) >= PREFIX_CHARS and long.startswith(short)
+
+
+_LITTLE_WORD_LIST = """
+    the a an our my we i you it is are was this that of to in on at for and or not no
+    use uses using used
+"""
+_LITTLE_WORDS = frozenset(_LITTLE_WORD_LIST.split())
+
+
+def _terms(text: str) -> set[str]:
+    return {term for term in term_set(text) if term not in _LITTLE_WORDS and len(term) > 1}

@@ -1,0 +1,104 @@
+"""A statement that names what it replaces supersedes the memory naming it (found trying the
+product: "the billing DB is MySQL 8, not Postgres" and "不对，我们的数据库是PostgreSQL，不是MySQL"
+were stored beside the memory they correct, or not at all, and recall ranked the stale one
+first; "Forget what I said about force-pushing, that rule no longer applies" left the rule
+live). Real MCP sessions on both engines, key-less: cortex_ingest as the Stop hook sends it,
+and cortex_remember as an agent calls it."""
+
+import pytest
+from mcp import Client
+
+from cortex_mcp.config import Settings
+from cortex_mcp.engine.ingest.replaced import named_in
+from tests.conftest import data_of, remember
+from tests.test_same_fact import live_contents
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
+
+async def ingest(client: Client, user: str) -> list[dict[str, object]]:
+    arguments = {"user_message": user, "assistant_message": "OK."}
+    return list(data_of(await client.call_tool("cortex_ingest", arguments))["fast"])
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "stale"),
+    [
+        (
+            "for this repo: the billing service runs on PostgreSQL 14",
+            "no, I live in Munich now, not Berlin. And the billing DB is MySQL 8, not Postgres — "
+            "I misremembered earlier",
+            "PostgreSQL 14",
+        ),
+        (
+            "this service targets Python 3.11",
+            "no wait, we use Python 3.12 not 3.11",
+            "targets Python 3.11",
+        ),
+        (
+            "我们这个项目的数据库用的是MySQL，部署在阿里云上。",
+            "你之前说我们用MySQL？不对，我们的数据库是PostgreSQL，不是MySQL。",
+            "用的是MySQL",
+        ),
+        (
+            "Remember: never force-push to main.",
+            "Forget what I said about force-pushing, that rule no longer applies.",
+            "Never force-push",
+        ),
+        (
+            "记住：周五之前不要部署生产环境",
+            "之前说的周五之前不要部署生产环境那条取消了，现在可以随时部署",
+            "周五之前不要部署生产环境。",
+        ),
+    ],
+)
+async def test_what_a_user_says_is_replaced_is_no_longer_live(
+    client: Client, settings: Settings, before: str, after: str, stale: str
+) -> None:
+    first = await ingest(client, before)
+    assert first and stale in str(first[0]["content"]), first
+
+    second = await ingest(client, after)
+
+    assert first[0]["id"] in [m["superseded_id"] for m in second], second
+    assert not [text for text in live_contents(settings) if stale in text]
+
+
+async def test_an_agent_s_remembered_correction_replaces_the_value_it_names(
+    client: Client, settings: Settings
+) -> None:
+    old = await remember(client, "For this repo: the billing service runs on PostgreSQL 14.")
+
+    new = await remember(client, "Actually the billing service uses MySQL 8, not PostgreSQL")
+
+    assert new["superseded_id"] == old["id"], new
+    assert "PostgreSQL 14." not in " ".join(live_contents(settings))
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # another person's value
+        ("My sister lives in Paris.", "I live in Lyon, not Paris."),
+        # nothing shared but the value
+        ("The offsite is in Lisbon.", "My dog is called Rex, not Lisbon."),
+        # itself already a correction away from that value
+        ("We use MySQL 8, not Postgres.", "The billing DB is MySQL 8, not Postgres."),
+    ],
+)
+async def test_a_named_value_replaces_nothing_else(
+    client: Client, settings: Settings, before: str, after: str
+) -> None:
+    await remember(client, before)
+
+    await ingest(client, after)
+
+    assert before in live_contents(settings)
+
+
+def test_the_values_and_topics_a_statement_names() -> None:
+    assert named_in("We use Python 3.12 not 3.11.").values == ("3.11",)  # type: ignore[union-attr]
+    assert named_in("我们的数据库是PostgreSQL，不是MySQL。").values == ("MySQL",)  # type: ignore[union-attr]
+    assert named_in("Ignore the rule about squash merges.").topic == "squash merges"  # type: ignore[union-attr]
+    assert named_in("I'm not sure about that.") is None
+    assert named_in("It's not that hard.") is None
