@@ -68,7 +68,13 @@ NOT_NAMES = frozenset(
     [
         "chinese", "english", "japanese", "american", "british", "german", "french", "korean",
         "indian", "canadian", "back", "here", "fine", "ok", "okay", "good", "sorry", "sure",
-        "ready", "done", "new", "tired", "busy", "happy", "glad", "sick",
+        "ready", "done", "new", "tired", "busy", "happy", "glad", "sick", "excited", "thrilled",
+        "curious", "stuck", "lost", "confused", "afraid", "grateful", "thankful", "proud",
+        "exhausted", "bored", "late", "early", "home", "great", "well", "alright", "cool",
+        "interested", "impressed", "just", "so", "still", "really", "very", "also", "not", "in",
+        "out", "off", "all", "good", "pleased", "honored", "honoured", "sad", "upset", "worried",
+        "nervous", "hungry", "free", "available", "away", "online", "offline", "retired", "single",
+        "married", "pregnant", "vegan", "vegetarian", "allergic", "english", "european", "asian",
         "元気", "大丈夫", "学生", "日本人", "中国人", "社会人", "初心者", "家",
     ]
 )  # fmt: skip
@@ -267,6 +273,16 @@ _NOT_A_PLACE = (
 _ORG = r"(?P<v>[A-Z0-9][\w&.'-]*(?: (?:[A-Z0-9][\w&.'-]*|of|and|&))*)"
 _CJK_VALUE = r"(?P<v>[^\s，。,.!！？?；;、：:「」]{1,16}?)"
 _CJK_END = r"(?=[\s，。,.!！？?；;、]|了|啦|呢|$)"
+_ZH_WHEN = (
+    r"(?:上个?月|上周|上星期|上礼拜|去年|前年|今年|年初|最近|近来|前几天|前些天|前阵子|前段时间|"
+    r"昨天|前天|刚刚|刚才|这个月|本月|这周|今天)?"
+)
+"""When a change happened, said between 我 and the verb: 我上个月搬到杭州了 (never a time to
+come: 我下个月搬到杭州 is a plan)."""
+_ZH_GENERIC_PLACE = (
+    r"(?!(?:家|家里|公司|这里|那里|这边|那边|单位|外面|网上|线上|学校)(?:做|当|担任))"
+)
+"""Where one does a job that names no employer: 我在家做开发."""
 _CJK_NAME = r"(?P<v>[\u4e00-\u9fff]{2,4}?|[A-Za-z][A-Za-z ]{0,30}?)(?=[\s，。,.!！？?；;、]|$)"
 _JA_VALUE = r"(?P<v>[^\s、。,.!！？?はがをにで「」]{1,16})"
 _ROLE_EN = (
@@ -283,6 +299,26 @@ _NEW_JOB_EN = (
 where and as what they work now."""
 _HIRED_EN = r"\bI(?:'ve| have)? (?:just |recently )?(?:was |been |got )?hired (?:at|by)"
 """The user hired somewhere ("I got hired at Hooli", "I was hired by Acme Corp as ...")."""
+_LEFT_EN = r"(?:(?:just |recently )?(?:left|quit) [^,.;]{1,40}? and )?"
+"""The employer left before the new one is named: "I left Siemens and joined BMW"."""
+_STARTED_AT_EN = (
+    rf"\bI(?:'ve| have)? {_LEFT_EN}(?:just |recently |officially )?(?:(?:started|began)"
+    r"(?: work)? at|(?:started|began) working (?:at|for|with))"
+)
+_JOB_CHANGE_EN = (
+    rf"\bI(?:'ve| have)? {_LEFT_EN}(?:just |recently |officially )?(?:started(?: working)? at|"
+    r"began(?: working)? at|joined)"
+)
+"""A job change whose clause a role may close: "started at BMW on Monday, now a staff
+engineer"."""
+"""A new employer the user started at ("I left Siemens and started at BMW on Monday"); the
+employer is a name (`_EMPLOYER`): "I started at the beginning", "started at 9am" are none."""
+_EMPLOYER = (
+    r"(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|"
+    r"April|May|June|July|August|September|October|November|December|The|A|An|This|That|"
+    r"First|Last|Level|Step|Page|Chapter|Square|Zero|Noon|Midnight|Home|Work|School)\b)"
+    r"(?P<v>[A-Z][\w&.'-]*(?: (?:[A-Z0-9][\w&.'-]*|of|and|&))*)"
+)
 _ROLE_ZH = (
     r"(?P<v>[^\s，。,.；;]{0,8}?(?:工程师|开发者|开发|程序员|设计师|经理|学生|老师|医生|律师|"
     r"投资者|研究员|分析师|创业者|产品经理|架构师|运维|护士|会计|厨师|司机|记者|作家|教授|"
@@ -318,7 +354,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
         "en",
         "name",
         rf"(?i:\bmy name is|\bcall me|\bmy name's)\s+{_NAME}",
-        rf"(?:^|[,.!]\s*|\b(?i:hi|hello|hey)[,!]?\s+)(?i:I'm|I am)\s+{_NAME}\s*(?:[.!,]|$)",
+        rf"(?:^|[,.!:;—]\s*|\b(?i:hi|hello|hey)[,!]?\s+)(?i:I'm|I am)\s+{_NAME}\s*(?:[.!,]|$)",
+        rf"(?i:\bI (?:now |usually |mostly |just |mainly )?go by)\s+{_NAME}",
         rf"(?i:\bmy name is|\bmy name's)\s+{_LOWERCASE_NAME}",
     ),
     *_p(
@@ -338,8 +375,9 @@ SLOT_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "workplace",
-        rf"(?i:\bI (?:now |currently )?work (?:at|for)|\bI(?:'ve| have)? (?:just |recently )?"
-        rf"joined)\s+{_ORG}",
+        rf"(?i:\bI (?:now |currently )?work (?:at|for)|\bI(?:'ve| have)? {_LEFT_EN}"
+        rf"(?:just |recently )?joined)\s+{_ORG}",
+        rf"(?i:{_STARTED_AT_EN})\s+{_EMPLOYER}",
         rf"(?i:\bI (?:now |currently )?work as (?:an? )?[a-z -]{{1,40}}? (?:at|for))\s+{_ORG}",
         rf"(?i:{_NEW_JOB_EN}(?: as (?:an? )?[a-z -]{{1,40}}?)? (?:at|with|for)|{_HIRED_EN})"
         rf"\s+{_ORG}",
@@ -351,8 +389,10 @@ SLOT_PATTERNS: list[SlotPattern] = [
         rf"(?i:\bI work as|\bmy (?:job|role|position|title) is|"
         rf"\bI(?:'m| am) (?:now |currently |still )?(?=an? ))"
         rf"\s*(?i:{_ROLE_EN})",
-        rf"(?i:\bI (?:now |currently )?work (?:at|for) [^,.;]{{1,40}}? as|\bI(?:'ve| have)? "
-        rf"(?:just )?joined [^,.;]{{1,40}}? as)\s+(?i:{_ROLE_EN})",
+        rf"(?i:\bI (?:now |currently )?work (?:at|for) [^,.;]{{1,40}}? as|{_JOB_CHANGE_EN} "
+        rf"[^,.;]{{1,40}}? as)\s+(?i:{_ROLE_EN})",
+        rf"(?i:{_JOB_CHANGE_EN} [^.;]{{1,60}}?[,;—-]\s*(?:and )?(?:now|currently)"
+        rf"(?: working)?(?: as)? (?=an? ))(?i:{_ROLE_EN})",
         rf"(?i:(?:{_NEW_JOB_EN}(?: (?:at|with|for) [^,.;]{{1,40}}?)?|{_HIRED_EN} [^,.;]{{1,40}}?)"
         rf" as)\s+(?i:{_ROLE_EN})",
         rf"{_WHO_EN} (?i:now |currently |still )?(?i:works as|is (?=an? ))\s*(?i:{_ROLE_EN})",
@@ -461,7 +501,8 @@ SLOT_PATTERNS: list[SlotPattern] = [
     *_p(
         "zh",
         "home",
-        rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:现在|目前|已经|刚|也|还)?(?:住在|生活在|定居在|搬到了?|"
+        rf"(?:{_WHO_ZH}|我|^|[，,；;]){_ZH_WHEN}(?:现在|目前|已经|刚|也|还)?(?:住在|生活在|定居在|"
+        rf"搬到了?|"
         rf"搬家到了?|搬去了?)"
         rf"{_CJK_VALUE}{_CJK_END}",
     ),
@@ -469,15 +510,21 @@ SLOT_PATTERNS: list[SlotPattern] = [
         "zh",
         "workplace",
         rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:现在|目前|也|还)?在{_CJK_VALUE}(?:工作|上班)",
-        rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:最近|已经|刚)?(?:跳槽|转职|换工作)(?:到|去)了?{_CJK_VALUE}"
+        rf"(?:{_WHO_ZH}|我|^|[，,；;]){_ZH_WHEN}(?:已经|刚)?(?:跳槽|转职|换工作)(?:到|去)了?"
+        rf"{_CJK_VALUE}"
         rf"{_CJK_END}",
         rf"(?:我|^|[，,；;])(?:现在|目前)?(?:就职于|任职于){_CJK_VALUE}{_CJK_END}",
+        rf"(?:我|^|[，,；;])(?:现在|目前|也|还)?在{_ZH_GENERIC_PLACE}{_CJK_VALUE}"
+        rf"(?=(?:做|当|担任)(?:一名|一个)?{_ROLE_ZH.replace('(?P<v>', '(?:')})",
     ),
     *_p(
         "zh",
         "role",
         rf"(?:{_WHO_ZH}|我|[，,；;])(?:现在|目前|也|还)?是(?:一名|一个|一位|个)?{_ROLE_ZH}",
-        rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:已经|最近|刚)?转行(?:做|当|成为)了?(?:一名|一个)?{_ROLE_ZH}",
+        rf"(?:{_WHO_ZH}|我|^|[，,；;]){_ZH_WHEN}(?:已经|刚)?转行(?:做|当|成为)了?(?:一名|一个)?"
+        rf"{_ROLE_ZH}",
+        rf"(?:我|^|[，,；;])(?:现在|目前|也|还)?在{_ZH_GENERIC_PLACE}[^\s，。,.；;]{{1,16}}?"
+        rf"(?:做|当|担任)(?:一名|一个)?{_ROLE_ZH}",
         # 做 is a job ("我做后端开发"), 做了/做过 something done ("我做了一个蛋糕")
         rf"(?:我|^|[，,；;])(?:现在|目前)?(?:做|从事)(?![了过着])(?!什么){_CJK_VALUE}(?:工作)?{_CJK_END}",
         rf"我的(?:工作|职业)是{_CJK_VALUE}{_CJK_END}",
