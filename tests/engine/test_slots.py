@@ -116,6 +116,8 @@ NONE = [
     "I'm Done.",
     "Well: I'm Excited, really",
     "I go by bike",
+    "When I started at Google in 2015, the team was small.",
+    "when I joined Google, I was a junior engineer",
     "我下个月搬到杭州",
     "我在家做开发",
 ]

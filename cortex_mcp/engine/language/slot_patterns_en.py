@@ -52,17 +52,23 @@ _NEW_JOB_EN = (
 where and as what they work now."""
 _HIRED_EN = r"\bI(?:'ve| have)? (?:just |recently )?(?:was |been |got )?hired (?:at|by)"
 """The user hired somewhere ("I got hired at Hooli", "I was hired by Acme Corp as ...")."""
+_NOT_BACK_THEN = (
+    r"(?<!\bwhen )(?<!\bbefore )(?<!\bafter )(?<!\buntil )(?<!\bonce )"
+    r"(?<!\bthe day )(?<!\bthe year )"
+)
+"""A start told as the time of something else ("When I started at Google in 2015, …") is not
+where the user works now."""
 _LEFT_EN = r"(?:(?:just |recently )?(?:left|quit) [^,.;]{1,40}? and )?"
 """The employer left before the new one is named: "I left Siemens and joined BMW"."""
 _STARTED_AT_EN = (
-    rf"\bI(?:'ve| have)? {_LEFT_EN}(?:just |recently |officially )?(?:(?:started|began)"
-    r"(?: work)? at|(?:started|began) working (?:at|for|with))"
+    rf"{_NOT_BACK_THEN}\bI(?:'ve| have)? {_LEFT_EN}(?:just |recently |officially )?"
+    r"(?:(?:started|began)(?: work)? at|(?:started|began) working (?:at|for|with))"
 )
 """A new employer the user started at ("I left Siemens and started at BMW on Monday"); the
 employer is a name (`_EMPLOYER`): "I started at the beginning", "started at 9am" are none."""
 _JOB_CHANGE_EN = (
-    rf"\bI(?:'ve| have)? {_LEFT_EN}(?:just |recently |officially )?(?:started(?: working)? at|"
-    r"began(?: working)? at|joined)"
+    rf"{_NOT_BACK_THEN}\bI(?:'ve| have)? {_LEFT_EN}(?:just |recently |officially )?"
+    r"(?:started(?: working)? at|began(?: working)? at|joined)"
 )
 """A job change whose clause a role may close: "started at BMW on Monday, now a staff
 engineer"."""
@@ -105,7 +111,7 @@ EN_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "workplace",
-        rf"(?i:\bI (?:now |currently )?work (?:at|for)|\bI(?:'ve| have)? {_LEFT_EN}"
+        rf"(?i:\bI (?:now |currently )?work (?:at|for)|{_NOT_BACK_THEN}\bI(?:'ve| have)? {_LEFT_EN}"
         rf"(?:just |recently )?joined)\s+{_ORG}",
         rf"(?i:{_STARTED_AT_EN})\s+{_EMPLOYER}",
         rf"(?i:\bI (?:now |currently )?work as (?:an? )?[a-z -]{{1,40}}? (?:at|for))\s+{_ORG}",
