@@ -62,6 +62,25 @@ FOUND = [
     ),
     ("We moved the database to PostgreSQL.", [("uses:database", "PostgreSQL")]),
     ("we upgraded infra to terraform 1.9 last week", [("version:terraform", "terraform 1.9")]),
+    # user test 13: changes said the everyday way (D2, D4, D5, D8)
+    (
+        "also new job — I left Siemens and started at BMW on Monday, now a staff engineer",
+        [("workplace", "BMW"), ("role", "staff engineer")],
+    ),
+    ("I left Siemens and joined BMW.", [("workplace", "BMW")]),
+    ("I started working at BMW in May", [("workplace", "BMW")]),
+    ("heads up, I go by Dee now rather than Dana", [("name", "Dee")]),
+    (
+        "btw we finally moved off Jenkins, everything runs on GitHub Actions now",
+        [("uses:ci", "GitHub Actions")],
+    ),
+    ("our CI is Jenkins", [("uses:ci", "Jenkins")]),
+    ("我们的CI用的是Jenkins", [("uses:ci", "Jenkins")]),
+    ("我上个月搬到杭州了。", [("home", "杭州")]),
+    (
+        "你好，我叫王小明，住在上海，在阿里巴巴做前端开发。",
+        [("name", "王小明"), ("home", "上海"), ("workplace", "阿里巴巴"), ("role", "前端开发")],
+    ),
 ]
 NONE = [
     "He said I live in Paris",
@@ -87,6 +106,20 @@ NONE = [
     "My name is wrong",
     "I have a son and a daughter.",
     "I'm married to a doctor.",
+    "I started at the beginning",
+    "I started at 9am today.",
+    "I started at $120k.",
+    "I started with Python in 2015.",
+    "I'm Fine, thanks",
+    "I'm Sorry, I forgot",
+    "I'm Back, guys",
+    "I'm Done.",
+    "Well: I'm Excited, really",
+    "I go by bike",
+    "When I started at Google in 2015, the team was small.",
+    "when I joined Google, I was a junior engineer",
+    "我下个月搬到杭州",
+    "我在家做开发",
 ]
 
 

@@ -46,10 +46,11 @@ _KIND_WORDS = ("ci", "database", "db", "cloud", "hosting", "tests", "test runner
                "bundler", "package manager", "queue", "monitoring")  # fmt: skip
 """A kind of tool named as the thing changed ("we switched the CI from Jenkins to GitHub
 Actions"): the project's, like "we" and "the project"."""
+_KIND_NAMES = "|".join(sorted(_KIND_WORDS, key=len, reverse=True))
 _THINGS_EN = (
     r"project|app|application|service|backend|frontend|api|site|website|repo|codebase|server|"
     r"stack|cluster|pipeline|infra|infrastructure|team|company|product|"
-    rf"{'|'.join(_KIND_WORDS)}"
+    rf"{_KIND_NAMES}"
 )
 _THINGS_ZH = r"项目|应用|服务|后端|前端|系统|网站|仓库|集群|团队|公司|产品"
 _THINGS_JA = r"プロジェクト|アプリ|サービス|バックエンド|フロントエンド|システム|サイト|チーム|会社"
@@ -70,6 +71,10 @@ _PATTERNS = [
         rf"(?:over )?to ){_TOOL}{_WHOLE}",
         rf"(?i:\b(?P<owner>we)(?:'re| are)? (?:now |currently |still )?(?:use|run|are on|are "
         rf"using|'re on|'re using|on|using|run on) ){_TOOL}{_WHOLE}",
+        rf"(?i:\b(?P<owner>everything|it all|all of it) (?:now |currently |still )?(?:runs on|"
+        rf"is running on|is on|runs in) ){_TOOL}{_WHOLE}",
+        rf"(?i:\b(?P<owner>my|our|the|this) (?:project's |repo's )?(?P<thing>{_KIND_NAMES})"
+        rf" is (?:now |still |currently )?(?:on )?){_TOOL}{_WHOLE}",
         rf"(?P<thing>{_THINGS_ZH}|(?P<owner>我们|我))?(?:现在|目前|已经|也)?(?:用的是|使用的是|"
         rf"用|使用|基于|跑在|运行在|采用)\s*{_TOOL}",
         rf"(?:把)?(?P<thing2>{_THINGS_ZH})?(?:从\s*[^，,。]{{1,30}}?)?(?:升级|迁移|切换|换|改|更新)"
@@ -103,10 +108,11 @@ class Attribute:
     start: int
 
 
-_ENGLISH_PATTERNS = 3
+_ENGLISH_PATTERNS = 5
 """The first patterns are English; the rest read only a sentence with CJK characters."""
 _FIRST_WORDS = frozenset(name.split()[0].casefold() for names in KINDS.values() for name in names)
-_WORDS = re.compile(r"[A-Za-z][\w.]*")
+_WORDS = re.compile(r"[A-Za-z][\w.]*", re.ASCII)
+"""Latin words, ending where Chinese or Japanese starts: the CI in 我们的CI用的是Jenkins."""
 
 
 def _worth_reading(sentence: str) -> bool:

@@ -4,74 +4,31 @@ The fast channel reads these slots from everyday statements in English, Chinese 
 the user's name, where they live and work, their role, the language they want answers in, the
 tools they use, family members and pets by name, birthdays. A new value for the same subject and
 predicate replaces the old memory (update instead of append); the same value is a duplicate.
-Patterns are data; a match preceded by a negation ("I no longer live in …") asserts nothing.
-(Over 400 lines because it is that data: one pattern table per slot and language.)
+Patterns are data (`slot_patterns_en`, `slot_patterns_cjk`); a match preceded by a negation
+("I no longer live in …") asserts nothing.
 """
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cortex_mcp.engine.language import subjects
 from cortex_mcp.engine.language.attributes import find_attributes
+from cortex_mcp.engine.language.slot_patterns_cjk import JA_PATTERNS, ROLE_ZH, ZH_PATTERNS
+from cortex_mcp.engine.language.slot_patterns_en import EN_PATTERNS
+from cortex_mcp.engine.language.slot_words import (
+    LANGUAGES,
+    NOT_NAMES,
+    PETS,
+    RELATIONS,
+    TOOLS,
+    SlotPattern,
+    alternatives,
+)
 from cortex_mcp.models import Category, Memory
 
 USER = "user"
 
-RELATIONS = {
-    "wife": "wife", "husband": "husband", "partner": "partner", "daughter": "daughter",
-    "son": "son", "mother": "mother", "mom": "mother", "mum": "mother", "father": "father",
-    "dad": "father", "brother": "brother", "sister": "sister", "girlfriend": "girlfriend",
-    "boyfriend": "boyfriend", "boss": "manager", "manager": "manager",
-    "女儿": "daughter", "儿子": "son", "老婆": "wife", "妻子": "wife", "太太": "wife",
-    "丈夫": "husband", "老公": "husband", "妈妈": "mother", "母亲": "mother", "爸爸": "father",
-    "父亲": "father", "哥哥": "brother", "弟弟": "brother", "姐姐": "sister", "妹妹": "sister",
-    "男朋友": "boyfriend", "女朋友": "girlfriend", "老板": "manager", "领导": "manager",
-    "娘": "daughter", "息子": "son", "妻": "wife", "夫": "husband", "母": "mother",
-    "父": "father", "兄": "brother", "弟": "brother", "姉": "sister", "妹": "sister",
-    "上司": "manager",
-}  # fmt: skip
-PETS = {
-    "cat": "cat", "kitten": "cat", "dog": "dog", "puppy": "dog", "rabbit": "rabbit",
-    "bunny": "rabbit", "parrot": "parrot", "hamster": "hamster", "turtle": "turtle",
-    "猫": "cat", "猫咪": "cat", "小猫": "cat", "狗": "dog", "狗狗": "dog", "小狗": "dog",
-    "兔子": "rabbit", "鹦鹉": "parrot", "仓鼠": "hamster", "乌龟": "turtle",
-    "ネコ": "cat", "犬": "dog", "イヌ": "dog", "うさぎ": "rabbit", "柴犬": "dog",
-    "corgi": "dog", "labrador": "dog", "poodle": "dog", "beagle": "dog", "husky": "dog",
-    "retriever": "dog", "terrier": "dog", "bulldog": "dog", "dachshund": "dog", "shiba": "dog",
-    "collie": "dog", "tabby": "cat", "goldfish": "fish", "fish": "fish",
-    "guinea pig": "guinea pig", "柯基": "dog", "金毛": "dog", "泰迪": "dog", "金鱼": "fish",
-    "トイプードル": "dog",
-}  # fmt: skip
-TOOLS = {
-    "editor": (
-        "Vim", "Neovim", "Emacs", "VS Code", "VSCode", "Visual Studio Code", "Helix",
-        "Sublime Text", "Sublime", "IntelliJ", "PyCharm", "WebStorm", "Cursor", "Zed", "Nano",
-        "Xcode", "Atom",
-    ),
-    "shell": ("bash", "zsh", "fish", "PowerShell", "nushell"),
-    "browser": ("Chrome", "Firefox", "Safari", "Edge", "Arc", "Brave"),
-    "os": ("macOS", "Linux", "Windows", "Ubuntu", "Arch Linux", "Fedora", "Debian"),
-    "database": ("PostgreSQL", "Postgres", "MySQL", "MongoDB", "SQLite", "MariaDB"),
-}  # fmt: skip
-LANGUAGES = {
-    "chinese": "Chinese", "mandarin": "Chinese", "english": "English", "japanese": "Japanese",
-    "korean": "Korean", "french": "French", "german": "German", "spanish": "Spanish",
-    "traditional chinese": "Chinese", "simplified chinese": "Chinese",
-    "中文": "Chinese", "汉语": "Chinese", "简体中文": "Chinese", "繁体中文": "Chinese",
-    "英文": "English", "英语": "English", "日语": "Japanese", "日文": "Japanese",
-    "韩语": "Korean", "法语": "French", "德语": "German",
-    "日本語": "Japanese", "英語": "English", "中国語": "Chinese", "韓国語": "Korean",
-}  # fmt: skip
-NOT_NAMES = frozenset(
-    [
-        "chinese", "english", "japanese", "american", "british", "german", "french", "korean",
-        "indian", "canadian", "back", "here", "fine", "ok", "okay", "good", "sorry", "sure",
-        "ready", "done", "new", "tired", "busy", "happy", "glad", "sick",
-        "元気", "大丈夫", "学生", "日本人", "中国人", "社会人", "初心者", "家",
-    ]
-)  # fmt: skip
 NAMED = ("name", "person", "pet", "workplace")
 
 CATEGORIES = {
@@ -223,381 +180,9 @@ def value_key(value: str) -> str:
     return " ".join(folded.split()).strip(" .,!?;:。，！？；：、")
 
 
-def _alternatives(words: Iterable[str]) -> str:
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+SLOT_PATTERNS: list[SlotPattern] = [*EN_PATTERNS, *ZH_PATTERNS, *JA_PATTERNS]
+"""Every slot pattern, English first: the first pattern to set a predicate wins."""
 
-
-_REL_EN = _alternatives(tuple(k for k in RELATIONS if k.isascii()))
-_JA_RELATIONS = ("娘", "息子", "妻", "夫", "母", "父", "兄", "弟", "姉", "妹", "上司")
-_REL_ZH = _alternatives(k for k in RELATIONS if not k.isascii() and k not in _JA_RELATIONS)
-_REL_JA = _alternatives(_JA_RELATIONS)
-_PET_EN = _alternatives(tuple(k for k in PETS if k.isascii()))
-_PET_ZH = "猫咪|小猫|狗狗|小狗|兔子|鹦鹉|仓鼠|乌龟|柯基|金毛|泰迪|柴犬|金鱼|猫|狗"
-_PET_JA = "トイプードル|柴犬|ネコ|イヌ|うさぎ|猫|犬"
-_WHO_EN = (
-    rf"(?P<who>\b(?i:my) (?:(?i:{subjects.EN_RELATIONS})(?:,? [A-Z][a-z]+)?"
-    rf"|(?i:{subjects.EN_GROUPS}),? [A-Z][a-z]+))"
-)
-"""Someone of the user's, related or named (my mom, my colleague Tom), as the subject of an
-English clause. A bare name is not read: "Alice moved to Austin" and "Alice moved to Denver" may
-be two facts of a story, not a change (bench/distinct_facts.py)."""
-_WHO_ZH = (
-    rf"(?P<who>(?:我的?)?(?:{subjects.ZH_RELATIONS})|(?:我的?)?(?:{subjects.ZH_GROUPS})"
-    rf"(?:{subjects.ZH_NAME}))"
-)
-_TOOL = _alternatives(tuple(t for names in TOOLS.values() for t in names))
-_LANG = _alternatives(tuple(LANGUAGES))
-
-_NAME = r"(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})"
-_LOWERCASE_NAME = (
-    r"(?!(?:not|a|an|the|also|still|just|very|so|too|actually|really|secret|private|long|hard|"
-    r"weird|funny|unusual|common|complicated|important|irrelevant|unimportant|wrong|right|"
-    r"correct|misspelled|spelled|missing|blank|empty|taken|short|unique|known|listed|there|"
-    r"here)\b)"
-    r"(?P<v>[a-z][a-z'-]+(?: [a-z][a-z'-]+)?)(?=\s*[.!]?\s*$)"
-)
-"""A name typed in lowercase ("my name is carlos"), read only where it ends the sentence."""
-_PLACE = r"(?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,3})"
-_NOT_A_PLACE = (
-    r"(?!(?:Go|Rust|Python|Java|Kotlin|Swift|TypeScript|JavaScript|Ruby|Scala|Elixir|Haskell|"
-    r"PHP|Perl|Dart|Julia|Zig|Node|React|Vue|Angular|Svelte|Django|Rails|Flask|Spring|AWS|GCP|"
-    r"Azure|Kubernetes|Docker|Postgres|PostgreSQL|MySQL|Linux|Windows|Mac)\b)"
-)
-"""What one moves from and to that is no home: "I moved from Java to Go last year"."""
-_ORG = r"(?P<v>[A-Z0-9][\w&.'-]*(?: (?:[A-Z0-9][\w&.'-]*|of|and|&))*)"
-_CJK_VALUE = r"(?P<v>[^\s，。,.!！？?；;、：:「」]{1,16}?)"
-_CJK_END = r"(?=[\s，。,.!！？?；;、]|了|啦|呢|$)"
-_CJK_NAME = r"(?P<v>[\u4e00-\u9fff]{2,4}?|[A-Za-z][A-Za-z ]{0,30}?)(?=[\s，。,.!！？?；;、]|$)"
-_JA_VALUE = r"(?P<v>[^\s、。,.!！？?はがをにで「」]{1,16})"
-_ROLE_EN = (
-    r"(?P<v>(?:an? )?(?:[a-z-]+ ){0,3}(?:developer|engineer|designer|manager|scientist|analyst|"
-    r"teacher|student|researcher|doctor|nurse|lawyer|consultant|architect|writer|founder|"
-    r"investor|accountant|programmer|administrator|product owner|chef|pharmacist|professor|"
-    r"journalist|dentist|electrician|paramedic|therapist|librarian))\b"
-)
-_NEW_JOB_EN = (
-    r"\bI(?:'ve| have)? (?:just |recently )?(?:started|began|begun|got|landed|accepted|took) "
-    r"(?:a |an |my |the )?(?:new )?(?:job|position|role)"
-)
-"""A new job the user speaks of ("I just started a new job as a financial analyst at Globex"):
-where and as what they work now."""
-_HIRED_EN = r"\bI(?:'ve| have)? (?:just |recently )?(?:was |been |got )?hired (?:at|by)"
-"""The user hired somewhere ("I got hired at Hooli", "I was hired by Acme Corp as ...")."""
-_ROLE_ZH = (
-    r"(?P<v>[^\s，。,.；;]{0,8}?(?:工程师|开发者|开发|程序员|设计师|经理|学生|老师|医生|律师|"
-    r"投资者|研究员|分析师|创业者|产品经理|架构师|运维|护士|会计|厨师|司机|记者|作家|教授|"
-    r"销售|警察|公务员|主管|总监|翻译|药剂师|运营))"
-)
-_ROLE_JA = (
-    r"(?P<v>[^\s、。はが]{0,8}?(?:エンジニア|開発者|デザイナー|学生|教師|医者|会社員|研究者|"
-    r"マネージャー|弁護士|投資家|看護師|医師|薬剤師|公務員|プログラマー|教員|保育士|会計士|"
-    r"営業|シェフ))"
-)
-_DATE_EN = (
-    r"(?P<v>(?:January|February|March|April|May|June|July|August|September|October|November|"
-    r"December) \d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:January|February|"
-    r"March|April|May|June|July|August|September|October|November|December)|\d{4}-\d{2}-\d{2})"
-)
-
-
-@dataclass(frozen=True)
-class SlotPattern:
-    """A pattern that sets `predicate` (with `{rel}` / `{tool}` filled from the match)."""
-
-    language: str
-    predicate: str
-    pattern: re.Pattern[str]
-
-
-def _p(language: str, predicate: str, *patterns: str) -> list[SlotPattern]:
-    return [SlotPattern(language, predicate, re.compile(p)) for p in patterns]
-
-
-SLOT_PATTERNS: list[SlotPattern] = [
-    *_p(
-        "en",
-        "name",
-        rf"(?i:\bmy name is|\bcall me|\bmy name's)\s+{_NAME}",
-        rf"(?:^|[,.!]\s*|\b(?i:hi|hello|hey)[,!]?\s+)(?i:I'm|I am)\s+{_NAME}\s*(?:[.!,]|$)",
-        rf"(?i:\bmy name is|\bmy name's)\s+{_LOWERCASE_NAME}",
-    ),
-    *_p(
-        "en",
-        "home",
-        rf"(?i:\bI (?:now |currently |still )?live in|\bI(?:'m| am) (?:now |currently )?"
-        rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) "
-        rf"(?:from [^,.;]{{1,40}}? )?to)\s+{_NOT_A_PLACE}{_PLACE}",
-        rf"(?i:\bI(?:'m| am)\b[^.;]{{0,60}}?\bbased in)\s+{_PLACE}",
-    ),
-    *_p(
-        "en",
-        "home",
-        rf"{_WHO_EN} (?i:now |currently |still |also )?(?i:lives|is living|is based|has (?:just )?"
-        rf"moved|moved|relocated) (?i:in|to)\s+{_PLACE}",
-    ),
-    *_p(
-        "en",
-        "workplace",
-        rf"(?i:\bI (?:now |currently )?work (?:at|for)|\bI(?:'ve| have)? (?:just |recently )?"
-        rf"joined)\s+{_ORG}",
-        rf"(?i:\bI (?:now |currently )?work as (?:an? )?[a-z -]{{1,40}}? (?:at|for))\s+{_ORG}",
-        rf"(?i:{_NEW_JOB_EN}(?: as (?:an? )?[a-z -]{{1,40}}?)? (?:at|with|for)|{_HIRED_EN})"
-        rf"\s+{_ORG}",
-        rf"{_WHO_EN} (?i:now |currently |still )?(?i:works (?:at|for)|joined)\s+{_ORG}",
-    ),
-    *_p(
-        "en",
-        "role",
-        rf"(?i:\bI work as|\bmy (?:job|role|position|title) is|"
-        rf"\bI(?:'m| am) (?:now |currently |still )?(?=an? ))"
-        rf"\s*(?i:{_ROLE_EN})",
-        rf"(?i:\bI (?:now |currently )?work (?:at|for) [^,.;]{{1,40}}? as|\bI(?:'ve| have)? "
-        rf"(?:just )?joined [^,.;]{{1,40}}? as)\s+(?i:{_ROLE_EN})",
-        rf"(?i:(?:{_NEW_JOB_EN}(?: (?:at|with|for) [^,.;]{{1,40}}?)?|{_HIRED_EN} [^,.;]{{1,40}}?)"
-        rf" as)\s+(?i:{_ROLE_EN})",
-        rf"{_WHO_EN} (?i:now |currently |still )?(?i:works as|is (?=an? ))\s*(?i:{_ROLE_EN})",
-    ),
-    *_p(
-        "en",
-        "answer_language",
-        # asked of the assistant: "answer (me) in", "talk to me in", "please write in"; never
-        # what the user does ("I sometimes write in German", "even when I write in Japanese")
-        rf"(?i:\b(?:answer|reply|respond)(?: to)?(?: me)?(?: only| always)? in|"
-        rf"\b(?:talk|write|speak)(?: to)? me(?: only| always)? in|"
-        rf"\b(?:want|prefer|like) (?:all |your |the )?(?:answers|replies|responses) in|"
-        rf"(?:^|[,.;!:]\s*|\bplease\s+)(?:always\s+)?(?:(?:talk|write|speak)(?: only)? in|use))"
-        rf"\s+(?P<v>(?i:{_LANG}))\b",
-    ),
-    *_p(
-        "en",
-        "tool",
-        rf"(?i:\bI(?:'ve| have)? (?:just |recently )?switched (?:from [\w .-]+? )?to|"
-        rf"\bI (?:now |mostly |mainly )?use|\bmy (?:editor|IDE|shell|browser) is)\s+"
-        rf"(?P<v>(?i:{_TOOL}))\b",
-    ),
-    *_p(
-        "en",
-        "person:{rel}",
-        rf"(?i:\bmy (?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
-        rf"(?i:\bmy (?P<rel>{_REL_EN}),? ){_NAME}(?=,| is\b| was\b)",
-        rf"(?i:\b(?:I|we) have an? (?:\w+ )?(?P<rel>{_REL_EN}),? (?:called |named )?){_NAME}"
-        rf"(?=[,.!?]|$| (?i:and|who)\b)",
-    ),
-    *_p(
-        "en",
-        "person:spouse",
-        rf"(?i:\bI(?:'m| am| got) (?:happily |now |recently |just )?married to ){_NAME}",
-    ),
-    *_p(
-        "en",
-        "pet:{rel}",
-        rf"(?i:\bmy (?P<rel>{_PET_EN})(?:'s name)? is (?:called |named )?){_NAME}",
-        rf"(?i:\bI have an? (?P<rel>{_PET_EN}) (?:called|named) ){_NAME}",
-        rf"(?i:\b(?:I|we) (?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? (?:called|named) )"
-        rf"{_NAME}",
-        rf"(?i:\bmy (?P<rel>{_PET_EN}),? ){_NAME}"
-        rf"(?=[,.!?]|$| (?i:is|was|and|loves|likes|has|just|who)\b)",
-    ),
-    *_p(
-        "en",
-        "allergy",
-        r"(?i:\bI(?:'m| am) (?:severely |very |also |seriously )?allergic to (?:the )?)"
-        r"(?P<v>[a-z][a-z -]{1,30}?)(?=[,.;!]| and\b| so\b| but\b|$)",
-        r"(?i:\bI have an? )(?P<v>[a-z]+(?: [a-z]+)?)(?= allergy\b)",
-    ),
-    *_p(
-        "en",
-        "diet",
-        r"(?i:\bI(?:'m| am) (?:a |now |strictly |also )?)(?P<v>(?i:vegetarian|vegan|pescatarian|"
-        r"gluten-free|lactose intolerant|keto|halal|kosher))\b",
-    ),
-    *_p(
-        "en",
-        "avoids",
-        r"(?i:\bI (?:don't|do not|never|can't|cannot) eat )(?!(?:much|a lot|anything|that|this|"
-        r"it|now|today|anymore|out|there|here|well|too|enough|after|before|so|late|any)\b)"
-        r"(?P<v>[a-z][a-z -]{1,24}?)(?=[,.;!]| or\b| and\b| because\b|$)",
-    ),
-    *_p(
-        "en",
-        "units",
-        r"(?i:\b(?:please )?(?:always )?use|\bI prefer|\b(?:give|show) me (?:everything |"
-        r"measurements |numbers )?in) (?:the )?(?P<v>(?i:metric|imperial))(?= units| system|"
-        r" measurements|\b)",
-    ),
-    *_p(
-        "en",
-        "format:temperature",
-        r"(?i:\b(?:please )?(?:always )?use|\bI prefer|\btemperatures? in) (?:degrees )?"
-        r"(?P<v>(?i:Celsius|Fahrenheit))\b",
-    ),
-    *_p(
-        "en",
-        "format:time",
-        r"(?i:\b(?:please )?(?:always )?use|\bI prefer|\bin) (?:the )?(?P<v>24-hour|12-hour)"
-        r"(?= time| clock| format)",
-    ),
-    *_p(
-        "en",
-        "format:date",
-        r"(?i:\bdates? (?:as|in|like|format(?: is)?)|\bdate format(?: is)?|\buse) "
-        r"(?P<v>YYYY-MM-DD|DD/MM/YYYY|MM/DD/YYYY|ISO(?: |-)?8601|ISO dates)",
-    ),
-    *_p(
-        "en",
-        "answer_style",
-        r"(?i:\b(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? (?:in|using|with)"
-        r"|\b(?:please )?(?:always )?use) (?P<v>(?i:keigo|formal Japanese|polite Japanese|"
-        r"casual Japanese|Traditional Chinese|Simplified Chinese|formal English|casual English|"
-        r"a formal tone|a casual tone|British English|American English))\b",
-    ),
-    *_p(
-        "en",
-        "birthday:{rel}",
-        rf"\b(?i:my) (?:(?P<rel>(?i:{_REL_EN}))(?:,? [A-Z][a-z]+)?'s )?(?i:birthday is (?:on )?)"
-        rf"{_DATE_EN}",
-    ),
-    *_p("zh", "name", rf"(?:我叫|我的名字(?:是|叫)|本人(?:叫)?){_CJK_NAME}"),
-    *_p(
-        "zh",
-        "home",
-        rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:现在|目前|已经|刚|也|还)?(?:住在|生活在|定居在|搬到了?|"
-        rf"搬家到了?|搬去了?)"
-        rf"{_CJK_VALUE}{_CJK_END}",
-    ),
-    *_p(
-        "zh",
-        "workplace",
-        rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:现在|目前|也|还)?在{_CJK_VALUE}(?:工作|上班)",
-        rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:最近|已经|刚)?(?:跳槽|转职|换工作)(?:到|去)了?{_CJK_VALUE}"
-        rf"{_CJK_END}",
-        rf"(?:我|^|[，,；;])(?:现在|目前)?(?:就职于|任职于){_CJK_VALUE}{_CJK_END}",
-    ),
-    *_p(
-        "zh",
-        "role",
-        rf"(?:{_WHO_ZH}|我|[，,；;])(?:现在|目前|也|还)?是(?:一名|一个|一位|个)?{_ROLE_ZH}",
-        rf"(?:{_WHO_ZH}|我|^|[，,；;])(?:已经|最近|刚)?转行(?:做|当|成为)了?(?:一名|一个)?{_ROLE_ZH}",
-        # 做 is a job ("我做后端开发"), 做了/做过 something done ("我做了一个蛋糕")
-        rf"(?:我|^|[，,；;])(?:现在|目前)?(?:做|从事)(?![了过着])(?!什么){_CJK_VALUE}(?:工作)?{_CJK_END}",
-        rf"我的(?:工作|职业)是{_CJK_VALUE}{_CJK_END}",
-    ),
-    *_p(
-        "zh",
-        "answer_language",
-        rf"(?:请|麻烦)?(?:你)?(?:用|使用)(?P<v>{_LANG})(?:来)?(?:回答|回复|交流|跟我说|和我说|对话|回应)",
-        rf"(?:回答|回复|交流)(?:请|都|时)?(?:用|使用)(?P<v>{_LANG})",
-        rf"(?:以后|今后|之后)(?:请)?(?:都)?(?:用|使用)(?P<v>{_LANG})",
-    ),
-    *_p(
-        "zh",
-        "tool",
-        rf"我(?:现在|目前)?(?:用|使用|改用|换成了?|换到了?)(?P<v>(?i:{_TOOL}))",
-        rf"从\s*[\w .-]+?\s*(?:换到|换成|转到|改用)了?\s*(?P<v>(?i:{_TOOL}))",
-    ),
-    *_p(
-        "zh",
-        "person:{rel}",
-        rf"我(?:的)?(?P<rel>{_REL_ZH})(?:的名字)?(?:叫|名叫|是){_CJK_NAME}",
-    ),
-    *_p(
-        "zh",
-        "pet:{rel}",
-        rf"我(?:的|家)?(?:的)?(?P<rel>{_PET_ZH})(?:的名字)?(?:叫|名叫){_CJK_NAME}",
-        rf"我养了(?:一只|一条|只|条)?(?P<rel>{_PET_ZH})[，,]?(?:它)?(?:叫|名叫){_CJK_NAME}",
-    ),
-    *_p(
-        "zh",
-        "pet:{rel}",
-        rf"我(?:有|养了?)(?:一只|一条|只|条)叫(?P<v>[\u4e00-\u9fffA-Za-z]{{1,6}})的(?P<rel>{_PET_ZH})",
-    ),
-    *_p("zh", "allergy", rf"(?:{_WHO_ZH}|我)(?:对)(?P<v>[^\s，。,.；;]{{1,10}}?)过敏"),
-    *_p("zh", "diet", r"我(?:是|现在是)?(?P<v>素食者|素食主义者|纯素食者|吃素)"),
-    *_p("zh", "avoids", r"我(?:不吃|不能吃|吃不了|从不吃)(?P<v>[^\s，。,.；;了吗呢啊]{1,6})"),
-    *_p("zh", "units", r"(?:用|使用|采用)(?P<v>公制|英制)(?:单位)?"),
-    *_p("zh", "format:temperature", r"(?:用|使用)(?P<v>摄氏度?|华氏度?)"),
-    *_p("zh", "format:time", r"(?:用|使用)(?P<v>24小时制|12小时制)"),
-    *_p(
-        "zh",
-        "answer_style",
-        r"(?:用|使用)(?P<v>繁体(?:中文|字)?|繁體(?:中文|字)?|简体(?:中文|字)?|敬语|正式的?语气|"
-        r"口语化?的?语气)(?:来)?(?:回答|回复|交流|写|跟我说|和我说)",
-    ),
-    *_p(
-        "zh",
-        "birthday:{rel}",
-        rf"我(?:的)?(?:(?P<rel>{_REL_ZH})的)?生日是(?P<v>\d{{1,2}}月\d{{1,2}}[日号])",
-    ),
-    *_p(
-        "ja",
-        "name",
-        rf"(?:私|僕|俺)の名前は{_JA_VALUE}(?:です|だ)",
-        r"^(?:私|僕|俺)は(?P<v>[\u4e00-\u9fff\u30a0-\u30ff]{1,6})です[。.!！]?$",
-        r"(?P<v>[\u4e00-\u9fff\u30a0-\u30ff]{1,6})と申します",
-    ),
-    *_p(
-        "ja",
-        "home",
-        rf"{_JA_VALUE}に(?:住んで(?:い|お)ます|住んでいて|住んでいる|住んでる|引っ越しました|"
-        rf"引っ越した|引っ越して|引っ越すことになりました)",
-        r"(?:^|[はも、])(?P<v>[\u4e00-\u9fff\u30a0-\u30ff]{1,8})在住(?=です|の|で|[。、]|$)",
-    ),
-    *_p(
-        "ja",
-        "workplace",
-        rf"{_JA_VALUE}(?:で働いて(?:い|お)ます|で働いていて|で働いている|に勤めて(?:い|お)ます|"
-        rf"に勤めていて|に転職しました|に転職して|に入社しました)",
-    ),
-    *_p(
-        "ja",
-        "role",
-        rf"(?:私|僕|俺|{subjects.JA_RELATIONS}|[\u4e00-\u9fff\u30a0-\u30ff]{{1,6}}さん)(?:は|も)"
-        rf"{_ROLE_JA}です",
-        rf"(?:^|[、はも]){_ROLE_JA}として(?:働いて|勤務して|勤めて)",
-        rf"(?:^|[、はも]){_ROLE_JA}(?:をしています|をしていて|に転職しました)",
-    ),
-    *_p(
-        "ja",
-        "pet:{rel}",
-        rf"(?P<rel>{_PET_JA})の(?P<v>[\u30a0-\u30ff\u3040-\u309f\u4e00-\u9fff]{{1,6}}?)を飼って",
-    ),
-    *_p(
-        "ja",
-        "allergy",
-        r"(?:^|[はもが、])(?P<v>[^\s、。はがをにで]{1,10}?)(?:の)?アレルギー(?:です|があります|を持って|持ち)",
-    ),
-    *_p("ja", "diet", r"(?P<v>ベジタリアン|ヴィーガン|菜食主義者)(?:です|なので|になりました)"),
-    *_p("ja", "avoids", r"(?:^|[、])(?P<v>[^\s、。はがを]{1,8})(?:が|は)食べられません"),
-    *_p("ja", "units", r"(?P<v>メートル法|ヤード・ポンド法)で"),
-    *_p(
-        "ja",
-        "answer_style",
-        r"(?P<v>敬語|タメ口|丁寧語|です・ます調|繁体字|簡体字)で(?:答えて|話して|回答して|書いて|お願い|返事して)",
-    ),
-    *_p(
-        "ja",
-        "answer_language",
-        rf"(?P<v>{_LANG})で(?:答えて|回答して|返事して|話して|書いて|返答して)",
-    ),
-    *_p(
-        "ja",
-        "tool",
-        rf"(?P<v>(?i:{_TOOL}))を使って(?:い|お)ます",
-        rf"[\w .-]+?から(?P<v>(?i:{_TOOL}))に(?:乗り換え|変え|切り替え)",
-    ),
-    *_p(
-        "ja",
-        "person:{rel}",
-        rf"(?:私の)?(?P<rel>{_REL_JA})の名前は{_JA_VALUE}(?:です|だ)",
-        rf"(?:私の)?(?P<rel>{_REL_JA})は{_JA_VALUE}という名前",
-    ),
-    *_p(
-        "ja",
-        "pet:{rel}",
-        rf"(?P<rel>{_PET_JA})の名前は{_JA_VALUE}(?:です|だ)",
-        rf"(?P<rel>{_PET_JA})を飼っていて、?名前は{_JA_VALUE}",
-    ),
-]
 
 _NEGATED = re.compile(
     r"(?i:\b(?:no longer|not|never|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|aren'?t|used to)\s+"
@@ -606,9 +191,9 @@ _NEGATED = re.compile(
 )
 _THIRD_PARTY = re.compile(
     r"さん|くん|ちゃん|様|先生|彼女?|氏|他|她|朋友|同事|"
-    + _alternatives(k for k in RELATIONS if not k.isascii())
+    + alternatives(k for k in RELATIONS if not k.isascii())
     + r"|(?i:\b(?:he|she|they|friend|colleague|"
-    + _alternatives(k for k in RELATIONS if k.isascii())
+    + alternatives(k for k in RELATIONS if k.isascii())
     + r")\b)"
 )
 """Before a match, someone other than the user is the subject: 田中さんは東京に住んでいます,
@@ -632,7 +217,7 @@ _NOT_A_NAME = re.compile(
     r"エンジニア|開発者|デザイナー|学生|教師|医者|会社員|研究者|マネージャー|弁護士|投資家"
     r"|アレルギー|担当|出身|好き|嫌い|苦手|初心者|社員"
 )
-_A_ROLE = re.compile(r"^(?:一名|一个|一位|个)|" + _ROLE_ZH.replace("(?P<v>", "(?:"))
+_A_ROLE = re.compile(r"^(?:一名|一个|一位|个)|" + ROLE_ZH.replace("(?P<v>", "(?:"))
 _WHEN = re.compile(r"^(?:先月|今月|去年|今年|最近|先週|昨日|今日|現在|今は?|上个月|去年|最近|刚刚)")
 
 

@@ -1,0 +1,236 @@
+"""The English slot patterns: name, home, workplace, role, answer language, tools, family and
+pets by name, allergies, diet, units and formats, birthdays (one table, as data)."""
+
+from cortex_mcp.engine.language import subjects
+from cortex_mcp.engine.language.slot_words import (
+    LANGUAGE_NAMES,
+    PETS,
+    RELATIONS,
+    TOOL_NAMES,
+    SlotPattern,
+    alternatives,
+)
+from cortex_mcp.engine.language.slot_words import slot_patterns as _p
+
+_REL_EN = alternatives(tuple(k for k in RELATIONS if k.isascii()))
+_PET_EN = alternatives(tuple(k for k in PETS if k.isascii()))
+_WHO_EN = (
+    rf"(?P<who>\b(?i:my) (?:(?i:{subjects.EN_RELATIONS})(?:,? [A-Z][a-z]+)?"
+    rf"|(?i:{subjects.EN_GROUPS}),? [A-Z][a-z]+))"
+)
+"""Someone of the user's, related or named (my mom, my colleague Tom), as the subject of an
+English clause. A bare name is not read: "Alice moved to Austin" and "Alice moved to Denver" may
+be two facts of a story, not a change (bench/distinct_facts.py)."""
+_NAME = r"(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})"
+_LOWERCASE_NAME = (
+    r"(?!(?:not|a|an|the|also|still|just|very|so|too|actually|really|secret|private|long|hard|"
+    r"weird|funny|unusual|common|complicated|important|irrelevant|unimportant|wrong|right|"
+    r"correct|misspelled|spelled|missing|blank|empty|taken|short|unique|known|listed|there|"
+    r"here)\b)"
+    r"(?P<v>[a-z][a-z'-]+(?: [a-z][a-z'-]+)?)(?=\s*[.!]?\s*$)"
+)
+"""A name typed in lowercase ("my name is carlos"), read only where it ends the sentence."""
+_PLACE = r"(?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,3})"
+_NOT_A_PLACE = (
+    r"(?!(?:Go|Rust|Python|Java|Kotlin|Swift|TypeScript|JavaScript|Ruby|Scala|Elixir|Haskell|"
+    r"PHP|Perl|Dart|Julia|Zig|Node|React|Vue|Angular|Svelte|Django|Rails|Flask|Spring|AWS|GCP|"
+    r"Azure|Kubernetes|Docker|Postgres|PostgreSQL|MySQL|Linux|Windows|Mac)\b)"
+)
+"""What one moves from and to that is no home: "I moved from Java to Go last year"."""
+_ORG = r"(?P<v>[A-Z0-9][\w&.'-]*(?: (?:[A-Z0-9][\w&.'-]*|of|and|&))*)"
+_ROLE_EN = (
+    r"(?P<v>(?:an? )?(?:[a-z-]+ ){0,3}(?:developer|engineer|designer|manager|scientist|analyst|"
+    r"teacher|student|researcher|doctor|nurse|lawyer|consultant|architect|writer|founder|"
+    r"investor|accountant|programmer|administrator|product owner|chef|pharmacist|professor|"
+    r"journalist|dentist|electrician|paramedic|therapist|librarian))\b"
+)
+_NEW_JOB_EN = (
+    r"\bI(?:'ve| have)? (?:just |recently )?(?:started|began|begun|got|landed|accepted|took) "
+    r"(?:a |an |my |the )?(?:new )?(?:job|position|role)"
+)
+"""A new job the user speaks of ("I just started a new job as a financial analyst at Globex"):
+where and as what they work now."""
+_HIRED_EN = r"\bI(?:'ve| have)? (?:just |recently )?(?:was |been |got )?hired (?:at|by)"
+"""The user hired somewhere ("I got hired at Hooli", "I was hired by Acme Corp as ...")."""
+_NOT_BACK_THEN = (
+    r"(?<!\bwhen )(?<!\bbefore )(?<!\bafter )(?<!\buntil )(?<!\bonce )"
+    r"(?<!\bthe day )(?<!\bthe year )"
+)
+"""A start told as the time of something else ("When I started at Google in 2015, …") is not
+where the user works now."""
+_LEFT_EN = r"(?:(?:just |recently )?(?:left|quit) [^,.;]{1,40}? and )?"
+"""The employer left before the new one is named: "I left Siemens and joined BMW"."""
+_STARTED_AT_EN = (
+    rf"{_NOT_BACK_THEN}\bI(?:'ve| have)? {_LEFT_EN}(?:just |recently |officially )?"
+    r"(?:(?:started|began)(?: work)? at|(?:started|began) working (?:at|for|with))"
+)
+"""A new employer the user started at ("I left Siemens and started at BMW on Monday"); the
+employer is a name (`_EMPLOYER`): "I started at the beginning", "started at 9am" are none."""
+_JOB_CHANGE_EN = (
+    rf"{_NOT_BACK_THEN}\bI(?:'ve| have)? {_LEFT_EN}(?:just |recently |officially )?"
+    r"(?:started(?: working)? at|began(?: working)? at|joined)"
+)
+"""A job change whose clause a role may close: "started at BMW on Monday, now a staff
+engineer"."""
+_EMPLOYER = (
+    r"(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|"
+    r"April|May|June|July|August|September|October|November|December|The|A|An|This|That|"
+    r"First|Last|Level|Step|Page|Chapter|Square|Zero|Noon|Midnight|Home|Work|School)\b)"
+    r"(?P<v>[A-Z][\w&.'-]*(?: (?:[A-Z0-9][\w&.'-]*|of|and|&))*)"
+)
+_DATE_EN = (
+    r"(?P<v>(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December) \d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:January|February|"
+    r"March|April|May|June|July|August|September|October|November|December)|\d{4}-\d{2}-\d{2})"
+)
+
+
+EN_PATTERNS: list[SlotPattern] = [
+    *_p(
+        "en",
+        "name",
+        rf"(?i:\bmy name is|\bcall me|\bmy name's)\s+{_NAME}",
+        rf"(?:^|[,.!:;—]\s*|\b(?i:hi|hello|hey)[,!]?\s+)(?i:I'm|I am)\s+{_NAME}\s*(?:[.!,]|$)",
+        rf"(?i:\bI (?:now |usually |mostly |just |mainly )?go by)\s+{_NAME}",
+        rf"(?i:\bmy name is|\bmy name's)\s+{_LOWERCASE_NAME}",
+    ),
+    *_p(
+        "en",
+        "home",
+        rf"(?i:\bI (?:now |currently |still )?live in|\bI(?:'m| am) (?:now |currently )?"
+        rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) "
+        rf"(?:from [^,.;]{{1,40}}? )?to)\s+{_NOT_A_PLACE}{_PLACE}",
+        rf"(?i:\bI(?:'m| am)\b[^.;]{{0,60}}?\bbased in)\s+{_PLACE}",
+    ),
+    *_p(
+        "en",
+        "home",
+        rf"{_WHO_EN} (?i:now |currently |still |also )?(?i:lives|is living|is based|has (?:just )?"
+        rf"moved|moved|relocated) (?i:in|to)\s+{_PLACE}",
+    ),
+    *_p(
+        "en",
+        "workplace",
+        rf"(?i:\bI (?:now |currently )?work (?:at|for)|{_NOT_BACK_THEN}\bI(?:'ve| have)? {_LEFT_EN}"
+        rf"(?:just |recently )?joined)\s+{_ORG}",
+        rf"(?i:{_STARTED_AT_EN})\s+{_EMPLOYER}",
+        rf"(?i:\bI (?:now |currently )?work as (?:an? )?[a-z -]{{1,40}}? (?:at|for))\s+{_ORG}",
+        rf"(?i:{_NEW_JOB_EN}(?: as (?:an? )?[a-z -]{{1,40}}?)? (?:at|with|for)|{_HIRED_EN})"
+        rf"\s+{_ORG}",
+        rf"{_WHO_EN} (?i:now |currently |still )?(?i:works (?:at|for)|joined)\s+{_ORG}",
+    ),
+    *_p(
+        "en",
+        "role",
+        rf"(?i:\bI work as|\bmy (?:job|role|position|title) is|"
+        rf"\bI(?:'m| am) (?:now |currently |still )?(?=an? ))"
+        rf"\s*(?i:{_ROLE_EN})",
+        rf"(?i:\bI (?:now |currently )?work (?:at|for) [^,.;]{{1,40}}? as|{_JOB_CHANGE_EN} "
+        rf"[^,.;]{{1,40}}? as)\s+(?i:{_ROLE_EN})",
+        rf"(?i:{_JOB_CHANGE_EN} [^.;]{{1,60}}?[,;—-]\s*(?:and )?(?:now|currently)"
+        rf"(?: working)?(?: as)? (?=an? ))(?i:{_ROLE_EN})",
+        rf"(?i:(?:{_NEW_JOB_EN}(?: (?:at|with|for) [^,.;]{{1,40}}?)?|{_HIRED_EN} [^,.;]{{1,40}}?)"
+        rf" as)\s+(?i:{_ROLE_EN})",
+        rf"{_WHO_EN} (?i:now |currently |still )?(?i:works as|is (?=an? ))\s*(?i:{_ROLE_EN})",
+    ),
+    *_p(
+        "en",
+        "answer_language",
+        # asked of the assistant: "answer (me) in", "talk to me in", "please write in"; never
+        # what the user does ("I sometimes write in German", "even when I write in Japanese")
+        rf"(?i:\b(?:answer|reply|respond)(?: to)?(?: me)?(?: only| always)? in|"
+        rf"\b(?:talk|write|speak)(?: to)? me(?: only| always)? in|"
+        rf"\b(?:want|prefer|like) (?:all |your |the )?(?:answers|replies|responses) in|"
+        rf"(?:^|[,.;!:]\s*|\bplease\s+)(?:always\s+)?(?:(?:talk|write|speak)(?: only)? in|use))"
+        rf"\s+(?P<v>(?i:{LANGUAGE_NAMES}))\b",
+    ),
+    *_p(
+        "en",
+        "tool",
+        rf"(?i:\bI(?:'ve| have)? (?:just |recently )?switched (?:from [\w .-]+? )?to|"
+        rf"\bI (?:now |mostly |mainly )?use|\bmy (?:editor|IDE|shell|browser) is)\s+"
+        rf"(?P<v>(?i:{TOOL_NAMES}))\b",
+    ),
+    *_p(
+        "en",
+        "person:{rel}",
+        rf"(?i:\bmy (?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
+        rf"(?i:\bmy (?P<rel>{_REL_EN}),? ){_NAME}(?=,| is\b| was\b)",
+        rf"(?i:\b(?:I|we) have an? (?:\w+ )?(?P<rel>{_REL_EN}),? (?:called |named )?){_NAME}"
+        rf"(?=[,.!?]|$| (?i:and|who)\b)",
+    ),
+    *_p(
+        "en",
+        "person:spouse",
+        rf"(?i:\bI(?:'m| am| got) (?:happily |now |recently |just )?married to ){_NAME}",
+    ),
+    *_p(
+        "en",
+        "pet:{rel}",
+        rf"(?i:\bmy (?P<rel>{_PET_EN})(?:'s name)? is (?:called |named )?){_NAME}",
+        rf"(?i:\bI have an? (?P<rel>{_PET_EN}) (?:called|named) ){_NAME}",
+        rf"(?i:\b(?:I|we) (?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? (?:called|named) )"
+        rf"{_NAME}",
+        rf"(?i:\bmy (?P<rel>{_PET_EN}),? ){_NAME}"
+        rf"(?=[,.!?]|$| (?i:is|was|and|loves|likes|has|just|who)\b)",
+    ),
+    *_p(
+        "en",
+        "allergy",
+        r"(?i:\bI(?:'m| am) (?:severely |very |also |seriously )?allergic to (?:the )?)"
+        r"(?P<v>[a-z][a-z -]{1,30}?)(?=[,.;!]| and\b| so\b| but\b|$)",
+        r"(?i:\bI have an? )(?P<v>[a-z]+(?: [a-z]+)?)(?= allergy\b)",
+    ),
+    *_p(
+        "en",
+        "diet",
+        r"(?i:\bI(?:'m| am) (?:a |now |strictly |also )?)(?P<v>(?i:vegetarian|vegan|pescatarian|"
+        r"gluten-free|lactose intolerant|keto|halal|kosher))\b",
+    ),
+    *_p(
+        "en",
+        "avoids",
+        r"(?i:\bI (?:don't|do not|never|can't|cannot) eat )(?!(?:much|a lot|anything|that|this|"
+        r"it|now|today|anymore|out|there|here|well|too|enough|after|before|so|late|any)\b)"
+        r"(?P<v>[a-z][a-z -]{1,24}?)(?=[,.;!]| or\b| and\b| because\b|$)",
+    ),
+    *_p(
+        "en",
+        "units",
+        r"(?i:\b(?:please )?(?:always )?use|\bI prefer|\b(?:give|show) me (?:everything |"
+        r"measurements |numbers )?in) (?:the )?(?P<v>(?i:metric|imperial))(?= units| system|"
+        r" measurements|\b)",
+    ),
+    *_p(
+        "en",
+        "format:temperature",
+        r"(?i:\b(?:please )?(?:always )?use|\bI prefer|\btemperatures? in) (?:degrees )?"
+        r"(?P<v>(?i:Celsius|Fahrenheit))\b",
+    ),
+    *_p(
+        "en",
+        "format:time",
+        r"(?i:\b(?:please )?(?:always )?use|\bI prefer|\bin) (?:the )?(?P<v>24-hour|12-hour)"
+        r"(?= time| clock| format)",
+    ),
+    *_p(
+        "en",
+        "format:date",
+        r"(?i:\bdates? (?:as|in|like|format(?: is)?)|\bdate format(?: is)?|\buse) "
+        r"(?P<v>YYYY-MM-DD|DD/MM/YYYY|MM/DD/YYYY|ISO(?: |-)?8601|ISO dates)",
+    ),
+    *_p(
+        "en",
+        "answer_style",
+        r"(?i:\b(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? (?:in|using|with)"
+        r"|\b(?:please )?(?:always )?use) (?P<v>(?i:keigo|formal Japanese|polite Japanese|"
+        r"casual Japanese|Traditional Chinese|Simplified Chinese|formal English|casual English|"
+        r"a formal tone|a casual tone|British English|American English))\b",
+    ),
+    *_p(
+        "en",
+        "birthday:{rel}",
+        rf"\b(?i:my) (?:(?P<rel>(?i:{_REL_EN}))(?:,? [A-Z][a-z]+)?'s )?(?i:birthday is (?:on )?)"
+        rf"{_DATE_EN}",
+    ),
+]
