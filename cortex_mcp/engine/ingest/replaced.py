@@ -38,6 +38,8 @@ _REVOKED = re.compile(
     r"[^，。]{0,4}(?:取消|作废|不算|不用)"
 )
 _NEVER_REPLACED = frozenset([Category.PROFILE])
+PROJECT_SLOTS = ("uses:", "version:")
+"""Slots of what a project uses: the value named is enough to know the memory."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ async def replaced_by_name(
         if named.topic and _about(named.topic, memory.content):
             return f"revokes what was said about {named.topic}", memory
         value = next((v for v in named.values if _names(memory.content, v)), None)
-        if value is not None and _replaces(proposal.content, memory.content, value):
+        if value is not None and _replaces(proposal.content, memory, value):
             return f"names the value it replaces ({value})", memory
     return None
 
@@ -111,14 +113,19 @@ def _names(text: str, value: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(value)}{tail}(?![\w.]*\d)", text, re.I) is not None
 
 
-def _replaces(statement: str, memory: str, value: str) -> bool:
-    """The memory is what the statement corrects: about the same person, sharing a word with
-    it besides the replaced value, and not itself saying that value is replaced."""
-    if _other_person(statement, memory) or _rejects(memory, value):
+def _replaces(statement: str, memory: Memory, value: str) -> bool:
+    """The memory is what the statement corrects: about the same person, not itself saying
+    that value is replaced, and sharing a word with it besides the value, or holding what a
+    project uses as that value ("The service uses PostgreSQL 14." for "the billing DB is MySQL
+    8, not Postgres")."""
+    text = memory.content
+    if _other_person(statement, text) or _rejects(text, value):
         return False  # another person's; or itself a correction away from that value
+    predicate = str(memory.metadata.get("predicate") or "")
+    if predicate.startswith(PROJECT_SLOTS) and _names(str(memory.metadata.get("value")), value):
+        return True
     without = re.sub(re.escape(value), " ", statement, flags=re.I)
-    shared = _terms(without) & _terms(memory)
-    return bool(shared)
+    return bool(_terms(without) & _terms(text))
 
 
 def _other_person(first: str, second: str) -> bool:
