@@ -102,3 +102,19 @@ def test_the_values_and_topics_a_statement_names() -> None:
     assert named_in("Ignore the rule about squash merges.").topic == "squash merges"  # type: ignore[union-attr]
     assert named_in("I'm not sure about that.") is None
     assert named_in("It's not that hard.") is None
+
+
+async def test_an_agent_s_one_memory_of_several_slots_replaces_each_old_value(
+    client: Client, settings: Settings
+) -> None:
+    """Found trying the product: cortex_remember("I started a new job at BMW as a staff
+    engineer") left "I work at Siemens." live (a memory of two slots held neither)."""
+    workplace = await remember(client, "I work at Siemens.")
+    role = await remember(client, "I work as a backend engineer.")
+
+    new = await remember(client, "I started a new job at BMW as a staff engineer")
+
+    assert new["action"] == "created" and new["superseded_id"] == workplace["id"], new
+    live = live_contents(settings)
+    assert workplace["content"] not in live and role["content"] not in live, live
+    assert "I started a new job at BMW as a staff engineer" in live

@@ -17,11 +17,13 @@ from datetime import datetime
 from cortex_mcp.config import MemorySettings
 from cortex_mcp.engine.ingest.nearby import nearby_memories
 from cortex_mcp.engine.ingest.proposal import Proposal, check_content
+from cortex_mcp.engine.ingest.verdict import holds_value, slot_holder
 from cortex_mcp.engine.ingest.write import (
     Decided,
     build_memory,
     decide,
     record_relations,
+    replaced,
     supersede,
     write_proposal,
 )
@@ -137,6 +139,8 @@ async def write_remembered(
             conn, proposal, owner, now, tags=tags, nearby=nearby, decided=decided
         )
         superseded = outcome.superseded.id if outcome.superseded else None
+        if outcome.action == "created" and proposal.slot is None:
+            superseded = await _retire_slot_holders(conn, outcome.memory, owner, now) or superseded
         return RememberResult.of(outcome.action, outcome.memory, superseded)
     memory = build_memory(proposal, owner, now, Layer.CORE)
     memory = await supersede(conn, old, memory, "explicit: supersedes", "remember", now)
@@ -175,6 +179,25 @@ def remembered_proposal(
         correction=category == Category.CORRECTION or is_correction(original or text),
         relations=tuple(relations),
     )
+
+
+async def _retire_slot_holders(
+    conn: Connection, memory: Memory, owner: str | None, now: datetime
+) -> str | None:
+    """An agent's one memory stating several slots ("I started a new job at BMW as a staff
+    engineer"): each memory holding one of them with another value is superseded by it, as a
+    memory per slot would have been (found trying the product: "I work at Siemens." stayed
+    live and ranked first). The first superseded id, or None."""
+    slots = find_slots(memory.content)
+    retired: list[str] = []
+    for slot in slots if len(slots) > 1 else []:
+        holder = await slot_holder(conn, owner, slot)
+        if holder is not None and holder.id != memory.id and not holds_value(holder, slot):
+            await replaced(
+                conn, holder, memory, f"slot {slot.predicate}: new value", "remember", now
+            )
+            retired.append(holder.id)
+    return retired[0] if retired else None
 
 
 async def _replaced(conn: Connection, memory_id: str, agent_id: str) -> Memory:

@@ -245,7 +245,7 @@ async def settle(
             return await _same_person(conn, agent_id, proposal.slot) or Verdict(
                 "new", rule=f"slot {proposal.slot.predicate}: first value"
             )
-        same = _holds_value(holder, proposal.slot)
+        same = holds_value(holder, proposal.slot)
         if same and says_more(proposal.content, holder.content, proposal.slot.value):
             rule = f"slot {proposal.slot.predicate}: same value, says more"
             return Verdict("new", rule=rule, unslotted=True)
@@ -278,7 +278,7 @@ async def _same_person(conn: Connection, agent_id: str | None, slot: Slot) -> Ve
     the wife, husband or partner, and a spouse said after them restates them."""
     for other in SAME_PERSON.get(slot.predicate, ()):
         holder = await slot_holder(conn, agent_id, replace(slot, predicate=other))
-        if holder is not None and _holds_value(holder, slot):
+        if holder is not None and holds_value(holder, slot):
             action: Literal["duplicate", "update"] = (
                 "duplicate" if slot.predicate == "person:spouse" else "update"
             )
@@ -286,7 +286,7 @@ async def _same_person(conn: Connection, agent_id: str | None, slot: Slot) -> Ve
     return None
 
 
-def _holds_value(holder: Memory, slot: Slot) -> bool:
+def holds_value(holder: Memory, slot: Slot) -> bool:
     """True when the slot memory `holder` holds the value `slot` states."""
     return value_key(str(holder.metadata.get("value", ""))) == slot.key
 
