@@ -12,6 +12,7 @@ import pytest
 from mcp import Client
 
 from cortex_mcp.config import Settings
+from cortex_mcp.engine.ingest.fast import fast_statements
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, inspect_database
 
@@ -170,3 +171,30 @@ async def test_working_somewhere_as_a_job_sets_workplace_and_role(
     assert sorted(live(plain)) == sorted(
         ["我叫王小明。", "我住在上海。", *(m["content"] for m in new)]
     )
+
+
+async def test_a_move_to_an_employer_after_leaving_another_is_a_job_not_a_home(
+    client: Client, plain: Settings
+) -> None:
+    """Found trying the product: "actually i moved to Globex, left acme in october" made
+    Globex the user's home and left the workplace as it was."""
+    old, new, now = await changed(
+        client, plain, "I work at Acme.", "actually i moved to Globex, left acme in october"
+    )
+
+    assert old == ["I work at Acme."] and len(new) == 1, new
+    assert "I work at Acme." not in now
+    assert not [text for text in now if text.startswith("I live in")], now
+
+
+@pytest.mark.parametrize(
+    ("said", "home"),
+    [
+        ("I moved to Berlin, left my old flat behind", "Berlin"),
+        ("I moved to New York, left Boston for good", "New York"),
+    ],
+)
+def test_a_move_to_a_place_stays_a_home(said: str, home: str) -> None:
+    slots = [p.slot for p in fast_statements(said)]
+
+    assert [(s.predicate, s.value) for s in slots if s is not None] == [("home", home)]

@@ -37,6 +37,14 @@ _NOT_A_PLACE = (
     r"Azure|Kubernetes|Docker|Postgres|PostgreSQL|MySQL|Linux|Windows|Mac)\b)"
 )
 """What one moves from and to that is no home: "I moved from Java to Go last year"."""
+_LEFT_AN_EMPLOYER = (
+    r"(?=,? (?:and )?(?i:left|quit) (?!(?i:my|the|a|an|our|his|her|their|behind|home|it|them|"
+    r"everything)\b)\w)"
+)
+"""A move to an employer, not to a place: "actually i moved to Globex, left acme in october"
+(found trying the product: Globex became the user's home)."""
+_NOT_AN_EMPLOYER_LEFT = rf"(?![A-Z][\w&.'-]*\b{_LEFT_AN_EMPLOYER})"
+_NAMED_EMPLOYER = r"(?P<v>[A-Z][\w&.'-]*)\b"
 _ORG = r"(?P<v>[A-Z0-9][\w&.'-]*(?: (?:[A-Z0-9][\w&.'-]*|of|and|&))*)"
 _ROLE_EN = (
     r"(?P<v>(?:an? )?(?:[a-z-]+ ){0,3}(?:developer|engineer|designer|manager|scientist|analyst|"
@@ -99,7 +107,7 @@ EN_PATTERNS: list[SlotPattern] = [
         "home",
         rf"(?i:\bI (?:now |currently |still )?live in|\bI(?:'m| am) (?:now |currently )?"
         rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) "
-        rf"(?:from [^,.;]{{1,40}}? )?to)\s+{_NOT_A_PLACE}{_PLACE}",
+        rf"(?:from [^,.;]{{1,40}}? )?to)\s+{_NOT_A_PLACE}{_NOT_AN_EMPLOYER_LEFT}{_PLACE}",
         rf"(?i:\bI(?:'m| am)\b[^.;]{{0,60}}?\bbased in)\s+{_PLACE}",
     ),
     *_p(
@@ -114,6 +122,7 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?i:\bI (?:now |currently )?work (?:at|for)|{_NOT_BACK_THEN}\bI(?:'ve| have)? {_LEFT_EN}"
         rf"(?:just |recently )?joined)\s+{_ORG}",
         rf"(?i:{_STARTED_AT_EN})\s+{_EMPLOYER}",
+        rf"(?i:\bI (?:just |recently )?moved (?:over )?to)\s+{_NAMED_EMPLOYER}{_LEFT_AN_EMPLOYER}",
         rf"(?i:\bI (?:now |currently )?work as (?:an? )?[a-z -]{{1,40}}? (?:at|for))\s+{_ORG}",
         rf"(?i:{_NEW_JOB_EN}(?: as (?:an? )?[a-z -]{{1,40}}?)? (?:at|with|for)|{_HIRED_EN})"
         rf"\s+{_ORG}",
