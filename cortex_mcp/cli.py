@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from cortex_mcp.command_line import parser
+from cortex_mcp.command_line import check_ports, parser
 from cortex_mcp.config import (
     LEGACY_HOME,
     Settings,
@@ -356,6 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `cortex-mcp-server`, `cortex-mcp` and `python -m cortex_mcp`."""
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
+        check_ports(args)
         return run(args)
     except CortexError as err:
         if debug_requested():

@@ -1,32 +1,26 @@
 """The command line's grammar: the subcommands of `cortex-mcp`, their options with the rules
-argparse checks (a port is a whole number from 0 or 1 to 65535), and their help texts."""
+argparse checks, the port rule checked right after them, and their help texts."""
 
 import argparse
 from pathlib import Path
 from typing import Any
 
 from cortex_mcp import __version__
+from cortex_mcp.errors import ConfigError
 from cortex_mcp.hooks.importer import SOURCES
 from cortex_mcp.hooks.install import SETTINGS_FILES
 
 HIGHEST_PORT = 65535
 
 
-def port_number(lowest: int) -> Any:
-    """An argparse type: a TCP port from `lowest` to 65535, or the rule in one line."""
-
-    def port(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = -1
-        if not lowest <= value <= HIGHEST_PORT:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} is no port: a whole number from {lowest} to {HIGHEST_PORT}"
-            )
-        return value
-
-    return port
+def check_ports(args: argparse.Namespace) -> None:
+    """A port given on the command line is one a socket can bind, or ConfigError in one line
+    (as `serve --port` is checked by the settings): `browse --port 99999` reached the bind and
+    ended as an unexpected OverflowError."""
+    port = getattr(args, "browse_port", 0)
+    if not 0 <= port <= HIGHEST_PORT:
+        rule = "must be less than 65536" if port > HIGHEST_PORT else "must not be negative"
+        raise ConfigError("--port", rule, "choose a port from 1 to 65535, or 0 for any")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -39,9 +33,7 @@ def parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the MCP server (default: stdio)")
     serve.add_argument("--transport", choices=["stdio", "sse", "streamable-http"], default="stdio")
     serve.add_argument("--host", help="address for sse/streamable-http (default 127.0.0.1)")
-    serve.add_argument(
-        "--port", type=port_number(1), help="port for sse/streamable-http (default 21100)"
-    )
+    serve.add_argument("--port", type=int, help="port for sse/streamable-http (default 21100)")
     config = commands.add_parser("config", help="print the effective configuration")
     config.add_argument("--markdown", action="store_true", help="print the settings reference")
     export = commands.add_parser("export", help="print all memory (JSON is lossless)")
@@ -165,7 +157,7 @@ def add_browse_command(commands: Any) -> None:
         "--port",
         dest="browse_port",
         metavar="PORT",
-        type=port_number(0),
+        type=int,
         default=0,
         help="port on 127.0.0.1 (default: any)",
     )

@@ -21,22 +21,20 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 
 
 @pytest.mark.parametrize(
-    ("argv", "rule"),
+    ("argv", "error"),
     [
-        (["browse", "--no-open", "--port", "99999"], "'99999' is no port: a whole number from 0"),
-        (["browse", "--port", "-1"], "'-1' is no port: a whole number from 0 to 65535"),
-        (["serve", "--transport", "streamable-http", "--port", "70000"], "from 1 to 65535"),
-        (["serve", "--transport", "sse", "--port", "0"], "'0' is no port"),
-        (["serve", "--port", "http"], "'http' is no port"),
+        (["browse", "--no-open", "--port", "99999"], "--port: must be less than 65536"),
+        (["browse", "--no-open", "--port", "-1"], "--port: must not be negative"),
+        (["serve", "--transport", "streamable-http", "--port", "70000"], "--port: must be less"),
     ],
 )
-def test_a_port_out_of_range_is_its_rule_and_exit_2(
-    argv: list[str], rule: str, capsys: pytest.CaptureFixture[str]
+def test_a_port_out_of_range_is_one_line_naming_the_rule_and_exit_2(
+    argv: list[str], error: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = run(argv, capsys)
 
     assert (code, out) == (2, "")
-    assert "argument --port: " in err and rule in err
+    assert err.startswith(f"cortex-mcp: {error}") and err.count("\n") == 1, err
     assert "Overflow" not in err and "unexpected" not in err
 
 
