@@ -183,9 +183,11 @@ def run_server(settings: Settings, transport: str) -> int:
             return anyio.run(serve_stdio, mcp, notice)
         except BaseExceptionGroup as group:  # the engine failed to open after the handshake
             raise sole_error(group) from None
-    from cortex_mcp.remote import serve_http  # HTTP only: uvicorn and starlette stay unloaded
+    from cortex_mcp.remote import HttpTransport, serve_http  # HTTP only: uvicorn stays unloaded
 
-    anyio.run(serve_http, mcp, host, settings, "sse" if transport == "sse" else "streamable-http")
+    hooks = partial(serve_local_socket, mcp, settings)  # the hooks reach this server too
+    kind: HttpTransport = "sse" if transport == "sse" else "streamable-http"
+    anyio.run(serve_http, mcp, host, settings, kind, [hooks])
     return 0
 
 
