@@ -8,7 +8,7 @@ JSON and JSONL files are streamed in batches, so a large import's memory stays b
 Markdown files are read whole (they are pages, not dumps).
 """
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -120,8 +120,10 @@ class FileImport:
         agent_id: str | None,
         origin: str,
         strict: bool,
+        taken_lines: Collection[int] = (),
     ) -> None:
         self.rt, self.clean, self.name, self.origin = rt, clean, name, origin
+        self.taken_lines = frozenset(taken_lines)
         self.agent, self.now = rt.agent(agent_id), rt.clock()
         self.limit = rt.settings.memory.max_content_chars
         self.problems = Problems(name, strict)
@@ -186,7 +188,8 @@ class FileImport:
 
     def _markdown(self, text: str, kind: str) -> list[Memory]:
         if kind != "daily-log":
-            drafts = self._valid(parse_markdown(text, Category.FACT))
+            parsed = parse_markdown(text, Category.FACT)
+            drafts = self._valid([d for d in parsed if d.line not in self.taken_lines])
             core = [d for d in drafts if d.layer is None]
             archived = [d for d in drafts if d.layer == Layer.ARCHIVE]
             working = [d for d in drafts if d.layer == Layer.WORKING]
@@ -289,10 +292,12 @@ async def import_text(
     source: str = "import",
     strict: bool = False,
     dry_run: bool = False,
+    taken_lines: Collection[int] = (),
 ) -> ImportReport:
     """Import one file's text; `name` (its file name) tells a daily log or JSONL apart;
-    `source` is what the new memories record as their source."""
-    run = FileImport(rt, clean, name, agent_id, source, strict)
+    `source` is what the new memories record as their source; the Markdown items starting on
+    `taken_lines` are left out (the mirror stored them another way)."""
+    run = FileImport(rt, clean, name, agent_id, source, strict, taken_lines)
     return await run.run(text_source(text), detect_format(name, text[:HEAD_BYTES]), dry_run)
 
 
