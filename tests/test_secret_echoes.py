@@ -72,3 +72,19 @@ async def test_a_password_named_in_prose_is_redacted(client: Client, settings: S
     stored = stored_bytes(settings)
     assert "S3cr3tPassw0rd" not in stored
     assert "the password reset link in the password manager expired" in stored
+
+
+async def test_a_plain_word_taken_for_a_password_is_not_hunted_through_the_exchange(
+    client: Client, settings: Settings
+) -> None:
+    data_of(
+        await client.call_tool(
+            "cortex_ingest",
+            {
+                "user_message": "the password is probably wrong, can you check?",
+                "assistant_message": "It is probably the expired one; I probably need the logs.",
+            },
+        )
+    )
+
+    assert "I probably need the logs" in stored_bytes(settings)

@@ -247,8 +247,8 @@ def redact(
 
 
 ECHO_MIN_CHARS = 6
-"""A value redacted once is looked for elsewhere only from this length: shorter ones are too
-likely to be ordinary words."""
+"""A value redacted once is looked for elsewhere only from this length, and only when it is
+no plain word (letters, lower case after the first): those are too likely to be ordinary."""
 
 
 def redact_echoes(text: str, values: list[tuple[str, str]]) -> tuple[str, list[str]]:
@@ -256,8 +256,9 @@ def redact_echoes(text: str, values: list[tuple[str, str]]) -> tuple[str, list[s
     inside a longer word) replaced by that value's marker, and the kinds replaced."""
     found: list[str] = []
     for kind, value in values:
-        if len(value) < ECHO_MIN_CHARS or value not in text:
-            continue
+        plain_word = re.fullmatch(r"[A-Za-z][a-z]*", value) is not None
+        if len(value) < ECHO_MIN_CHARS or plain_word or value not in text:
+            continue  # "the password is probably…" must not take "probably" everywhere
         echo = re.compile(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])")
         parts = echo.split(text)
         text = MARKER.format(kind=kind).join(parts)
