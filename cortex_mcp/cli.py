@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from cortex_mcp import __version__
+from cortex_mcp.command_line import check_ports, parser
 from cortex_mcp.config import (
     LEGACY_HOME,
     Settings,
@@ -34,8 +34,6 @@ from cortex_mcp.config import (
 )
 from cortex_mcp.engine.host import EngineHost
 from cortex_mcp.errors import ConfigError, CortexError, InvalidInput, StoreUnavailable
-from cortex_mcp.hooks.importer import SOURCES
-from cortex_mcp.hooks.install import SETTINGS_FILES
 from cortex_mcp.late_engine import sole_error
 from cortex_mcp.local_socket import hook_settings, serve_local_socket
 from cortex_mcp.server import build_server
@@ -52,101 +50,6 @@ TTY_NOTICE = (
 )
 
 logger = logging.getLogger("cortex_mcp")
-
-
-def parser() -> argparse.ArgumentParser:
-    """The command line: `cortex-mcp [serve|config|export|import|lifecycle] ...`."""
-    top = argparse.ArgumentParser(
-        prog="cortex-mcp", description="Long-term memory for AI agents, as an MCP server."
-    )
-    top.add_argument("--version", action="version", version=f"cortex-mcp {__version__}")
-    commands = top.add_subparsers(dest="command")
-    serve = commands.add_parser("serve", help="run the MCP server (default: stdio)")
-    serve.add_argument("--transport", choices=["stdio", "sse", "streamable-http"], default="stdio")
-    serve.add_argument("--host", help="address for sse/streamable-http (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port for sse/streamable-http (default 21100)")
-    config = commands.add_parser("config", help="print the effective configuration")
-    config.add_argument("--markdown", action="store_true", help="print the settings reference")
-    export = commands.add_parser("export", help="print all memory (JSON is lossless)")
-    export.add_argument("--format", choices=["json", "markdown"], default="json")
-    export.add_argument(
-        "--output", type=Path, help="write to this file, whole or not at all (default: stdout)"
-    )
-    load = commands.add_parser(
-        "import",
-        help="import a cortex JSON export, a MEMORY.md, YYYY-MM-DD.md daily logs, the MCP "
-        "memory server's JSONL, or a folder of them (idempotent)",
-    )
-    load.add_argument("path", type=Path)
-    load.add_argument("--check", action="store_true", help="validate and count; write nothing")
-    load.add_argument("--strict", action="store_true", help="refuse a file with any bad row")
-    load.add_argument(
-        "--transcripts",
-        choices=SOURCES,
-        help="PATH holds coding-agent session transcripts: one flush per session (#25)",
-    )
-    cycle = commands.add_parser("lifecycle", help="run the lifecycle now, or preview it")
-    cycle.add_argument("action", choices=["run", "preview"])
-    add_privacy_commands(commands, export)
-    add_browse_command(commands)
-    add_migrate_command(commands)
-    add_hooks_command(commands)
-    backup = commands.add_parser(
-        "backup",
-        help="write the whole store (conversation log included) to one SQLite file; restore"
-        " with `migrate --from FILE`",
-    )
-    backup.add_argument("--output", type=Path, required=True, help="the backup file to write")
-    return top
-
-
-def add_hooks_command(commands: Any) -> None:
-    """`cortex-mcp hooks install|uninstall AGENT [--project]`: the host hooks (#25)."""
-    hooks = commands.add_parser(
-        "hooks", help="add or remove cortex-mcp's hooks in a coding agent's settings"
-    )
-    hooks.add_argument("action", choices=["install", "uninstall"])
-    hooks.add_argument("agent", choices=list(SETTINGS_FILES))
-    hooks.add_argument(
-        "--project", action="store_true", help="this project's settings, not the user's"
-    )
-
-
-def add_migrate_command(commands: Any) -> None:
-    """`cortex-mcp migrate --to postgresql://... | FILE`: copy the whole store to another engine."""
-    move = commands.add_parser(
-        "migrate",
-        help="copy the whole store to PostgreSQL (--to postgresql://...) or to a SQLite file"
-        " (--to PATH); resumable, verified by counts and a content hash",
-    )
-    move.add_argument(
-        "--to",
-        metavar="URL_OR_FILE",
-        dest="target",
-        help="copy into here (default with --from: the configured store, e.g. a restore)",
-    )
-    move.add_argument(
-        "--from",
-        metavar="URL_OR_FILE",
-        dest="source",
-        help="copy from here instead of the configured store",
-    )
-
-
-def add_privacy_commands(commands: Any, export: argparse.ArgumentParser) -> None:
-    """`purge` and `export --include-forgotten`."""
-    export.add_argument(
-        "--include-forgotten", action="store_true", help="also export forgotten memories"
-    )
-    purge = commands.add_parser(
-        "purge",
-        help="erase memories for good (privacy): by id, or every one containing --matching TEXT;"
-        " shows what would go unless --yes",
-    )
-    purge.add_argument("ids", nargs="*", metavar="ID", help="memory ids to erase")
-    purge.add_argument("--matching", metavar="TEXT", help="erase every memory containing TEXT")
-    purge.add_argument("--agent-id", help="the agent the ids belong to (default: the default)")
-    purge.add_argument("--yes", action="store_true", help="erase now (without it: a preview)")
 
 
 async def purge_command(engine: "Engine", args: argparse.Namespace) -> str:
@@ -182,18 +85,6 @@ def quiet_drivers() -> None:
     """Keep the drivers' loggers above DEBUG and INFO."""
     for name in DRIVER_LOGGERS:
         logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger().level))
-
-
-def add_browse_command(commands: Any) -> None:
-    """`cortex-mcp browse`: the memory browser (an MCP App) in a web browser, on 127.0.0.1."""
-    browse = commands.add_parser(
-        "browse", help="open the memory browser in a web browser (127.0.0.1, one-time token)"
-    )
-    browse.add_argument(
-        "--port", dest="browse_port", type=int, default=0, help="port on 127.0.0.1 (default: any)"
-    )
-    browse.add_argument("--no-open", action="store_true", help="print the link, open nothing")
-    browse.add_argument("--agent", help="open the memory of this agent_id (default: the default)")
 
 
 def run_browse(settings: Settings, args: argparse.Namespace) -> int:
@@ -292,9 +183,11 @@ def run_server(settings: Settings, transport: str) -> int:
             return anyio.run(serve_stdio, mcp, notice)
         except BaseExceptionGroup as group:  # the engine failed to open after the handshake
             raise sole_error(group) from None
-    from cortex_mcp.remote import serve_http  # HTTP only: uvicorn and starlette stay unloaded
+    from cortex_mcp.remote import HttpTransport, serve_http  # HTTP only: uvicorn stays unloaded
 
-    anyio.run(serve_http, mcp, host, settings, "sse" if transport == "sse" else "streamable-http")
+    hooks = partial(serve_local_socket, mcp, settings)  # the hooks reach this server too
+    kind: HttpTransport = "sse" if transport == "sse" else "streamable-http"
+    anyio.run(serve_http, mcp, host, settings, kind, [hooks])
     return 0
 
 
@@ -465,6 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `cortex-mcp-server`, `cortex-mcp` and `python -m cortex_mcp`."""
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
+        check_ports(args)
         return run(args)
     except CortexError as err:
         if debug_requested():

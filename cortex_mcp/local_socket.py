@@ -2,10 +2,10 @@
 in a 0700 folder, itself 0600, so only this user can connect. It speaks MCP exactly as stdio
 does (one JSON-RPC message a line, the same tools and resources): no second API.
 
-Every stdio server of a home tries to own it; the first one does, the others look again
-every `RECLAIM_S` and take over when its owner has gone. The owner publishes the hook
-settings beside the socket (the hook command cannot load the settings without pydantic)
-and replays the spool: moments that ran while no server was up.
+Every server of a home (stdio, SSE or streamable HTTP) tries to own it; the first one does,
+the others look again every `RECLAIM_S` and take over when its owner has gone. The owner
+publishes the hook settings beside the socket (the hook command cannot load the settings
+without pydantic) and replays the spool: moments that ran while no server was up.
 """
 
 import errno

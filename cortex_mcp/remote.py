@@ -8,9 +8,9 @@ import ipaddress
 import logging
 import re
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 import uvicorn
@@ -198,9 +198,14 @@ async def discard_some_body(receive: Receive) -> None:
 
 
 def http_app(
-    mcp: MCPServer[Engine], host: EngineHost, settings: Settings, transport: HttpTransport
+    mcp: MCPServer[Engine],
+    host: EngineHost,
+    settings: Settings,
+    transport: HttpTransport,
+    beside: Sequence[Callable[[], Coroutine[Any, Any, None]]] = (),
 ) -> ASGIApp:
-    """The ASGI app for a transport: the SDK's app, the engine held open, the token checked."""
+    """The ASGI app for a transport: the SDK's app, the engine held open (with the jobs
+    `beside` it running while it is: the hooks' local socket), the token checked."""
     security = transport_security(settings)
     limits = settings.remote
     inner: Starlette
@@ -225,8 +230,15 @@ def http_app(
 
     @asynccontextmanager
     async def hold_engine(app: Starlette) -> AsyncIterator[None]:
-        async with host.use(), inner.router.lifespan_context(app):
+        async with (
+            host.use(),
+            inner.router.lifespan_context(app),
+            anyio.create_task_group() as jobs,
+        ):
+            for job in beside:
+                jobs.start_soon(job)
             yield
+            jobs.cancel_scope.cancel()
 
     app: ASGIApp = Starlette(routes=[Mount("/", app=served)], lifespan=hold_engine)
     app = BodyDeadline(app, limits.body_timeout_s)
@@ -241,11 +253,16 @@ SHUTDOWN_GRACE_S = 1
 
 
 async def serve_http(
-    mcp: MCPServer[Engine], host: EngineHost, settings: Settings, transport: HttpTransport
+    mcp: MCPServer[Engine],
+    host: EngineHost,
+    settings: Settings,
+    transport: HttpTransport,
+    beside: Sequence[Callable[[], Coroutine[Any, Any, None]]] = (),
 ) -> None:
-    """Serve `mcp` over SSE or streamable HTTP until cancelled."""
+    """Serve `mcp` over SSE or streamable HTTP until cancelled (`beside`: jobs that run
+    while the app holds the engine open)."""
     check_bind(settings)
-    app = http_app(mcp, host, settings, transport)
+    app = http_app(mcp, host, settings, transport, beside)
     limits = settings.remote
     config = uvicorn.Config(
         app,

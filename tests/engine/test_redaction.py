@@ -39,6 +39,9 @@ SAMPLES = [
     ("我的邮箱密码是 Abc12345", "Abc12345", "password"),
     ("密码：qwerty987", "qwerty987", "password"),
     ("パスワードは secret99 です", "secret99", "password"),
+    ("it points at db.prod with password S3cr3tPassw0rd; retry", "S3cr3tPassw0rd", "password"),
+    ("log in with the password `hunter2!x` please", "hunter2!x", "password"),
+    ("Password Tr0ub4dor&3.", "Tr0ub4dor&3", "password"),
     ("card 4111 1111 1111 1111 expires 12/29", "4111 1111 1111 1111", "card_number"),
     ("visa 4012-8888-8888-1881", "4012-8888-8888-1881", "card_number"),
     (
@@ -101,6 +104,10 @@ def test_all_kinds_together_in_one_text_are_caught() -> None:
         "See https://example.com/docs/getting-started for the guide",
         "Call me at 3pm about order 42",
         "postgres://db.internal:5432/orders has no password",
+        "the password reset email and the password manager",
+        "fill in the password field, then password-protected files open",
+        "Password strength matters; password v2.1 of the policy applies",
+        "with password protection on, the passphrase dialog shows",
     ],
 )
 def test_near_misses_are_left_alone(text: str) -> None:

@@ -96,8 +96,8 @@ async def ingest(
             raise InvalidInput(field, f"{len(text):,} characters; the limit is {limit:,}")
     if not user_message.strip() and not assistant_message.strip():
         raise InvalidInput("user_message", "user_message and assistant_message are both empty")
-    user, assistant = clean(user_message), clean(assistant_message)
-    tools = clean(tool_calls_text(tool_calls))
+    texts = [user_message, assistant_message, tool_calls_text(tool_calls)]
+    user, assistant, tools = clean.together(texts)  # a secret in one is redacted in all
     said = [("user", user), ("assistant", assistant), ("tool", tools.strip())]
     skipped = deep_skip(rt, user, assistant, tools)
     if skipped is None and not rt.llm.answers_in_background:

@@ -80,7 +80,8 @@ async def flush(
     message (None where unknown; none at all: every message now)."""
     check_messages(rt, messages, session_id, said_at)
     times = said_times(said_at, len(messages), rt.clock())
-    cleaned = [Message(m.role, clean(m.content)) for m in messages]
+    texts = clean.together([m.content for m in messages])  # a secret in one is redacted in all
+    cleaned = [Message(m.role, text) for m, text in zip(messages, texts, strict=True)]
     logged = await append_exchange(
         rt,
         [(m.role, m.content) for m in cleaned],

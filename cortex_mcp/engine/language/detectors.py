@@ -25,15 +25,22 @@ class SecretPattern:
     accept: Callable[[re.Match[str]], bool] = always
 
 
-def apply_patterns(text: str, patterns: Iterable[SecretPattern], found: list[str]) -> str:
+def apply_patterns(
+    text: str,
+    patterns: Iterable[SecretPattern],
+    found: list[str],
+    values: list[tuple[str, str]] | None = None,
+) -> str:
     """`text` with every accepted match of `patterns` replaced by its marker; the kinds found
-    are appended to `found`."""
+    are appended to `found` (and `(kind, value replaced)` to `values`, when given)."""
     for secret in patterns:
 
         def replace(match: re.Match[str], secret: SecretPattern = secret) -> str:
             if not secret.accept(match):
                 return match.group(0)
             found.append(secret.kind)
+            if values is not None:
+                values.append((secret.kind, match.group(secret.group)))
             start, end = match.span(secret.group)
             offset = match.start(0)
             whole = match.group(0)

@@ -9,9 +9,9 @@ configuration asks for it; `redact` takes those kinds as `declared`.
 import math
 import re
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
-from cortex_mcp.engine.language.detectors import SecretPattern, apply_patterns
+from cortex_mcp.engine.language.detectors import MARKER, SecretPattern, apply_patterns
 from cortex_mcp.engine.language.personal import PERSONAL_PATTERNS, personal_patterns
 from cortex_mcp.unicode_text import well_formed
 
@@ -59,6 +59,15 @@ def _aws_secret(match: re.Match[str]) -> bool:
     before = match.string[max(0, match.start() - 80) : match.start()].lower()
     near = any(word in before for word in ("aws", "secret", "amazon", "s3", "iam"))
     return mixed and (near or "/" in value or "+" in value)
+
+
+def _password_in_prose(match: re.Match[str]) -> bool:
+    """A word that reads as a password, not as English: a digit, a symbol or a capital inside
+    it ("S3cr3tPassw0rd", "hunter2!"); not a version number ("v2.1")."""
+    value = match.group(1)
+    if re.fullmatch(r"[vV]?\d+(?:\.\d+)+", value):
+        return False
+    return bool(re.search(r"\d|[^\w.-]|[a-z][A-Z]", value))
 
 
 ASSIGNED = r"[\"']?\s*(?:[:=]|=>)\s*[\"']?" + NOT_A_MARKER
@@ -203,6 +212,19 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         1,
     ),
     SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)\b(?:password|passwd|passphrase)\s+"
+            + NOT_A_MARKER
+            + r"[`\"']?([^\s`\"'，。,;、]{5,}[^\s`\"'，。,;、.:)])"
+        ),
+        "in prose: the word right after password / passwd / passphrase (`with password"
+        " S3cr3t!x`) when it has a digit, a symbol or a capital inside it; ordinary words"
+        " (`password reset`, `the password field`) are left",
+        1,
+        _password_in_prose,
+    ),
+    SecretPattern(
         "card_number",
         re.compile(r"(?<![A-Za-z0-9_-])(?:\d[ -]?){12,18}\d(?![A-Za-z0-9_-])"),
         "13–19 digits (spaces or dashes allowed), not inside a longer word such as a UUID, "
@@ -212,13 +234,36 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
 )
 
 
-def redact(text: str, declared: Collection[str] = ()) -> tuple[str, list[str]]:
+def redact(
+    text: str, declared: Collection[str] = (), values: list[tuple[str, str]] | None = None
+) -> tuple[str, list[str]]:
     """The text with every secret (and every personal-data kind in `declared`) replaced by a
-    marker, and the kinds that were found."""
+    marker, and the kinds that were found (`values` collects each `(kind, value)` replaced)."""
     found: list[str] = []
-    text = apply_patterns(text, SECRET_PATTERNS, found)
+    text = apply_patterns(text, SECRET_PATTERNS, found, values)
     if declared:
-        text = apply_patterns(text, personal_patterns(declared), found)
+        text = apply_patterns(text, personal_patterns(declared), found, values)
+    return text, found
+
+
+ECHO_MIN_CHARS = 6
+"""A value redacted once is looked for elsewhere only from this length, and only when it is
+no plain word (letters, lower case after the first): those are too likely to be ordinary."""
+
+
+def redact_echoes(text: str, values: list[tuple[str, str]]) -> tuple[str, list[str]]:
+    """`text` with every other occurrence of a value already redacted (as a whole token, not
+    inside a longer word) replaced by that value's marker, and the kinds replaced."""
+    found: list[str] = []
+    for kind, value in values:
+        plain_word = re.fullmatch(r"[A-Za-z][a-z]*", value) is not None
+        if len(value) < ECHO_MIN_CHARS or plain_word or value not in text:
+            continue  # "the password is probably…" must not take "probably" everywhere
+        echo = re.compile(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])")
+        parts = echo.split(text)
+        text = MARKER.format(kind=kind).join(parts)
+        count = len(parts) - 1
+        found += [kind] * bool(count)
     return text, found
 
 
@@ -249,6 +294,27 @@ class Cleaner:
         clean, kinds = redact(text, self.declared)
         self.kinds += [k for k in kinds if k not in self.kinds]
         return clean
+
+    def together(self, texts: Sequence[str]) -> list[str]:
+        """The texts of one exchange or batch cleaned, and a value redacted in any of them
+        redacted wherever else it appears in them too (a password found in a tool's output
+        that the reply repeats in prose)."""
+        texts = [well_formed(text) for text in texts]
+        if not self.enabled:
+            return texts
+        values: list[tuple[str, str]] = []
+        cleaned = []
+        for text in texts:
+            clean, kinds = redact(text, self.declared, values)
+            self.kinds += [k for k in kinds if k not in self.kinds]
+            cleaned.append(clean)
+        values.sort(key=lambda pair: -len(pair[1]))  # a longer value before a part of it
+        echoes = []
+        for text in cleaned:
+            clean, kinds = redact_echoes(text, values)
+            self.kinds += [k for k in kinds if k not in self.kinds]
+            echoes.append(clean)
+        return echoes
 
 
 class ProviderGuard:

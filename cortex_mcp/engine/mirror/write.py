@@ -14,6 +14,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
+from cortex_mcp.engine.mirror.manual import KeptEdit, keep_edit
 from cortex_mcp.engine.mirror.ownership import (
     HASH_PREFIX,
     OnDisk,
@@ -33,14 +34,16 @@ from cortex_mcp.engine.mirror.pages import mirror_pages, page_paths
 from cortex_mcp.engine.privacy import cleaner_for
 from cortex_mcp.engine.render.pages import is_generated
 from cortex_mcp.engine.runtime import Runtime
-from cortex_mcp.engine.transfer import import_text
 from cortex_mcp.errors import CortexError
 from cortex_mcp.store.home import TEMP_SUFFIX, write_atomic
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.memories import working_day_marks
-from cortex_mcp.store.meta import delete_meta, meta_with_prefix, set_meta
+from cortex_mcp.store.meta import delete_meta, get_meta, meta_with_prefix, set_meta
 
 logger = logging.getLogger(__name__)
+
+KEPT_PREFIX = "mirror_kept:"
+"""Meta key of the last edit kept of a page: the digest of its text (one keeper per edit)."""
 
 
 def write_pages(pages: dict[Path, str], generated_dirs: list[Path]) -> None:
@@ -158,14 +161,17 @@ async def keep_edits(rt: Runtime, edited: dict[Path, OnDisk]) -> None:
     memory_md, working_dir, _ = page_paths(home)
     extra = rt.settings.mirror.extra_memory_md
     for path, disk in edited.items():
+        if not await claim_edit(rt, path, disk.edited_text):
+            continue  # another server of this home is keeping this very edit
         backup = await anyio.to_thread.run_sync(back_up, path, home, now)
         added = 0
         name = "MEMORY.md" if path in (memory_md, extra) else path.name
         if path in (memory_md, extra) or path.parent == working_dir:
             try:
                 clean = await cleaner_for(rt, rt.agent(None))
-                report = await import_text(rt, clean, disk.edited_text, name, source="manual")
-                added = report.memories_added
+                kept = await keep_edit(rt, clean, disk.edited_text, name)
+                added = len(kept.added) + kept.imported
+                follow_edit(rt, kept)
             except CortexError as error:  # kept in the backup; nothing imported
                 logger.warning("could not import the edit to %s: %s", shown(path, home), error)
         async with rt.db.write() as conn:
@@ -175,6 +181,26 @@ async def keep_edits(rt: Runtime, edited: dict[Path, OnDisk]) -> None:
             "kept the edit to %s as %d new memories; the edited file is at %s",
             *(shown(path, home), added, shown(backup, home)),
         )
+
+
+async def claim_edit(rt: Runtime, path: Path, edited_text: str) -> bool:
+    """True for the first process of a home to keep this edit: two servers that saw it at once
+    backed it up twice (tester 13: two backups 14 ms apart) and both imported it."""
+    key, mark = f"{KEPT_PREFIX}{path}", digest(edited_text)
+    async with rt.db.write() as conn:
+        if await get_meta(conn, key) == mark:
+            return False
+        await set_meta(conn, key, mark)
+    return True
+
+
+def follow_edit(rt: Runtime, kept: KeptEdit) -> None:
+    """What a write does next, for the memories an edit stored: embedded soon, and the
+    profile redone in the background when one replaced another."""
+    rt.embed_soon(kept.added)
+    if kept.superseded:
+        rt.profiles_owed.add(rt.agent(None))
+        rt.wake.set()
 
 
 async def catch_up(rt: Runtime) -> list[str]:

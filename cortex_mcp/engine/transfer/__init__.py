@@ -15,11 +15,11 @@ from cortex_mcp.clock import to_text
 from cortex_mcp.engine.render import pages as markdown
 from cortex_mcp.engine.render.memory import render_core_markdown
 from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.engine.transfer.files import detect_format
 from cortex_mcp.engine.transfer.load import (
     EXPORT_FORMAT,
     EXPORT_VERSION,
     ImportReport,
-    detect_format,
     import_path,
     import_text,
 )

@@ -8,7 +8,7 @@ JSON and JSONL files are streamed in batches, so a large import's memory stays b
 Markdown files are read whole (they are pages, not dumps).
 """
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -20,8 +20,14 @@ from pydantic import BaseModel, Field
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.privacy import clean_memory, clean_relation
-from cortex_mcp.engine.render.pages import is_generated
 from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.engine.transfer.files import (
+    HEAD_BYTES,
+    detect_format,
+    files_at,
+    kind_of,
+    nothing_to_read,
+)
 from cortex_mcp.engine.transfer.parse import (
     Draft,
     daily_log_date,
@@ -47,7 +53,6 @@ from cortex_mcp.engine.transfer.stream import (
     scan_header,
     text_source,
 )
-from cortex_mcp.engine.transfer.transcript_files import transcript_host
 from cortex_mcp.engine.transfer.validate import (
     MAX_PROBLEMS_SHOWN,
     Problems,
@@ -60,7 +65,6 @@ from cortex_mcp.store.db import Connection
 
 EXPORT_FORMAT = "cortex-mcp"
 EXPORT_VERSION = 1
-HEAD_BYTES = 4096
 T = TypeVar("T")
 IMPORTANCE = {
     Category.IDENTITY: 0.9,
@@ -70,7 +74,14 @@ IMPORTANCE = {
     Category.SKILL: 0.7,
     Category.PROJECT_STATE: 0.7,
 }
-COUNTS = ("memories_added", "memories_skipped", "relations_added", "relations_skipped")
+COUNTS = (
+    "memories_added",
+    "memories_skipped",
+    "relations_added",
+    "relations_skipped",
+    "messages_added",
+    "messages_skipped",
+)
 
 
 class ImportReport(BaseModel):
@@ -98,16 +109,6 @@ class _CheckOnly(Exception):
     """Raised inside the write transaction of a check, to roll everything back."""
 
 
-def detect_format(name: str, text: str) -> str:
-    """cortex-json | mcp-memory-jsonl | daily-log | memory-md, from the name and the text."""
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if name.endswith(".jsonl") or (first.startswith('{"type"') and name != "MEMORY.md"):
-        return "mcp-memory-jsonl"
-    if name.endswith(".json") or first.startswith("{"):
-        return "cortex-json"
-    return "daily-log" if daily_log_date(name) else "memory-md"
-
-
 class FileImport:
     """One file's import: where it comes from, for whom, and what it found."""
 
@@ -119,8 +120,10 @@ class FileImport:
         agent_id: str | None,
         origin: str,
         strict: bool,
+        taken_lines: Collection[int] = (),
     ) -> None:
         self.rt, self.clean, self.name, self.origin = rt, clean, name, origin
+        self.taken_lines = frozenset(taken_lines)
         self.agent, self.now = rt.agent(agent_id), rt.clock()
         self.limit = rt.settings.memory.max_content_chars
         self.problems = Problems(name, strict)
@@ -164,9 +167,11 @@ class FileImport:
             documents = [clean_relation(document, self.clean) for document in documents]
             await insert_export_relations(conn, documents, seen, self.report)
         said = batches(enumerate(items_of(source, "conversation")))
+        restored: set[str] = set()  # an exchange split between two batches is one exchange
+        limit = self.rt.settings.sieve.max_message_chars
         while (rows := await _next(said)) is not None:
             added, skipped = await insert_messages(
-                conn, rows, self.clean, self.rt.settings.sieve.max_message_chars, self.problems
+                conn, rows, self.clean, limit, self.problems, restored
             )
             self.report.messages_added += added
             self.report.messages_skipped += skipped
@@ -183,7 +188,8 @@ class FileImport:
 
     def _markdown(self, text: str, kind: str) -> list[Memory]:
         if kind != "daily-log":
-            drafts = self._valid(parse_markdown(text, Category.FACT))
+            parsed = parse_markdown(text, Category.FACT)
+            drafts = self._valid([d for d in parsed if d.line not in self.taken_lines])
             core = [d for d in drafts if d.layer is None]
             archived = [d for d in drafts if d.layer == Layer.ARCHIVE]
             working = [d for d in drafts if d.layer == Layer.WORKING]
@@ -286,10 +292,12 @@ async def import_text(
     source: str = "import",
     strict: bool = False,
     dry_run: bool = False,
+    taken_lines: Collection[int] = (),
 ) -> ImportReport:
     """Import one file's text; `name` (its file name) tells a daily log or JSONL apart;
-    `source` is what the new memories record as their source."""
-    run = FileImport(rt, clean, name, agent_id, source, strict)
+    `source` is what the new memories record as their source; the Markdown items starting on
+    `taken_lines` are left out (the mirror stored them another way)."""
+    run = FileImport(rt, clean, name, agent_id, source, strict, taken_lines)
     return await run.run(text_source(text), detect_format(name, text[:HEAD_BYTES]), dry_run)
 
 
@@ -304,9 +312,9 @@ async def import_path(
 ) -> ImportReport:
     """Import a file, or every MEMORY.md, daily log and .json/.jsonl file in a folder. A file
     that cannot be read is refused with one line naming it."""
-    files = await anyio.to_thread.run_sync(_files_at, path)
-    total = ImportReport(dry_run=dry_run, note=None if files else await _nothing_to_read(path))
-    kinds = [await _kind_of(file) for file in files]  # every file, before anything is written
+    files = await anyio.to_thread.run_sync(files_at, path)
+    total = ImportReport(dry_run=dry_run, note=None if files else await nothing_to_read(path))
+    kinds = [await kind_of(file) for file in files]  # every file, before anything is written
     for file, kind in zip(files, kinds, strict=True):
         try:
             run = FileImport(rt, clean, file.name, agent_id, "import", strict)
@@ -328,64 +336,3 @@ def _opener(file: Path) -> Source:
         return file.open("rb")
 
     return open_file
-
-
-async def _kind_of(file: Path) -> str:
-    """The file's format; a coding agent's transcript is refused with what to run instead."""
-    try:
-        head = await anyio.to_thread.run_sync(_head, file)
-    except OSError as err:
-        raise InvalidInput(str(file), f"cannot be read ({err.strerror})") from err
-    kind = detect_format(file.name, head)
-    host = transcript_host(head) if kind == "mcp-memory-jsonl" else None
-    if host is not None:
-        raise InvalidInput(
-            str(file),
-            f"is a {host} session transcript, not a memory file: import it with "
-            f"`--transcripts {host}`; nothing was imported",
-        )
-    return kind
-
-
-def _head(file: Path) -> str:
-    with file.open("rb") as data:
-        return data.read(HEAD_BYTES).decode("utf-8", errors="replace")
-
-
-IMPORTABLE = "MEMORY.md, daily logs named YYYY-MM-DD.md, .json and .jsonl files"
-
-
-async def _nothing_to_read(path: Path) -> str:
-    """Why a folder import read no file: what it looks for, and what it passed over."""
-    generated, other = await anyio.to_thread.run_sync(_passed_over, path)
-    parts = [f"no importable file under {path}: import reads {IMPORTABLE}"]
-    if generated:
-        parts.append(f"{generated} page(s) cortex-mcp generated itself were skipped")
-    if other:
-        parts.append(f"{other} other file(s) were not read")
-    return "; ".join(parts) + "."
-
-
-def _passed_over(path: Path) -> tuple[int, int]:
-    """The files under `path` an import skips: (pages cortex-mcp generated, anything else)."""
-    generated = other = 0
-    for file in (p for p in path.rglob("*") if p.is_file()):
-        if file.suffix == ".md" and is_generated(file):
-            generated += 1
-        else:
-            other += 1
-    return generated, other
-
-
-def _files_at(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path]
-    if not path.is_dir():
-        raise InvalidInput("path", f"no file or folder at {path}")
-    found = sorted(
-        p
-        for p in path.rglob("*")
-        if p.is_file()
-        and (p.name == "MEMORY.md" or daily_log_date(p.name) or p.suffix in (".json", ".jsonl"))
-    )
-    return [p for p in found if p.suffix != ".md" or not is_generated(p)]

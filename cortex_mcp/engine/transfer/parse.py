@@ -298,3 +298,9 @@ def _entity_drafts(entity: dict[str, Any], line: int) -> list[Draft]:
     if not kept:
         return [Draft(f"{name} ({kind})", category, None, metadata, line)]
     return [Draft(" ".join(f"{name}: {o}".split()), category, None, metadata, line) for o in kept]
+
+
+def has_markdown_structure(text: str) -> bool:
+    """True when `text` has a Markdown heading or list item: what a memory file is made of
+    (a script, a licence or /etc/passwd has neither)."""
+    return any(kind != "paragraph" for kind, _, _ in _blocks(text))

@@ -92,8 +92,11 @@ async def insert_messages(
     clean: Cleaner,
     limit: int,
     problems: Problems,
+    restored: set[str],
 ) -> tuple[int, int]:
-    """Add a batch of exported messages whose exchange the log lacks; (added, skipped)."""
+    """Add a batch of exported messages whose exchange the log lacks (or that this import is
+    restoring: `restored`, the exchanges it added, grows with this batch's); (added,
+    skipped)."""
     valid = []
     for number, row in rows:
         try:
@@ -103,8 +106,9 @@ async def insert_messages(
     held = await log.logged_exchanges(conn, sorted({m["exchange_id"] for m in valid}))
     added = 0
     for message in valid:
-        if message["exchange_id"] in held:
+        if message["exchange_id"] in held and message["exchange_id"] not in restored:
             continue
+        restored.add(message["exchange_id"])
         seq = await log.append_message(
             conn,
             agent_id=message["agent_id"],
