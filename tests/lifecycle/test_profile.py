@@ -41,8 +41,22 @@ async def test_without_an_llm_the_profile_is_built_from_the_top_memories(engine:
 
     assert [p.by for p in report.profiles] == ["plain"]
     assert text is not None
-    for fact in ("Harry lives in Tokyo", "Prefers low-risk", "Fluent in Chinese", "Shinagawa"):
+    for fact in ("Harry lives in Tokyo", "Prefers low-risk", "Fluent in Chinese"):
         assert fact in text
+
+
+async def test_the_plain_profile_holds_each_sentence_once_and_no_projects_state(engine: Engine):
+    """The profile opening every session-start digest listed other projects' state ("This
+    service targets Python 3.11" in another repository's digest) and a preference twice (in the
+    summary and under "High-value information")."""
+    await remember_who(engine)
+    await engine.remember("I love all dances, contemporary most.", category=Category.PREFERENCE)
+
+    await run_lifecycle(engine.runtime)
+    text = await profile_text(engine.runtime, "default") or ""
+
+    assert "Shinagawa" not in text and "Active projects" not in text, text
+    assert text.count("I love all dances") == 1 and text.count("Prefers low-risk") == 1, text
 
 
 async def test_the_profile_is_synthesized_again_only_when_its_memories_change(
