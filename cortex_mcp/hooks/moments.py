@@ -62,13 +62,29 @@ def content_words(text: str) -> set[str]:
     return words
 
 
-def strongly_first(hit: dict[str, Any], asked: set[str], floor: float) -> bool:
+def names_in(text: str) -> set[str]:
+    """The content words `text` writes as a name: capitalised ("Jon", "Gina"), not opening a
+    sentence, and not an acronym or a product's own spelling ("CI", "GitHub"). Two speakers'
+    names are in every line of their conversation, so sharing only names says nothing."""
+    names: set[str] = set()
+    opening = True
+    for word in text.split():
+        bare = word.strip("\"'()[]{},;:!?.")
+        if bare[:1].isupper() and bare[1:].islower() and bare.isalpha() and not opening:
+            names |= content_words(bare)
+        opening = word.endswith((".", "?", "!"))
+    return names
+
+
+def strongly_first(
+    hit: dict[str, Any], asked: set[str], floor: float, names: frozenset[str] = frozenset()
+) -> bool:
     """True for the memory recall ranked first when it scores STRONG_MARGIN above the floor and
     holds at least one, and a third, of the prompt's content words: "which database did we
     pick for billing?" shares only "billing" with "Let's use PostgreSQL for the billing
     service.", its best answer. (A plain top hit scores about the floor, and an unrelated one
     that recall ranked first shares one word of a longer prompt: "build", "job", "make".)"""
-    shared = len(asked & content_words(str(hit.get("content", ""))))
+    shared = len((asked - names) & content_words(str(hit.get("content", ""))))
     return float(hit.get("score", 0)) >= floor + STRONG_MARGIN and 0 < len(asked) <= 3 * shared
 
 
@@ -237,22 +253,27 @@ class Moments:
         result = server.call_tool("cortex_recall", arguments | {"project": project})
         floor = float(self.settings["relevance_floor"])
         asked = content_words(words_of or query)
+        names = frozenset(names_in(words_of or query))
         needed = min(int(self.settings["shared_words"]), len(asked))
 
         def shares(text: str) -> bool:
-            return len(asked & content_words(text)) >= needed
+            shared = asked & content_words(text)
+            return len(shared) >= needed and (not needed or bool(shared - names))
 
         memories = [hit for hit in result.get("memories", []) if isinstance(hit, dict)]
+        answers = self._slot_answers(server, memories, query, words_of, arguments, project)
         found = [
             (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
+            for hit in answers  # "what is my name?" shares no word with the name
+        ]
+        found += [
+            (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
             for rank, hit in enumerate(memories)
-            if hit.get("slot_answer")  # "what is my name?" shares no word with the name
-            or (
-                float(hit.get("score", 0)) >= floor
-                and (
-                    shares(str(hit.get("content", "")))
-                    or (rank == 0 and strongly_first(hit, asked, floor))
-                )
+            if not hit.get("slot_answer")
+            and float(hit.get("score", 0)) >= floor
+            and (
+                shares(str(hit.get("content", "")))
+                or (rank == 0 and strongly_first(hit, asked, floor, names))
             )
         ]
         for hit in result.get("conversation", []) if logged else []:
@@ -267,6 +288,33 @@ class Moments:
                 label = f"said {when}" if when else "said earlier"
                 found.append((str(hit.get("exchange_id")), f"- [{label}] {said[:SAID_CHARS]}"))
         return found
+
+    @staticmethod
+    def _slot_answers(
+        server: Connection,
+        memories: list[dict[str, Any]],
+        query: str,
+        words_of: str,
+        arguments: dict[str, Any],
+        project: str,
+    ) -> list[dict[str, Any]]:
+        """The memories answering a slot the prompt itself asks about. Recall marks the slots
+        its whole query asks about, and the prompt's query carries the last turns too: after
+        "我叫什么名字？", "我现在住在哪里？" got the name, not the home (the turn before asked
+        for it, and it was injected then). So when the last turns padded the query and recall
+        marked an answer, the prompt alone is asked which slots it wants (one more recall, only
+        then)."""
+        marked = [hit for hit in memories if hit.get("slot_answer")]
+        if not marked or not words_of or words_of == query:
+            return marked
+        alone = server.call_tool(
+            "cortex_recall", arguments | {"query": words_of, "project": project}
+        )
+        return [
+            hit
+            for hit in alone.get("memories", [])
+            if isinstance(hit, dict) and hit.get("slot_answer")
+        ]
 
     def _counted(self, event: Event, text: str, prompt: bool = False) -> str:
         with session_state(self.home, event.host, event.session_id) as state:
