@@ -11,6 +11,8 @@ from cortex_mcp.guidance import DIGEST_HEADER, HOOK_BLOCK, hook_note, is_digest_
 from cortex_mcp.hooks.event import Event as Event  # where the moments' callers find it
 from cortex_mcp.hooks.messages import FLUSH_BATCH, exchange_arguments, flush_messages
 from cortex_mcp.hooks.paths import socket_path
+from cortex_mcp.hooks.shared_words import content_words as content_words  # bench, tests
+from cortex_mcp.hooks.shared_words import names_in, strongly_first
 from cortex_mcp.hooks.state import count_injection, session_state
 from cortex_mcp.project_names import project_of_folder
 
@@ -26,66 +28,8 @@ RECENT_CHARS = 300
 QUERY_CHARS = 1800
 SAID_CHARS = 600
 """A conversation-log line injected is cut here; the budget decides how many fit."""
-STOP_TEXT = """
-    the and for are was were you your our with that this what which when where who how why
-    does did can could should would will about from into have has had not but use its all
-    is it to of in on at we do an or be as by if so no my me up us i'm
-"""
-STOP_WORDS = frozenset(STOP_TEXT.split())
-STRONG_MARGIN = 0.1
-"""The memory recall ranked first, this far above the relevance floor, needs fewer shared words
-(`strongly_first`)."""
 INJECTION_HEAD = f"{HOOK_BLOCK}, relevant to this prompt:"
 DIGEST_HEAD = f"{HOOK_BLOCK}:"
-
-
-def content_words(text: str) -> set[str]:
-    """The words that carry meaning: Latin words of 2+ letters minus stop words (a plural's
-    "s" dropped), and each pair of adjacent CJK characters."""
-    words: set[str] = set()
-    latin: list[str] = []
-    previous = ""
-    for ch in text.lower() + " ":
-        if ord(ch) >= 0x2E80 and ch.isalnum():
-            if previous:
-                words.add(previous + ch)
-            previous = ch
-            continue
-        previous = ""
-        if ch.isalnum():
-            latin.append(ch)
-        elif latin:
-            word = "".join(latin)
-            latin = []
-            if len(word) >= 2 and word not in STOP_WORDS:
-                words.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
-    return words
-
-
-def names_in(text: str) -> set[str]:
-    """The content words `text` writes as a name: capitalised ("Jon", "Gina"), not opening a
-    sentence, and not an acronym or a product's own spelling ("CI", "GitHub"). Two speakers'
-    names are in every line of their conversation, so sharing only names says nothing."""
-    names: set[str] = set()
-    opening = True
-    for word in text.split():
-        bare = word.strip("\"'()[]{},;:!?.")
-        if bare[:1].isupper() and bare[1:].islower() and bare.isalpha() and not opening:
-            names |= content_words(bare)
-        opening = word.endswith((".", "?", "!"))
-    return names
-
-
-def strongly_first(
-    hit: dict[str, Any], asked: set[str], floor: float, names: frozenset[str] = frozenset()
-) -> bool:
-    """True for the memory recall ranked first when it scores STRONG_MARGIN above the floor and
-    holds at least one, and a third, of the prompt's content words: "which database did we
-    pick for billing?" shares only "billing" with "Let's use PostgreSQL for the billing
-    service.", its best answer. (A plain top hit scores about the floor, and an unrelated one
-    that recall ranked first shares one word of a longer prompt: "build", "job", "make".)"""
-    shared = len((asked - names) & content_words(str(hit.get("content", ""))))
-    return float(hit.get("score", 0)) >= floor + STRONG_MARGIN and 0 < len(asked) <= 3 * shared
 
 
 def estimate_tokens(text: str) -> int:
@@ -266,10 +210,11 @@ class Moments:
             (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
             for hit in answers  # "what is my name?" shares no word with the name
         ]
+        answered = {memory_id for memory_id, _ in found}
         found += [
             (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
             for rank, hit in enumerate(memories)
-            if not hit.get("slot_answer")
+            if str(hit.get("id")) not in answered
             and float(hit.get("score", 0)) >= floor
             and (
                 shares(str(hit.get("content", "")))
