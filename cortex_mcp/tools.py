@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import AwareDatetime, BaseModel, BeforeValidator, Field
 
 from cortex_mcp.arguments import (
     HARD_CONTENT_LIMIT,
@@ -188,6 +188,7 @@ class ChatMessage(BaseModel):
 
     role: Literal["user", "assistant", "system", "tool"]
     content: Annotated[str, Field(max_length=HARD_CONTENT_LIMIT)]
+    said_at: AwareDatetime | None = None  # when it was said (a transcript line's time)
 
 
 @reports_errors
@@ -231,6 +232,7 @@ async def cortex_flush(
             reason=reason,
             agent_id=agent_id,
             project=(await current_project(ctx, project))[0],
+            said_at=[m.said_at for m in messages] if any(m.said_at for m in messages) else (),
         )
 
 

@@ -3,6 +3,8 @@ transcript's messages, each text cut to its limit. Standard library only."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from cortex_mcp.hooks.event import Event
 from cortex_mcp.project_names import project_of_folder
 
@@ -58,8 +60,25 @@ def exchange_arguments(
 
 def flush_messages(messages: list[Message], settings: dict[str, Any]) -> list[dict[str, str]]:
     """cortex_flush's messages: texts as they are, each tool call with its result as one
-    `tool` message, everything cut to its limit."""
-    return [flat for flat, _ in timed_flush_messages(messages, settings)]
+    `tool` message, everything cut to its limit; each with `said_at`, its transcript line's
+    time, when the host wrote one (a session flushed days later is dated when it was said,
+    as `import --transcripts` dates it)."""
+    return [
+        flat | {"said_at": moment} if (moment := said_time(when)) else flat
+        for flat, when in timed_flush_messages(messages, settings)
+    ]
+
+
+def said_time(timestamp: str) -> str:
+    """A transcript line's ISO-8601 timestamp as cortex_flush takes it ("" for none, for text
+    that is no time, one without its zone, or one before 1970)."""
+    try:
+        moment = datetime.fromisoformat(timestamp) if timestamp else None
+    except ValueError:
+        return ""
+    if moment is None or moment.tzinfo is None or moment.year < 1970:
+        return ""
+    return moment.isoformat()
 
 
 def timed_flush_messages(

@@ -11,6 +11,8 @@ from cortex_mcp.guidance import DIGEST_HEADER, HOOK_BLOCK, hook_note, is_digest_
 from cortex_mcp.hooks.event import Event as Event  # where the moments' callers find it
 from cortex_mcp.hooks.messages import FLUSH_BATCH, exchange_arguments, flush_messages
 from cortex_mcp.hooks.paths import socket_path
+from cortex_mcp.hooks.shared_words import content_words as content_words  # bench, tests
+from cortex_mcp.hooks.shared_words import names_in, strongly_first
 from cortex_mcp.hooks.state import count_injection, session_state
 from cortex_mcp.project_names import project_of_folder
 
@@ -26,50 +28,8 @@ RECENT_CHARS = 300
 QUERY_CHARS = 1800
 SAID_CHARS = 600
 """A conversation-log line injected is cut here; the budget decides how many fit."""
-STOP_TEXT = """
-    the and for are was were you your our with that this what which when where who how why
-    does did can could should would will about from into have has had not but use its all
-    is it to of in on at we do an or be as by if so no my me up us i'm
-"""
-STOP_WORDS = frozenset(STOP_TEXT.split())
-STRONG_MARGIN = 0.1
-"""The memory recall ranked first, this far above the relevance floor, needs fewer shared words
-(`strongly_first`)."""
 INJECTION_HEAD = f"{HOOK_BLOCK}, relevant to this prompt:"
 DIGEST_HEAD = f"{HOOK_BLOCK}:"
-
-
-def content_words(text: str) -> set[str]:
-    """The words that carry meaning: Latin words of 2+ letters minus stop words (a plural's
-    "s" dropped), and each pair of adjacent CJK characters."""
-    words: set[str] = set()
-    latin: list[str] = []
-    previous = ""
-    for ch in text.lower() + " ":
-        if ord(ch) >= 0x2E80 and ch.isalnum():
-            if previous:
-                words.add(previous + ch)
-            previous = ch
-            continue
-        previous = ""
-        if ch.isalnum():
-            latin.append(ch)
-        elif latin:
-            word = "".join(latin)
-            latin = []
-            if len(word) >= 2 and word not in STOP_WORDS:
-                words.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
-    return words
-
-
-def strongly_first(hit: dict[str, Any], asked: set[str], floor: float) -> bool:
-    """True for the memory recall ranked first when it scores STRONG_MARGIN above the floor and
-    holds at least one, and a third, of the prompt's content words: "which database did we
-    pick for billing?" shares only "billing" with "Let's use PostgreSQL for the billing
-    service.", its best answer. (A plain top hit scores about the floor, and an unrelated one
-    that recall ranked first shares one word of a longer prompt: "build", "job", "make".)"""
-    shared = len(asked & content_words(str(hit.get("content", ""))))
-    return float(hit.get("score", 0)) >= floor + STRONG_MARGIN and 0 < len(asked) <= 3 * shared
 
 
 def estimate_tokens(text: str) -> int:
@@ -237,22 +197,28 @@ class Moments:
         result = server.call_tool("cortex_recall", arguments | {"project": project})
         floor = float(self.settings["relevance_floor"])
         asked = content_words(words_of or query)
+        names = frozenset(names_in(words_of or query))
         needed = min(int(self.settings["shared_words"]), len(asked))
 
         def shares(text: str) -> bool:
-            return len(asked & content_words(text)) >= needed
+            shared = asked & content_words(text)
+            return len(shared) >= needed and (not needed or bool(shared - names))
 
         memories = [hit for hit in result.get("memories", []) if isinstance(hit, dict)]
+        answers = self._slot_answers(server, memories, query, words_of, arguments, project)
         found = [
             (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
+            for hit in answers  # "what is my name?" shares no word with the name
+        ]
+        answered = {memory_id for memory_id, _ in found}
+        found += [
+            (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
             for rank, hit in enumerate(memories)
-            if hit.get("slot_answer")  # "what is my name?" shares no word with the name
-            or (
-                float(hit.get("score", 0)) >= floor
-                and (
-                    shares(str(hit.get("content", "")))
-                    or (rank == 0 and strongly_first(hit, asked, floor))
-                )
+            if str(hit.get("id")) not in answered
+            and float(hit.get("score", 0)) >= floor
+            and (
+                shares(str(hit.get("content", "")))
+                or (rank == 0 and strongly_first(hit, asked, floor, names))
             )
         ]
         for hit in result.get("conversation", []) if logged else []:
@@ -267,6 +233,33 @@ class Moments:
                 label = f"said {when}" if when else "said earlier"
                 found.append((str(hit.get("exchange_id")), f"- [{label}] {said[:SAID_CHARS]}"))
         return found
+
+    @staticmethod
+    def _slot_answers(
+        server: Connection,
+        memories: list[dict[str, Any]],
+        query: str,
+        words_of: str,
+        arguments: dict[str, Any],
+        project: str,
+    ) -> list[dict[str, Any]]:
+        """The memories answering a slot the prompt itself asks about. Recall marks the slots
+        its whole query asks about, and the prompt's query carries the last turns too: after
+        "我叫什么名字？", "我现在住在哪里？" got the name, not the home (the turn before asked
+        for it, and it was injected then). So when the last turns padded the query and recall
+        marked an answer, the prompt alone is asked which slots it wants (one more recall, only
+        then)."""
+        marked = [hit for hit in memories if hit.get("slot_answer")]
+        if not marked or not words_of or words_of == query:
+            return marked
+        alone = server.call_tool(
+            "cortex_recall", arguments | {"query": words_of, "project": project}
+        )
+        return [
+            hit
+            for hit in alone.get("memories", [])
+            if isinstance(hit, dict) and hit.get("slot_answer")
+        ]
 
     def _counted(self, event: Event, text: str, prompt: bool = False) -> str:
         with session_state(self.home, event.host, event.session_id) as state:

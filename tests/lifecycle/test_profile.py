@@ -41,8 +41,22 @@ async def test_without_an_llm_the_profile_is_built_from_the_top_memories(engine:
 
     assert [p.by for p in report.profiles] == ["plain"]
     assert text is not None
-    for fact in ("Harry lives in Tokyo", "Prefers low-risk", "Fluent in Chinese", "Shinagawa"):
+    for fact in ("Harry lives in Tokyo", "Prefers low-risk", "Fluent in Chinese"):
         assert fact in text
+
+
+async def test_the_plain_profile_holds_each_sentence_once_and_no_projects_state(engine: Engine):
+    """The profile opening every session-start digest listed other projects' state ("This
+    service targets Python 3.11" in another repository's digest) and a preference twice (in the
+    summary and under "High-value information")."""
+    await remember_who(engine)
+    await engine.remember("I love all dances, contemporary most.", category=Category.PREFERENCE)
+
+    await run_lifecycle(engine.runtime)
+    text = await profile_text(engine.runtime, "default") or ""
+
+    assert "Shinagawa" not in text and "Active projects" not in text, text
+    assert text.count("I love all dances") == 1 and text.count("Prefers low-risk") == 1, text
 
 
 async def test_the_profile_is_synthesized_again_only_when_its_memories_change(
@@ -112,3 +126,29 @@ def test_an_unusable_llm_answer_is_not_a_profile():
         "language_preferences": "",
         "active_projects": [],
     }
+
+
+async def test_a_profile_a_write_replaced_during_a_run_is_made_again_from_live_memories(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+):
+    """Found trying the product (tester 13): a run planned a merge and a new profile; a write
+    replaced the profile before the run applied, so the run's profile was skipped and the one
+    left listed a memory the run's merge had superseded, until the next change. A skipped
+    profile is made again from the live memories."""
+    from cortex_mcp.engine.lifecycle import run
+
+    await remember_who(engine)
+    await run_lifecycle(engine.runtime)
+    await engine.remember("Prefers dark mode in every tool", category=Category.PREFERENCE)
+    planned = run.plan_lifecycle
+
+    async def plan_then_a_write(*arguments: Any) -> Any:
+        plan = await planned(*arguments)
+        await set_manual_profile(engine.runtime, "Call me Harry.")
+        return plan
+
+    monkeypatch.setattr(run, "plan_lifecycle", plan_then_a_write)
+    await run_lifecycle(engine.runtime)
+    text = await profile_text(engine.runtime, "default") or ""
+
+    assert "Call me Harry." in text and "dark mode" in text, text

@@ -21,7 +21,10 @@ from cortex_mcp.models import Category, Layer, Memory, derived_id, new_memory_id
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.logs import log_action
 
-SOURCES = (Category.IDENTITY, Category.PREFERENCE, Category.SKILL, Category.PROJECT_STATE)
+SOURCES = (Category.IDENTITY, Category.PREFERENCE, Category.SKILL)
+"""The user's own memories. Project state is no source: the profile is one per agent and opens
+every project's session-start digest, whose own lines list that project's memories; one
+project's "this service targets Python 3.11" in another project's digest misleads."""
 PLAIN_PER_CATEGORY = 5
 PROFILE_SYSTEM = "You synthesize user profiles from memories. Answer with JSON only."
 PROFILE_PROMPT = """Based on the following core memories about a user, synthesize a concise user profile.
@@ -70,17 +73,20 @@ def plain_profile(sources: list[Memory]) -> dict[str, Any]:
     """Without an LLM: the top memories of each category, in the seed's shape."""
     by_category: dict[Category, list[str]] = {c: [] for c in SOURCES}
     for memory in sources:
-        texts = by_category[memory.category]
-        if len(texts) < PLAIN_PER_CATEGORY:
-            texts.append(" ".join(memory.content.split()))
-    summary = "; ".join(by_category[Category.IDENTITY][:3] + by_category[Category.PREFERENCE][:2])
-    return {
-        "summary": summary or "; ".join(by_category[Category.SKILL][:3]),
-        "domains": by_category[Category.SKILL],
-        "high_value_signals": by_category[Category.PREFERENCE],
+        texts = by_category.get(memory.category)
+        text = " ".join(memory.content.split())
+        if texts is not None and len(texts) < PLAIN_PER_CATEGORY and text not in texts:
+            texts.append(text)
+    summarised = by_category[Category.IDENTITY][:3] + by_category[Category.PREFERENCE][:2]
+    if not summarised:
+        summarised = by_category[Category.SKILL][:3]
+    return {  # each text once: the summary's are not listed again under their heading
+        "summary": "; ".join(summarised),
+        "domains": [t for t in by_category[Category.SKILL] if t not in summarised],
+        "high_value_signals": [t for t in by_category[Category.PREFERENCE] if t not in summarised],
         "low_value_signals": [],
         "language_preferences": "",
-        "active_projects": by_category[Category.PROJECT_STATE],
+        "active_projects": [],
     }
 
 

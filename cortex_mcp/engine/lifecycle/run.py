@@ -24,6 +24,7 @@ from cortex_mcp.engine.lifecycle.paraphrases import close_in_meaning
 from cortex_mcp.engine.lifecycle.plan import Change, State
 from cortex_mcp.engine.lifecycle.profile import plan_profiles
 from cortex_mcp.engine.lifecycle.promote import plan_working
+from cortex_mcp.engine.lifecycle.refresh import refresh_profile
 from cortex_mcp.engine.lifecycle.report import LifecycleReport, record
 from cortex_mcp.engine.llm import Ask
 from cortex_mcp.engine.mirror.pages import page_paths
@@ -205,6 +206,10 @@ async def _plan_and_apply(rt: Runtime, lease: Lease, now: datetime, run_id: int)
     plan = await plan_lifecycle(rt, lease.renewing(rt.llm.decider()), now)
     skipped = await apply_changes(rt.db, plan.changes, now, lease.fence, {"run_id": run_id})
     await apply_scores(rt.db, plan.scores, lease.fence)
+    for change in skipped:
+        if change.action == "profile":  # a write replaced the profile since the plan read it:
+            # made again from the live memories, or it keeps one this run's merge superseded
+            await refresh_profile(rt, str(change.details.get("agent_id")))
     return report_of(plan, now, False, skipped)
 
 

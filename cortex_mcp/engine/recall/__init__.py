@@ -33,6 +33,7 @@ from cortex_mcp.engine.recall.project import (
     WIDER_POOL,
     Scope,
     digest_order,
+    in_scope,
     scoped,
     scoped_said,
 )
@@ -125,10 +126,15 @@ async def search(
     fused: list[Fused] = []
     slots: list[list[Memory]] = []
 
+    async def scoped_answers(conn: Connection) -> list[Memory]:
+        # the slot answers the scope keeps: another project's database is not this one's
+        found = await slot_answers(conn, question.predicates, agent, layers, categories)
+        return [m for m in found if in_scope(m, scope)]
+
     async def log_text(conn: Connection) -> None:
         # the log's text leg and the slot answers, read while the query is embedded
         text.append(await text_messages(conn, question.log_match, agent, log_pool(max_results)))
-        slots.append(await slot_answers(conn, question.predicates, agent, layers, categories))
+        slots.append(await scoped_answers(conn))
 
     async def log_near(conn: Connection, vector: list[float]) -> None:
         # the log's vector leg, searched beside the memories' ranking once the query's vector
@@ -143,11 +149,7 @@ async def search(
         # matched: by the query's words, or by time (made on or mentioning a day it names, or
         # mentioning a date when it asks when): these come before the conversation log's hits
         matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
-        answers = (
-            slots[0]
-            if slots
-            else await slot_answers(conn, question.predicates, agent, layers, categories)
-        )
+        answers = slots[0] if slots else await scoped_answers(conn)
         asked = matched | {m.id for m in answers}
         unrelated = nearest_only(hits, asked, rt.settings.search, rt.vectors.model)
         found = [(m, score) for m, score in found if m.id not in unrelated]
@@ -196,8 +198,11 @@ async def search(
     lines = block.answer_lines(relations, [m for m, _ in found])
     budget = max(1, max_tokens - block.tokens_of("\n".join(lines))) if lines else max_tokens
     said = not_corrected(block.distinct_said(said, question.terms), [m for m, _ in found])
+    # a line that only asks ("what's my name?") answers nothing: the text the model reads
+    # leaves it out, the structured result lists it last, marked `question`
+    stating = [hit for hit in said if not hit.question]
     context, fitted, fitted_said = block.recall_block(
-        [m for m, _ in found], said, question.terms, budget
+        [m for m, _ in found], stating, question.terms, budget
     )
     context = block.with_relations(context, lines, block.CONTEXT_EMPTY)
     if not found and not said and not lines and await is_empty(rt, agent):
@@ -214,7 +219,7 @@ async def search(
         memories=[block.to_item(m, score, m.id in answered) for m, score in found],
         total_candidates=len(ranking.scored),
         tokens_used=block.tokens_of(context),
-        conversation=said[:fitted_said],
+        conversation=stating[:fitted_said] + [hit for hit in said if hit.question],
     )
 
 

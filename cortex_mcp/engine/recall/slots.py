@@ -20,7 +20,8 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
         ("home",),
         re.compile(
             r"(?i)\bwhere (do|did) i live\b|\bmy (home|city|hometown)\b"
-            r"|\bwhere am i (based|from)\b|\bwhich city\b|我住(在)?哪|哪个城市|我在哪(里|儿)?生活"
+            r"|\bwhere am i (based|from)\b|\bwhich city\b|我(现在|目前|如今)?住(在)?哪|哪个城市"
+            r"|我(现在|目前|如今)?在哪(里|儿)?生活"
             r"|どこ(に住|で暮らし)|住んでいる場所"
         ),
     ),
@@ -28,7 +29,8 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
         ("workplace", "role"),
         re.compile(
             r"(?i)\bmy (job|work|role|occupation|profession|employer)\b|\bwhere do i work\b"
-            r"|\bwhat do i do\b|我的(工作|职业)|我在哪(里|儿)?(工作|上班)|我是做什么|職業|仕事|勤め"
+            r"|\bwhat do i do\b|\b(which|what) company\b|\bwho do i work for\b|我的(工作|职业)"
+            r"|我(现在|目前|如今)?在哪(里|儿|家公司|个公司)?(工作|上班)|哪家公司|我是做什么|職業|仕事|勤め"
         ),
     ),
     (("pet:",), re.compile(r"(?i)\bmy (pet|cat|dog)\b|宠物|我的(猫|狗)|ペット|うちの(猫|犬)")),
@@ -49,8 +51,38 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
         ("tool:editor",),
         re.compile(r"(?i)\b(text )?editor\b|\bIDE\b|编辑器|エディタ"),
     ),
-    (("tool:database",), re.compile(r"(?i)\bdatabase\b|\bdb\b|数据库|データベース")),
+    (
+        ("tool:database", "uses:database"),
+        re.compile(r"(?i)\bdatabases?\b|\bdb\b|数据库|データベース"),
+    ),
+    (("allergy:",), re.compile(r"(?i)\ballerg(y|ies|ic)\b|过敏|アレルギー")),
+    *(
+        ((f"uses:{kind}",), re.compile(words))
+        for kind, words in {
+            "ci": r"(?i)\bCI\b|\bcontinuous integration\b|持续集成",
+            "package_manager": r"(?i)\bpackage manager\b|包管理",
+            "cloud": r"(?i)\bcloud\b|云服务|部署在哪|クラウド",
+            "frontend": r"(?i)\bfront-?end\b|前端|フロントエンド",
+            "web_framework": r"(?i)\b(web )?framework\b|框架|フレームワーク",
+            "test_runner": r"(?i)\btest (runner|framework)\b|测试框架|テストフレームワーク",
+            "orchestrator": r"(?i)\borchestrat\w*|容器编排",
+            "queue": r"(?i)\b(message )?(queue|broker)\b|消息队列|キュー",
+            "monitoring": r"(?i)\bmonitoring\b|\bobservability\b|监控|監視",
+            "build": r"(?i)\b(build tool|bundler)\b|构建工具|打包工具|ビルドツール",
+        }.items()
+    ),
+    (
+        ("name", "home", "workplace", "role", "answer_language"),
+        re.compile(
+            r"(?i)\babout me\b|\bwho i am\b|\bknow me\b|关于我|我的(情况|信息|资料)"
+            r"|私について|僕について"
+        ),
+    ),
 ]
+"""What a question asks, by its words, and the slot predicates that answer it (a prefix ending
+in ':' takes every detail). The project's tool kinds ("which database do we use?") are the
+language rules' attributes (uses:database), so an English question finds a Chinese statement of
+the same slot (我们这个项目的数据库用的是MySQL) that neither its words nor its vector reach."""
 
 
 _RELATION_ASKED = re.compile(
