@@ -198,3 +198,10 @@ def test_a_move_to_a_place_stays_a_home(said: str, home: str) -> None:
     slots = [p.slot for p in fast_statements(said)]
 
     assert [(s.predicate, s.value) for s in slots if s is not None] == [("home", home)]
+
+
+def test_a_role_said_as_an_initialism_is_a_role() -> None:
+    """Found trying the product: "I joined Stripe last month as an SRE" set no role."""
+    stored = [p.content for p in fast_statements("I joined Stripe last month as an SRE")]
+
+    assert stored == ["I work at Stripe.", "I work as an SRE."]

@@ -42,6 +42,13 @@ from tests.conftest import data_of, read_json, remember
         ("hey, my name is Dmitri btw", "My name is Dmitri."),
         ("I work at Acme now, by the way.", "I work at Acme now."),
         ("we moved to Lisbon lol", "We moved to Lisbon."),
+        # openers kept in memories and the profile (found trying the product)
+        (
+            "Big news: I'm relocating, as of this week I'm based in Munich",
+            "I'm relocating, as of this week I'm based in Munich.",
+        ),
+        ("heads up, I go by Dee now rather than Dana", "I go by Dee now rather than Dana."),
+        ("No wait, we use Python 3.12 not 3.11", "We use Python 3.12 not 3.11."),
         ("それと、妹はリヨンに住んでいます。", "妹はリヨンに住んでいます。"),
     ],
 )

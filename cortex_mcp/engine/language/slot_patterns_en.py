@@ -50,7 +50,7 @@ _ROLE_EN = (
     r"(?P<v>(?:an? )?(?:[a-z-]+ ){0,3}(?:developer|engineer|designer|manager|scientist|analyst|"
     r"teacher|student|researcher|doctor|nurse|lawyer|consultant|architect|writer|founder|"
     r"investor|accountant|programmer|administrator|product owner|chef|pharmacist|professor|"
-    r"journalist|dentist|electrician|paramedic|therapist|librarian))\b"
+    r"journalist|dentist|electrician|paramedic|therapist|librarian|sre|cto|ceo|cfo|coo|dba))\b"
 )
 _NEW_JOB_EN = (
     r"\bI(?:'ve| have)? (?:just |recently )?(?:started|began|begun|got|landed|accepted|took) "

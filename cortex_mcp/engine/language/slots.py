@@ -52,6 +52,10 @@ CATEGORIES = {
 }
 
 
+_SAID_WITH_A_VOWEL = re.compile(r"[FHLMNRSX][A-Z]{1,4}\b")
+"""An initialism read letter by letter from a vowel sound: "an SRE", "an MBA", "an HR lead"."""
+
+
 @dataclass(frozen=True)
 class Slot:
     """One attribute a statement sets: `predicate` of `subject` is `value` (as written)."""
@@ -94,7 +98,8 @@ class Slot:
     def statement(self) -> str:
         """The slot as a sentence of its own, in its language (for a sentence of several)."""
         kind, _, detail = self.predicate.partition(":")
-        article = "an" if self.value[:1].lower() in "aeiou" else "a"
+        vowel = self.value[:1].lower() in "aeiou" or _SAID_WITH_A_VOWEL.match(self.value)
+        article = "an" if vowel else "a"
         if self.language == "en" and self.predicate == "person:spouse":
             return f"I'm married to {self.value}."
         if self.predicate.count(":") == 2 and kind == "person":

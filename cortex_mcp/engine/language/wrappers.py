@@ -39,6 +39,8 @@ _LEADING = [
     r"forget|make a note|take note|note down)(\s+(of\s+)?this)?(?=\s*[,:]|\s+that\b)",
     r"(for the record|just so you know|fyi|btw|by the way)\b",
     r"(correction|update|reminder|note)\s*(?=:)",
+    r"((big|good|great|some|exciting) news|heads[- ]up|quick (update|intro[^:,]{0,50})|fun fact|"
+    r"guess what)\s*(?=[:!,—-])",
     r"(请你?|帮我|麻烦)?(记住|记一下|记下来|记下|记得|备注一下|备注|注意一下|提醒一下)",
     r"(更正一下|更正|纠正一下|纠正|修正一下|补充一下|补充|顺便说一下|顺便说|说一下)(?=[：:，,])",
     r"(覚えておいてください|覚えておいて|メモしてください|メモして|念のため|ちなみに|訂正です|訂正)"
