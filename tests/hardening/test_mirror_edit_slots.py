@@ -5,7 +5,11 @@ cortex_remember's path: its home slot replaces the old value."""
 
 from pathlib import Path
 
+import anyio
+import pytest
+
 from cortex_mcp.engine.facade import Engine, open_engine
+from cortex_mcp.engine.mirror import write
 from cortex_mcp.engine.mirror.ownership import OnDisk, Verdict
 from cortex_mcp.engine.mirror.write import keep_edits, write_mirror
 from cortex_mcp.engine.writes import refresh_owed_profiles
@@ -80,3 +84,31 @@ async def test_two_servers_that_see_the_same_edit_keep_it_once(
 
     assert len(backups(cortex_home)) == 1
     assert [event["added"] for event in edit_events(cortex_home)] == [1]
+
+
+async def test_an_edit_a_stopped_server_did_not_finish_keeping_is_kept_by_the_next(
+    cortex_home: Path, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found re-testing the product: an edit made just before a short-lived stdio server
+    started (one call, then exit) was claimed by it, never imported, and the next rewrite of
+    MEMORY.md put the old line back: the edit was lost, with no backup of it."""
+    settings = quiet_settings(cortex_home)
+    async with open_engine(settings, clock, {}) as one, open_engine(settings, clock, {}) as two:
+        await one.remember(LISBON, category=Category.IDENTITY)
+        await write_mirror(one.runtime)
+        memory_md = cortex_home / "MEMORY.md"
+        edited = memory_md.read_text(encoding="utf-8").replace(LISBON, PORTO)
+        memory_md.write_text(edited, encoding="utf-8")
+        seen = {memory_md: OnDisk(Verdict.EDITED, edited)}
+
+        async def stopped(*args: object) -> None:
+            raise anyio.get_cancelled_exc_class()
+
+        with monkeypatch.context() as patch:
+            patch.setattr(write, "keep_edit", stopped)
+            with pytest.raises(anyio.get_cancelled_exc_class()):
+                await keep_edits(one.runtime, seen)
+        await keep_edits(two.runtime, seen)
+
+        core = [m.content for m in await live(two, Layer.CORE)]
+    assert PORTO in core and LISBON not in core, core

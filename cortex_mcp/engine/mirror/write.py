@@ -161,8 +161,9 @@ async def keep_edits(rt: Runtime, edited: dict[Path, OnDisk]) -> None:
     memory_md, working_dir, _ = page_paths(home)
     extra = rt.settings.mirror.extra_memory_md
     for path, disk in edited.items():
-        if not await claim_edit(rt, path, disk.edited_text):
-            continue  # another server of this home is keeping this very edit
+        key, mark = f"{KEPT_PREFIX}{path}", digest(disk.edited_text)
+        if await already_kept(rt, key, mark):
+            continue  # another server of this home kept this very edit
         backup = await anyio.to_thread.run_sync(back_up, path, home, now)
         added = 0
         name = "MEMORY.md" if path in (memory_md, extra) else path.name
@@ -177,21 +178,20 @@ async def keep_edits(rt: Runtime, edited: dict[Path, OnDisk]) -> None:
         async with rt.db.write() as conn:
             details = {"page": shown(path, home), "backup": shown(backup, home), "added": added}
             await log_action(conn, "mirror_edit", [], details, now)
+            await set_meta(conn, key, mark)  # kept: only now (a server stopped mid-way
+            # would otherwise have claimed an edit no one keeps, and the rewrite lost it)
         logger.warning(
             "kept the edit to %s as %d new memories; the edited file is at %s",
             *(shown(path, home), added, shown(backup, home)),
         )
 
 
-async def claim_edit(rt: Runtime, path: Path, edited_text: str) -> bool:
-    """True for the first process of a home to keep this edit: two servers that saw it at once
-    backed it up twice (tester 13: two backups 14 ms apart) and both imported it."""
-    key, mark = f"{KEPT_PREFIX}{path}", digest(edited_text)
-    async with rt.db.write() as conn:
-        if await get_meta(conn, key) == mark:
-            return False
-        await set_meta(conn, key, mark)
-    return True
+async def already_kept(rt: Runtime, key: str, mark: str) -> bool:
+    """True when a server of this home has kept this very edit (two that saw it backed it up
+    twice, 14 ms apart, and both imported it). The mark is set once the edit is kept, never
+    before: a keeper stopped mid-way leaves the edit to the next one."""
+    async with rt.db.read() as conn:
+        return await get_meta(conn, key) == mark
 
 
 def follow_edit(rt: Runtime, kept: KeptEdit) -> None:
