@@ -10,7 +10,7 @@ from mcp import Client
 
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.ingest.replaced import named_in
-from tests.conftest import data_of, remember
+from tests.conftest import data_of, recall, remember
 from tests.test_same_fact import live_contents
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
@@ -114,7 +114,23 @@ async def test_an_agent_s_one_memory_of_several_slots_replaces_each_old_value(
 
     new = await remember(client, "I started a new job at BMW as a staff engineer")
 
-    assert new["action"] == "created" and new["superseded_id"] == workplace["id"], new
+    assert new["action"] == "superseded" and new["superseded_id"] == workplace["id"], new
     live = live_contents(settings)
     assert workplace["content"] not in live and role["content"] not in live, live
     assert "I started a new job at BMW as a staff engineer" in live
+    # found re-testing: the new memory held no slot, so "where do I work?" found nothing
+    answer = await recall(client, "where do I work?")
+    assert answer["memories"][0]["content"] == new["content"], answer["memories"]
+
+
+async def test_an_agent_s_memory_of_two_slots_is_replaced_by_the_next_change(
+    client: Client, settings: Settings
+) -> None:
+    """Found re-testing: "I work at Siemens as a backend engineer." held no slot, so a later
+    job change replaced nothing and recall answered Siemens."""
+    old = await remember(client, "I work at Siemens as a backend engineer.")
+
+    new = await remember(client, "I started a new job at BMW as a staff engineer")
+
+    assert new["superseded_id"] == old["id"], new
+    assert old["content"] not in live_contents(settings)

@@ -139,8 +139,9 @@ async def write_remembered(
             conn, proposal, owner, now, tags=tags, nearby=nearby, decided=decided
         )
         superseded = outcome.superseded.id if outcome.superseded else None
-        if outcome.action == "created" and proposal.slot is None:
-            superseded = await _retire_slot_holders(conn, outcome.memory, owner, now) or superseded
+        if outcome.action != "duplicate":
+            retired = await _retire_slot_holders(conn, outcome.memory, owner, now)
+            superseded = superseded or retired
         return RememberResult.of(outcome.action, outcome.memory, superseded)
     memory = build_memory(proposal, owner, now, Layer.CORE)
     memory = await supersede(conn, old, memory, "explicit: supersedes", "remember", now)
@@ -175,7 +176,7 @@ def remembered_proposal(
         extra=({"tags": sorted(set(tags))} if tags else {})
         | ({"context": around} if around else {})
         | ({"said": original} if original else {}),
-        slot=slots[0] if len(slots) == 1 else None,  # several slots: the agent's one memory
+        slot=slots[0] if slots else None,  # several: the first; the others' holders retire
         correction=category == Category.CORRECTION or is_correction(original or text),
         relations=tuple(relations),
     )
@@ -185,12 +186,11 @@ async def _retire_slot_holders(
     conn: Connection, memory: Memory, owner: str | None, now: datetime
 ) -> str | None:
     """An agent's one memory stating several slots ("I started a new job at BMW as a staff
-    engineer"): each memory holding one of them with another value is superseded by it, as a
-    memory per slot would have been (found trying the product: "I work at Siemens." stayed
-    live and ranked first). The first superseded id, or None."""
-    slots = find_slots(memory.content)
+    engineer") holds the first (`remembered_proposal`); each memory holding one of the others
+    with another value is superseded by it, as a memory per slot would have been (found trying
+    the product: "I work as a backend engineer." stayed live). The first id superseded."""
     retired: list[str] = []
-    for slot in slots if len(slots) > 1 else []:
+    for slot in find_slots(memory.content)[1:]:  # the first is the memory's own
         holder = await slot_holder(conn, owner, slot)
         if holder is not None and holder.id != memory.id and not holds_value(holder, slot):
             await replaced(
