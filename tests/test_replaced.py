@@ -134,3 +134,23 @@ async def test_an_agent_s_memory_of_two_slots_is_replaced_by_the_next_change(
 
     assert new["superseded_id"] == old["id"], new
     assert old["content"] not in live_contents(settings)
+
+
+async def test_an_agent_s_correction_in_a_project_replaces_that_project_s_value_only(
+    client: Client, settings: Settings
+) -> None:
+    """Found re-testing: cortex_remember(..., project="alpha") of "Actually the billing service
+    uses MySQL 8, not PostgreSQL" was "created" beside alpha's PostgreSQL (the proposal knew no
+    project, so it looked among memories of none)."""
+    alpha = await remember(
+        client, "For this repo: the billing service runs on PostgreSQL 14.", project="alpha"
+    )
+    beta = await remember(client, "The billing service runs on PostgreSQL 15.", project="beta")
+
+    new = await remember(
+        client, "Actually the billing service uses MySQL 8, not PostgreSQL", project="alpha"
+    )
+
+    assert new["superseded_id"] == alpha["id"], new
+    live = live_contents(settings)
+    assert alpha["content"] not in live and beta["content"] in live, live

@@ -162,7 +162,9 @@ class Engine:
         `context` is searched with it; `relations` (subject, predicate, object) join the graph;
         a new memory is filed under `project`."""
         agent, rt = self.agent(agent_id), self.runtime
-        asked = Remembering(category, importance, tags or [], scope, supersedes, context, relations)
+        asked = Remembering(
+            category, importance, tags or [], scope, supersedes, context, relations, project
+        )
         result = await write_through(
             rt, agent, lambda clean: remember(rt, clean, content, asked, agent), remembered
         )

@@ -50,6 +50,8 @@ class Remembering:
     supersedes: str | None
     context: str | None
     relations: object
+    project: str | None = None
+    """The project it is filed under: a project's slot or named value is replaced only there."""
 
 
 logger = logging.getLogger(__name__)
@@ -83,6 +85,7 @@ async def remember(
             triples,
             rt.settings.memory,
             said,
+            asked.project,
         )
         owner = None if scope == SHARED_SCOPE else agent_id
         decided = await decide(rt.db, proposal, owner, nearby=nearby)
@@ -103,6 +106,7 @@ async def remember(
             relations=triples,
             decided=decided,
             said=said,
+            project=asked.project,
         )
     logger.debug("remember: %s %s (%s)", result.action, result.id, result.category.value)
     return result
@@ -125,12 +129,13 @@ async def write_remembered(
     relations: Sequence[Triple] = (),
     decided: Decided | None = None,
     said: str | None = None,
+    project: str | None = None,
 ) -> RememberResult:
     """Store an explicit memory in core; call inside a write transaction (`decided`: the
     verdict reached before it, re-checked here; `said`: the words as given, when `content` is
     them without their wrapper)."""
     proposal = remembered_proposal(
-        content, category, importance, tags, context, relations, settings, said
+        content, category, importance, tags, context, relations, settings, said, project
     )
     owner = None if scope == SHARED_SCOPE else agent_id
     old = await _replaced(conn, supersedes, agent_id) if supersedes is not None else None
@@ -140,7 +145,7 @@ async def write_remembered(
         )
         superseded = outcome.superseded.id if outcome.superseded else None
         if outcome.action != "duplicate":
-            retired = await _retire_slot_holders(conn, outcome.memory, owner, now)
+            retired = await _retire_slot_holders(conn, outcome.memory, owner, now, project)
             superseded = superseded or retired
         return RememberResult.of(outcome.action, outcome.memory, superseded)
     memory = build_memory(proposal, owner, now, Layer.CORE)
@@ -158,6 +163,7 @@ def remembered_proposal(
     relations: Sequence[Triple],
     settings: MemorySettings,
     said: str | None = None,
+    project: str | None = None,
 ) -> Proposal:
     """The proposal an explicit memory makes (its content and context checked; `said`: the
     words as given, kept when they differ from `content`)."""
@@ -179,11 +185,12 @@ def remembered_proposal(
         slot=slots[0] if slots else None,  # several: the first; the others' holders retire
         correction=category == Category.CORRECTION or is_correction(original or text),
         relations=tuple(relations),
+        project=project,
     )
 
 
 async def _retire_slot_holders(
-    conn: Connection, memory: Memory, owner: str | None, now: datetime
+    conn: Connection, memory: Memory, owner: str | None, now: datetime, project: str | None
 ) -> str | None:
     """An agent's one memory stating several slots ("I started a new job at BMW as a staff
     engineer") holds the first (`remembered_proposal`); each memory holding one of the others
@@ -191,7 +198,7 @@ async def _retire_slot_holders(
     the product: "I work as a backend engineer." stayed live). The first id superseded."""
     retired: list[str] = []
     for slot in find_slots(memory.content)[1:]:  # the first is the memory's own
-        holder = await slot_holder(conn, owner, slot)
+        holder = await slot_holder(conn, owner, slot, project)
         if holder is not None and holder.id != memory.id and not holds_value(holder, slot):
             await replaced(
                 conn, holder, memory, f"slot {slot.predicate}: new value", "remember", now
