@@ -183,10 +183,10 @@ async def random_vectors(home: Path) -> float:
         {"home": home, "database": database_settings(), "embedding": {"provider": "none"}}
     )
 
-    def unit(rows: int) -> list[bytes]:
+    def unit(rows: int) -> list[list[float]]:
         drawn = rng.standard_normal((rows, DIMENSION)).astype(np.float32)
         drawn /= np.linalg.norm(drawn, axis=1, keepdims=True)
-        return [row.tobytes() for row in drawn]
+        return [list(map(float, row)) for row in drawn]
 
     async with open_engine(settings) as engine:
         async with engine.db.write() as conn:

@@ -233,7 +233,7 @@ async def copy_vectors(source: Path | Settings, target: Path | Settings, hashes:
     """Copy cached vectors of these texts between two stores' embedding caches."""
     async with open_store(source) as src, open_store(target) as dst:
         async with src.read() as conn:
-            found = await vectors.cached_blobs(conn, hashes, MODEL)
+            found = await vectors.cached_vectors(conn, hashes, MODEL)
         async with dst.write() as conn:
             await vectors.cache_vectors(conn, MODEL, found, utc_now())
 

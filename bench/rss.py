@@ -473,8 +473,6 @@ def around(real: Any, n: int) -> Any:
 
 def compare(corpus: Any, queries: Any) -> dict[str, Any]:
     """Top-10 and top-400 agreement and the largest distance error, int8 against float32."""
-    import numpy as np
-
     from cortex_mcp.engine.vector_matrix import VectorMatrix, memory_matrix
 
     matrices: dict[str, VectorMatrix] = {}
@@ -482,7 +480,7 @@ def compare(corpus: Any, queries: Any) -> dict[str, Any]:
         matrix = memory_matrix()
         matrix.precision = precision
         matrix.generation = 0  # as if read from an empty table: every vector is taken in
-        matrix.appended([(i, v.astype(np.float32).tobytes()) for i, v in enumerate(corpus)], 0)
+        matrix.appended([(i, list(map(float, v))) for i, v in enumerate(corpus)], 0)
         matrices[precision] = matrix
     agreement: dict[int, list[float]] = {10: [], 400: []}
     errors: list[float] = []

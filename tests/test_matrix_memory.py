@@ -16,7 +16,6 @@ from cortex_mcp.store import message_vectors, vectors
 from cortex_mcp.store.db import Database
 from cortex_mcp.store.migrations import migrate
 from cortex_mcp.store.sqlite import open_database
-from cortex_mcp.store.vectors import to_blob
 
 DIMENSION = 384
 ROWS = 3000
@@ -34,9 +33,7 @@ async def store(tmp_path: Path) -> AsyncIterator[Database]:
         rng = np.random.default_rng(7)
         centres = rng.standard_normal((12, DIMENSION))
         drawn = centres[rng.integers(0, 12, ROWS)] + rng.standard_normal((ROWS, DIMENSION)) * 0.6
-        pairs = [
-            (seq + 1, vectors.to_blob([float(x) for x in row])) for seq, row in enumerate(drawn)
-        ]
+        pairs = [(seq + 1, [float(x) for x in row]) for seq, row in enumerate(drawn)]
         async with db.write() as conn:
             await vectors.ensure_vector_table(conn, "test-model", DIMENSION)
             await message_vectors.create_table(conn, DIMENSION)
@@ -100,7 +97,7 @@ async def test_an_int8_matrix_takes_in_new_and_replaced_vectors_as_float32_would
     async with store.read() as conn:
         before = await vectors.memory_generation(conn)
     target = queries(1)[0]
-    matrix.appended([(5, to_blob(target)), (ROWS + 1, to_blob([-x for x in target]))], before)
+    matrix.appended([(5, target), (ROWS + 1, [-x for x in target])], before)
     async with store.read() as conn:
         stale = await matrix.nearest(conn, target, 3)  # the store did not move: not in step
     found = matrix.search(target, ROWS + 1)
@@ -120,9 +117,8 @@ async def test_a_large_matrix_scores_the_rows_its_sketches_rank_best_and_finds_t
     async with store.read() as conn:
         before = await vectors.memory_generation(conn)
     added = queries(2)
-    blobs = [(5, to_blob(added[0])), (ROWS + 1, to_blob(added[1]))]
-    sketched.appended(blobs, before)  # sketched as they come
-    exact.appended(blobs, before)
+    sketched.appended([(5, added[0]), (ROWS + 1, added[1])], before)  # sketched as they come
+    exact.appended([(5, added[0]), (ROWS + 1, added[1])], before)
     rng = np.random.default_rng(13)  # questions lie near what they ask about, as real ones do
     near = [
         exact.rows[i] * exact.scales[i] + rng.standard_normal(DIMENSION) * 0.03

@@ -130,9 +130,7 @@ async def test_a_matrix_in_step_answers_the_search_on_either_engine(
             [(car_seq, _)] = await vectors.seqs_of(conn, [car.id])
             change = await vectors.memory_generation(conn)
         planted = VectorMatrix(MEMORIES, precision="float32", generation=change - 1)
-        planted.appended(
-            [(car_seq, vectors.to_blob(concept_vector("dog", 64)))], change - 1
-        )  # "in step"
+        planted.appended([(car_seq, concept_vector("dog", 64))], change - 1)  # "in step"
         by_matrix = await nearest(engine, "my dog", planted)
         by_index = await nearest(engine, "my dog", None)
 

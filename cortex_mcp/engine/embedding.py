@@ -27,12 +27,9 @@ from cortex_mcp.store.meta import get_meta, set_meta
 
 logger = logging.getLogger(__name__)
 
-Writer = Callable[[Connection, list[tuple[int, bytes]], int], Awaitable[Callable[[], None]]]
+Writer = Callable[[Connection, list[tuple[int, list[float]]], int], Awaitable[Callable[[], None]]]
 """Stores (seq, vector) pairs of one table in the caller's write transaction (given the
-vectors' dimension); returns what to do once that transaction committed. A stored text's
-vector goes from the model to the store as its float32 blob (`vectors.to_blob`'s form), never
-as Python floats: 384 objects a text, freed after the write, spread Python's object arenas
-over a back-fill (#28 item 6, docs/benchmarks.md s13-rss)."""
+vectors' dimension); returns what to do once that transaction committed."""
 
 
 COMPLETE_KEY = "embedding.complete"
@@ -125,18 +122,18 @@ class VectorIndex:
 
     async def _vectors_of(
         self, items: list[tuple[int, str]]
-    ) -> tuple[dict[str, bytes], dict[str, bytes], list[str]] | None:
+    ) -> tuple[dict[str, list[float]], dict[str, list[float]], list[str]] | None:
         """(every vector by content hash, the freshly embedded ones, each item's hash): cached
         vectors are reused, the rest embedded in one call; None when the embedder failed."""
         assert self.model is not None
         hashes = [vectors.content_hash(text) for _, text in items]
         async with self.db.read() as conn:
-            known = await vectors.cached_blobs(conn, hashes, self.model)
+            known = await vectors.cached_vectors(conn, hashes, self.model)
         todo = {h: text for h, (_, text) in zip(hashes, items, strict=True) if h not in known}
-        fresh: dict[str, bytes] = {}
+        fresh: dict[str, list[float]] = {}
         if todo:
             sent = [self.guard(text) for text in todo.values()]
-            embedded = await self.embedder.embed_packed(sent, kind="passage")
+            embedded = await self.embedder.embed(sent, kind="passage")
             if embedded is None:
                 return None
             fresh = dict(zip(todo, embedded, strict=True))
@@ -160,7 +157,7 @@ class VectorIndex:
         if got is None:
             return 0
         found, fresh, hashes = got
-        dimension = len(next(iter(found.values()))) // 4  # float32 blobs
+        dimension = len(next(iter(found.values())))
         pairs = [(seq, found[h]) for (seq, _), h in zip(items, hashes, strict=True)]
         async with self.db.write() as conn:
             if await vectors.ensure_vector_table(conn, self.model, dimension):
@@ -171,7 +168,7 @@ class VectorIndex:
         return len(items)
 
     async def _write_memories(
-        self, conn: Connection, pairs: list[tuple[int, bytes]], dimension: int
+        self, conn: Connection, pairs: list[tuple[int, list[float]]], dimension: int
     ) -> Callable[[], None]:
         """The memories' writer; after the commit the in-memory matrix takes them."""
         before = await vectors.memory_generation(conn)
@@ -179,7 +176,7 @@ class VectorIndex:
         return lambda: self.kept.appended(pairs, before)
 
     async def _write_messages(
-        self, conn: Connection, pairs: list[tuple[int, bytes]], dimension: int
+        self, conn: Connection, pairs: list[tuple[int, list[float]]], dimension: int
     ) -> Callable[[], None]:
         """The log's writer: only visible messages get a vector; after the commit the
         in-memory matrix takes them."""

@@ -226,17 +226,16 @@ class VectorMatrix:
         unit /= scales[:, None]
         return np.rint(unit, out=unit).astype(np.int8), scales
 
-    def appended(self, stored: list[tuple[int, bytes]], before: int) -> None:
-        """This process stored `stored` (seq, float32 blob) pairs, replacing any earlier vector
-        of the same seq, in one change of the table after change `before`: take them in if the
+    def appended(self, stored: list[tuple[int, list[float]]], before: int) -> None:
+        """This process stored `stored` (seq, vector) pairs, replacing any earlier vector of
+        the same seq, in one change of the table after change `before`: take them in if the
         matrix stood for `before` (otherwise the next search sees another counter and the
         table is read again)."""
         if not stored or self.generation < 0 or self.generation != before:
             return
         import numpy as np
 
-        block = np.frombuffer(b"".join(blob for _, blob in stored), dtype=np.float32)
-        added, scales = self._encode(block.reshape(len(stored), -1))
+        added, scales = self._encode(np.asarray([vector for _, vector in stored], dtype=np.float32))
         seqs = np.asarray([seq for seq, _ in stored], dtype=np.int64)
         if self.rows is None or self.rows.shape[1] != added.shape[1]:
             self.forget()

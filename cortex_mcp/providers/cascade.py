@@ -5,10 +5,8 @@ every call answers None at once, so callers have one code path for "degrade".
 """
 
 import logging
-import struct
-from collections.abc import Awaitable, Callable, Sequence
-from functools import partial
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 import anyio
 
@@ -16,7 +14,6 @@ from cortex_mcp.errors import ProviderUnavailable
 from cortex_mcp.providers import LLM, Completion, Embedder, EmbeddingKind, ProviderStats
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 
 # How a provider call may end besides with an answer: its own failure, our deadline, or (for
 # sampling) a client session that went away mid-request.
@@ -111,34 +108,15 @@ class EmbedderCascade:
         """One vector per text, or None when there is no embedder or it failed or timed out."""
         if self.embedder is None:
             return None
-        return await self._answer(self.embedder, partial(self.embedder.embed, texts, kind=kind))
-
-    async def embed_packed(self, texts: list[str], *, kind: EmbeddingKind) -> list[bytes] | None:
-        """`embed`'s vectors as float32 blobs in this machine's byte order (the store's form):
-        straight from the model's output where the embedder offers them (the local one, #28
-        item 6: no Python float per value), else packed from its floats."""
-        if self.embedder is None:
-            return None
-        offered = getattr(self.embedder, "embed_packed", None)
-        if offered is not None:
-            blobs: list[bytes] | None = await self._answer(
-                self.embedder, partial(offered, texts, kind=kind)
-            )
-            return blobs
-        vectors = await self.embed(texts, kind=kind)
-        return None if vectors is None else [pack(vector) for vector in vectors]
-
-    async def _answer(self, embedder: Embedder, call: Callable[[], Awaitable[T]]) -> T | None:
-        """`call`'s answer within the deadline, counted in `embedder`'s stats; None on failure."""
         started = anyio.current_time()
         try:
             with anyio.fail_after(self.timeout_s):
-                answer = await call()
+                vectors = await self.embedder.embed(texts, kind=kind)
         except PROVIDER_FAILURES as error:
-            _record_failure(embedder.stats, started, _reason(embedder.name, error))
+            _record_failure(self.embedder.stats, started, _reason(self.embedder.name, error))
             return None
-        embedder.stats.record_success(_elapsed_ms(started))
-        return answer
+        self.embedder.stats.record_success(_elapsed_ms(started))
+        return vectors
 
     def snapshot(self) -> dict[str, Any]:
         """The embedder's stats (model and dimension included), or why there is none."""
@@ -171,8 +149,3 @@ def _reason(name: str, error: BaseException) -> str:
 def _record_failure(stats: ProviderStats, started: float, reason: str) -> None:
     stats.record_failure(_elapsed_ms(started), reason)
     logger.warning("provider failed, degrading: %s", reason)
-
-
-def pack(vector: list[float]) -> bytes:
-    """A vector as a float32 blob in this machine's byte order (store/vectors.py `to_blob`)."""
-    return struct.pack(f"{len(vector)}f", *vector)

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import anyio.from_thread
@@ -24,8 +24,6 @@ from cortex_mcp.errors import ProviderUnavailable
 from cortex_mcp.providers import EmbeddingKind, ProviderStats
 from cortex_mcp.providers.model_pages import forget_cached_pages, read_pages_singly
 from cortex_mcp.providers.stats import FREE
-
-Vector = TypeVar("Vector")
 
 MODEL = "multilingual-e5-small"
 DIMENSION = 384
@@ -62,26 +60,15 @@ class LocalEmbedder:
 
     async def embed(self, texts: list[str], *, kind: EmbeddingKind) -> list[list[float]]:
         """One 384-dimensional unit vector per text, computed in a worker thread."""
-        return await self._vectors(texts, kind, listed)
-
-    async def embed_packed(self, texts: list[str], *, kind: EmbeddingKind) -> list[bytes]:
-        """`embed`'s vectors as float32 blobs in this machine's byte order (the store's form),
-        taken from the model's output as they are: no Python float per value (#28 item 6)."""
-        return await self._vectors(texts, kind, packed)
-
-    async def _vectors(
-        self, texts: list[str], kind: EmbeddingKind, form: Callable[[Any], Vector]
-    ) -> list[Vector]:
-        """Each text's vector, made by `form` from the model's float32 row."""
         if not texts:
             return []
         e5 = await self._loaded()
         if kind == "query":  # someone waits for it
-            work = partial(in_pieces, e5, e5.query, form=form)
+            work = partial(in_pieces, e5, e5.query)
             return await anyio.to_thread.run_sync(work, list(texts), abandon_on_cancel=True)
         # stored texts: background work, which must not slow a recall down
-        vectors: list[Vector] = await in_background_thread(
-            partial(in_pieces, e5, e5.passage, form=form), list(texts)
+        vectors: list[list[float]] = await in_background_thread(
+            partial(in_pieces, e5, e5.passage), list(texts)
         )
         return vectors
 
@@ -127,39 +114,20 @@ longer batch is embedded a piece at a time. At 768 tokens each activation buffer
 engine/heap.py's 1 MiB, so glibc maps it on its own and hands it back when the pass ends."""
 
 
-def listed(row: Any) -> list[float]:
-    """A float32 row of the model's output as Python floats."""
-    floats: list[float] = row.tolist()
-    return floats
-
-
-def packed(row: Any) -> bytes:
-    """A float32 row of the model's output as its bytes (what `struct.pack` makes of the
-    floats `listed` gives, bit for bit)."""
-    blob: bytes = row.tobytes()
-    return blob
-
-
-def in_pieces(
-    e5: Any,
-    embed: Callable[[list[str]], Any],
-    texts: list[str],
-    form: Callable[[Any], Vector],
-) -> list[Vector]:
-    """`embed` over `texts` in pieces of at most PIECE_TOKENS tokens (a longer text alone),
-    each row of its output made a vector by `form`."""
-    vectors: list[Vector] = []
+def in_pieces(e5: Any, embed: Callable[[list[str]], Any], texts: list[str]) -> list[list[float]]:
+    """`embed` over `texts` in pieces of at most PIECE_TOKENS tokens (a longer text alone)."""
+    vectors: list[list[float]] = []
     piece: list[str] = []
     tokens = 0
     for text in texts:
         count = e5.token_count(text)
         if piece and tokens + count > PIECE_TOKENS:
-            vectors += map(form, embed(piece))
+            vectors += embed(piece).tolist()
             piece, tokens = [], 0
         piece.append(text)
         tokens += count
     if piece:
-        vectors += map(form, embed(piece))
+        vectors += embed(piece).tolist()
     return vectors
 
 

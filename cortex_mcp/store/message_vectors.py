@@ -16,7 +16,6 @@ from cortex_mcp.store.vectors import (
     bump_log_generation,
     content_hash,
     count_rows,
-    pg_packed,
     pg_vector,
     read_pieces,
     to_blob,
@@ -61,21 +60,23 @@ async def drop_table(conn: Connection) -> None:
     await bump_log_generation(conn)
 
 
-async def upsert(conn: Connection, vectors: list[tuple[int, bytes]]) -> None:
-    """Store one vector (a float32 blob, `to_blob`'s form) per message (by `seq`), replacing
-    any earlier one."""
+async def upsert(conn: Connection, vectors: list[tuple[int, list[float]]]) -> None:
+    """Store one vector per message (by `seq`), replacing any earlier one."""
     await bump_log_generation(conn)
     if conn.dialect == "postgresql":
         await conn.executemany(
             "insert into message_vectors (seq, embedding) values (?, ?)"
             " on conflict (seq) do update set embedding = excluded.embedding",
-            [(seq, pg_packed(blob)) for seq, blob in vectors],
+            [(seq, pg_vector(vector)) for seq, vector in vectors],
         )
         return
     await conn.executemany(
         "delete from message_vectors where rowid = ?", [(seq,) for seq, _ in vectors]
     )
-    await conn.executemany("insert into message_vectors (rowid, embedding) values (?, ?)", vectors)
+    await conn.executemany(
+        "insert into message_vectors (rowid, embedding) values (?, ?)",
+        [(seq, to_blob(vector)) for seq, vector in vectors],
+    )
 
 
 async def missing(conn: Connection, limit: int) -> list[tuple[int, str]]:

@@ -82,17 +82,6 @@ def pg_vector(vector: list[float]) -> Any:
     return Vector(vector)
 
 
-def pg_packed(blob: bytes) -> Any:
-    """A float32 blob (`to_blob`'s form) as pgvector's parameter: the same value as
-    `pg_vector` of its floats, made without them."""
-    from pgvector import Vector
-
-    values = array.array("f", blob)
-    if sys.byteorder == "little":
-        values.byteswap()
-    return Vector.from_binary(struct.pack(">HH", len(values), 0) + values.tobytes())
-
-
 def content_hash(text: str) -> str:
     """The cache key of a text."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -174,19 +163,21 @@ async def drop_vector_table(conn: Connection) -> None:
     await conn.execute("delete from meta where key in (?, ?)", (MODEL_KEY, DIMENSION_KEY))
 
 
-async def upsert_vectors(conn: Connection, vectors: list[tuple[int, bytes]]) -> None:
-    """Store one vector (a float32 blob, `to_blob`'s form) per memory row (by `seq`),
-    replacing any earlier one."""
+async def upsert_vectors(conn: Connection, vectors: list[tuple[int, list[float]]]) -> None:
+    """Store one vector per memory row (by `seq`), replacing any earlier one."""
     await bump_memory_generation(conn)
     if conn.dialect == "postgresql":
         await conn.executemany(
             "insert into memory_vectors (seq, embedding) values (?, ?)"
             " on conflict (seq) do update set embedding = excluded.embedding",
-            [(seq, pg_packed(blob)) for seq, blob in vectors],
+            [(seq, pg_vector(vector)) for seq, vector in vectors],
         )
         return
     await conn.executemany("delete from memory_vectors where rowid = ?", [(s,) for s, _ in vectors])
-    await conn.executemany("insert into memory_vectors (rowid, embedding) values (?, ?)", vectors)
+    await conn.executemany(
+        "insert into memory_vectors (rowid, embedding) values (?, ?)",
+        [(seq, to_blob(vector)) for seq, vector in vectors],
+    )
 
 
 async def missing_vectors(conn: Connection, limit: int) -> list[tuple[int, str]]:
@@ -425,12 +416,6 @@ async def delete_vectors(conn: Connection, seqs: list[int]) -> None:
 
 async def cached_vectors(conn: Connection, hashes: list[str], model: str) -> dict[str, list[float]]:
     """Cached vectors of these content hashes for this model."""
-    blobs = await cached_blobs(conn, hashes, model)
-    return {content: from_blob(blob) for content, blob in blobs.items()}
-
-
-async def cached_blobs(conn: Connection, hashes: list[str], model: str) -> dict[str, bytes]:
-    """`cached_vectors` as float32 blobs, as stored."""
     rows = await fetch_all(
         conn,
         Sql(
@@ -441,17 +426,17 @@ async def cached_blobs(conn: Connection, hashes: list[str], model: str) -> dict[
         ),
         (model, json.dumps(hashes)),
     )
-    return {row[0]: bytes(row[1]) for row in rows}
+    return {row[0]: from_blob(bytes(row[1])) for row in rows}
 
 
 async def cache_vectors(
-    conn: Connection, model: str, vectors: dict[str, bytes], now: datetime
+    conn: Connection, model: str, vectors: dict[str, list[float]], now: datetime
 ) -> None:
-    """Remember vectors (float32 blobs, `to_blob`'s form) by content hash and model."""
+    """Remember vectors by content hash and model."""
     await conn.executemany(
         "insert into embedding_cache (content_hash, model, dimension, vector, created_at)"
         " values (?, ?, ?, ?, ?) on conflict do nothing",
-        [(h, model, len(blob) // 4, blob, to_text(now)) for h, blob in vectors.items()],
+        [(h, model, len(v), to_blob(v), to_text(now)) for h, v in vectors.items()],
     )
 
 

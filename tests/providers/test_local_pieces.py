@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cortex_mcp.providers import local
-from cortex_mcp.providers.local import LocalEmbedder, in_pieces, listed
+from cortex_mcp.providers.local import LocalEmbedder, in_pieces
 
 TEXTS = [
     row["text"]
@@ -35,7 +35,7 @@ def test_pieces_hold_at_most_the_token_budget_and_keep_the_order(
         passes.append(piece)
         return e5.passage(piece)
 
-    vectors = in_pieces(e5, embed, TEXTS, listed)
+    vectors = in_pieces(e5, embed, TEXTS)
 
     assert [text for piece in passes for text in piece] == TEXTS
     assert len(passes) > 3
