@@ -29,9 +29,11 @@ ARENAS = 2
 """The event loop's and the worker threads' (SQLite, embedding, numpy searches) share these."""
 MMAP_THRESHOLD = 1 << 20
 """Blocks of 1 MiB and more are mapped on their own (setting it stops glibc's raising it)."""
-TRIM_THRESHOLD = 8 << 20
+TRIM_THRESHOLD = 1 << 20
 """Free memory at a heap's top above this goes back to the system on `free` (set with the mmap
-threshold, which would otherwise double it)."""
+threshold, which would otherwise double it). At 8 MiB the back-fill's two thread arenas kept
+10 MiB free each, 8-10 MiB of it resident; at 1 MiB the phases run's peak at 10,000 memories
+was 157.7 MiB instead of 173-176 (docs/benchmarks.md s13-rss)."""
 RELEASE_GROWTH = 4 << 20
 """Anonymous memory grown since the last release after which a background pass releases again:
 a release then has MiBs to give back, and a process whose memory holds steady never pays for
