@@ -66,18 +66,23 @@ def core_predicate(engine: Engine, memory_id: str) -> object:
     return row[0]
 
 
+async def lisbon_edited_to_porto(engine: Engine) -> dict[Path, OnDisk]:
+    """MEMORY.md written with the Lisbon memory, then edited to Porto: the edit as seen."""
+    await engine.remember(LISBON, category=Category.IDENTITY)
+    await write_mirror(engine.runtime)
+    memory_md = engine.settings.home / "MEMORY.md"
+    edited = memory_md.read_text(encoding="utf-8").replace(LISBON, PORTO)
+    memory_md.write_text(edited, encoding="utf-8")
+    return {memory_md: OnDisk(Verdict.EDITED, edited)}
+
+
 async def test_two_servers_that_see_the_same_edit_keep_it_once(
     cortex_home: Path, clock: FrozenClock
 ) -> None:
     """Both judged the page edited before either rewrote it: one backup, one import."""
     settings = quiet_settings(cortex_home)
     async with open_engine(settings, clock, {}) as one, open_engine(settings, clock, {}) as two:
-        await one.remember(LISBON, category=Category.IDENTITY)
-        await write_mirror(one.runtime)
-        memory_md = cortex_home / "MEMORY.md"
-        edited = memory_md.read_text(encoding="utf-8").replace(LISBON, PORTO)
-        memory_md.write_text(edited, encoding="utf-8")
-        seen = {memory_md: OnDisk(Verdict.EDITED, edited)}
+        seen = await lisbon_edited_to_porto(one)
 
         await keep_edits(one.runtime, seen)
         await keep_edits(two.runtime, seen)
@@ -94,12 +99,7 @@ async def test_an_edit_a_stopped_server_did_not_finish_keeping_is_kept_by_the_ne
     MEMORY.md put the old line back: the edit was lost, with no backup of it."""
     settings = quiet_settings(cortex_home)
     async with open_engine(settings, clock, {}) as one, open_engine(settings, clock, {}) as two:
-        await one.remember(LISBON, category=Category.IDENTITY)
-        await write_mirror(one.runtime)
-        memory_md = cortex_home / "MEMORY.md"
-        edited = memory_md.read_text(encoding="utf-8").replace(LISBON, PORTO)
-        memory_md.write_text(edited, encoding="utf-8")
-        seen = {memory_md: OnDisk(Verdict.EDITED, edited)}
+        seen = await lisbon_edited_to_porto(one)
 
         async def stopped(*args: object) -> None:
             raise anyio.get_cancelled_exc_class()

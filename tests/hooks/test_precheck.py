@@ -84,14 +84,6 @@ def test_a_pasted_four_megabyte_prompt_is_judged_on_its_head(
     assert read and max(read) <= precheck.READ_CHARS
 
 
-class _Server(CannedRecall):
-    def __enter__(self) -> "_Server":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
 def test_the_prompt_hook_counts_the_words_of_a_pasted_prompt_s_head_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,7 +96,7 @@ def test_the_prompt_hook_counts_the_words_of_a_pasted_prompt_s_head_only(
 
     monkeypatch.setattr(moments, "content_words", counting)
     hook = moments.Moments(tmp_path, dict(FALLBACK_SETTINGS), 1.0)
-    server = _Server({"memories": [], "conversation": []})
+    server = CannedRecall({"memories": [], "conversation": []})
     monkeypatch.setattr(hook, "connect", lambda: server)
     event = Event("claude-code", "prompt", "s1", None, str(tmp_path), _pasted_log(), "")
     assert hook.prompt(event) == ""

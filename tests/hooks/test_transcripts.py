@@ -237,10 +237,16 @@ def test_an_exchange_the_transcript_does_not_hold_yet_takes_the_prompt_from_the_
 
 
 class CannedRecall:
-    """A server that answers every cortex_recall with one result."""
+    """A server that answers every cortex_recall with one result (a connection to it too)."""
 
     def __init__(self, result: dict[str, object]) -> None:
         self.result = result
+
+    def __enter__(self) -> "CannedRecall":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
     def call_tool(self, name: str, arguments: dict[str, object]) -> dict[str, object]:
         return self.result
@@ -263,14 +269,6 @@ def test_a_tool_call_s_record_is_never_injected_as_something_said(tmp_path: Path
     moments = Moments(tmp_path, dict(FALLBACK_SETTINGS), 1.0)
     found = moments._relevant(server, "petshop", 200)  # type: ignore[arg-type]
     assert [line for _, line in found] == ["- [said 2026-11-26] petshop ships on Fridays."]
-
-
-class _CannedServer(CannedRecall):
-    def __enter__(self) -> "_CannedServer":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def test_a_small_session_start_budget_holds_memories_not_the_flattened_profile(
@@ -296,7 +294,7 @@ def test_a_small_session_start_budget_holds_memories_not_the_flattened_profile(
     )
     settings = dict(FALLBACK_SETTINGS) | {"session_start_tokens": 100}
     moments = Moments(tmp_path, settings, 1.0)
-    server = _CannedServer({"context": context, "memories": [], "conversation": []})
+    server = CannedRecall({"context": context, "memories": [], "conversation": []})
     moments.connect = lambda: server  # type: ignore[assignment,method-assign,return-value]
 
     digest = moments.session_start(Event("claude-code", "session-start", "s1", None, "", "", ""))
