@@ -581,3 +581,21 @@ async def test_exchanges_logged_without_an_llm_are_extracted_once_a_provider_is_
     assert stats["extraction_queue"]["waiting_for_an_llm"] == 0
     stored = {content for content, _ in live(plain)}
     assert set(facts) <= stored
+
+
+async def test_a_line_naming_a_replaced_name_by_its_longer_form_is_not_shown(
+    plain_client: Client,
+) -> None:
+    # found trying the product: "the billing DB is MySQL 8, not Postgres" came back with the
+    # older line "for this repo the billing DB is PostgreSQL 14." beside it
+    await ingest(plain_client, "for this repo the billing DB is PostgreSQL 14.", "OK.")
+    said = "And the billing DB is MySQL 8, not Postgres, I misremembered"
+    fixed = (await ingest(plain_client, said, "Thanks."))["fast"]
+
+    found = await recall(plain_client, "which database does billing use?")
+
+    assert [m["content"] for m in fixed] == [
+        "The billing DB is MySQL 8, not Postgres, I misremembered."
+    ]
+    lines = [line["content"] for line in found["conversation"]]
+    assert not any("PostgreSQL 14" in line for line in lines), lines
