@@ -13,9 +13,10 @@ shares another word with the statement, is the one replaced.
 import re
 from dataclasses import dataclass
 
+from cortex_mcp.engine.ingest.duplicates import never_paraphrased
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.subjects import first_subject
-from cortex_mcp.models import Category, Layer, Memory
+from cortex_mcp.models import Layer, Memory
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.tokenize import term_set
 from cortex_mcp.store import fts
@@ -37,7 +38,6 @@ _REVOKED = re.compile(
     r"|(?:之前|刚才|上次)(?:说|定|讲)的(?P<zh>[^，。！!]{2,40}?)(?:那条|这条|那个|的规则)"
     r"[^，。]{0,4}(?:取消|作废|不算|不用)"
 )
-_NEVER_REPLACED = frozenset([Category.PROFILE])
 PROJECT_SLOTS = ("uses:", "version:")
 """Slots of what a project uses: the value named is enough to know the memory."""
 
@@ -95,8 +95,7 @@ def _in_scope(memory: Memory, proposal: Proposal, agent_id: str | None) -> bool:
     project = memory.metadata.get("project")
     return (
         memory.agent_id == agent_id
-        and memory.category not in _NEVER_REPLACED
-        and memory.metadata.get("episode") is None
+        and not never_paraphrased(memory)  # a summary, the profile, an episode
         and memory.metadata.get("channel") != "fallback"
         and project in (None, proposal.project)
         and not memory.deleted_at
