@@ -200,9 +200,9 @@ class Moments:
         names = frozenset(names_in(words_of or query))
         needed = min(int(self.settings["shared_words"]), len(asked))
 
-        def shares(text: str) -> bool:
+        def shares(text: str, not_counted: frozenset[str] = frozenset()) -> bool:
             shared = asked & content_words(text)
-            return len(shared) >= needed and (not needed or bool(shared - names))
+            return len(shared) >= needed and (not needed or bool(shared - not_counted))
 
         memories = [hit for hit in result.get("memories", []) if isinstance(hit, dict)]
         answers = self._slot_answers(server, memories, query, words_of, arguments, project)
@@ -218,7 +218,7 @@ class Moments:
             and float(hit.get("score", 0)) >= floor
             and (
                 shares(str(hit.get("content", "")))
-                or (rank == 0 and strongly_first(hit, asked, floor, names))
+                or (rank == 0 and strongly_first(hit, asked, floor))
             )
         ]
         for hit in result.get("conversation", []) if logged else []:
@@ -228,7 +228,7 @@ class Moments:
             if hit.get("question") or (session and hit.get("session_id") == session):
                 continue
             said = " ".join(str(hit.get("content", "")).split())
-            if asked and shares(said):
+            if asked and shares(said, names):  # two speakers' names are in all their lines
                 when = str(hit.get("created_at", ""))[:10]  # "yesterday" needs its date
                 label = f"said {when}" if when else "said earlier"
                 found.append((str(hit.get("exchange_id")), f"- [{label}] {said[:SAID_CHARS]}"))

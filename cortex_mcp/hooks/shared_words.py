@@ -44,7 +44,8 @@ def content_words(text: str) -> set[str]:
 def names_in(text: str) -> set[str]:
     """The content words `text` writes as a name: capitalised ("Jon", "Gina"), not opening a
     sentence, and not an acronym or a product's own spelling ("CI", "GitHub"). Two speakers'
-    names are in every line of their conversation, so sharing only names says nothing."""
+    names are in every line of their conversation, so a logged line sharing only names says
+    nothing; a memory may (a product is capitalised too: "do we still use Kafka?")."""
     names: set[str] = set()
     opening = True
     for word in text.split():
@@ -55,13 +56,11 @@ def names_in(text: str) -> set[str]:
     return names
 
 
-def strongly_first(
-    hit: dict[str, Any], asked: set[str], floor: float, names: frozenset[str] = frozenset()
-) -> bool:
+def strongly_first(hit: dict[str, Any], asked: set[str], floor: float) -> bool:
     """True for the memory recall ranked first when it scores STRONG_MARGIN above the floor and
     holds at least one, and a third, of the prompt's content words: "which database did we
     pick for billing?" shares only "billing" with "Let's use PostgreSQL for the billing
     service.", its best answer. (A plain top hit scores about the floor, and an unrelated one
     that recall ranked first shares one word of a longer prompt: "build", "job", "make".)"""
-    shared = len((asked - names) & content_words(str(hit.get("content", ""))))
+    shared = len(asked & content_words(str(hit.get("content", ""))))
     return float(hit.get("score", 0)) >= floor + STRONG_MARGIN and 0 < len(asked) <= 3 * shared

@@ -304,3 +304,23 @@ def test_a_small_session_start_budget_holds_memories_not_the_flattened_profile(
         "- [preference] I prefer short answers, no emojis",
     ], digest
     assert "profile" not in digest and "(id " not in digest and "more:" not in digest
+
+
+def test_a_memory_naming_the_product_asked_about_is_injected(tmp_path: Path) -> None:
+    """Found reading the change: with names alone no shared words, "do we still use Kafka?"
+    lost its one answer ("Kafka" is capitalised like a speaker's name); names count against
+    logged lines only, where two speakers' names are in every line."""
+    floor = float(FALLBACK_SETTINGS["relevance_floor"])
+    kafka = {"id": "m1", "category": "project_state", "content": "We use Kafka for the event bus."}
+    said = {"exchange_id": "e1", "created_at": "2026-11-20T10:00:00Z", "role": "user"}
+    server = CannedRecall(
+        {
+            "memories": [kafka | {"score": floor + 0.2}],
+            "conversation": [said | {"content": "Gina: Thanks, Jon! Kafka talk was fun."}],
+        }
+    )
+    moments = Moments(tmp_path, dict(FALLBACK_SETTINGS), 1.0)
+
+    found = moments._relevant(server, "do we still use Kafka, Jon?", 200)  # type: ignore[arg-type]
+
+    assert [line for _, line in found] == ["- [project_state] We use Kafka for the event bus."]
