@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from cortex_mcp.engine.ingest.duplicates import never_paraphrased
 from cortex_mcp.engine.ingest.proposal import Proposal
+from cortex_mcp.engine.language.naming import PREFIX_CHARS, names
 from cortex_mcp.engine.language.subjects import first_subject
 from cortex_mcp.models import Layer, Memory
 from cortex_mcp.search.query import match_expression
@@ -24,8 +25,6 @@ from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection
 
 CANDIDATES = 20
-PREFIX_CHARS = 4
-"""A named value this long matches a word it begins ("Postgres" names "PostgreSQL")."""
 _VALUE = r"(?:[\w.:/-]*\d[\w.:/-]*|[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)?|npm|pnpm|yarn|pip|uv|bun)"
 _REJECTED = re.compile(
     rf"(?:,|\b(?:and|but))?\s*\b(?:not|instead of|rather than|isn'?t|is not)\s+"
@@ -85,7 +84,7 @@ async def replaced_by_name(
             continue
         if named.topic and _about(named.topic, memory.content):
             return f"revokes what was said about {named.topic}", memory
-        value = next((v for v in named.values if _names(memory.content, v)), None)
+        value = next((v for v in named.values if names(memory.content, v)), None)
         if value is not None and _replaces(proposal.content, memory, value):
             return f"names the value it replaces ({value})", memory
     return None
@@ -103,15 +102,6 @@ def _in_scope(memory: Memory, proposal: Proposal, agent_id: str | None) -> bool:
     )
 
 
-def _names(text: str, value: str) -> bool:
-    """True when `text` names `value`: as a whole word (any case), or as the start of a word
-    when the value is at least PREFIX_CHARS long; a CJK value anywhere."""
-    if re.search(r"[\u4e00-\u9fff]", value):
-        return value in text
-    tail = r"\w*" if len(value) >= PREFIX_CHARS else ""
-    return re.search(rf"(?<![\w.]){re.escape(value)}{tail}(?![\w.]*\d)", text, re.I) is not None
-
-
 def _replaces(statement: str, memory: Memory, value: str) -> bool:
     """The memory is what the statement corrects: about the same person, not itself saying
     that value is replaced, and sharing a word with it besides the value, or holding what a
@@ -121,7 +111,7 @@ def _replaces(statement: str, memory: Memory, value: str) -> bool:
     if _other_person(statement, text) or _rejects(text, value):
         return False  # another person's; or itself a correction away from that value
     predicate = str(memory.metadata.get("predicate") or "")
-    if predicate.startswith(PROJECT_SLOTS) and _names(str(memory.metadata.get("value")), value):
+    if predicate.startswith(PROJECT_SLOTS) and names(str(memory.metadata.get("value")), value):
         return True
     without = re.sub(re.escape(value), " ", statement, flags=re.I)
     return bool(_terms(without) & _terms(text))

@@ -9,10 +9,8 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from cortex_mcp.engine.language.naming import names
 from cortex_mcp.models import LogHit, Memory
-
-PREFIX_CHARS = 4
-"""A replaced name this long also names the word it begins (as `ingest.replaced` reads it)."""
 
 _VALUE = r"(?:[\w.:/-]*\d[\w.:/-]*|[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)?)"
 _REPLACED = re.compile(
@@ -42,15 +40,6 @@ def not_corrected(said: list[LogHit], memories: Sequence[Memory]) -> list[LogHit
 
 
 def _stale(line: LogHit, replaced: dict[str, datetime]) -> bool:
-    text = line.content.casefold()
     return any(
-        line.created_at <= when and re.search(rf"(?<![\w.]){re.escape(value)}{_rest(value)}", text)
-        for value, when in replaced.items()
+        line.created_at <= when and names(line.content, value) for value, when in replaced.items()
     )
-
-
-def _rest(value: str) -> str:
-    """What may follow a replaced value in a line naming it: the rest of a word it begins when
-    it is a name of PREFIX_CHARS letters or more ("postgres" names "PostgreSQL 14"), else
-    nothing ("8080" is not "80801")."""
-    return r"(?![\w])" if len(value) < PREFIX_CHARS or value[:1].isdigit() else r"\w*(?![\w])"
