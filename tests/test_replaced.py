@@ -154,3 +154,22 @@ async def test_an_agent_s_correction_in_a_project_replaces_that_project_s_value_
     assert new["superseded_id"] == alpha["id"], new
     live = live_contents(settings)
     assert alpha["content"] not in live and beta["content"] in live, live
+
+
+async def test_the_same_correction_in_another_project_replaces_that_project_s_value(
+    client: Client, settings: Settings
+) -> None:
+    """Found in round twelve's last read: the same correction said in a second project was a
+    duplicate of the first project's, so it reinforced that one and left the second project's
+    old value live."""
+    alpha = await remember(client, "The billing service runs on PostgreSQL 14.", project="alpha")
+    beta = await remember(client, "The billing service runs on PostgreSQL 15.", project="beta")
+    correction = "Actually the billing service uses MySQL 8, not PostgreSQL"
+    first = await remember(client, correction, project="alpha")
+
+    second = await remember(client, correction, project="beta")
+
+    assert first["superseded_id"] == alpha["id"], first
+    assert second["superseded_id"] == beta["id"], second
+    live = live_contents(settings)
+    assert alpha["content"] not in live and beta["content"] not in live, live

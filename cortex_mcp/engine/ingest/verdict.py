@@ -26,7 +26,7 @@ from typing import Literal
 
 from cortex_mcp.engine.ingest.duplicates import find_duplicate
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.ingest.replaced import replaced_by_name
+from cortex_mcp.engine.ingest.replaced import named_in, replaced_by_name
 from cortex_mcp.engine.language.answers import llm_object
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
 from cortex_mcp.engine.language.slots import Slot, described, value_key
@@ -165,7 +165,8 @@ async def question_for(
     same-statement duplicate, nothing close)."""
     if proposal.slot is not None:
         return None
-    if await find_duplicate(conn, proposal.content, agent_id) is not None:
+    duplicate = await find_duplicate(conn, proposal.content, agent_id)
+    if duplicate is not None and not another_project_s(duplicate, proposal):
         return None
     minimum = 0.0 if proposal.correction else CLOSE_OVERLAP
     pool = [m for _, m in await close_candidates(conn, proposal.content, agent_id, minimum)]
@@ -234,7 +235,7 @@ async def settle(
 ) -> Verdict:
     """Inside the write transaction: what storing `proposal` does (see the module's rules)."""
     duplicate = await find_duplicate(conn, proposal.content, agent_id)
-    if duplicate is not None:
+    if duplicate is not None and not another_project_s(duplicate, proposal):
         return Verdict("duplicate", duplicate, "same statement")
     if proposal.slot is not None:
         holder = await slot_holder(conn, agent_id, proposal.slot, proposal.project)
@@ -262,6 +263,18 @@ async def settle(
         if closest is not None:
             return Verdict("update", closest[1], closest[0])
     return Verdict("new")
+
+
+def another_project_s(duplicate: Memory, proposal: Proposal) -> bool:
+    """True when the same statement is filed under another project than the one `proposal` is
+    said in, and says what a project uses or what it replaces: each project holds its own
+    (found: the same correction said in a second project reinforced the first project's and
+    left the second's old value live). A person's fact is one fact in every project."""
+    filed = duplicate.metadata.get("project")
+    if proposal.project is None or filed is None or filed == proposal.project:
+        return False
+    of_a_project = proposal.slot is not None and proposal.slot.of_a_project
+    return of_a_project or named_in(proposal.content) is not None
 
 
 SAME_PERSON = {
