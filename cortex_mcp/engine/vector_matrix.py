@@ -29,6 +29,7 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
+from cortex_mcp.engine.row_products import row_products
 from cortex_mcp.engine.vector_sketch import SAMPLE, Projection, learn, short_list
 from cortex_mcp.store import message_vectors, vectors
 from cortex_mcp.store.db import Connection, Database
@@ -309,10 +310,9 @@ def _top(held: Held, query: list[float], k: int) -> list[tuple[int, float]]:
         projection, sketches, sketch_scales = held.rough
         chosen = short_list(sketches, sketch_scales, projection.query(target), SHORT_LIST * k)
         seqs, rows, scales = seqs[chosen], rows[chosen], scales[chosen]
-    # einsum, not `@`: a product with one vector in BLAS spreads over every core, and on a
-    # busy machine waiting for those threads costs up to a hundred times the sum itself; an
-    # int8 matrix is cast a buffer at a time (no float32 copy of the matrix)
-    similarity = np.einsum("ij,j->i", rows, target, dtype=np.float32, casting="unsafe")
+    # numpy's loops, not `@`: a product with one vector in BLAS spreads over every core, and
+    # on a busy machine waiting for those threads costs up to a hundred times the sum itself
+    similarity = row_products(rows, target)
     similarity *= scales
     k = min(k, len(similarity))
     top = np.argpartition(-similarity, k - 1)[:k]

@@ -13,13 +13,16 @@ Signs of the vectors (one bit per dimension, compared by popcount) were cheaper 
 fewer of the nearest rows (96.5 % with the same short list; 86 % with half of it): e5's
 similarities to anything crowd into a narrow band.
 
-Sums of products are numpy's own loops (`einsum`), never BLAS (`@`, an SVD): a product in
-BLAS spreads over every core and makes BLAS's buffers, 20-30 MB more of the serving process
-at 100,000 rows; the directions come from the sample's 384 × 384 covariance (`eigh`).
+Sums of products are numpy's own loops (`einsum`, split over two threads by
+engine/row_products.py), never BLAS (`@`, an SVD): a product in BLAS spreads over every core
+and makes BLAS's buffers, 20-30 MB more of the serving process at 100,000 rows; the directions
+come from the sample's 384 × 384 covariance (`eigh`).
 """
 
 from dataclasses import dataclass
 from typing import Any
+
+from cortex_mcp.engine.row_products import row_products
 
 WIDTH_SHARE = 4
 """A sketch keeps 1/WIDTH_SHARE of the vector's dimensions (96 of e5's 384)."""
@@ -70,7 +73,7 @@ def short_list(sketches: Any, scales: Any, query: Any, count: int) -> Any:
     no particular order)."""
     import numpy as np
 
-    rough = np.einsum("ij,j->i", sketches, query, dtype=np.float32, casting="unsafe")
+    rough = row_products(sketches, query)
     rough *= scales
     if count >= len(rough):
         return np.arange(len(rough))
