@@ -200,9 +200,12 @@ async def cortex_ingest(
     tool_calls: Annotated[list[dict[str, Any]], Field(max_length=50)] | None = None,
     agent_id: AgentId = None,
     project: ProjectName = "",
+    said_at: AwareDatetime | None = None,
 ) -> IngestResult:
     """Call after each exchange worth keeping, with the user's message and your reply: cortex
     keeps what matters from both sides and ignores small talk."""
+    # said_at: when the exchange was said (its transcript time; a hook sending it later);
+    # none: now
     with lent_sampler(ctx):
         return await ctx.request_context.lifespan_context.ingest(
             user_message,
@@ -211,6 +214,7 @@ async def cortex_ingest(
             tool_calls=tool_calls,
             agent_id=agent_id,
             project=(await current_project(ctx, project))[0],
+            said_at=said_at,
         )
 
 

@@ -101,16 +101,19 @@ class Engine:
         tool_calls: list[dict[str, Any]] | None = None,
         agent_id: str | None = None,
         project: str | None = None,
+        said_at: datetime | None = None,
     ) -> IngestResult:
         """The Memory Sieve on one exchange: fast channel to core, deep channel to working;
-        what it stores and logs is filed under `project`."""
+        what it stores and logs is filed under `project`; its log lines are dated `said_at`
+        (none: now)."""
         agent, rt = self.agent(agent_id), self.runtime
         mark = await projects.log_mark(rt, project)
+        exchange = (user_message, assistant_message)
         result = await write_through(
             rt,
             agent,
             lambda clean: ingest.ingest(
-                rt, clean, user_message, assistant_message, session_id, tool_calls, agent, project
+                rt, clean, *exchange, session_id, tool_calls, agent, project, said_at
             ),
             lambda result: stored_by([*result.fast, *result.deep], profile_later=True),
         )

@@ -55,6 +55,10 @@ def exchange_arguments(
         arguments["project"] = project
     if calls:
         arguments["tool_calls"] = calls
+    # when the exchange began, as its transcript says: a Stop spooled while no server ran is
+    # sent when one starts, and its lines are dated when they were said, not then
+    if began := next((moment for m in messages if (moment := said_time(m.said_at))), ""):
+        arguments["said_at"] = began
     return arguments
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from cortex_mcp.clock import utc_now
 from cortex_mcp.hooks.paths import socket_path, spool_dir
 from tests.conftest import read_json
 from tests.hooks.hosts import (
@@ -235,6 +234,10 @@ async def test_moments_spooled_while_no_server_ran_are_replayed_at_the_next_star
         await eventually(lambda: not list(spool_dir(home).glob("*.json")), "spool replayed")
         recalled = await client.call_tool("cortex_recall", {"query": "release train Tuesday"})
         assert "second Tuesday" in str(recalled.structured_content)
+    # dated when it was said, as the transcript says, not when the spool was replayed (found in
+    # round twelve's last read: cortex_ingest took no time, so the replay's clock dated it)
+    said = query_one(home / "cortex.db", "select group_concat(created_at) from conversation_log")
+    assert said.split(",") == ["2026-11-25T10:00:00.000000Z"] * 2, said
 
 
 async def test_a_detached_stop_returns_before_the_work_and_the_work_lands(tmp_path: Path) -> None:
@@ -266,7 +269,7 @@ async def test_the_prompt_hook_injects_every_relevant_line_that_fits_with_its_da
         "The pottery class fired a set of mugs in the kiln on Friday.",
         "This morning the pottery class carved a lid for the teapot.",
     ]
-    days = {utc_now().date().isoformat()}
+    days = {"2026-11-25"}  # the transcript's lines' day (tests/hooks/hosts.py)
     async with running_server(home):
         transcript = tmp_path / "pots.jsonl"
         for line in said:
@@ -285,7 +288,6 @@ async def test_the_prompt_hook_injects_every_relevant_line_that_fits_with_its_da
     assert asked.returncode == 0 and asked.stderr == b""
     made = ["bowl", "vase", "mugs", "lid"]
     assert [thing for thing in made if thing in context] == made, context
-    days.add(utc_now().date().isoformat())  # the test may run across midnight
     assert any(f"[said {day}]" in context for day in days), context
 
 

@@ -11,6 +11,7 @@ the result asks the calling agent to save what the patterns did not take.
 
 import logging
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from cortex_mcp.engine.episodes.actions import tool_line
@@ -87,9 +88,10 @@ async def ingest(
     tool_calls: Sequence[dict[str, Any]] | None,
     agent_id: str,
     project: str | None = None,
+    said_at: datetime | None = None,
 ) -> IngestResult:
-    """Log one exchange verbatim, then extract memories from it: fast channel to core, deep
-    channel to working."""
+    """Log one exchange verbatim (dated `said_at`; none: now), then extract memories from it:
+    fast channel to core, deep channel to working."""
     limit = rt.settings.sieve.max_message_chars
     for field, text in (("user_message", user_message), ("assistant_message", assistant_message)):
         if len(text) > limit:
@@ -101,9 +103,9 @@ async def ingest(
     said = [("user", user), ("assistant", assistant), ("tool", tools.strip())]
     skipped = deep_skip(rt, user, assistant, tools)
     if skipped is None and not rt.llm.answers_in_background:
-        result, seqs = await waited(rt, said, agent_id, session_id, project)  # client sampling
+        result, seqs = await waited(rt, said, agent_id, session_id, project, said_at)
     else:
-        result, seqs = await at_once(rt, said, agent_id, session_id, skipped, project)
+        result, seqs = await at_once(rt, said, agent_id, session_id, skipped, project, said_at)
     result.skipped = skipped if result.skipped is None else result.skipped
     if result.queued:
         rt.wake.set()  # the background loop extracts it now
@@ -126,6 +128,7 @@ async def at_once(
     session: str | None,
     skipped: str | None,
     project: str | None = None,
+    said_at: datetime | None = None,
 ) -> tuple[IngestResult, list[int]]:
     """The log write, the fast channel's memories, their links and what the deep channel
     owes, in one write transaction (one commit: one fsync); the same-fact rules are read
@@ -146,7 +149,9 @@ async def at_once(
             1: [m.id for m in fast if m.source == "assistant"],
         }
         settled = Settled(state, links)  # the rows are written settled: no updates after
-        seqs = await append_in(conn, said, agent, session, (exchange, "ingest"), now, settled)
+        seqs = await append_in(
+            conn, said, agent, session, (exchange, "ingest"), now, settled, [said_at] * len(said)
+        )
         if fast:
             await exchanges.link_exchange(conn, exchange, [m.id for m in fast])
     embed_logged(rt, seqs)
@@ -159,10 +164,13 @@ async def waited(
     agent: str,
     session: str | None,
     project: str | None = None,
+    said_at: datetime | None = None,
 ) -> tuple[IngestResult, list[int]]:
     """With the client's sampling as the one LLM (it lives no longer than the call): the log
     write, the fast channel, then the deep channel waited for, each in writes of its own."""
-    logged = await append_exchange(rt, said, agent_id=agent, session_id=session, origin="ingest")
+    logged = await append_exchange(
+        rt, said, agent_id=agent, session_id=session, origin="ingest", said_at=[said_at] * 3
+    )
     exchange = logged.exchange_id
     (_, user), (_, assistant), (_, tools) = said
     fast = await fast_channel(
