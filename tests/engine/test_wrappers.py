@@ -38,6 +38,9 @@ from tests.conftest import data_of, read_json, remember
         ),
         ("Anyway, we decided to use Redis.", "We decided to use Redis."),
         ("还有，我妹妹住在里昂。", "我妹妹住在里昂。"),
+        # "let me tell you" (round twelve's re-test: stored as "跟你说一下，我搬到杭州了。")
+        ("跟你说一下，我搬到杭州了。", "我搬到杭州了。"),
+        ("告诉你，我换工作了，现在在阿里。", "我换工作了，现在在阿里。"),
         # trailing filler (found trying the product: "My name is Dmitri btw." was stored)
         ("hey, my name is Dmitri btw", "My name is Dmitri."),
         ("I work at Acme now, by the way.", "I work at Acme now."),
