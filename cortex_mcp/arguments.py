@@ -135,11 +135,13 @@ def argument_problems(err: ValidationError) -> str:
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
+AGENT_ID_PATTERN = r"^[A-Za-z0-9_.:@-]+$"
+AGENT_ID_LIMIT = 64
 AgentId = Annotated[
     str | None,
     Field(
-        max_length=64,
-        pattern=r"^[A-Za-z0-9_.:@-]+$",
+        max_length=AGENT_ID_LIMIT,
+        pattern=AGENT_ID_PATTERN,
         description="Whose memory; omit for the default agent.",
     ),
 ]

@@ -137,6 +137,16 @@ async def admin(settings: Settings, args: argparse.Namespace) -> str:
         if args.command == "import":
             loaded = await engine.import_memory(args.path, strict=args.strict, dry_run=args.check)
             return loaded.model_dump_json(indent=2)
+        if args.command == "recall":
+            result = await engine.recall(
+                args.query,
+                max_results=args.max_results,
+                agent_id=args.agent_id,
+                project=args.project,
+            )
+            return result.model_dump_json(indent=2) if args.json else result.context
+        if args.command == "stats":
+            return json.dumps(await engine.stats(), ensure_ascii=False, indent=2, default=str)
         report = await engine.run_lifecycle(dry_run=args.action == "preview")
         return json.dumps(report.brief(), ensure_ascii=False, indent=2)
 
@@ -310,7 +320,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.command in READS_ONLY:
             return run_reading(settings, args)
-        if args.command in ("import", "lifecycle", "purge"):
+        if args.command in ("import", "lifecycle", "purge", "recall", "stats"):
             text = anyio.run(admin, settings, args)
             return emit(text if text.endswith("\n") else text + "\n", getattr(args, "output", None))
         return run_server(settings, getattr(args, "transport", "stdio"))

@@ -2,10 +2,12 @@
 argparse checks, the port rule checked right after them, and their help texts."""
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
 from cortex_mcp import __version__
+from cortex_mcp.arguments import AGENT_ID_LIMIT, AGENT_ID_PATTERN
 from cortex_mcp.errors import ConfigError
 from cortex_mcp.hooks.importer import SOURCES
 from cortex_mcp.hooks.install import SETTINGS_FILES
@@ -72,6 +74,7 @@ def parser() -> argparse.ArgumentParser:
         help="run: consolidate now; preview: report what a run would do, changing nothing",
     )
     add_privacy_commands(commands, export)
+    add_look_commands(commands)
     add_browse_command(commands)
     add_migrate_command(commands)
     add_hooks_command(commands)
@@ -144,8 +147,59 @@ def add_privacy_commands(commands: Any, export: argparse.ArgumentParser) -> None
     )
     purge.add_argument("ids", nargs="*", metavar="ID", help="memory ids to erase")
     purge.add_argument("--matching", metavar="TEXT", help="erase every memory containing TEXT")
-    purge.add_argument("--agent-id", help="the agent the ids belong to (default: the default)")
+    purge.add_argument(
+        "--agent-id", type=agent_name, help="the agent the ids belong to (default: the default)"
+    )
     purge.add_argument("--yes", action="store_true", help="erase now (without it: a preview)")
+
+
+MAX_RESULTS = 50
+
+
+def results_count(text: str) -> int:
+    """`recall --max-results`: a whole number from 1 to MAX_RESULTS."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= count <= MAX_RESULTS:
+        raise argparse.ArgumentTypeError(f"{count} is not from 1 to {MAX_RESULTS}")
+    return count
+
+
+def agent_name(text: str) -> str:
+    """`--agent-id`: an agent id as the tools take it."""
+    if len(text) > AGENT_ID_LIMIT or not re.fullmatch(AGENT_ID_PATTERN, text):
+        raise argparse.ArgumentTypeError(
+            f"{text[:80]!r} is not an agent id (letters, digits and _ . : @ -, at most"
+            f" {AGENT_ID_LIMIT})"
+        )
+    return text
+
+
+def add_look_commands(commands: Any) -> None:
+    """`recall` and `stats`: what an agent would be told, and what the store holds, from a
+    terminal."""
+    look = commands.add_parser(
+        "recall",
+        help="print what cortex_recall answers for QUERY (no query: the core digest); it counts"
+        " as a recall, as an agent's does",
+    )
+    look.add_argument("query", nargs="?", default="", help="what to look for")
+    look.add_argument(
+        "--max-results",
+        type=results_count,
+        default=8,
+        help=f"memories at most (1 to {MAX_RESULTS}; default 8)",
+    )
+    look.add_argument("--project", help="this project's memories first")
+    look.add_argument(
+        "--agent-id", type=agent_name, help="the agent whose memory to read (default: the default)"
+    )
+    look.add_argument(
+        "--json", action="store_true", help="the whole structured result instead of the text"
+    )
+    commands.add_parser("stats", help="print the store's counts, states and size (JSON)")
 
 
 def add_browse_command(commands: Any) -> None:

@@ -58,7 +58,7 @@ def test_hooks_install_help_names_the_file_it_changes_per_agent(
     "command",
     [
         *([name] for name in ("serve", "config", "export", "import", "lifecycle", "purge")),
-        *([name] for name in ("browse", "migrate", "hooks", "backup")),
+        *([name] for name in ("browse", "migrate", "hooks", "backup", "recall", "stats")),
         [],
     ],
 )
