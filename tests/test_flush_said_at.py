@@ -44,7 +44,9 @@ async def test_an_ingested_exchange_is_logged_when_it_was_said(client: Client) -
     assert {line["created_at"][:16] for line in said} == {"2023-01-20T15:04"}, said
 
 
-@pytest.mark.parametrize("when", ["yesterday", "2023-01-20T16:04:00"])
+@pytest.mark.parametrize(
+    "when", ["yesterday", "2023-01-20T16:04:00", "0001-01-01T00:30:00+05:00", "1969-06-01T00:00Z"]
+)
 async def test_an_ingest_said_at_that_is_no_zoned_time_is_refused(
     client: Client, when: str
 ) -> None:
@@ -52,4 +54,31 @@ async def test_an_ingest_said_at_that_is_no_zoned_time_is_refused(
     result = await client.call_tool("cortex_ingest", arguments)
 
     assert result.is_error and "said_at" in text_of(result), text_of(result)
+    assert (await recall(client, "release train"))["conversation"] == []
+
+
+async def test_a_said_at_in_the_future_is_logged_as_now(client: Client) -> None:
+    """Found re-testing (retest14 D5): cortex_flush took a time after now as now, cortex_ingest
+    kept it, and recall showed "[said 2027-06-01]"."""
+    arguments = {
+        "user_message": "The release train leaves on Thursdays.",
+        "said_at": "2099-06-01T10:00:00Z",
+    }
+    data_of(await client.call_tool("cortex_ingest", arguments))
+
+    said = (await recall(client, "when does the release train leave?"))["conversation"]
+
+    assert said and all(line["created_at"] < "2099" for line in said), said
+
+
+async def test_a_flushed_said_at_before_1970_is_refused_naming_the_message(
+    client: Client,
+) -> None:
+    """Found re-testing (retest14 D6): year 1 with an offset overflowed on the way to UTC and
+    ended as a tool error naming nothing."""
+    message = {"role": "user", "content": "The release train leaves on Thursdays."}
+    late = message | {"said_at": "0001-01-01T00:30:00+05:00"}
+    result = await client.call_tool("cortex_flush", {"messages": [message, late]})
+
+    assert result.is_error and "messages[1].said_at" in text_of(result), text_of(result)
     assert (await recall(client, "release train"))["conversation"] == []

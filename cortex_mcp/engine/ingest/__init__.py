@@ -30,6 +30,7 @@ from cortex_mcp.engine.ingest.log import (
     embed_logged,
     new_exchange_id,
     settle_extraction,
+    when_said,
 )
 from cortex_mcp.engine.ingest.verdict import content_terms
 from cortex_mcp.engine.language.patterns import signal_sentences
@@ -98,6 +99,7 @@ async def ingest(
             raise InvalidInput(field, f"{len(text):,} characters; the limit is {limit:,}")
     if not user_message.strip() and not assistant_message.strip():
         raise InvalidInput("user_message", "user_message and assistant_message are both empty")
+    said_at = when_said(said_at, rt.clock(), "said_at")
     texts = [user_message, assistant_message, tool_calls_text(tool_calls)]
     user, assistant, tools = clean.together(texts)  # a secret in one is redacted in all
     said = [("user", user), ("assistant", assistant), ("tool", tools.strip())]

@@ -27,7 +27,12 @@ from cortex_mcp.engine.ingest.channels import (
     profile_text,
     store_proposal,
 )
-from cortex_mcp.engine.ingest.log import append_exchange, owed_state, settle_extraction
+from cortex_mcp.engine.ingest.log import (
+    append_exchange,
+    owed_state,
+    settle_extraction,
+    when_said,
+)
 from cortex_mcp.engine.language import extraction
 from cortex_mcp.engine.language.redaction import Cleaner
 from cortex_mcp.engine.runtime import Runtime
@@ -187,7 +192,7 @@ def said_times(
     time after now is taken as now (a clock ahead is no message from the future)."""
     if not said_at:
         return [None] * count
-    return [min(moment, now) if moment is not None else None for moment in said_at]
+    return [when_said(m, now, f"messages[{at}].said_at") for at, m in enumerate(said_at)]
 
 
 def latest(times: Sequence[datetime | None]) -> datetime | None:

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from cortex_mcp.clock import to_text
 from cortex_mcp.engine.runtime import Runtime
+from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import new_memory_id
 from cortex_mcp.store import conversation as log
 from cortex_mcp.store import episodes as flushed
@@ -25,6 +26,21 @@ class Logged:
 
     exchange_id: str
     seqs: list[int]
+
+
+EARLIEST_SAID = 1970
+"""The earliest year a message may be said in (as the hooks read a transcript's times)."""
+
+
+def when_said(moment: datetime | None, now: datetime, field: str) -> datetime | None:
+    """When a message was said, as the log keeps it: None when not given; a time after now is
+    now (a clock ahead is no message from the future); a year before EARLIEST_SAID is
+    InvalidInput naming `field` (year 1 with an offset overflowed on the way to UTC)."""
+    if moment is None:
+        return None
+    if moment.year < EARLIEST_SAID:
+        raise InvalidInput(field, f"{moment.year} is before {EARLIEST_SAID}")
+    return min(moment, now)
 
 
 def new_exchange_id(now: datetime) -> str:
