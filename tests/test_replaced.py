@@ -173,3 +173,10 @@ async def test_the_same_correction_in_another_project_replaces_that_project_s_va
     assert second["superseded_id"] == beta["id"], second
     live = live_contents(settings)
     assert alpha["content"] not in live and beta["content"] not in live, live
+    # each project finds its own (retest14 D1: recall dropped the second copy of the same
+    # text before the project's step, which then left the first project's out)
+    for project, own in (("alpha", first), ("beta", second)):
+        found = await recall(
+            client, "which database does the billing service use?", project=project
+        )
+        assert own["id"] in [m["id"] for m in found["memories"]], (project, found)

@@ -54,6 +54,7 @@ from cortex_mcp.models import (
     SearchDebug,
     SearchHit,
 )
+from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.conversation import LoggedMessage, log_counts
 from cortex_mcp.store.db import Connection
@@ -145,7 +146,8 @@ async def search(
     async def with_log(conn: Connection, ranking: Ranking, hits: list[SearchHit]) -> None:
         # the log competes for every place (#23), in the read that ranked the memories
         found = [(h.memory, h.score.final_score) for h in hits]
-        found = scoped(found, scope, rt.settings.workspace.project_boost)[:max_results]
+        found = scoped(found, scope, rt.settings.workspace.project_boost)
+        found = one_per_text(found)[:max_results]  # the project's copy of a text said in two
         # matched: by the query's words, or by time (made on or mentioning a day it names, or
         # mentioning a date when it asks when): these come before the conversation log's hits
         matched = {h.memory.id for h in hits if h.score.bm25 is not None or h.score.date_boost > 1}
@@ -184,6 +186,7 @@ async def search(
         log_text,
         log_near,
         with_log,
+        repeats=scope.wider,
     )
     [(found, said, answers, by_meaning)] = [
         (f.found, f.said, f.answers, f.by_meaning) for f in fused
@@ -258,10 +261,12 @@ async def rank(
     meanwhile: Callable[[Connection], Coroutine[Any, Any, None]] | None = None,
     alongside: Callable[[Connection, list[float]], Coroutine[Any, Any, None]] | None = None,
     then: Then | None = None,
+    repeats: bool = False,
 ) -> tuple[Ranking, list[SearchHit]]:
-    """Every candidate ranked, and the best `keep` distinct ones read in full (None: all);
-    `meanwhile` runs while the query is embedded, `alongside` beside the ranking once the
-    query's vector is there, `then` after it in the same read (`find`)."""
+    """Every candidate ranked, and the best `keep` distinct ones read in full (None: all;
+    `repeats`: the same text of two projects both); `meanwhile` runs while the query is
+    embedded, `alongside` beside the ranking once the query's vector is there, `then` after
+    it in the same read (`find`)."""
     agent, layers, categories = where
     return await find(
         rt.db,
@@ -276,7 +281,21 @@ async def rank(
         meanwhile=meanwhile,
         alongside=alongside,
         then=then,
+        repeats=repeats,
     )
+
+
+def one_per_text(found: list[tuple[Memory, float]]) -> list[tuple[Memory, float]]:
+    """The first of each text among ranked memories (the same statement filed under two
+    projects is two memories: the project step has put the current one's first)."""
+    seen: set[str] = set()
+    kept = []
+    for memory, score in found:
+        key = normalised_content(memory.content)
+        if key not in seen:
+            seen.add(key)
+            kept.append((memory, score))
+    return kept
 
 
 async def digest(

@@ -279,9 +279,11 @@ async def find(
     meanwhile: Callable[[Connection], Coroutine[Any, Any, None]] | None = None,
     alongside: Callable[[Connection, list[float]], Coroutine[Any, Any, None]] | None = None,
     then: Then | None = None,
+    repeats: bool = False,
 ) -> tuple[Ranking, list[SearchHit]]:
     """Rank every backend's candidates for `query`; read in full the best `keep` distinct ones
-    (None: all).
+    (None: all; `repeats`: the best `keep`, a text said in two projects twice, for a project
+    step after this one to choose from).
 
     The query is embedded outside any transaction while full-text search runs, and then
     `meanwhile` (other work that needs no vector), in the same read, so the slower side sets
@@ -316,7 +318,7 @@ async def find(
                 vector_backend=off,
                 store=store,
             )
-            hits = await search_hits(conn, _chosen(ranking, keep), text.memories)
+            hits = await search_hits(conn, _chosen(ranking, keep, repeats), text.memories)
             if then is not None:
                 await then(conn, ranking, hits)
             return ranking, hits
@@ -340,14 +342,16 @@ async def find(
                 vector_backend=backend,
                 matrix=index.kept,
             )
-            hits = await search_hits(conn, _chosen(ranking, keep))
+            hits = await search_hits(conn, _chosen(ranking, keep, repeats))
         if then is not None:
             await then(conn, ranking, hits)
         return ranking, hits
 
 
-def _chosen(ranking: Ranking, keep: int | None) -> list[Scored]:
-    return ranking.scored if keep is None else distinct(ranking.scored, keep)
+def _chosen(ranking: Ranking, keep: int | None, repeats: bool = False) -> list[Scored]:
+    if keep is None:
+        return ranking.scored
+    return ranking.scored[:keep] if repeats else distinct(ranking.scored, keep)
 
 
 def _vectors_off(db: Database, index: VectorIndex) -> BackendTiming:
