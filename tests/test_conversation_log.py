@@ -599,3 +599,21 @@ async def test_a_line_naming_a_replaced_name_by_its_longer_form_is_not_shown(
     ]
     lines = [line["content"] for line in found["conversation"]]
     assert not any("PostgreSQL 14" in line for line in lines), lines
+
+
+async def test_a_line_a_chinese_correction_replaced_is_not_shown_beside_it(
+    plain_client: Client,
+) -> None:
+    # found re-testing (retest14 D3): after "不对，我们的数据库是PostgreSQL，不是MySQL" the
+    # prompt hook still injected the older "我们的数据库是MySQL" line beside the correction
+    await ingest(plain_client, "我们这个项目的数据库是MySQL，部署在阿里云上。", "好的。")
+    said = "不对，我们的数据库是PostgreSQL，不是MySQL。"
+    fixed = (await ingest(plain_client, said, "明白了。"))["fast"]
+
+    found = await recall(plain_client, "我们的数据库是什么？")
+
+    assert fixed, fixed
+    shown = [m["content"] for m in found["memories"]]
+    lines = [line["content"] for line in found["conversation"]]
+    assert any("PostgreSQL" in text for text in shown + lines), (shown, lines)
+    assert not any("MySQL，部署" in line for line in lines), lines

@@ -9,7 +9,7 @@ import pytest
 from mcp import Client
 
 from cortex_mcp.config import Settings
-from cortex_mcp.engine.ingest.replaced import named_in
+from cortex_mcp.engine.language.naming import named_in
 from tests.conftest import data_of, recall, remember
 from tests.test_same_fact import live_contents
 
@@ -180,3 +180,18 @@ async def test_the_same_correction_in_another_project_replaces_that_project_s_va
             client, "which database does the billing service use?", project=project
         )
         assert own["id"] in [m["id"] for m in found["memories"]], (project, found)
+
+
+async def test_a_replaced_name_of_four_letters_names_no_longer_word(
+    client: Client, settings: Settings
+) -> None:
+    """Found re-testing (retest14 D2): "…in Kotlin, not Java" replaced the memory of the
+    JavaScript frontend ("Java" began "JavaScript"); "not PostgreSQL" left "Postgres 14"."""
+    frontend = await remember(client, "The shop frontend is written in JavaScript.")
+    database = await remember(client, "The shop database is Postgres 14.")
+
+    await remember(client, "Actually the shop backend is written in Kotlin, not Java.")
+    await remember(client, "Actually the shop database is MySQL 8, not PostgreSQL.")
+
+    live = live_contents(settings)
+    assert frontend["content"] in live and database["content"] not in live, live

@@ -11,11 +11,10 @@ shares another word with the statement, is the one replaced.
 """
 
 import re
-from dataclasses import dataclass
 
 from cortex_mcp.engine.ingest.duplicates import never_paraphrased
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.language.naming import PREFIX_CHARS, names
+from cortex_mcp.engine.language.naming import named_in, names
 from cortex_mcp.engine.language.subjects import first_subject
 from cortex_mcp.models import Layer, Memory
 from cortex_mcp.search.query import match_expression
@@ -25,40 +24,10 @@ from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection
 
 CANDIDATES = 20
-_VALUE = r"(?:[\w.:/-]*\d[\w.:/-]*|[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)?|npm|pnpm|yarn|pip|uv|bun)"
-_REJECTED = re.compile(
-    rf"(?:,|\b(?:and|but))?\s*\b(?:not|instead of|rather than|isn'?t|is not)\s+"
-    rf"(?:the |on |in |at |port |version )?(?P<en>{_VALUE})(?=[\s.,;:!?)—–-]|$)"
-    r"|(?:而)?不是\s*(?P<zh>[A-Za-z0-9][\w.+#-]*|[\u4e00-\u9fff]{2,8}?)(?=[，,。！!；;]|$)"
-)
-_REVOKED = re.compile(
-    r"(?i)\b(?:forget|ignore|disregard|scratch|drop)\s+(?:what I said|what I told you|the rule|"
-    r"that rule|my rule|the thing I said)\s+(?:about|on|regarding)\s+(?P<en>[^,.;!?]{2,60})"
-    r"|(?:之前|刚才|上次)(?:说|定|讲)的(?P<zh>[^，。！!]{2,40}?)(?:那条|这条|那个|的规则)"
-    r"[^，。]{0,4}(?:取消|作废|不算|不用)"
-)
+WORD_PREFIX = 4
+"""A topic's word this long is the word it begins ("force-push" in "force-pushing")."""
 PROJECT_SLOTS = ("uses:", "version:")
 """Slots of what a project uses: the value named is enough to know the memory."""
-
-
-@dataclass(frozen=True)
-class Named:
-    """What a statement says it replaces: old values, or the topic of a rule taken back."""
-
-    values: tuple[str, ...]
-    topic: str = ""
-
-
-def named_in(text: str) -> Named | None:
-    """The values `text` says are replaced and the topic it revokes; None when it names none."""
-    values = tuple(
-        (found["en"] or found["zh"]).rstrip(".,:;-") for found in _REJECTED.finditer(text)
-    )
-    revoked = _REVOKED.search(text)
-    topic = (revoked["en"] or revoked["zh"]).strip() if revoked else ""
-    if not values and not topic:
-        return None
-    return Named(tuple(v for v in values if v), topic)
 
 
 async def replaced_by_name(
@@ -145,7 +114,7 @@ def _same_word(a: str, b: str) -> bool:
     if a == b:
         return True
     short, long = sorted((a, b), key=len)
-    return len(short) >= PREFIX_CHARS and long.startswith(short)
+    return len(short) >= WORD_PREFIX and long.startswith(short)
 
 
 _LITTLE_WORD_LIST = """

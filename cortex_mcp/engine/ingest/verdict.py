@@ -26,8 +26,9 @@ from typing import Literal
 
 from cortex_mcp.engine.ingest.duplicates import find_duplicate
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.ingest.replaced import named_in, replaced_by_name
+from cortex_mcp.engine.ingest.replaced import replaced_by_name
 from cortex_mcp.engine.language.answers import llm_object
+from cortex_mcp.engine.language.naming import named_in
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
 from cortex_mcp.engine.language.slots import Slot, described, value_key
 from cortex_mcp.engine.language.subjects import same_subject

@@ -2,14 +2,15 @@
 not 8080" makes an older "staging runs on port 8080" stale, and recall leaves that line out
 rather than show the old value beside the new one (found trying the product: the prompt hook
 injected both). A replaced value is a number or a name after "not", "no longer", "instead of",
-"rather than", or after "from" in "from X to Y"; a line is left out when it was said before the
-memory (or at the same instant: one flush logs its messages at once) and names that value."""
+"rather than" or "不是", or after "from" in "from X to Y"; a line is left out when it was said
+before the memory (or at the same instant: one flush logs its messages at once) and names that
+value."""
 
 import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from cortex_mcp.engine.language.naming import names
+from cortex_mcp.engine.language.naming import named_in, names
 from cortex_mcp.models import LogHit, Memory
 
 _VALUE = r"(?:[\w.:/-]*\d[\w.:/-]*|[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)?)"
@@ -24,8 +25,10 @@ def replaced_values(memories: Sequence[Memory]) -> dict[str, datetime]:
     was written."""
     found: dict[str, datetime] = {}
     for memory in memories:
-        for match in _REPLACED.finditer(memory.content):
-            value = (match["old"] or match["from"]).rstrip(".,:;").casefold()
+        said = [(m["old"] or m["from"]) for m in _REPLACED.finditer(memory.content)]
+        named = named_in(memory.content)  # and as the write path reads it ("…，不是MySQL")
+        for value in [*said, *(named.values if named else ())]:
+            value = value.rstrip(".,:;").casefold()
             if value and (value not in found or found[value] < memory.created_at):
                 found[value] = memory.created_at
     return found
