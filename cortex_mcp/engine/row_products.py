@@ -43,7 +43,10 @@ def _into(rows: Any, vector: Any, out: Any) -> Any:
 
 @cache
 def _second_thread() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="cortex-products")
+    """A worker per core: a recall's two searches (the memories' and the log's) hand their
+    halves over at once, and with one worker the second waited for the first (#23's recall at
+    10,000 memories + 100,000 messages: 69.0 / 70.8 ms p50 with one, 51.9 / 50.2 with two)."""
+    return ThreadPoolExecutor(max_workers=_cores(), thread_name_prefix="cortex-products")
 
 
 @cache
