@@ -84,14 +84,23 @@ async def test_an_agent_s_remembered_correction_replaces_the_value_it_names(
         ("The offsite is in Lisbon.", "My dog is called Rex, not Lisbon."),
         # itself already a correction away from that value
         ("We use MySQL 8, not Postgres.", "The billing DB is MySQL 8, not Postgres."),
+        # the closest memory, which does not name the value replaced (retest14 N1)
+        (
+            "The metrics exporter listens on port 80801.",
+            "Actually the admin console listens on port 9090, not 8080.",
+        ),
     ],
 )
+@pytest.mark.parametrize("tool", ["cortex_ingest", "cortex_remember"])
 async def test_a_named_value_replaces_nothing_else(
-    client: Client, settings: Settings, before: str, after: str
+    client: Client, settings: Settings, before: str, after: str, tool: str
 ) -> None:
     await remember(client, before)
 
-    await ingest(client, after)
+    if tool == "cortex_ingest":
+        await ingest(client, after)
+    else:
+        await remember(client, after)
 
     assert before in live_contents(settings)
 

@@ -28,7 +28,7 @@ from cortex_mcp.engine.ingest.duplicates import find_duplicate
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.ingest.replaced import replaced_by_name
 from cortex_mcp.engine.language.answers import llm_object
-from cortex_mcp.engine.language.naming import named_in
+from cortex_mcp.engine.language.naming import named_in, names
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
 from cortex_mcp.engine.language.slots import Slot, described, value_key
 from cortex_mcp.engine.language.subjects import same_subject
@@ -205,16 +205,26 @@ async def closest_for_correction(
     nearby: Sequence[tuple[float, Memory]] = (),
 ) -> tuple[str, Memory] | None:
     """The live memory a correction with no slot replaces: the closest about the same subject
-    by shared words, else by meaning (`nearby`, from the vectors); with why."""
+    by shared words, else by meaning (`nearby`, from the vectors); with why. A correction that
+    names the value it replaces replaces only a memory naming it (found re-testing: "Actually
+    the admin console listens on port 9090, not 8080." replaced "The metrics exporter listens
+    on port 80801.")."""
     text = without_correction_markers(proposal.content)
+    named = named_in(proposal.content)
+    values = named.values if named is not None else ()
+
+    def replaceable(memory: Memory) -> bool:
+        holds = not values or any(names(memory.content, value) for value in values)
+        return holds and not _other_subject(text, memory)
+
     for score, memory in await close_candidates(conn, text, agent_id, CORRECTION_OVERLAP):
-        if not _other_subject(text, memory):
+        if replaceable(memory):
             return f"correction: closest memory ({score:.2f})", memory
     for similarity, memory in nearby:
         if (
             similarity >= CORRECTION_SIMILARITY
             and memory.category != Category.PROFILE
-            and not _other_subject(text, memory)
+            and replaceable(memory)
             and await _still_live(conn, memory)
         ):
             return f"correction: nearest in meaning ({similarity:.2f})", memory
