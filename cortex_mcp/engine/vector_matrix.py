@@ -317,7 +317,7 @@ def _top(held: Held, query: list[float], k: int) -> list[tuple[int, float]]:
     k = min(k, len(similarity))
     top = np.argpartition(-similarity, k - 1)[:k]
     top = top[np.argsort(-similarity[top], kind="stable")]
-    return [(int(seqs[i]), float(1.0 - similarity[i])) for i in top]
+    return list(zip(seqs[top].tolist(), (1.0 - similarity[top]).tolist(), strict=True))
 
 
 def _sketched(rows: Any, scales: Any, size: int) -> tuple[Projection, Any, Any]:

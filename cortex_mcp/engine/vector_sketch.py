@@ -73,7 +73,7 @@ def short_list(sketches: Any, scales: Any, query: Any, count: int) -> Any:
     no particular order)."""
     import numpy as np
 
-    rough = row_products(sketches, query)
+    rough = row_products(sketches, query, rough=True)
     rough *= scales
     if count >= len(rough):
         return np.arange(len(rough))
