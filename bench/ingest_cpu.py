@@ -16,6 +16,7 @@ for). The floor, in the same run and process: small-talk exchanges (the log writ
     python -m bench.ingest_cpu --baseline /tmp/before --rounds 3 --out ingest-cpu-s7.json
                                               # A/B: the two trees interleaved, 3 rounds each
     python -m bench.ingest_cpu --dialogue locomo   # the dev conversations' exchanges
+    python -m bench.ingest_cpu --dialogue corrections   # statements, each then corrected
     python -m bench.ingest_cpu --baseline /tmp/before --rounds 3 --dialogue both --spans \
         --out ingest-cpu-s7.json                     # both kinds of exchange, one command
 
@@ -50,9 +51,22 @@ FLOOR = [("ok", "OK."), ("thanks!", "You're welcome."), ("好的", "好。")]
 SEED = 20260101
 
 
+CORRECTED = ["Redis", "Kafka", "RabbitMQ", "Postgres", "MySQL", "MongoDB", "Cassandra", "Nginx"]
+
+
 def exchanges_of(dialogue: str, ingests: int) -> list[tuple[str, str, str | None]]:
-    """`ingests` exchanges (user, reply, session): pairs of synthetic facts, or the LoCoMo dev
-    conversations' turns as `bench.ingest_llm --dialogue locomo` sends them."""
+    """`ingests` exchanges (user, reply, session): pairs of synthetic facts, the LoCoMo dev
+    conversations' turns as `bench.ingest_llm --dialogue locomo` sends them, or statements each
+    corrected by the next exchange, naming the value it replaces ("Actually service 3 uses
+    Nginx3, not Postgres3."), every value new."""
+    if dialogue == "corrections":
+        said: list[tuple[str, str, str | None]] = []
+        for i in range(ingests // 2):
+            old = f"{CORRECTED[i % len(CORRECTED)]}{i}"
+            new = f"{CORRECTED[(i + 3) % len(CORRECTED)]}{i}"
+            said.append((f"The service number {i} keeps its queue in {old}.", "OK.", None))
+            said.append((f"Actually service number {i} uses {new}, not {old}.", "Got it.", None))
+        return said
     if dialogue == "locomo":
         from bench.ingest_llm import dialogue_exchanges
 
@@ -191,7 +205,9 @@ async def main() -> None:
     cli.add_argument("--baseline", type=Path, help="a second tree, run interleaved with --code")
     cli.add_argument("--baseline-label", default="before")
     cli.add_argument("--rounds", type=int, default=1, help="interleaved rounds of every tree")
-    cli.add_argument("--dialogue", choices=("synthetic", "locomo", "both"), default="synthetic")
+    cli.add_argument(
+        "--dialogue", choices=("synthetic", "locomo", "corrections", "both"), default="synthetic"
+    )
     cli.add_argument("--out", default=RESULTS.name, help="file name in bench/results/")
     cli.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     cli.add_argument("--llm", action="store_true", help=argparse.SUPPRESS)
