@@ -345,6 +345,18 @@ async def contents_present(conn: Connection, agent_id: str | None, contents: lis
     return {row[0] for row in rows}
 
 
+async def sees_a_live_memory(conn: Connection, agent_id: str) -> bool:
+    """Whether the agent sees any live memory in any layer (read up to the first found: a
+    count of each layer took 70 ms at 100,000 memories, for every recall that found nothing)."""
+    row = await fetch_one(
+        conn,
+        "select exists (select 1 from memories where deleted_at is null and superseded_by is null"
+        " and (agent_id = :agent_id or (agent_id is null and :shared)))",
+        {"agent_id": agent_id, "shared": sees_shared()},
+    )
+    return bool(row[0]) if row else False
+
+
 async def count_live(
     conn: Connection, agent_id: str, layer: Layer, categories: list[Category]
 ) -> int:

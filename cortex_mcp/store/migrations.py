@@ -372,6 +372,18 @@ async def scratchpads_and_projects(conn: Connection) -> None:
     )
 
 
+@migration
+async def live_memories_by_layer(conn: Connection) -> None:
+    """An agent's live memories of a layer are counted, and the mirror's marks of its working
+    days made, from an index, not from every row (#28, at 100,000 memories: the digest's three
+    counts took 194 ms, the marks 113 ms after every write, and a recall waited behind them)."""
+    await conn.execute(
+        "create index memories_live_by_layer"
+        " on memories(layer, agent_id, category, created_at, updated_at)"
+        " where deleted_at is null and superseded_by is null"
+    )
+
+
 async def move_queue_to_log(conn: Connection) -> None:
     """Waiting queue entries become pending exchanges of the log; their raw fallback memories
     are retired (soft-deleted, so restorable)."""

@@ -298,6 +298,16 @@ async def scratchpads_and_projects(conn: Connection) -> None:
     )
 
 
+@pg_migration
+async def live_memories_by_layer(conn: Connection) -> None:
+    """SQLite's `live_memories_by_layer`: live memories counted from an index."""
+    await conn.execute(
+        "create index memories_live_by_layer"
+        " on memories(layer, agent_id, category, created_at, updated_at)"
+        " where deleted_at is null and superseded_by is null"
+    )
+
+
 async def pg_version(conn: Connection) -> int:
     """The number of PostgreSQL steps applied (0 on an empty database)."""
     row = await conn.fetch_one("select to_regclass('schema_version') is not null")

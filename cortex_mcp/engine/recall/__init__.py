@@ -58,7 +58,7 @@ from cortex_mcp.search.tokenize import normalised_content
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.conversation import LoggedMessage, log_counts
 from cortex_mcp.store.db import Connection
-from cortex_mcp.store.lifecycle import count_live
+from cortex_mcp.store.lifecycle import count_live, sees_a_live_memory
 
 ALL_LAYERS = [Layer.CORE, Layer.WORKING, Layer.ARCHIVE]
 Where = tuple[str, list[Layer] | None, list[Category] | None]
@@ -342,9 +342,8 @@ async def digest(
 async def is_empty(rt: Runtime, agent: str) -> bool:
     """True when the agent sees no live memory in any layer and nothing is logged."""
     async with rt.db.read() as conn:
-        for layer in ALL_LAYERS:
-            if await count_live(conn, agent, layer, list(Category)):
-                return False
+        if await sees_a_live_memory(conn, agent):
+            return False
         said = await log_counts(conn)
     return said["messages"] == said["hidden_messages"]
 
