@@ -383,6 +383,42 @@ async def live_memories(
     return [to_memory(row) for row in rows]
 
 
+LIVE_CORE = (
+    f"layer = '{Layer.CORE.value}' and deleted_at is null and superseded_by is null"
+    " and (agent_id = :agent_id or (agent_id is null and :shared))"
+)
+
+
+async def weightiest_core(
+    conn: Connection, agent_id: str, categories: list[Category] | None, limit: int
+) -> list[Memory]:
+    """`live_memories` of the core layer, for a reader of most of it (MEMORY.md, the digest):
+    walked most important first along the live core's index, stopping at `limit`. SQLite
+    planned the general statement over every live row (51 ms at 100,000 memories, after every
+    write for MEMORY.md); a rare category is read faster by `live_memories`."""
+    rows = await fetch_all(
+        conn,
+        Sql(
+            "select * from memories indexed by memories_core_by_weight where "  # noqa: S608
+            + LIVE_CORE
+            + " and (:categories is null or category in (select value from json_each(:categories)))"
+            " order by importance desc, updated_at desc limit :limit",
+            "select * from memories where "  # noqa: S608 - constants
+            + LIVE_CORE
+            + " and (cast(:categories as text) is null or category in"
+            " (select json_array_elements_text(cast(:categories as json))))"
+            " order by importance desc, updated_at desc limit :limit",
+        ),
+        {
+            "agent_id": agent_id,
+            "categories": json.dumps([c.value for c in categories]) if categories else None,
+            "limit": limit,
+            "shared": sees_shared(),
+        },
+    )
+    return [to_memory(row) for row in rows]
+
+
 LIVE_PROFILE = (
     f" and layer = '{Layer.CORE.value}' and category = '{Category.PROFILE.value}'"
     " and deleted_at is null and superseded_by is null"

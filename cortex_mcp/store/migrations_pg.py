@@ -308,6 +308,15 @@ async def live_memories_by_layer(conn: Connection) -> None:
     )
 
 
+@pg_migration
+async def core_by_weight(conn: Connection) -> None:
+    """SQLite's `core_by_weight`: the live core memories by weight."""
+    await conn.execute(
+        "create index memories_core_by_weight on memories(importance desc, updated_at desc)"
+        " where layer = 'core' and deleted_at is null and superseded_by is null"
+    )
+
+
 async def pg_version(conn: Connection) -> int:
     """The number of PostgreSQL steps applied (0 on an empty database)."""
     row = await conn.fetch_one("select to_regclass('schema_version') is not null")

@@ -45,11 +45,12 @@ async def test_a_previous_releases_flushed_session_is_kept_and_not_logged_twice(
                 await conn.execute("drop table episodes")
                 await conn.execute("drop table flushed_messages")
                 # and what the steps after it made (scratchpads_and_projects,
-                # live_memories_by_layer)
+                # live_memories_by_layer, core_by_weight)
                 await conn.execute("drop table scratchpads")
                 await conn.execute("drop index memories_by_project")
                 await conn.execute("alter table conversation_log drop column project")
                 await conn.execute("drop index memories_live_by_layer")
+                await conn.execute("drop index memories_core_by_weight")
         async with db.write() as conn:  # as the previous release's flush logged a session
             for role, content in OLD_SESSION:
                 await append_message(

@@ -70,7 +70,7 @@ async def _memory_md(conn: Connection, agent: str, mirror: MirrorSettings, core_
     """MEMORY.md of an agent, reading only the core memories that could fit in it (the same
     page cortex://core and the cortex_context prompt show, within `core_tokens`)."""
     limit = mirror.max_lines + 1  # every entry takes a line at least
-    core = await rows.live_memories(conn, agent, [Layer.CORE], MEMORY_MD_CATEGORIES, limit=limit)
+    core = await rows.weightiest_core(conn, agent, MEMORY_MD_CATEGORIES, limit)
     total = await store.count_live(conn, agent, Layer.CORE, MEMORY_MD_CATEGORIES)
     return render.render_memory_md(core, mirror.max_lines, mirror.max_bytes, total, core_tokens)
 

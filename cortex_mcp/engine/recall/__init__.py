@@ -307,7 +307,10 @@ async def digest(
     layers = layers or [Layer.CORE]
     pool = max_results * (WIDER_POOL if scope.wider else 1)
     async with rt.db.read() as conn:
-        found = await rows.live_memories(conn, agent, layers, categories, limit=pool)
+        if layers == [Layer.CORE] and categories is None:
+            found = await rows.weightiest_core(conn, agent, None, pool)
+        else:
+            found = await rows.live_memories(conn, agent, layers, categories, limit=pool)
         profile = await rows.live_profile(conn, agent)
         counted = categories or [c for c in Category if c != Category.PROFILE]
         total = sum([await count_live(conn, agent, layer, counted) for layer in layers])
