@@ -29,7 +29,7 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-from cortex_mcp.engine.row_products import row_products
+from cortex_mcp.engine.row_products import INT8_MAX, row_products
 from cortex_mcp.engine.vector_sketch import SAMPLE, Projection, learn, short_list
 from cortex_mcp.store import message_vectors, vectors
 from cortex_mcp.store.db import Connection, Database
@@ -42,7 +42,6 @@ SPARE = 32
 read do not copy it (at 100,000 vectors such a copy took the peak from 230 to 260 MB)."""
 PIECE = 2048
 """Vectors read from the store at a time while loading (3 MB of float32 blobs at 384)."""
-INT8_MAX = 127
 SHORT_LIST = 20
 """Rows scored exactly per neighbour asked for, of those the sketches rank best
 (engine/vector_sketch.py)."""

@@ -22,13 +22,12 @@ come from the sample's 384 × 384 covariance (`eigh`).
 from dataclasses import dataclass
 from typing import Any
 
-from cortex_mcp.engine.row_products import row_products
+from cortex_mcp.engine.row_products import INT8_MAX, row_products
 
 WIDTH_SHARE = 4
 """A sketch keeps 1/WIDTH_SHARE of the vector's dimensions (96 of e5's 384)."""
 SAMPLE = 2048
 """Rows the directions are learnt from."""
-INT8_MAX = 127
 
 
 @dataclass(frozen=True)

@@ -357,36 +357,13 @@ async def live_memories(
     limit: int = 500,
 ) -> list[Memory]:
     """Live memories visible to the agent in these layers, most important and recent first."""
-    rows = await fetch_all(
-        conn,
-        Sql(
-            "select * from memories where (agent_id = :agent_id or (agent_id is null and :shared))"
-            " and deleted_at is null and superseded_by is null"
-            " and layer in (select value from json_each(:layers))"
-            " and (:categories is null or category in (select value from json_each(:categories)))"
-            " order by importance desc, updated_at desc limit :limit",
-            "select * from memories where (agent_id = :agent_id or (agent_id is null and :shared))"
-            " and deleted_at is null and superseded_by is null"
-            " and layer in (select json_array_elements_text(cast(:layers as json)))"
-            " and (cast(:categories as text) is null or category in"
-            " (select json_array_elements_text(cast(:categories as json))))"
-            " order by importance desc, updated_at desc limit :limit",
-        ),
-        {
-            "agent_id": agent_id,
-            "layers": json.dumps([layer.value for layer in layers]),
-            "categories": json.dumps([c.value for c in categories]) if categories else None,
-            "limit": limit,
-            "shared": sees_shared(),
-        },
+    in_layers = Sql(
+        "select * from memories where layer in (select value from json_each(:layers))",
+        "select * from memories where layer in"
+        " (select json_array_elements_text(cast(:layers as json)))",
     )
-    return [to_memory(row) for row in rows]
-
-
-LIVE_CORE = (
-    f"layer = '{Layer.CORE.value}' and deleted_at is null and superseded_by is null"
-    " and (agent_id = :agent_id or (agent_id is null and :shared))"
-)
+    layer_values = json.dumps([layer.value for layer in layers])
+    return await _weightiest(conn, in_layers, agent_id, categories, limit, layers=layer_values)
 
 
 async def weightiest_core(
@@ -396,24 +373,46 @@ async def weightiest_core(
     walked most important first along the live core's index, stopping at `limit`. SQLite
     planned the general statement over every live row (51 ms at 100,000 memories, after every
     write for MEMORY.md); a rare category is read faster by `live_memories`."""
+    core = f"layer = '{Layer.CORE.value}'"
+    in_core = Sql(
+        f"select * from memories indexed by memories_core_by_weight where {core}",  # noqa: S608
+        f"select * from memories where {core}",  # noqa: S608 - constants
+    )
+    return await _weightiest(conn, in_core, agent_id, categories, limit)
+
+
+async def _weightiest(
+    conn: Connection,
+    selected: Sql,
+    agent_id: str,
+    categories: list[Category] | None,
+    limit: int,
+    **params: str,
+) -> list[Memory]:
+    """The first `limit` of the live memories `selected` (a select with its where clause
+    begun) the agent sees, of `categories` (None: all), most important and recent first."""
+    rest = Sql(
+        " and (:categories is null or category in (select value from json_each(:categories)))",
+        " and (cast(:categories as text) is null or category in"
+        " (select json_array_elements_text(cast(:categories as json))))",
+    )
+    live = (
+        " and deleted_at is null and superseded_by is null"
+        " and (agent_id = :agent_id or (agent_id is null and :shared))"
+    )
+    by_weight = " order by importance desc, updated_at desc limit :limit"
     rows = await fetch_all(
         conn,
         Sql(
-            "select * from memories indexed by memories_core_by_weight where "  # noqa: S608
-            + LIVE_CORE
-            + " and (:categories is null or category in (select value from json_each(:categories)))"
-            " order by importance desc, updated_at desc limit :limit",
-            "select * from memories where "  # noqa: S608 - constants
-            + LIVE_CORE
-            + " and (cast(:categories as text) is null or category in"
-            " (select json_array_elements_text(cast(:categories as json))))"
-            " order by importance desc, updated_at desc limit :limit",
+            selected.sqlite + live + rest.sqlite + by_weight,
+            selected.postgresql + live + rest.postgresql + by_weight,
         ),
         {
             "agent_id": agent_id,
             "categories": json.dumps([c.value for c in categories]) if categories else None,
             "limit": limit,
             "shared": sees_shared(),
+            **params,
         },
     )
     return [to_memory(row) for row in rows]
