@@ -8,7 +8,7 @@ from cortex_mcp.clock import from_text, to_text
 from cortex_mcp.models import Candidate, Category, Layer, Memory
 from cortex_mcp.search.tokenize import context_of, index_text, normalised_content
 from cortex_mcp.store.dates import index_dates
-from cortex_mcp.store.db import Connection, Database, Sql, fetch_all, fetch_one
+from cortex_mcp.store.db import Connection, Sql, fetch_all, fetch_one
 from cortex_mcp.store.relations import close_relations, reopen_relations
 from cortex_mcp.store.scope import sees_shared
 from cortex_mcp.store.terms import index_memory_terms, unindex_memory_terms
@@ -539,20 +539,3 @@ async def live_written_after(conn: Connection, seq: int, agent_id: str | None) -
         {"seq": seq, "agent_id": agent_id},
     )
     return [to_memory(row) for row in rows]
-
-
-async def working_day_marks(db: Database, agent_id: str) -> dict[str, str]:
-    """Per day (YYYY-MM-DD) of the live working memories an agent sees, a mark that changes
-    whenever that day's page would: how many, the newest update and the sum of their sequence
-    numbers. The mirror rewrites only the days whose mark moved. (A second read-only SQLite
-    connection in a worker thread, so recalls need not wait for this scan, crashed a test run
-    with SIGBUS when the store's folder went away under it: it reads on the store's own.)"""
-    async with db.read() as conn:
-        rows = await fetch_all(
-            conn,
-            "select substr(created_at, 1, 10), count(*), max(updated_at), sum(seq) from memories"
-            " where layer = :layer and deleted_at is null and superseded_by is null"
-            " and (agent_id = :agent_id or (agent_id is null and :shared)) group by 1",
-            {"layer": Layer.WORKING.value, "agent_id": agent_id, "shared": sees_shared()},
-        )
-    return {str(row[0]): f"{row[1]} {row[2]} {row[3]}" for row in rows}

@@ -79,3 +79,27 @@ async def test_a_day_whose_last_memory_left_loses_its_page_and_the_others_stay(
     working = engine.settings.home / "memory" / "working"
     assert [p.name for p in working.glob("*.md")] == [f"{monday:%Y-%m-%d}.md"]
     assert kept
+
+
+async def test_a_day_that_emptied_after_its_page_was_deleted_by_hand_is_no_error(
+    engine: Engine, clock: FrozenClock
+) -> None:
+    """After a write only the days that emptied are looked at, not the folder: a page the user
+    removed, or replaced with a file of their own, is left as it is."""
+    monday, tuesday = clock.now - timedelta(days=2), clock.now - timedelta(days=1)
+    [first, second] = await plant(
+        engine,
+        memory("Booked the dentist for Friday", layer=Layer.WORKING, created=monday),
+        memory("Draft the quarterly report", layer=Layer.WORKING, created=tuesday),
+    )
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+    working = engine.settings.home / "memory" / "working"
+    (working / f"{monday:%Y-%m-%d}.md").unlink()
+    (working / f"{tuesday:%Y-%m-%d}.md").write_text("# my own notes\n", encoding="utf-8")
+    await engine.forget(first)
+    await engine.forget(second)
+
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+
+    assert [p.name for p in working.glob("*.md")] == [f"{tuesday:%Y-%m-%d}.md"]
+    assert (working / f"{tuesday:%Y-%m-%d}.md").read_text(encoding="utf-8") == "# my own notes\n"

@@ -12,7 +12,8 @@ from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.models import Category, Layer
 from cortex_mcp.store.lifecycle import count_live, sees_a_live_memory
-from cortex_mcp.store.memories import live_memories, weightiest_core, working_day_marks
+from cortex_mcp.store.memories import live_memories, weightiest_core
+from cortex_mcp.store.working_days import working_day_marks
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 

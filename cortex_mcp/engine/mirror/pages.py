@@ -18,6 +18,7 @@ from cortex_mcp.store import lifecycle as store
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection
 from cortex_mcp.store.relations import relations_of
+from cortex_mcp.store.working_days import working_day_marks
 
 ALL = 10_000_000
 DAYS_PER_READ = 7
@@ -47,7 +48,7 @@ async def mirror_pages(
         text = await _memory_md(conn, agent, settings.mirror, settings.workspace.core_tokens)
         live = [r for r in await relations_of(conn, agent) if r.live]
     if days is None:
-        days = await rows.working_day_marks(rt.db, agent)
+        days = await working_day_marks(rt.db, agent)
     relations = render.render_relations(live)
     pages = await _archive_pages(rt, agent, archive_dir) if archive else {}
     pages |= {memory_md: text, settings.home / "memory" / "relations.md": relations}

@@ -9,6 +9,8 @@ decided in `ownership`.
 """
 
 import logging
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -37,8 +39,8 @@ from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import CortexError
 from cortex_mcp.store.home import TEMP_SUFFIX, write_atomic
 from cortex_mcp.store.logs import log_action
-from cortex_mcp.store.memories import working_day_marks
 from cortex_mcp.store.meta import delete_meta, get_meta, meta_with_prefix, set_meta
+from cortex_mcp.store.working_days import working_day_marks
 
 logger = logging.getLogger(__name__)
 
@@ -77,42 +79,61 @@ async def write_mirror(rt: Runtime, archive: bool = True, changed_only: bool = F
 
 async def _write_mirror(rt: Runtime, archive: bool, changed_only: bool = False) -> list[str]:
     home = rt.settings.home
-    agent = rt.settings.memory.default_agent_id
-    marks = await working_day_marks(rt.db, agent)
-    written = rt.mirror.written_days if changed_only else {}
-    days = [day for day, mark in marks.items() if written.get(day) != mark]
-    pages = await mirror_pages(rt, archive, days)
     _, working_dir, archive_dir = page_paths(home)
-    current = set(pages) | {working_dir / f"{day}.md" for day in marks}
+    generated = [working_dir, archive_dir] if archive else [working_dir]
+    written = rt.mirror.written_days if changed_only else {}
+    marks, pages, leftovers = await _pages_now(rt, archive, written, generated)
     async with rt.db.read() as conn:
         hashes = await meta_with_prefix(conn, HASH_PREFIX)
     judged = await anyio.to_thread.run_sync(_judge, rt, pages, hashes)
     edited = {path: disk for path, disk in judged.items() if disk.verdict is Verdict.EDITED}
     if edited:
         await keep_edits(rt, edited)
-        marks = await working_day_marks(rt.db, agent)
-        days = [day for day, mark in marks.items() if written.get(day) != mark]
-        pages = await mirror_pages(rt, archive, days)
-        current = set(pages) | {working_dir / f"{day}.md" for day in marks}
+        marks, pages, leftovers = await _pages_now(rt, archive, written, generated)
     own = {p: t for p, t in pages.items() if p in judged and judged[p].verdict is not Verdict.USERS}
     for path in set(pages) - set(own):
         logger.warning("%s is the user's own file: not written over", shown(path, home))
-    generated = [working_dir, archive_dir] if archive else [working_dir]
     extra = rt.settings.mirror.extra_memory_md
     async with rt.db.write() as conn:  # a write cut short leaves the page still ours
         for path, page in own.items():
             upcoming = digest(block_of(page) if path == extra else page)
             on_disk = judged[path].ours_on_disk  # still ours if this write never lands
             await set_meta(conn, hash_key(path), " ".join(filter(None, [upcoming, on_disk])))
-    done, stale = await anyio.to_thread.run_sync(
-        _write_owned, own, generated, extra, hashes, current
-    )
+    done, stale = await anyio.to_thread.run_sync(_write_owned, own, extra, hashes, leftovers)
     async with rt.db.write() as conn:
         for path, value in done.items():
             await set_meta(conn, hash_key(path), value)
         await delete_meta(conn, [hash_key(path) for path in stale])
     rt.mirror.written_days = marks
     return sorted(shown(path, home) for path in own)
+
+
+async def _pages_now(
+    rt: Runtime, archive: bool, written: dict[str, str], generated: list[Path]
+) -> tuple[dict[str, str], dict[Path, str], Callable[[], list[Path]]]:
+    """The working days' marks, the pages to write (of the working days, those whose mark is
+    not `written`), and what finds the generated pages that may be stale. After a write (with
+    `written` marks, no archive) those are the days that had a page and have none now;
+    otherwise every page in the `generated` folders but the current ones (a read of each
+    folder, 731 pages at 100,000 memories: done at start and in lifecycle runs)."""
+    marks = await working_day_marks(rt.db, rt.settings.memory.default_agent_id)
+    pages = await mirror_pages(rt, archive, [d for d, m in marks.items() if written.get(d) != m])
+    working_dir = page_paths(rt.settings.home)[1]
+    if written and not archive:
+        gone = [working_dir / f"{day}.md" for day in written.keys() - marks.keys()]
+        return marks, pages, lambda: gone
+    current = set(pages) | {working_dir / f"{day}.md" for day in marks}
+    return marks, pages, partial(_not_current, generated, current)
+
+
+def _not_current(generated_dirs: list[Path], current: set[Path]) -> list[Path]:
+    """The pages in the generated folders that are not `current`; crashed temporaries there
+    removed."""
+    found = []
+    for directory in generated_dirs:
+        remove_temporaries([directory], TEMP_SUFFIX)
+        found += [page for page in directory.glob("*.md") if page not in current]
+    return found
 
 
 def _judge(rt: Runtime, pages: dict[Path, str], hashes: dict[str, str]) -> dict[Path, OnDisk]:
@@ -127,14 +148,13 @@ def _judge(rt: Runtime, pages: dict[Path, str], hashes: dict[str, str]) -> dict[
 
 def _write_owned(
     pages: dict[Path, str],
-    generated_dirs: list[Path],
     extra: Path | None,
     hashes: dict[str, str],
-    current: set[Path],
+    leftovers: Callable[[], list[Path]],
 ) -> tuple[dict[Path, str], list[Path]]:
-    """Write the pages cortex owns (only its block of `extra`); drop stale generated pages
-    (not in `current`, the pages the mirror has now, rewritten or not) that are still as
-    written, and crashed temporaries. (hashes written, pages removed)"""
+    """Write the pages cortex owns (only its block of `extra`); drop the stale generated pages
+    (`leftovers`: pages the mirror no longer has) that are still as written. (hashes
+    written, pages removed)"""
     written: dict[Path, str] = {}
     for path, page in pages.items():
         existing = read_text(path)
@@ -143,15 +163,13 @@ def _write_owned(
             write_atomic(path, text)
         written[path] = digest(block_of(page) if path == extra else page)
     stale = []
-    for directory in generated_dirs:
-        remove_temporaries([directory], TEMP_SUFFIX)
-        for page_path in directory.glob("*.md"):
-            if page_path in current or not is_generated(page_path):
-                continue
-            stored, on_disk = hashes.get(hash_key(page_path)), read_text(page_path)
-            if on_disk is not None and (stored is None or is_ours(on_disk, stored)):
-                page_path.unlink(missing_ok=True)
-                stale.append(page_path)
+    for page_path in leftovers():
+        if not page_path.exists() or not is_generated(page_path):
+            continue
+        stored, on_disk = hashes.get(hash_key(page_path)), read_text(page_path)
+        if on_disk is not None and (stored is None or is_ours(on_disk, stored)):
+            page_path.unlink(missing_ok=True)
+            stale.append(page_path)
     return written, stale
 
 
