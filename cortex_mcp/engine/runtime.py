@@ -60,6 +60,8 @@ class MirrorSignal:
         self.changed = anyio.Event()
         self.written_days: dict[str, str] = {}
         """The working days' marks as the mirror last wrote them (engine/mirror/write.py)."""
+        self.version: int | None = None
+        """The store's version those marks were read at (store/working_days.py)."""
 
     def mark_dirty(self) -> None:
         """Memory changed: rewrite the mirror after the quiet time."""

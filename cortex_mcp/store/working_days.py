@@ -74,16 +74,32 @@ class _Kept:
 _kept: "weakref.WeakKeyDictionary[Database, _Kept]" = weakref.WeakKeyDictionary()
 
 
+@dataclass(frozen=True)
+class DayMarks:
+    """The working days' marks, and how they were read."""
+
+    marks: dict[str, str]
+    """Per day (YYYY-MM-DD), its mark."""
+    version: int | None
+    """SQLite's `data_version` on this connection when they were read (None on PostgreSQL):
+    two reads with the same version saw no other process commit between them, so every day
+    that came or went in between was touched by this process."""
+
+
 async def working_day_marks(db: Database, agent_id: str) -> dict[str, str]:
-    """Per day (YYYY-MM-DD) of the live working memories an agent sees, its mark. (A second
-    read-only SQLite connection in a worker thread, so recalls need not wait for this scan,
-    crashed a test run with SIGBUS when the store's folder went away under it: it reads on
-    the store's own.)"""
+    """Per day (YYYY-MM-DD) of the live working memories an agent sees, its mark."""
+    return (await day_marks(db, agent_id)).marks
+
+
+async def day_marks(db: Database, agent_id: str) -> DayMarks:
+    """The marks of the working days an agent sees. (A second read-only SQLite connection in a
+    worker thread, so recalls need not wait for this scan, crashed a test run with SIGBUS
+    when the store's folder went away under it: it reads on the store's own.)"""
     shared = sees_shared()
     params: dict[str, Any] = {"layer": Layer.WORKING.value, "agent_id": agent_id, "shared": shared}
     async with db.read() as conn:
         if not isinstance(db, SqliteDatabase):
-            return _marks(await fetch_all(conn, _EVERY_DAY, params))
+            return DayMarks(_marks(await fetch_all(conn, _EVERY_DAY, params)), None)
         version = await _data_version(conn)
         kept = _kept.get(db)
         if (
@@ -96,7 +112,7 @@ async def working_day_marks(db: Database, agent_id: str) -> dict[str, str]:
             await conn.execute("delete from touched_days")
             marks = _marks(await fetch_all(conn, _EVERY_DAY, params))
             _kept[db] = _Kept(db.conn, agent_id, shared, version, marks)
-            return dict(marks)
+            return DayMarks(dict(marks), version)
         days = [row[0] for row in await fetch_all(conn, "select day from touched_days")]
         if days:
             await conn.execute("delete from touched_days")
@@ -106,7 +122,7 @@ async def working_day_marks(db: Database, agent_id: str) -> dict[str, str]:
                 these = params | {"days": json.dumps(days)}
                 read = _marks(await fetch_all(conn, _THESE_DAYS, these))
                 kept.marks = {d: m for d, m in kept.marks.items() if d not in days} | read
-        return dict(kept.marks)
+        return DayMarks(dict(kept.marks), version)
 
 
 async def _data_version(conn: Connection) -> int:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cortex_mcp.engine.facade import Engine
+from cortex_mcp.config import Settings
+from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.models import Layer
 from tests.conftest import FrozenClock
@@ -103,3 +104,53 @@ async def test_a_day_that_emptied_after_its_page_was_deleted_by_hand_is_no_error
 
     assert [p.name for p in working.glob("*.md")] == [f"{tuesday:%Y-%m-%d}.md"]
     assert (working / f"{tuesday:%Y-%m-%d}.md").read_text(encoding="utf-8") == "# my own notes\n"
+
+
+async def test_a_day_another_process_wrote_loses_its_page_when_this_one_empties_it(
+    engine: Engine, settings: Settings, clock: FrozenClock
+) -> None:
+    """Retest16 D1: server B files a memory on a new day and writes its page; server A, which
+    never saw that day, forgets the memory: the page goes (it stayed, showing the forgotten
+    text, until A's next start)."""
+    monday, tuesday = clock.now - timedelta(days=2), clock.now - timedelta(days=1)
+    await plant(
+        engine, memory("Booked the dentist for Friday", layer=Layer.WORKING, created=monday)
+    )
+    await write_mirror(engine.runtime, archive=False, changed_only=True)  # A's own marks
+    working = engine.settings.home / "memory" / "working"
+    async with open_engine(settings, clock, environ={}) as other:  # server B, same home
+        [theirs] = await plant(
+            other, memory("Mike's secret code is 5531", layer=Layer.WORKING, created=tuesday)
+        )
+        await write_mirror(other.runtime, archive=False, changed_only=True)
+    assert f"{tuesday:%Y-%m-%d}.md" in [p.name for p in working.glob("*.md")]
+
+    await engine.forget(theirs)
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+
+    assert [p.name for p in working.glob("*.md")] == [f"{monday:%Y-%m-%d}.md"]
+    await engine.forget(
+        (await plant(engine, memory("Call the plumber", layer=Layer.WORKING, created=tuesday)))[0]
+    )
+    await write_mirror(engine.runtime, archive=False, changed_only=True)  # its own write
+    assert [p.name for p in working.glob("*.md")] == [f"{monday:%Y-%m-%d}.md"]
+
+
+async def test_a_copy_of_a_page_under_another_name_is_the_users(
+    engine: Engine, clock: FrozenClock
+) -> None:
+    """Retest16 D2: a copy of a generated page, front matter and all, with the user's notes
+    added, was deleted (no backup) at the next full write as a stale page of the mirror's."""
+    monday = clock.now - timedelta(days=2)
+    await plant(
+        engine, memory("Booked the dentist for Friday", layer=Layer.WORKING, created=monday)
+    )
+    await write_mirror(engine.runtime, archive=False)
+    working = engine.settings.home / "memory" / "working"
+    page = (working / f"{monday:%Y-%m-%d}.md").read_text(encoding="utf-8")
+    copy = working / f"{monday:%Y-%m-%d} copy with my notes.md"
+    copy.write_text(page + "My own important notes.\n", encoding="utf-8")
+
+    await write_mirror(engine.runtime)  # as at start and in lifecycle runs: the folder read
+
+    assert copy.read_text(encoding="utf-8").endswith("My own important notes.\n")

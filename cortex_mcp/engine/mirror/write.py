@@ -9,6 +9,7 @@ decided in `ownership`.
 """
 
 import logging
+import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -40,7 +41,7 @@ from cortex_mcp.errors import CortexError
 from cortex_mcp.store.home import TEMP_SUFFIX, write_atomic
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.meta import delete_meta, get_meta, meta_with_prefix, set_meta
-from cortex_mcp.store.working_days import working_day_marks
+from cortex_mcp.store.working_days import day_marks
 
 logger = logging.getLogger(__name__)
 
@@ -82,14 +83,14 @@ async def _write_mirror(rt: Runtime, archive: bool, changed_only: bool = False) 
     _, working_dir, archive_dir = page_paths(home)
     generated = [working_dir, archive_dir] if archive else [working_dir]
     written = rt.mirror.written_days if changed_only else {}
-    marks, pages, leftovers = await _pages_now(rt, archive, written, generated)
+    marks, version, pages, leftovers = await _pages_now(rt, archive, written, generated)
     async with rt.db.read() as conn:
         hashes = await meta_with_prefix(conn, HASH_PREFIX)
     judged = await anyio.to_thread.run_sync(_judge, rt, pages, hashes)
     edited = {path: disk for path, disk in judged.items() if disk.verdict is Verdict.EDITED}
     if edited:
         await keep_edits(rt, edited)
-        marks, pages, leftovers = await _pages_now(rt, archive, written, generated)
+        marks, version, pages, leftovers = await _pages_now(rt, archive, written, generated)
     own = {p: t for p, t in pages.items() if p in judged and judged[p].verdict is not Verdict.USERS}
     for path in set(pages) - set(own):
         logger.warning("%s is the user's own file: not written over", shown(path, home))
@@ -104,35 +105,44 @@ async def _write_mirror(rt: Runtime, archive: bool, changed_only: bool = False) 
         for path, value in done.items():
             await set_meta(conn, hash_key(path), value)
         await delete_meta(conn, [hash_key(path) for path in stale])
-    rt.mirror.written_days = marks
+    rt.mirror.written_days, rt.mirror.version = marks, version
     return sorted(shown(path, home) for path in own)
 
 
 async def _pages_now(
     rt: Runtime, archive: bool, written: dict[str, str], generated: list[Path]
-) -> tuple[dict[str, str], dict[Path, str], Callable[[], list[Path]]]:
-    """The working days' marks, the pages to write (of the working days, those whose mark is
-    not `written`), and what finds the generated pages that may be stale. After a write (with
-    `written` marks, no archive) those are the days that had a page and have none now;
-    otherwise every page in the `generated` folders but the current ones (a read of each
-    folder, 731 pages at 100,000 memories: done at start and in lifecycle runs)."""
-    marks = await working_day_marks(rt.db, rt.settings.memory.default_agent_id)
+) -> tuple[dict[str, str], int | None, dict[Path, str], Callable[[], list[Path]]]:
+    """The working days' marks and their version, the pages to write (of the working days,
+    those whose mark is not `written`), and what finds the generated pages that may be stale.
+    When no other process has committed since the mirror last wrote (the same version; no
+    archive) those are the days that had a page and have none now; otherwise every page in
+    the `generated` folders but the current ones (a read of each folder, 731 pages at 100,000
+    memories: at start, in lifecycle runs, and after another process wrote days this one may
+    never have seen)."""
+    read = await day_marks(rt.db, rt.settings.memory.default_agent_id)
+    marks = read.marks
     pages = await mirror_pages(rt, archive, [d for d, m in marks.items() if written.get(d) != m])
     working_dir = page_paths(rt.settings.home)[1]
-    if written and not archive:
+    if written and not archive and read.version is not None and read.version == rt.mirror.version:
         gone = [working_dir / f"{day}.md" for day in written.keys() - marks.keys()]
-        return marks, pages, lambda: gone
+        return marks, read.version, pages, lambda: gone
     current = set(pages) | {working_dir / f"{day}.md" for day in marks}
-    return marks, pages, partial(_not_current, generated, current)
+    return marks, read.version, pages, partial(_not_current, generated, current)
+
+
+PAGE_NAME = re.compile(r"\d{4}-\d{2}(-\d{2})?\.md")
+"""The names the mirror gives its dated pages (a day, a month): a copy of a page under another
+name, even with the generator's front matter, is the user's."""
 
 
 def _not_current(generated_dirs: list[Path], current: set[Path]) -> list[Path]:
-    """The pages in the generated folders that are not `current`; crashed temporaries there
-    removed."""
+    """The dated pages in the generated folders that are not `current`; crashed temporaries
+    there removed."""
     found = []
     for directory in generated_dirs:
         remove_temporaries([directory], TEMP_SUFFIX)
-        found += [page for page in directory.glob("*.md") if page not in current]
+        pages = directory.glob("*.md")
+        found += [page for page in pages if page not in current and PAGE_NAME.fullmatch(page.name)]
     return found
 
 
