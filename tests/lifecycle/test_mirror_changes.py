@@ -154,3 +154,29 @@ async def test_a_copy_of_a_page_under_another_name_is_the_users(
     await write_mirror(engine.runtime)  # as at start and in lifecycle runs: the folder read
 
     assert copy.read_text(encoding="utf-8").endswith("My own important notes.\n")
+
+
+async def test_an_edit_to_a_page_whose_day_then_empties_is_kept(
+    engine: Engine, clock: FrozenClock
+) -> None:
+    """Retest16 D3: a line added by hand to a working page, then the day's last memory
+    forgotten: the edit was never imported nor backed up, and the page stayed showing the
+    forgotten memory. Now it is kept as an edit is (imported on its day, backed up) and the
+    page shows what the day holds now; the forgotten memory does not come back."""
+    tuesday = clock.now - timedelta(days=1)
+    [tango] = await plant(engine, memory("The tango note", layer=Layer.WORKING, created=tuesday))
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+    page = engine.settings.home / "memory" / "working" / f"{tuesday:%Y-%m-%d}.md"
+    with page.open("a", encoding="utf-8") as file:
+        file.write("- [10:00] (fact) The victor note, added by hand\n")
+    await engine.forget(tango)
+
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+
+    text = page.read_text(encoding="utf-8")
+    assert "The victor note, added by hand" in text and "tango" not in text
+    backups = list((engine.settings.home / "memory" / "backups").glob(f"{page.name}.*.bak"))
+    assert len(backups) == 1 and "victor" in backups[0].read_text(encoding="utf-8")
+    found = await engine.recall("victor note")
+    assert [m.content for m in found.memories] == ["The victor note, added by hand"]
+    assert not [m for m in (await engine.recall("tango")).memories if "tango" in m.content]

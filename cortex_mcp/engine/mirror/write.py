@@ -25,6 +25,7 @@ from cortex_mcp.engine.mirror.ownership import (
     back_up,
     block_of,
     digest,
+    has_marker,
     hash_key,
     is_ours,
     judge_block,
@@ -87,10 +88,14 @@ async def _write_mirror(rt: Runtime, archive: bool, changed_only: bool = False) 
     async with rt.db.read() as conn:
         hashes = await meta_with_prefix(conn, HASH_PREFIX)
     judged = await anyio.to_thread.run_sync(_judge, rt, pages, hashes)
+    stale = await anyio.to_thread.run_sync(leftovers)
+    gone_edited = await anyio.to_thread.run_sync(_edited, stale, hashes)
     edited = {path: disk for path, disk in judged.items() if disk.verdict is Verdict.EDITED}
-    if edited:
-        await keep_edits(rt, edited)
+    if edited or gone_edited:
+        await keep_edits(rt, edited | gone_edited)
         marks, version, pages, leftovers = await _pages_now(rt, archive, written, generated)
+        stale = await anyio.to_thread.run_sync(leftovers)
+        judged |= gone_edited  # kept: written over if its day has memories again
     own = {p: t for p, t in pages.items() if p in judged and judged[p].verdict is not Verdict.USERS}
     for path in set(pages) - set(own):
         logger.warning("%s is the user's own file: not written over", shown(path, home))
@@ -100,11 +105,13 @@ async def _write_mirror(rt: Runtime, archive: bool, changed_only: bool = False) 
             upcoming = digest(block_of(page) if path == extra else page)
             on_disk = judged[path].ours_on_disk  # still ours if this write never lands
             await set_meta(conn, hash_key(path), " ".join(filter(None, [upcoming, on_disk])))
-    done, stale = await anyio.to_thread.run_sync(_write_owned, own, extra, hashes, leftovers)
+    done, removed = await anyio.to_thread.run_sync(
+        _write_owned, own, extra, hashes, stale, set(gone_edited)
+    )
     async with rt.db.write() as conn:
         for path, value in done.items():
             await set_meta(conn, hash_key(path), value)
-        await delete_meta(conn, [hash_key(path) for path in stale])
+        await delete_meta(conn, [hash_key(path) for path in removed])
     rt.mirror.written_days, rt.mirror.version = marks, version
     return sorted(shown(path, home) for path in own)
 
@@ -156,15 +163,27 @@ def _judge(rt: Runtime, pages: dict[Path, str], hashes: dict[str, str]) -> dict[
     }
 
 
+def _edited(stale: list[Path], hashes: dict[str, str]) -> dict[Path, OnDisk]:
+    """The stale pages (their day emptied) the user edited since cortex wrote them: their edits
+    are kept, as a current page's are, before they go."""
+    edited = {}
+    for path in stale:
+        text, stored = read_text(path), hashes.get(hash_key(path))
+        if text is not None and has_marker(text) and stored and not is_ours(text, stored):
+            edited[path] = OnDisk(Verdict.EDITED, text)
+    return edited
+
+
 def _write_owned(
     pages: dict[Path, str],
     extra: Path | None,
     hashes: dict[str, str],
-    leftovers: Callable[[], list[Path]],
+    stale: list[Path],
+    kept: set[Path],
 ) -> tuple[dict[Path, str], list[Path]]:
-    """Write the pages cortex owns (only its block of `extra`); drop the stale generated pages
-    (`leftovers`: pages the mirror no longer has) that are still as written. (hashes
-    written, pages removed)"""
+    """Write the pages cortex owns (only its block of `extra`); drop the `stale` generated
+    pages (the mirror no longer has them) that are still as written, or whose edit was
+    `kept` (imported and backed up). (hashes written, pages removed)"""
     written: dict[Path, str] = {}
     for path, page in pages.items():
         existing = read_text(path)
@@ -172,15 +191,17 @@ def _write_owned(
         if existing != text:
             write_atomic(path, text)
         written[path] = digest(block_of(page) if path == extra else page)
-    stale = []
-    for page_path in leftovers():
+    removed = []
+    for page_path in stale:
         if not page_path.exists() or not is_generated(page_path):
             continue
         stored, on_disk = hashes.get(hash_key(page_path)), read_text(page_path)
-        if on_disk is not None and (stored is None or is_ours(on_disk, stored)):
+        if on_disk is not None and (
+            stored is None or is_ours(on_disk, stored) or page_path in kept
+        ):
             page_path.unlink(missing_ok=True)
-            stale.append(page_path)
-    return written, stale
+            removed.append(page_path)
+    return written, removed
 
 
 async def keep_edits(rt: Runtime, edited: dict[Path, OnDisk]) -> None:
