@@ -7,6 +7,7 @@ a test says so."""
 import json
 import re
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -617,3 +618,22 @@ async def test_a_line_a_chinese_correction_replaced_is_not_shown_beside_it(
     lines = [line["content"] for line in found["conversation"]]
     assert any("PostgreSQL" in text for text in shown + lines), (shown, lines)
     assert not any("MySQL，部署" in line for line in lines), lines
+
+
+async def test_an_owed_extraction_is_dated_when_its_exchange_was_said(
+    llm_settings: Settings, clock: FrozenClock, fake_openai: FakeOpenAI
+) -> None:
+    """Retest16: the background extraction of an exchange dated its working memories at the
+    extraction, so a spooled exchange replayed days later landed on the replay's day."""
+    said = clock.now - timedelta(days=3)
+    fake_openai.status = 500
+    async with open_engine(llm_settings, clock, environ={}) as engine:
+        owed = await engine.ingest("We moved the zq7 service.", "OK.", said_at=said)
+        assert owed.queued
+        fake_openai.status = 200
+        reply = {"memories": [{"content": "The zq7 service moved clusters", "category": "fact"}]}
+        fake_openai.replies.append(json.dumps(reply))
+        assert await extract_backlog(engine.runtime) == 1
+        found = await engine.recall("zq7 service moved clusters")
+
+    assert [m.created_at for m in found.memories if m.layer == "working"] == [said], found

@@ -44,6 +44,23 @@ async def test_an_ingested_exchange_is_logged_when_it_was_said(client: Client) -
     assert {line["created_at"][:16] for line in said} == {"2023-01-20T15:04"}, said
 
 
+async def test_what_an_ingested_exchange_stores_is_dated_when_it_was_said(client: Client) -> None:
+    """Retest16: `said_at` dated only the log lines; the memories the exchange stored (and so
+    their working day and recall's date boost) were dated at the replay, as `cortex_flush`'s
+    were not."""
+    arguments = {
+        "user_message": "I live in Lisbon.",
+        "assistant_message": "Noted.",
+        "said_at": "2023-01-20T16:04:00+01:00",
+    }
+    stored = data_of(await client.call_tool("cortex_ingest", arguments))
+
+    found = (await recall(client, "where do I live?"))["memories"]
+
+    assert stored["fast"] and [m["content"] for m in found] == ["I live in Lisbon."], stored
+    assert found[0]["created_at"][:16] == "2023-01-20T15:04", found
+
+
 @pytest.mark.parametrize(
     "when", ["yesterday", "2023-01-20T16:04:00", "0001-01-01T00:30:00+05:00", "1969-06-01T00:00Z"]
 )

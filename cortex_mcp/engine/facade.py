@@ -104,8 +104,7 @@ class Engine:
         said_at: datetime | None = None,
     ) -> IngestResult:
         """The Memory Sieve on one exchange: fast channel to core, deep channel to working;
-        what it stores and logs is filed under `project`; its log lines are dated `said_at`
-        (none: now)."""
+        what it stores and logs is filed under `project` and dated `said_at` (none: now)."""
         agent, rt = self.agent(agent_id), self.runtime
         mark = await projects.log_mark(rt, project)
         exchange = (user_message, assistant_message)

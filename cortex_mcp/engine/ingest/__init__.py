@@ -91,8 +91,8 @@ async def ingest(
     project: str | None = None,
     said_at: datetime | None = None,
 ) -> IngestResult:
-    """Log one exchange verbatim (dated `said_at`; none: now), then extract memories from it:
-    fast channel to core, deep channel to working."""
+    """Log one exchange verbatim, then extract memories from it: fast channel to core, deep
+    channel to working; the log lines and the memories dated `said_at` (none: now)."""
     limit = rt.settings.sieve.max_message_chars
     for field, text in (("user_message", user_message), ("assistant_message", assistant_message)):
         if len(text) > limit:
@@ -145,7 +145,7 @@ async def at_once(
     queued = skipped is None
     state = "pending" if queued else "waiting" if skipped == "no LLM" else "none"
     async with rt.db.write() as conn:
-        fast = [await write_ruled(conn, r, agent, rt.clock()) for r in ruled]
+        fast = [await write_ruled(conn, r, agent, said_at or rt.clock()) for r in ruled]
         links = {
             0: [m.id for m in fast if m.source == "user"],
             1: [m.id for m in fast if m.source == "assistant"],
@@ -176,10 +176,10 @@ async def waited(
     exchange = logged.exchange_id
     (_, user), (_, assistant), (_, tools) = said
     fast = await fast_channel(
-        rt, user, agent, session, exchange, assistant, ask=False, project=project
+        rt, user, agent, session, exchange, assistant, ask=False, said_at=said_at, project=project
     )
     result = IngestResult(fast=fast, deep=[], redacted=[])
-    await deep_channel(rt, user, assistant, tools, agent, session, exchange, result)
+    await deep_channel(rt, user, assistant, tools, agent, session, exchange, result, said_at)
     deep_ids = [m.id for m in result.deep]
     user_seq, assistant_seq, tool_seq = logged.seqs
     links = {

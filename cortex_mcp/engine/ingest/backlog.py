@@ -87,9 +87,10 @@ async def extract_logged(
             await log.set_extraction(conn, seqs, "pending", rt.clock() + timedelta(seconds=wait))
         return None
     channel = "deep" if first.attempts == 0 else "retry"
+    said_at = max(m.created_at for m in messages)  # when the exchange was said, not now
     results = [
-        await store_proposal(rt, p, first.agent_id)
-        for p in deep_proposals(rt, answer, first.session_id, channel, exchange)
+        await store_proposal(rt, p, first.agent_id, said_at=said_at)
+        for p in deep_proposals(rt, answer, first.session_id, channel, exchange, said_at)
     ]
     ids = [r.id for r in results]
     lag_ms = (rt.clock() - first.created_at).total_seconds() * 1000

@@ -215,18 +215,19 @@ async def deep_channel(
     session: str | None,
     exchange: str,
     result: IngestResult,
+    said_at: datetime | None = None,
 ) -> None:
     """LLM extraction of both sides into working memory, waited for (only when the client's
-    sampling is the one LLM: it lives no longer than this call); `result.queued` when it
-    failed and a configured provider will retry it from the log."""
+    sampling is the one LLM: it lives no longer than this call), dated `said_at` (None: now);
+    `result.queued` when it failed and a configured provider will retry it from the log."""
     prompt = await exchange_prompt(rt, user, assistant + tools, agent)
     answer = await rt.llm.complete(extraction.SYSTEM_PROMPT, prompt)
     if answer is None or not extraction.is_parseable(answer):
         result.skipped = "no LLM answered" if answer is None else "unreadable LLM answer"
         result.queued = owed_state(rt) == "pending"
         return
-    for proposal in deep_proposals(rt, answer, session, "deep", exchange):
-        result.deep.append(await store_proposal(rt, proposal, agent))
+    for proposal in deep_proposals(rt, answer, session, "deep", exchange, said_at):
+        result.deep.append(await store_proposal(rt, proposal, agent, said_at=said_at))
 
 
 async def profile_text(rt: Runtime, agent: str) -> str | None:
