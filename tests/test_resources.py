@@ -42,6 +42,15 @@ async def test_core_resource_of_an_empty_store_says_how_to_start(client: Client)
     assert "No core memories yet" in await read_text(client, "cortex://core")
 
 
+async def test_a_day_or_a_month_with_nothing_says_so(client: Client) -> None:
+    """Retest16: `cortex://working/<day>` of a day with no memory was a heading and nothing."""
+    day = await read_text(client, "cortex://working/2026-11-19")
+    month = await read_text(client, "cortex://archive/2026-10")
+
+    assert "entries: 0" in day and day.rstrip().endswith("_No working memory of this day._")
+    assert month.rstrip().endswith("_Nothing archived in this month._")
+
+
 async def test_profile_resource_explains_that_no_profile_exists_yet(client: Client) -> None:
     text = await read_text(client, "cortex://profile")
 

@@ -94,6 +94,8 @@ def render_working_day(day: str, memories: list[Memory]) -> str:
     lines += [f"# Working memory {day}", ""]
     for m in ordered:
         lines.append(f"- [{m.created_at:%H:%M}] ({m.category.value}) {_one_line(m.content)}")
+    if not ordered:  # only a resource asks for an empty day: the mirror writes no such page
+        lines.append("_No working memory of this day._")
     return "\n".join(lines) + "\n"
 
 
@@ -104,6 +106,8 @@ def render_archive_month(period: str, entries: list[Memory], summaries: list[Mem
     lines += [f"# Archive {period}", ""]
     if summaries:
         lines += ["## Summary", "", *(_one_line(s.content) for s in summaries), ""]
+    if not entries and not summaries:
+        lines.append("_Nothing archived in this month._")
     if entries:
         lines += ["## Entries", ""]
         by_use = sorted(entries, key=lambda m: (-m.access_count, -m.importance, m.created_at))
