@@ -10,9 +10,9 @@ import pytest
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.engine.mirror.write import catch_up, write_mirror
-from cortex_mcp.models import Category
+from cortex_mcp.models import Category, Layer
 from tests.conftest import FrozenClock
-from tests.lifecycle.conftest import quiet_settings
+from tests.lifecycle.conftest import memory, plant, quiet_settings
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
@@ -106,3 +106,34 @@ async def test_a_purge_whose_mirror_cannot_be_rewritten_still_erases_and_says_so
     assert recalled.memories == []
     assert "5521" not in page and "Harry lives in Tokyo" in page
     assert backups(settings.home) == []
+
+
+@pytest.mark.parametrize("page", ["MEMORY.md", "working day"])
+async def test_a_purge_never_brings_its_text_back_from_a_page_the_user_edited(
+    settings: Settings, clock: FrozenClock, page: str
+) -> None:
+    """Retest16b N1: a purge rewrites the mirror; a page the user had edited was kept as an
+    edit, every line imported, the purged one too: it came back as a live memory."""
+    async with open_engine(settings, clock, {}) as engine:
+        if page == "MEMORY.md":
+            secret = await engine.remember(SECRET, category=Category.IDENTITY)
+            await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+            path = settings.home / "MEMORY.md"
+        else:
+            [secret] = await plant(engine, memory(SECRET, layer=Layer.WORKING, created=clock.now))
+            await plant(
+                engine, memory("Harry lives in Tokyo", layer=Layer.WORKING, created=clock.now)
+            )
+            path = settings.home / "memory" / "working" / f"{clock.now:%Y-%m-%d}.md"
+        await write_mirror(engine.runtime)
+        with path.open("a", encoding="utf-8") as file:
+            file.write("- Harry's new bike is red\n")  # the user's edit, not kept yet
+
+        await engine.purge([secret if isinstance(secret, str) else secret.id])
+        gone = (await engine.recall("locker code 5521")).memories
+        added = (await engine.recall("bike red")).memories
+
+    assert not [m for m in gone if "5521" in m.content], gone
+    assert [m.content for m in added] == ["Harry's new bike is red"]  # the rest of the edit kept
+    assert "5521" not in path.read_text(encoding="utf-8")
+    assert all("5521" not in b.read_text(encoding="utf-8") for b in backups(settings.home))

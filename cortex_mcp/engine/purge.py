@@ -240,7 +240,7 @@ async def erase_copies(rt: Runtime, texts: list[str]) -> tuple[int, str | None]:
     home, note = rt.settings.home, None
     if rt.settings.mirror.enabled:
         try:
-            await write_mirror(rt)
+            await write_mirror(rt, purged=texts)
         except (OSError, CortexError) as error:
             cause = str(error).splitlines()[0] if str(error) else type(error).__name__
             dropped = await anyio.to_thread.run_sync(drop_pages_holding, home, texts)

@@ -180,3 +180,55 @@ async def test_an_edit_to_a_page_whose_day_then_empties_is_kept(
     found = await engine.recall("victor note")
     assert [m.content for m in found.memories] == ["The victor note, added by hand"]
     assert not [m for m in (await engine.recall("tango")).memories if "tango" in m.content]
+
+
+@pytest.mark.parametrize(
+    ("folder", "name"),
+    [
+        ("working", "2026-13-01.md"),  # no month 13
+        ("working", "2026-02-30.md"),  # no 30 February
+        ("working", "２０２６-11-19.md"),  # digits that are not ASCII
+        ("working", "2025-12.md"),  # a month's name among the days
+        ("archive", "2025-12-31.md"),  # a day's name among the months
+    ],
+)
+async def test_a_file_named_like_a_date_that_is_none_is_the_users(
+    engine: Engine, folder: str, name: str
+) -> None:
+    """Retest16b N2: only the names the mirror gives its pages are removed as stale pages."""
+    await write_mirror(engine.runtime)
+    page = engine.settings.home / "memory" / folder / name
+    page.parent.mkdir(parents=True, exist_ok=True)
+    text = (engine.settings.home / "MEMORY.md").read_text(encoding="utf-8") + "Mine.\n"
+    page.write_text(text, encoding="utf-8")  # the generator's front matter and all
+
+    await write_mirror(engine.runtime)
+
+    assert page.read_text(encoding="utf-8") == text
+
+
+async def test_a_folder_named_like_a_page_stops_no_write(
+    engine: Engine, clock: FrozenClock
+) -> None:
+    """Retest16b N3: a folder named like a page made every write of the mirror fail, MEMORY.md
+    and every other page included, for the server's whole life."""
+    working = engine.settings.home / "memory" / "working"
+    today, old = working / f"{clock.now:%Y-%m-%d}.md", working / "2025-10-10.md"
+    for folder in (today, old):
+        folder.mkdir(parents=True)
+        (folder / "inside.txt").write_text("my things\n", encoding="utf-8")
+    yesterday = clock.now - timedelta(days=1)
+    await plant(
+        engine,
+        memory("Call the plumber back", layer=Layer.WORKING, created=clock.now),
+        memory("Booked the dentist for Friday", layer=Layer.WORKING, created=yesterday),
+    )
+    await engine.remember("My favourite colour is teal.")
+
+    await write_mirror(engine.runtime)
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+
+    assert "teal" in (engine.settings.home / "MEMORY.md").read_text(encoding="utf-8")
+    assert "dentist" in (working / f"{yesterday:%Y-%m-%d}.md").read_text(encoding="utf-8")
+    assert today.is_dir() and old.is_dir()  # the user's folders, left as they were
+    assert (today / "inside.txt").read_text(encoding="utf-8") == "my things\n"

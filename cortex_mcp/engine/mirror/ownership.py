@@ -18,6 +18,7 @@ is none) and every other byte of the file is kept as it was.
 import contextlib
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
@@ -123,6 +124,8 @@ def is_ours(text: str, stored: str | None) -> bool:
 def judge_page(path: Path, new_text: str, stored: str | None, core: bool) -> OnDisk:
     """The verdict on a whole page cortex is about to write. `core`: MEMORY.md, whose edits
     (even to a copy without the marker) are imported; other pages without it are the user's."""
+    if path.exists() and not path.is_file():
+        return OnDisk(Verdict.USERS)  # a folder (or a device) by that name is the user's
     text = read_text(path)
     if text is None:
         return OnDisk(Verdict.WRITE)
@@ -170,9 +173,17 @@ def remove_temporaries(folders: list[Path], suffix: str) -> int:
     return removed
 
 
-def _holds(text: str, needles: list[str]) -> bool:
+def _holds(text: str, needles: Sequence[str]) -> bool:
     lowered = text.lower()
     return any(needle.lower() in lowered for needle in needles if needle.strip())
+
+
+def without_lines_holding(text: str, needles: Sequence[str]) -> str:
+    """`text` without the lines holding any of `needles` (ignoring case): an edit kept during
+    a purge never brings the purged text back as a memory."""
+    if not needles:
+        return text
+    return "".join(line for line in text.splitlines(keepends=True) if not _holds(line, needles))
 
 
 def scrub_backups(home: Path, texts: list[str]) -> int:

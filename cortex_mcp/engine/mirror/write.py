@@ -9,8 +9,8 @@ decided in `ownership`.
 """
 
 import logging
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import date
 from functools import partial
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from cortex_mcp.engine.mirror.ownership import (
     read_text,
     remove_temporaries,
     splice,
+    without_lines_holding,
 )
 from cortex_mcp.engine.mirror.pages import mirror_pages, page_paths
 from cortex_mcp.engine.privacy import cleaner_for
@@ -68,18 +69,23 @@ def shown(path: Path, home: Path) -> str:
     return path.relative_to(home).as_posix() if path.is_relative_to(home) else str(path)
 
 
-async def write_mirror(rt: Runtime, archive: bool = True, changed_only: bool = False) -> list[str]:
+async def write_mirror(
+    rt: Runtime, archive: bool = True, changed_only: bool = False, purged: Sequence[str] = ()
+) -> list[str]:
     """Regenerate the mirror now (without `archive`, all but the archive months, which change
     only in lifecycle runs; with `changed_only`, of the working days only those whose memories
     changed since this process last wrote them); the pages, relative to the data directory.
     A page the user edited is kept (imported and backed up) first; a file of the user's own is
-    never written over. One write at a time in a process: two interleaved would take each
-    other's pages for edits."""
+    never written over; `purged`: texts a purge erased, whose lines an edit kept now does not
+    bring back. One write at a time in a process: two interleaved would take each other's
+    pages for edits."""
     async with rt.mirror_lock:
-        return await _write_mirror(rt, archive, changed_only)
+        return await _write_mirror(rt, archive, changed_only, purged)
 
 
-async def _write_mirror(rt: Runtime, archive: bool, changed_only: bool = False) -> list[str]:
+async def _write_mirror(
+    rt: Runtime, archive: bool, changed_only: bool = False, purged: Sequence[str] = ()
+) -> list[str]:
     home = rt.settings.home
     _, working_dir, archive_dir = page_paths(home)
     generated = [working_dir, archive_dir] if archive else [working_dir]
@@ -92,7 +98,7 @@ async def _write_mirror(rt: Runtime, archive: bool, changed_only: bool = False) 
     gone_edited = await anyio.to_thread.run_sync(_edited, stale, hashes)
     edited = {path: disk for path, disk in judged.items() if disk.verdict is Verdict.EDITED}
     if edited or gone_edited:
-        await keep_edits(rt, edited | gone_edited)
+        await keep_edits(rt, edited | gone_edited, purged)
         marks, version, pages, leftovers = await _pages_now(rt, archive, written, generated)
         stale = await anyio.to_thread.run_sync(leftovers)
         judged |= gone_edited  # kept: written over if its day has memories again
@@ -137,20 +143,29 @@ async def _pages_now(
     return marks, read.version, pages, partial(_not_current, generated, current)
 
 
-PAGE_NAME = re.compile(r"\d{4}-\d{2}(-\d{2})?\.md")
-"""The names the mirror gives its dated pages (a day, a month): a copy of a page under another
-name, even with the generator's front matter, is the user's."""
-
-
 def _not_current(generated_dirs: list[Path], current: set[Path]) -> list[Path]:
-    """The dated pages in the generated folders that are not `current`; crashed temporaries
-    there removed."""
+    """The dated pages (files named as the mirror names them) in the generated folders that
+    are not `current`; crashed temporaries there removed."""
     found = []
     for directory in generated_dirs:
         remove_temporaries([directory], TEMP_SUFFIX)
-        pages = directory.glob("*.md")
-        found += [page for page in pages if page not in current and PAGE_NAME.fullmatch(page.name)]
+        days = directory.name == "working"  # the archive's pages are months
+        for page in directory.glob("*.md"):
+            if page not in current and dated_name(page.name, days) and page.is_file():
+                found.append(page)
     return found
+
+
+def dated_name(name: str, day: bool) -> bool:
+    """True for a name the mirror gives a page: `YYYY-MM-DD.md` of a real day (`day`), else
+    `YYYY-MM.md` of a real month. Any other file (a copy under another name, a date that is
+    none) is the user's, even with the generator's front matter."""
+    stem = name.removesuffix(".md")
+    full = stem if day else f"{stem}-01"
+    try:
+        return len(stem) == (10 if day else 7) and date.fromisoformat(full).isoformat() == full
+    except ValueError:
+        return False
 
 
 def _judge(rt: Runtime, pages: dict[Path, str], hashes: dict[str, str]) -> dict[Path, OnDisk]:
@@ -168,7 +183,8 @@ def _edited(stale: list[Path], hashes: dict[str, str]) -> dict[Path, OnDisk]:
     are kept, as a current page's are, before they go."""
     edited = {}
     for path in stale:
-        text, stored = read_text(path), hashes.get(hash_key(path))
+        text = read_text(path) if path.is_file() else None
+        stored = hashes.get(hash_key(path))
         if text is not None and has_marker(text) and stored and not is_ours(text, stored):
             edited[path] = OnDisk(Verdict.EDITED, text)
     return edited
@@ -193,7 +209,7 @@ def _write_owned(
         written[path] = digest(block_of(page) if path == extra else page)
     removed = []
     for page_path in stale:
-        if not page_path.exists() or not is_generated(page_path):
+        if not page_path.is_file() or not is_generated(page_path):
             continue
         stored, on_disk = hashes.get(hash_key(page_path)), read_text(page_path)
         if on_disk is not None and (
@@ -204,8 +220,9 @@ def _write_owned(
     return written, removed
 
 
-async def keep_edits(rt: Runtime, edited: dict[Path, OnDisk]) -> None:
-    """Each edited page: back it up, import its text as manual memories, log the event."""
+async def keep_edits(rt: Runtime, edited: dict[Path, OnDisk], purged: Sequence[str] = ()) -> None:
+    """Each edited page: back it up, import its text (but the lines holding a `purged` text) as
+    manual memories, log the event."""
     home, now = rt.settings.home, rt.clock()
     memory_md, working_dir, _ = page_paths(home)
     extra = rt.settings.mirror.extra_memory_md
@@ -219,7 +236,8 @@ async def keep_edits(rt: Runtime, edited: dict[Path, OnDisk]) -> None:
         if path in (memory_md, extra) or path.parent == working_dir:
             try:
                 clean = await cleaner_for(rt, rt.agent(None))
-                kept = await keep_edit(rt, clean, disk.edited_text, name)
+                text = without_lines_holding(disk.edited_text, purged)
+                kept = await keep_edit(rt, clean, text, name)
                 added = len(kept.added) + kept.imported
                 follow_edit(rt, kept)
             except CortexError as error:  # kept in the backup; nothing imported
