@@ -116,7 +116,7 @@ async def test_a_purge_never_brings_its_text_back_from_a_page_the_user_edited(
     edit, every line imported, the purged one too: it came back as a live memory."""
     async with open_engine(settings, clock, {}) as engine:
         if page == "MEMORY.md":
-            secret = await engine.remember(SECRET, category=Category.IDENTITY)
+            secret = (await engine.remember(SECRET, category=Category.IDENTITY)).id
             await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
             path = settings.home / "MEMORY.md"
         else:
@@ -129,7 +129,7 @@ async def test_a_purge_never_brings_its_text_back_from_a_page_the_user_edited(
         with path.open("a", encoding="utf-8") as file:
             file.write("- Harry's new bike is red\n")  # the user's edit, not kept yet
 
-        await engine.purge([secret if isinstance(secret, str) else secret.id])
+        await engine.purge([secret])
         gone = (await engine.recall("locker code 5521")).memories
         added = (await engine.recall("bike red")).memories
 
