@@ -137,3 +137,38 @@ async def test_a_purge_never_brings_its_text_back_from_a_page_the_user_edited(
     assert [m.content for m in added] == ["Harry's new bike is red"]  # the rest of the edit kept
     assert "5521" not in path.read_text(encoding="utf-8")
     assert all("5521" not in b.read_text(encoding="utf-8") for b in backups(settings.home))
+
+
+async def test_a_purge_is_not_undone_by_a_mirror_write_between_its_erase_and_its_rewrite(
+    settings: Settings, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Retest16c: a mirror write of the debounced writer (or of another server) that ran after
+    the erase committed and before the purge rewrote the mirror took the edited MEMORY.md for
+    an edit and imported the purged line; and a memory of two lines, one line on its page, was
+    never found there to be left out."""
+    import cortex_mcp.engine.purge as purging
+
+    secret = "My safe combination is 7788.\nIt is behind the painting."
+    async with open_engine(settings, clock, {}) as engine:
+        kept = (await engine.remember(secret, category=Category.IDENTITY)).id
+        await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        await write_mirror(engine.runtime)
+        memory_md = settings.home / "MEMORY.md"
+        with memory_md.open("a", encoding="utf-8") as file:
+            file.write("- Harry's new bike is red\n")  # the user's edit, not kept yet
+        rewrite = purging.erase.rewrite_file
+
+        async def another_write_first(db: object) -> bool:
+            await write_mirror(engine.runtime)  # the writer's turn, knowing of no purge
+            return await rewrite(db)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(purging.erase, "rewrite_file", another_write_first)
+        await engine.purge([kept])
+        monkeypatch.undo()
+        gone = (await engine.recall("safe combination 7788")).memories
+        added = (await engine.recall("bike red")).memories
+
+    assert not [m for m in gone if "7788" in m.content], gone
+    assert [m.content for m in added] == ["Harry's new bike is red"]
+    assert "7788" not in memory_md.read_text(encoding="utf-8")
+    assert all("7788" not in b.read_text(encoding="utf-8") for b in backups(settings.home))

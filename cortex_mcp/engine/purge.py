@@ -188,6 +188,7 @@ async def _take_lease(rt: Runtime) -> Lease:
 
 async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
     await rt.access.flush()  # recalls of these memories still buffered are erased too
+    await keep_pending_edits(rt)
     now, done, needle = rt.clock(), erase.Erased(), targets.needle
     await erase.secure_delete(rt.db, True)
     try:
@@ -217,7 +218,7 @@ async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
         " %d logged messages",
         *(len(done.memories), len(done.rewritten), done.queue_entries, done.log_entries, said),
     )
-    copies_left = [t for t in texts if t.strip()] + ([needle] if needle else [])
+    copies_left = as_written([t for t in texts if t.strip()] + ([needle] if needle else []))
     backups, note = await erase_copies(rt, copies_left)
     return PurgeReport(
         purged=done.memories,
@@ -231,6 +232,24 @@ async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
         backups=backups,
         note=note,
     )
+
+
+async def keep_pending_edits(rt: Runtime) -> None:
+    """Before the erase, keep the edits of the mirror's pages not kept yet: the pages are then
+    cortex's own, so no mirror write after the erase (this process's, another server's) takes
+    them for edits and imports the purged line back. A mirror that cannot be written now is
+    written after the erase, with the purged lines left out of any edit it keeps."""
+    if rt.settings.mirror.enabled:
+        try:
+            await write_mirror(rt, archive=False)
+        except (OSError, CortexError) as error:
+            logger.warning("purge: the mirror's edits could not be kept first: %s", error)
+
+
+def as_written(texts: list[str]) -> list[str]:
+    """The texts, and each as the mirror's pages write it (whitespace runs as one space: a
+    memory of two lines is one line of its page)."""
+    return list(dict.fromkeys([*texts, *(" ".join(text.split()) for text in texts)]))
 
 
 async def erase_copies(rt: Runtime, texts: list[str]) -> tuple[int, str | None]:

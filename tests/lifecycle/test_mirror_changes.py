@@ -232,3 +232,30 @@ async def test_a_folder_named_like_a_page_stops_no_write(
     assert "dentist" in (working / f"{yesterday:%Y-%m-%d}.md").read_text(encoding="utf-8")
     assert today.is_dir() and old.is_dir()  # the user's folders, left as they were
     assert (today / "inside.txt").read_text(encoding="utf-8") == "my things\n"
+
+
+async def test_a_young_temp_file_beside_the_pages_may_be_another_servers_write(
+    engine: Engine,
+) -> None:
+    """Retest16c: a server listing the folder deleted another server's temp file mid-write, and
+    that write failed. Only a temp file a minute old is a crash's to remove."""
+    import os
+    import time
+
+    from cortex_mcp.store.home import TEMP_SUFFIX
+
+    await write_mirror(engine.runtime)
+    working = engine.settings.home / "memory" / "working"
+    working.mkdir(parents=True, exist_ok=True)
+    young, old = (
+        working / f".2026-11-19.md.a{TEMP_SUFFIX}",
+        working / f".2026-11-18.md.b{TEMP_SUFFIX}",
+    )
+    for temporary in (young, old):
+        temporary.write_text("half written\n", encoding="utf-8")
+    an_hour_ago = time.time() - 3600
+    os.utime(old, (an_hour_ago, an_hour_ago))
+
+    await write_mirror(engine.runtime)  # a full write: the folders are read
+
+    assert young.exists() and not old.exists()

@@ -18,6 +18,7 @@ is none) and every other byte of the file is kept as it was.
 import contextlib
 import hashlib
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -162,14 +163,17 @@ def back_up(path: Path, home: Path, now: datetime) -> Path:
     return target
 
 
-def remove_temporaries(folders: list[Path], suffix: str) -> int:
-    """Delete temp files a crash left in these folders (`.<name>.*<suffix>`); how many."""
-    removed = 0
+def remove_temporaries(folders: list[Path], suffix: str, older_than_s: float = 0.0) -> int:
+    """Delete temp files a crash left in these folders (`.<name>.*<suffix>`) last written more
+    than `older_than_s` ago (a younger one may be another server's write under way); how
+    many."""
+    removed, now = 0, time.time()
     for folder in folders:
         for leftover in folder.glob(f".*{suffix}") if folder.is_dir() else []:
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(leftover)
-                removed += 1
+                if now - leftover.stat().st_mtime >= older_than_s:
+                    os.unlink(leftover)
+                    removed += 1
     return removed
 
 

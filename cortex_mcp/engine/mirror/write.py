@@ -143,12 +143,16 @@ async def _pages_now(
     return marks, read.version, pages, partial(_not_current, generated, current)
 
 
+TEMPORARY_AGE_S = 60.0
+"""A temp file this old beside the pages is a crash's, not another server's write under way."""
+
+
 def _not_current(generated_dirs: list[Path], current: set[Path]) -> list[Path]:
     """The dated pages (files named as the mirror names them) in the generated folders that
-    are not `current`; crashed temporaries there removed."""
+    are not `current`; crashed temporaries there (older than TEMPORARY_AGE_S) removed."""
     found = []
     for directory in generated_dirs:
-        remove_temporaries([directory], TEMP_SUFFIX)
+        remove_temporaries([directory], TEMP_SUFFIX, older_than_s=TEMPORARY_AGE_S)
         days = directory.name == "working"  # the archive's pages are months
         for page in directory.glob("*.md"):
             if page not in current and dated_name(page.name, days) and page.is_file():
