@@ -11,6 +11,8 @@ from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
 from cortex_mcp.engine.mirror.write import catch_up, write_mirror
 from cortex_mcp.models import Category, Layer
+from cortex_mcp.store import purge as erasing
+from cortex_mcp.store.db import Database
 from tests.conftest import FrozenClock
 from tests.lifecycle.conftest import memory, plant, quiet_settings
 
@@ -146,8 +148,6 @@ async def test_a_purge_is_not_undone_by_a_mirror_write_between_its_erase_and_its
     the erase committed and before the purge rewrote the mirror took the edited MEMORY.md for
     an edit and imported the purged line; and a memory of two lines, one line on its page, was
     never found there to be left out."""
-    import cortex_mcp.engine.purge as purging
-
     secret = "My safe combination is 7788.\nIt is behind the painting."
     async with open_engine(settings, clock, {}) as engine:
         kept = (await engine.remember(secret, category=Category.IDENTITY)).id
@@ -156,13 +156,13 @@ async def test_a_purge_is_not_undone_by_a_mirror_write_between_its_erase_and_its
         memory_md = settings.home / "MEMORY.md"
         with memory_md.open("a", encoding="utf-8") as file:
             file.write("- Harry's new bike is red\n")  # the user's edit, not kept yet
-        rewrite = purging.erase.rewrite_file
+        rewrite = erasing.rewrite_file
 
-        async def another_write_first(db: object) -> bool:
+        async def another_write_first(db: Database) -> bool:
             await write_mirror(engine.runtime)  # the writer's turn, knowing of no purge
-            return await rewrite(db)  # type: ignore[arg-type]
+            return await rewrite(db)
 
-        monkeypatch.setattr(purging.erase, "rewrite_file", another_write_first)
+        monkeypatch.setattr(erasing, "rewrite_file", another_write_first)
         await engine.purge([kept])
         monkeypatch.undo()
         gone = (await engine.recall("safe combination 7788")).memories
