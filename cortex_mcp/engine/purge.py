@@ -5,9 +5,11 @@ cached embeddings, full-text rows and log snapshots (leaving a tombstone), scrub
 other rows, erases the conversation log's messages it came from (or a logged exchange named by
 its id, or every message holding the text asked for, matched ignoring case like every other
 table), zeroes freed pages and truncates the WAL, then rewrites the Markdown mirror and scrubs
-the text from the backups of edited pages. The erase is done once the database is: a mirror that
-cannot be rewritten then (a full disk) has the pages holding the text removed, and the report
-says so in `note`; they are written again at the next start.
+the text from the backups of edited pages. Edits of the mirror's pages not kept yet are kept
+before the erase, so no mirror write after it takes a page holding the text for an edit. The
+erase is done once the database is: a mirror that cannot be rewritten then (a full disk) has
+the pages holding the text removed, and the report says so in `note`; they are written again
+at the next start.
 
 A profile that merely mentions the text is rewritten (the text cut out), never erased: it holds
 the user's own words beside what was synthesized.
