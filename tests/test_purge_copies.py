@@ -172,3 +172,70 @@ async def test_a_purge_is_not_undone_by_a_mirror_write_between_its_erase_and_its
     assert [m.content for m in added] == ["Harry's new bike is red"]
     assert "7788" not in memory_md.read_text(encoding="utf-8")
     assert all("7788" not in b.read_text(encoding="utf-8") for b in backups(settings.home))
+
+
+async def test_a_short_secret_in_a_hand_added_line_is_not_kept_before_the_erase(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    """Retest16d E2: the edits kept before the erase took a hand line holding the purged text
+    (shorter than a scrub of other memories reaches) for a new memory, and it stayed live."""
+    async with open_engine(settings, clock, {}) as engine:
+        secret = (await engine.remember("Door PIN 4321", category=Category.IDENTITY)).id
+        await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        await write_mirror(engine.runtime)
+        with (settings.home / "MEMORY.md").open("a", encoding="utf-8") as file:
+            file.write("- Door PIN 4321 also opens the garage\n- Harry's new bike is red\n")
+
+        await engine.purge([secret])
+        left = [m.content for m in (await engine.recall("door pin garage")).memories]
+        added = [m.content for m in (await engine.recall("bike red")).memories]
+
+    assert not [text for text in left if "4321" in text], left
+    assert added == ["Harry's new bike is red"]
+    assert all("4321" not in b.read_text(encoding="utf-8") for b in backups(settings.home))
+
+
+async def test_a_purge_with_the_mirror_off_removes_the_pages_it_wrote_before(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    """Retest16d E3: MEMORY.md, written while the mirror was on, kept the purged text after a
+    purge with the mirror off, and said nothing."""
+    async with open_engine(settings, clock, {}) as engine:
+        secret = (await engine.remember(SECRET, category=Category.IDENTITY)).id
+        await write_mirror(engine.runtime)
+    off = settings.model_copy(
+        update={"mirror": settings.mirror.model_copy(update={"enabled": False})}
+    )
+    async with open_engine(off, clock, {}) as engine:
+        result = await engine.purge([secret])
+
+    assert not (settings.home / "MEMORY.md").exists()
+    assert result.note is not None and "mirror is off: 1 page(s)" in result.note, result.note
+
+
+async def test_a_purge_whose_copies_cannot_be_touched_still_answers(
+    settings: Settings, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Retest16d E4: with the folders read-only the erase was done but the tool answered only
+    "Error executing tool", and the backups were never scrubbed."""
+    import cortex_mcp.engine.purge as purging
+
+    def read_only(*_: object, **__: object) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    async def cannot_write(*_: object, **__: object) -> list[str]:
+        raise PermissionError(13, "Permission denied")
+
+    async with open_engine(settings, clock, {}) as engine:
+        secret = (await engine.remember(SECRET, category=Category.IDENTITY)).id
+        await write_mirror(engine.runtime)
+        monkeypatch.setattr(purging, "write_mirror", cannot_write)
+        monkeypatch.setattr(purging, "drop_pages_holding", read_only)
+        monkeypatch.setattr(purging, "scrub_backups", read_only)
+        result = await engine.purge([secret])
+        monkeypatch.undo()
+        left = (await engine.recall("locker code 5521")).memories
+
+    assert result.deleted and left == []
+    assert result.note is not None and "could not be removed (Permission denied)" in result.note
+    assert "backups of edited pages could not be rewritten" in result.note

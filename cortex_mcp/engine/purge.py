@@ -190,7 +190,10 @@ async def _take_lease(rt: Runtime) -> Lease:
 
 async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
     await rt.access.flush()  # recalls of these memories still buffered are erased too
-    await keep_pending_edits(rt)
+    async with rt.db.read() as conn:
+        targeted = await rows.memories_by_id(conn, targets.memory_ids)
+    erasing = [m.content for m in targeted.values()] + ([targets.needle] if targets.needle else [])
+    await keep_pending_edits(rt, as_written([t for t in erasing if t.strip()]))
     now, done, needle = rt.clock(), erase.Erased(), targets.needle
     await erase.secure_delete(rt.db, True)
     try:
@@ -236,14 +239,15 @@ async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
     )
 
 
-async def keep_pending_edits(rt: Runtime) -> None:
-    """Before the erase, keep the edits of the mirror's pages not kept yet: the pages are then
-    cortex's own, so no mirror write after the erase (this process's, another server's) takes
-    them for edits and imports the purged line back. A mirror that cannot be written now is
-    written after the erase, with the purged lines left out of any edit it keeps."""
+async def keep_pending_edits(rt: Runtime, texts: list[str]) -> None:
+    """Before the erase, keep the edits of the mirror's pages not kept yet, but their lines
+    holding one of `texts` (what the purge erases): the pages are then cortex's own, so no
+    mirror write after the erase (this process's, another server's) takes them for edits and
+    imports the purged line back. A mirror that cannot be written now is written after the
+    erase, with the purged lines left out of any edit it keeps."""
     if rt.settings.mirror.enabled:
         try:
-            await write_mirror(rt, archive=False)
+            await write_mirror(rt, archive=False, purged=texts)
         except (OSError, CortexError) as error:
             logger.warning("purge: the mirror's edits could not be kept first: %s", error)
 
@@ -256,19 +260,36 @@ def as_written(texts: list[str]) -> list[str]:
 
 async def erase_copies(rt: Runtime, texts: list[str]) -> tuple[int, str | None]:
     """The copies cortex made outside the database: the mirror is rewritten (when it cannot
-    be, its pages holding the text are removed) and the text is cut out of the backups of
-    edited pages. (backups rewritten, a note when the mirror could not be rewritten)"""
-    home, note = rt.settings.home, None
+    be, or it is off now but wrote pages before, its pages holding the text are removed) and
+    the text is cut out of the backups of edited pages. (backups rewritten, a note of what
+    could not be done: the erase itself is done)"""
+    home, notes = rt.settings.home, []
+    cause = None
     if rt.settings.mirror.enabled:
         try:
             await write_mirror(rt, purged=texts)
         except (OSError, CortexError) as error:
             cause = str(error).splitlines()[0] if str(error) else type(error).__name__
+            cause = f"the Markdown mirror could not be rewritten ({cause})"
+    if cause is not None or not rt.settings.mirror.enabled:
+        try:
             dropped = await anyio.to_thread.run_sync(drop_pages_holding, home, texts)
-            note = (
-                f"erased; the Markdown mirror could not be rewritten ({cause}): "
-                f"{dropped} page(s) holding the text removed, rewritten at the next start"
+            if cause is not None or dropped:
+                notes.append(
+                    f"{cause or 'the Markdown mirror is off'}: {dropped} page(s)"
+                    " holding the text removed"
+                )
+        except OSError as error:
+            notes.append(
+                f"{cause or 'the Markdown mirror is off'}; pages holding the text could"
+                f" not be removed ({error.strerror or type(error).__name__})"
             )
-            logger.warning("purge: %s", note)
-    backups = await anyio.to_thread.run_sync(scrub_backups, home, texts)
+    try:
+        backups = await anyio.to_thread.run_sync(scrub_backups, home, texts)
+    except OSError as error:
+        backups = 0
+        notes.append(f"the backups of edited pages could not be rewritten ({error.strerror})")
+    note = f"erased; {'; '.join(notes)}" if notes else None
+    if note:
+        logger.warning("purge: %s", note)
     return backups, note
