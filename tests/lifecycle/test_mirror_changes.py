@@ -2,7 +2,7 @@
 not read again nor written, a rewrite with nothing new touches no page, and a day left empty
 loses its page."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,15 +22,21 @@ def stamps(folder: Path) -> dict[str, tuple[int, int]]:
     return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in sorted(folder.glob("*.md"))}
 
 
-async def test_a_working_day_that_did_not_change_is_not_rewritten(
-    engine: Engine, clock: FrozenClock
-) -> None:
+async def two_days(engine: Engine, clock: FrozenClock) -> tuple[datetime, datetime, list[str]]:
+    """Monday and Tuesday, a working memory filed on each: (monday, tuesday, their ids)."""
     monday, tuesday = clock.now - timedelta(days=2), clock.now - timedelta(days=1)
-    await plant(
+    ids = await plant(
         engine,
         memory("Booked the dentist for Friday", layer=Layer.WORKING, created=monday),
         memory("Draft the quarterly report", layer=Layer.WORKING, created=tuesday),
     )
+    return monday, tuesday, ids
+
+
+async def test_a_working_day_that_did_not_change_is_not_rewritten(
+    engine: Engine, clock: FrozenClock
+) -> None:
+    monday, tuesday, _ = await two_days(engine, clock)
     await write_mirror(engine.runtime, archive=False, changed_only=True)
     working = engine.settings.home / "memory" / "working"
     first = stamps(working)
@@ -66,12 +72,7 @@ async def test_a_rewrite_with_nothing_new_touches_no_page(
 async def test_a_day_whose_last_memory_left_loses_its_page_and_the_others_stay(
     engine: Engine, clock: FrozenClock
 ) -> None:
-    monday, tuesday = clock.now - timedelta(days=2), clock.now - timedelta(days=1)
-    [kept, gone] = await plant(
-        engine,
-        memory("Booked the dentist for Friday", layer=Layer.WORKING, created=monday),
-        memory("Draft the quarterly report", layer=Layer.WORKING, created=tuesday),
-    )
+    monday, _, [kept, gone] = await two_days(engine, clock)
     await write_mirror(engine.runtime, archive=False, changed_only=True)
     await engine.forget(gone)
 
@@ -87,12 +88,7 @@ async def test_a_day_that_emptied_after_its_page_was_deleted_by_hand_is_no_error
 ) -> None:
     """After a write only the days that emptied are looked at, not the folder: a page the user
     removed, or replaced with a file of their own, is left as it is."""
-    monday, tuesday = clock.now - timedelta(days=2), clock.now - timedelta(days=1)
-    [first, second] = await plant(
-        engine,
-        memory("Booked the dentist for Friday", layer=Layer.WORKING, created=monday),
-        memory("Draft the quarterly report", layer=Layer.WORKING, created=tuesday),
-    )
+    monday, tuesday, [first, second] = await two_days(engine, clock)
     await write_mirror(engine.runtime, archive=False, changed_only=True)
     working = engine.settings.home / "memory" / "working"
     (working / f"{monday:%Y-%m-%d}.md").unlink()
