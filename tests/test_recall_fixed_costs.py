@@ -212,13 +212,12 @@ async def test_candidates_are_exact_whether_or_not_the_pool_was_full(
             many = await fts.text_candidates(conn, match, "default", layers, None, limit=100)
             if conn.dialect == "sqlite":  # the exact query, straight
                 exact = await conn.fetch_all(
-                    fts._CANDIDATES.format(columns=fts.SLIM, version="1"),
+                    fts._CANDIDATES.format(columns=fts.SLIM, version="1", limit=100),
                     {
                         "match": match,
                         "agent_id": "default",
                         "layers": json.dumps([layer.value for layer in layers]),
                         "categories": None,
-                        "limit": 100,
                         "context_weight": 1.0,
                         "shared": True,
                     },

@@ -26,22 +26,24 @@ _CANDIDATES = (
     " and m.deleted_at is null and m.superseded_by is null"
     " and m.layer in (select value from json_each(:layers))"
     " and (:categories is null or m.category in (select value from json_each(:categories)))"
-    " order by bm25 limit :limit"
+    " order by bm25 limit {limit}"
 )
 _TOP_FIRST = (
     "with t as materialized (select rowid, bm25(memories_fts, 1.0, :context_weight) as bm25"
-    " from memories_fts where memories_fts match :match order by bm25 limit :pool)"
+    " from memories_fts where memories_fts match :match order by bm25 limit {pool})"
     " select t.bm25, {columns}, (select count(*) from t) as pooled, {version}"
     " from t cross join memories m on m.seq = t.rowid"
     " where (m.agent_id = :agent_id or (m.agent_id is null and :shared))"
     " and m.deleted_at is null and m.superseded_by is null"
     " and m.layer in (select value from json_each(:layers))"
     " and (:categories is null or m.category in (select value from json_each(:categories)))"
-    " order by t.bm25 limit :limit"
+    " order by t.bm25 limit {limit}"
 )
 """The best `pool` matches first, then the filters on those only: joining every match to its
 memory before ranking cost 1.5-2× the full-text search itself at 100,000 memories. Each row
-says how many matches the pool held (`pooled`)."""
+says how many matches the pool held (`pooled`). The limits are written into the statement, not
+bound: SQLite then keeps a sorter of that many rows, and the statement took 0.52 ms instead of
+0.68 at 1,000 memories, 6.3 instead of 6.6 at 100,000 (s17)."""
 POOL_FACTOR, POOL_EXTRA = 3, 50
 """The pool ranked first: enough that the filters (other agents, superseded, other layers)
 leave `limit`; when they do not and the pool was full (more matches may lie beyond it), the
@@ -98,11 +100,11 @@ async def text_rows(
     if conn.dialect == "postgresql":  # the same bm25, over term tables (store/terms.py)
         params["terms"] = match_terms(params.pop("match"))
         return await fetch_all(conn, _CANDIDATES_PG.format(columns=columns), params)
-    params["pool"] = limit * POOL_FACTOR + POOL_EXTRA
-    rows = await fetch_all(conn, _TOP_FIRST.format(columns=columns, version=VERSION_COLUMN), params)
-    if len(rows) < limit and not _held_every_match(rows, params["pool"]):
-        exact = _CANDIDATES.format(columns=columns, version=VERSION_COLUMN)
-        rows = await fetch_all(conn, exact, params)  # the filters left too few of the pool
+    pool = limit * POOL_FACTOR + POOL_EXTRA
+    shape = {"columns": columns, "version": VERSION_COLUMN, "limit": int(limit), "pool": pool}
+    rows = await fetch_all(conn, _TOP_FIRST.format(**shape), params)
+    if len(rows) < limit and not _held_every_match(rows, pool):
+        rows = await fetch_all(conn, _CANDIDATES.format(**shape), params)  # too few of the pool
     return rows
 
 
