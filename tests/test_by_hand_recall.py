@@ -11,7 +11,7 @@ from mcp import Client
 
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.host import EngineHost
-from cortex_mcp.engine.language.patterns import ends_asking
+from cortex_mcp.engine.language.patterns import _ENDS_ASKING, ends_asking
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, recall, remember
 from tests.engine.test_paraphrases import needs_vectors, passes
@@ -117,6 +117,28 @@ async def test_an_answer_ranks_above_the_question_it_answers(
 )
 def test_a_text_ending_on_a_question_is_told_apart(text: str, asks: bool) -> None:
     assert ends_asking(text) is asks
+
+
+def test_the_quick_check_before_the_pattern_changes_no_answer() -> None:
+    """`ends_asking` looks at the last signs before it scans the text: on every ending the
+    pattern knows, with spaces, full stops and line breaks around it, it answers as the
+    pattern alone does."""
+    bodies = ["", "I moved", "你去过北京", "東京に行きました", "What?! No", "x?"]
+    endings = ["", "?", "？", "吗", "嗎", "か", "ですか", "ませんか", "です", "。", ".", "?.", "!"]
+    spaces = ["", " ", "  \n", "\u3000", "\t "]
+    texts = [
+        body + inner + ending + between + stop + after
+        for body in bodies
+        for inner in spaces[:2]
+        for ending in endings
+        for between in spaces
+        for stop in ["", "。", ".", "..", "?"]
+        for after in spaces
+    ]
+    answers = {text: bool(_ENDS_ASKING.search(text)) for text in texts}
+
+    assert {text: ends_asking(text) for text in texts} == answers
+    assert 0 < sum(answers.values()) < len(texts)  # both answers are among them
 
 
 async def test_an_actually_after_a_yes_corrects_nothing(client: Client, settings: Settings) -> None:

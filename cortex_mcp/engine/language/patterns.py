@@ -271,9 +271,21 @@ _ENDS_ASKING = re.compile(
 )
 
 
+_LAST_OF_ASKING = frozenset("?？吗嗎か")
+_FULL_STOPS = frozenset("。.")
+
+
 def ends_asking(text: str) -> bool:
     """True when a text ends on a question ("Cool! What did it look like?", "…你去过吗？"): it
     asks for a fact more than it states one."""
+    # the pattern can only match where the last sign (before a full stop, if any) asks; this
+    # check spares the scan of the whole text for nearly every memory (0.2 ms a recall at
+    # 100,000 memories, where few candidates were seen before)
+    tail = text.rstrip()
+    if tail and tail[-1] in _FULL_STOPS:
+        tail = tail[:-1].rstrip()
+    if not tail or tail[-1] not in _LAST_OF_ASKING:
+        return False
     return bool(_ENDS_ASKING.search(text))
 
 
