@@ -106,12 +106,14 @@ class LocalEmbedder:
         self._e5 = None
 
 
-PIECE_TOKENS = 768
+PIECE_TOKENS = 256
 """The most tokens one pass of the model takes. A pass holds ~19 KB of activations a token (a
 back-fill batch of 64 corpus texts, ~1,600 tokens: 30 MB, and two batches run at once), while
 the model's throughput is the same for 8 texts as for 128 (bench/backfill.py `--model`): a
-longer batch is embedded a piece at a time. At 768 tokens each activation buffer is over
-engine/heap.py's 1 MiB, so glibc maps it on its own and hands it back when the pass ends."""
+longer batch is embedded a piece at a time. 640 corpus texts by two threads, in-process
+(s17): peak RSS 111.5 MiB in pieces of 768 tokens, 97.5 of 384, 92.7 of 256, at 19.0-19.3
+texts per CPU second each. The smaller buffers come from the arenas, whose freed pages
+engine/heap.py's release hands back."""
 
 
 def in_pieces(e5: Any, embed: Callable[[list[str]], Any], texts: list[str]) -> list[list[float]]:
