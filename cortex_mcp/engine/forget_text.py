@@ -19,7 +19,7 @@ from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.store import conversation as log
 from cortex_mcp.store import memories as rows
-from cortex_mcp.store import purge as erase
+from cortex_mcp.store import purge_text as finding
 
 SHOWN = 20
 """Matching memories listed in a preview."""
@@ -46,9 +46,9 @@ class ForgetMatching(BaseModel):
 async def _found(rt: Runtime, text: str, agent: str, erasing: bool) -> tuple[list[str], list[int]]:
     """The agent's memories and messages a forget (or purge) by `text` would take."""
     async with rt.db.read() as conn:
-        ids, _ = await erase.matching_memories(conn, text, agent)
+        ids, _ = await finding.matching_memories(conn, text, agent)
         found = await rows.memories_by_id(conn, ids)
-        seqs = await erase.matching_messages(conn, text, agent)
+        seqs = await finding.matching_messages(conn, text, agent)
         if not erasing:  # a forget leaves what is already forgotten (or hidden) as it is
             ids = [i for i in ids if i in found and found[i].deleted_at is None]
             seqs = await log.visible_of(conn, seqs)

@@ -33,6 +33,7 @@ from cortex_mcp.store import conversation as log
 from cortex_mcp.store import exchanges
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store import purge as erase
+from cortex_mcp.store import purge_text as finding
 from cortex_mcp.store.db import Connection
 
 logger = logging.getLogger(__name__)
@@ -103,8 +104,9 @@ async def purge(rt: Runtime, ids: list[str], agent_id: str | None) -> PurgeRepor
 
 
 async def purge_matching(rt: Runtime, text: str, agent: str | None = None) -> PurgeReport:
-    """Erase every memory (any agent, or `agent`'s) whose text contains `text` ignoring case,
-    every logged message holding it, and `text` wherever else it is stored."""
+    """Erase every memory (any agent, or `agent`'s) whose text contains `text` ignoring case
+    and spacing, every logged message holding it, and `text` (in every form found) wherever
+    else it is stored."""
     _check_needle(text)
     async with rt.db.read() as conn:
         ids = await _erasable(conn, text, agent)
@@ -113,7 +115,7 @@ async def purge_matching(rt: Runtime, text: str, agent: str | None = None) -> Pu
 
 async def _erasable(conn: Connection, text: str, agent: str | None) -> list[str]:
     """The memories holding `text` that a purge erases: all but profiles (rewritten)."""
-    ids, _ = await erase.matching_memories(conn, text, agent)
+    ids, _ = await finding.matching_memories(conn, text, agent)
     found = await rows.memories_by_id(conn, ids)
     return [i for i in ids if i in found and found[i].category != Category.PROFILE]
 
@@ -123,10 +125,10 @@ async def preview_matching(rt: Runtime, text: str, agent: str | None = None) -> 
     _check_needle(text)
     async with rt.db.read() as conn:
         ids = await _erasable(conn, text, agent)
-        every, mentioning = await erase.matching_memories(conn, text, agent)
+        every, mentioning = await finding.matching_memories(conn, text, agent)
         found = await rows.memories_by_id(conn, ids)
-        places = await erase.places_with(conn, text)
-        said = await erase.matching_messages(conn, text, agent)
+        places = await finding.places_with(conn, await needle_forms(conn, text, agent))
+        said = await finding.matching_messages(conn, text, agent)
     mentioning += [i for i in every if i not in ids]
     listed = [
         {
@@ -139,6 +141,14 @@ async def preview_matching(rt: Runtime, text: str, agent: str | None = None) -> 
         for m in found.values()
     ]
     return PurgePreview(memories=listed, rewritten=mentioning, messages=len(said), **places)
+
+
+async def needle_forms(conn: Connection, needle: str | None, agent: str | None) -> list[str]:
+    """The needle of a purge by text and each form the store holds it in (its spacing and
+    case there: a newline where the page shows a space); none without a needle."""
+    if needle is None:
+        return []
+    return list(dict.fromkeys([needle, *await finding.stored_forms(conn, needle, agent)]))
 
 
 def _check_needle(text: str) -> None:
@@ -159,7 +169,7 @@ async def _erase(rt: Runtime, targets: Targets) -> PurgeReport:
 async def erase_conversation(conn: Connection, memory_ids: list[str], targets: Targets) -> int:
     """The conversation log's part of a purge: the exchanges these memories came from, the
     messages they were extracted from, the exchanges named, and every message holding the
-    needle (ignoring case); how many messages went."""
+    needle (ignoring case and spacing); how many messages went."""
     erased = 0
     exchanges_named = list(targets.exchanges)
     for memory in (await rows.memories_by_id(conn, memory_ids)).values():
@@ -170,7 +180,7 @@ async def erase_conversation(conn: Connection, memory_ids: list[str], targets: T
         erased += await log.erase_exchange(conn, exchange)
     erased += await log.erase_said(conn, memory_ids, "")
     if targets.needle:
-        seqs = await erase.matching_messages(conn, targets.needle, targets.agent)
+        seqs = await finding.matching_messages(conn, targets.needle, targets.agent)
         erased += await log.erase_messages(conn, seqs)
     return erased
 
@@ -192,12 +202,14 @@ async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
     await rt.access.flush()  # recalls of these memories still buffered are erased too
     async with rt.db.read() as conn:
         targeted = await rows.memories_by_id(conn, targets.memory_ids)
-    erasing = [m.content for m in targeted.values()] + ([targets.needle] if targets.needle else [])
+        needles = await needle_forms(conn, targets.needle, targets.agent)
+    erasing = [m.content for m in targeted.values()] + needles
     await keep_pending_edits(rt, as_written([t for t in erasing if t.strip()]))
-    now, done, needle = rt.clock(), erase.Erased(), targets.needle
+    now, done = rt.clock(), erase.Erased()
     await erase.secure_delete(rt.db, True)
     try:
         async with rt.db.write() as conn:
+            needles += await needle_forms(conn, targets.needle, targets.agent)
             siblings = await exchanges.siblings(conn, targets.memory_ids)
             copies = [m.id for m in siblings if exchanges.is_copy(m)]
             context_holders = [m for m in siblings if "context" in m.metadata]
@@ -208,8 +220,8 @@ async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
                     metadata = {k: v for k, v in holder.metadata.items() if k != "context"}
                     await exchanges.set_metadata(conn, holder.id, metadata)
             texts = await erase.erase_memories(conn, ids, now, done)
-            scrubbed = [t for t in texts if len(t) >= SCRUB_MIN_CHARS] + [needle or ""]
-            for text in scrubbed:
+            scrubbed = [t for t in texts if len(t) >= SCRUB_MIN_CHARS] + needles
+            for text in dict.fromkeys(scrubbed):
                 if text.strip():
                     await erase.scrub_text(conn, text, done, targets.agent)
             await erase.tombstone(conn, ids, now)
@@ -223,7 +235,7 @@ async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
         " %d logged messages",
         *(len(done.memories), len(done.rewritten), done.queue_entries, done.log_entries, said),
     )
-    copies_left = as_written([t for t in texts if t.strip()] + ([needle] if needle else []))
+    copies_left = as_written([t for t in texts if t.strip()] + needles)
     backups, note = await erase_copies(rt, copies_left)
     return PurgeReport(
         purged=done.memories,

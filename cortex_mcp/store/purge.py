@@ -17,6 +17,7 @@ from cortex_mcp.store.dates import erase_dates, reindex_dates
 from cortex_mcp.store.db import Connection, Database, Sql, fetch_all, fetch_one
 from cortex_mcp.store.memories import index_memory, unindex_memories
 from cortex_mcp.store.meta import get_meta, set_meta
+from cortex_mcp.store.purge_text import json_lower
 from cortex_mcp.store.scratchpad import scrub_scratchpads
 from cortex_mcp.store.vectors import delete_vectors
 
@@ -57,54 +58,6 @@ LISTED = {  # the elements of a JSON list parameter, as a subquery
 
 def _ids(values: list[str]) -> str:
     return json.dumps(values)
-
-
-async def matching_memories(
-    conn: Connection, text: str, agent_id: str | None = None
-) -> tuple[list[str], list[str]]:
-    """Ids of memories (any agent, or only `agent_id`'s; any state) whose content contains
-    `text`, ignoring case, and of those whose metadata only (a context, a snapshot) does."""
-    rows = await fetch_all(
-        conn,
-        "select id, instr(lower(content), lower(:t)) > 0 from memories"
-        " where (instr(lower(content), lower(:t)) > 0 or instr(lower(metadata), :j) > 0)"
-        " and (cast(:agent_id as text) is null or agent_id = :agent_id) order by seq",
-        {"t": text, "j": _json_lower(text), "agent_id": agent_id},
-    )
-    return [row[0] for row in rows if row[1]], [row[0] for row in rows if not row[1]]
-
-
-async def matching_messages(conn: Connection, text: str, agent_id: str | None = None) -> list[int]:
-    """Sequence numbers of the logged messages (any agent, or only `agent_id`'s; hidden ones
-    too) whose text contains `text`, ignoring case, as every other table is matched."""
-    rows = await fetch_all(
-        conn,
-        "select seq from conversation_log where instr(lower(content), lower(:t)) > 0"
-        " and (cast(:agent_id as text) is null or agent_id = :agent_id) order by seq",
-        {"t": text, "agent_id": agent_id},
-    )
-    return [int(row[0]) for row in rows]
-
-
-async def places_with(conn: Connection, text: str) -> dict[str, int]:
-    """How many queue entries, log entries and recall queries contain `text` (a preview)."""
-    counts = {}
-    for name, sql in (
-        (
-            "queue_entries",
-            "select count(*) from extraction_queue where instr(lower(payload), ?) > 0",
-        ),
-        ("log_entries", "select count(*) from lifecycle_log where instr(lower(details), ?) > 0"),
-        ("access_entries", "select count(*) from access_log where instr(lower(query), ?) > 0"),
-    ):
-        needle = text.lower() if name == "access_entries" else _json_lower(text)
-        row = await fetch_one(conn, sql, (needle,))
-        counts[name] = int(row[0]) if row else 0
-    return counts
-
-
-def _json_lower(text: str) -> str:
-    return json.dumps(text.lower(), ensure_ascii=False)[1:-1]
 
 
 async def erase_memories(
@@ -218,7 +171,7 @@ async def scrub_text(
     metadata (rewritten with a marker, re-indexed, their vector dropped), queue entries, log
     details, recall queries and relations (removed or tombstoned). With `agent_id`, only that
     agent's memories, queue entries and relations are touched (an agent's own purge)."""
-    lowered, in_json = text.lower(), _json_lower(text)
+    lowered, in_json = text.lower(), json_lower(text)
     mine = {"agent_id": agent_id}
     rows = await fetch_all(
         conn,
