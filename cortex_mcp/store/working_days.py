@@ -125,6 +125,14 @@ async def day_marks(db: Database, agent_id: str) -> DayMarks:
         return DayMarks(dict(kept.marks), version)
 
 
+async def store_version(conn: Connection) -> int | None:
+    """SQLite's `data_version` on this connection: it moves when another process commits.
+    None on PostgreSQL, which has no such version."""
+    if conn.dialect != "sqlite":
+        return None
+    return await _data_version(conn)
+
+
 async def _data_version(conn: Connection) -> int:
     """SQLite's `data_version`: it moves when another connection commits."""
     row = await fetch_one(conn, "select data_version from pragma_data_version()")

@@ -5,11 +5,13 @@ Each file is written to a temporary
 file beside it, flushed to disk and renamed over the old one, so a crash leaves the previous
 version whole. Dated pages this generator wrote that no longer have memories are removed; the
 user's own files never are. What cortex may write over, and what happens to a user's edit, is
-decided in `ownership`.
+decided in `ownership`. On SQLite a write passes again when another process (a second server,
+maybe purging) committed while it rendered and wrote, so no page it wrote outlives that commit.
 """
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import date
 from functools import partial
 from pathlib import Path
@@ -40,10 +42,11 @@ from cortex_mcp.engine.privacy import cleaner_for
 from cortex_mcp.engine.render.pages import is_generated
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import CortexError
+from cortex_mcp.store.db import Connection
 from cortex_mcp.store.home import TEMP_SUFFIX, write_atomic
 from cortex_mcp.store.logs import log_action
 from cortex_mcp.store.meta import delete_meta, get_meta, meta_with_prefix, set_meta
-from cortex_mcp.store.working_days import day_marks
+from cortex_mcp.store.working_days import day_marks, store_version
 
 logger = logging.getLogger(__name__)
 
@@ -83,16 +86,57 @@ async def write_mirror(
         return await _write_mirror(rt, archive, changed_only, purged)
 
 
+PASSES = 3
+"""Passes one mirror write makes at most while other processes commit under it."""
+
+
+@dataclass(frozen=True)
+class _Pass:
+    """What one pass of a mirror write did: the pages, the digest of each page it wrote, and
+    whether another process committed since it read the store (SQLite's `data_version`)."""
+
+    pages: list[str]
+    wrote: dict[Path, str]
+    outdated: bool = False
+
+
 async def _write_mirror(
     rt: Runtime, archive: bool, changed_only: bool = False, purged: Sequence[str] = ()
 ) -> list[str]:
+    """Pass until a pass saw no other process commit from its read of the store to after its
+    write: such a commit may be another server's purge, erasing text the pass rendered, whose
+    own rewrite of the page the pass then wrote over (retest16d E1). A later pass renders again
+    what the outdated one wrote; after PASSES the mirror is marked dirty, so the writer passes
+    again soon. A commit after the check comes after the write, so the other server's rewrite
+    lands last. PostgreSQL has no `data_version`: one pass, as before."""
+    wrote: dict[Path, str] = {}
+    for _ in range(PASSES):
+        done = await _write_pass(rt, archive, changed_only, purged, wrote)
+        if not done.outdated:
+            return done.pages
+        wrote |= done.wrote
+    logger.info("the store kept changing under the mirror write: another pass follows")
+    rt.mirror.mark_dirty()
+    return done.pages
+
+
+async def _write_pass(
+    rt: Runtime,
+    archive: bool,
+    changed_only: bool,
+    purged: Sequence[str],
+    wrote: dict[Path, str],
+) -> _Pass:
+    """One pass: render, keep edits, write the pages cortex owns. `wrote`: what earlier passes
+    of this write wrote, still cortex's own (another server may have set the page's digest
+    since). Outdated before writing: nothing is written."""
     home = rt.settings.home
     _, working_dir, archive_dir = page_paths(home)
     generated = [working_dir, archive_dir] if archive else [working_dir]
     written = rt.mirror.written_days if changed_only else {}
     marks, version, pages, leftovers = await _pages_now(rt, archive, written, generated)
     async with rt.db.read() as conn:
-        hashes = await meta_with_prefix(conn, HASH_PREFIX)
+        hashes = _with_own(await meta_with_prefix(conn, HASH_PREFIX), wrote)
     judged = await anyio.to_thread.run_sync(_judge, rt, pages, hashes)
     stale = await anyio.to_thread.run_sync(leftovers)
     gone_edited = await anyio.to_thread.run_sync(_edited, stale, hashes)
@@ -105,8 +149,10 @@ async def _write_mirror(
     own = {p: t for p, t in pages.items() if p in judged and judged[p].verdict is not Verdict.USERS}
     for path in set(pages) - set(own):
         logger.warning("%s is the user's own file: not written over", shown(path, home))
-    extra = rt.settings.mirror.extra_memory_md
+    extra, names = rt.settings.mirror.extra_memory_md, sorted(shown(path, home) for path in own)
     async with rt.db.write() as conn:  # a write cut short leaves the page still ours
+        if await _moved(conn, version):
+            return _Pass(names, {}, outdated=True)
         for path, page in own.items():
             upcoming = digest(block_of(page) if path == extra else page)
             on_disk = judged[path].ours_on_disk  # still ours if this write never lands
@@ -118,8 +164,27 @@ async def _write_mirror(
         for path, value in done.items():
             await set_meta(conn, hash_key(path), value)
         await delete_meta(conn, [hash_key(path) for path in removed])
-    rt.mirror.written_days, rt.mirror.version = marks, version
-    return sorted(shown(path, home) for path in own)
+        outdated = await _moved(conn, version)
+    again = set(done) if outdated else set()  # what it wrote may be outdated: render again
+    rt.mirror.written_days = {
+        d: m for d, m in marks.items() if working_dir / f"{d}.md" not in again
+    }
+    rt.mirror.version = version
+    return _Pass(names, done, outdated)
+
+
+def _with_own(hashes: dict[str, str], wrote: dict[Path, str]) -> dict[str, str]:
+    """The pages' stored digests, with those this write wrote in earlier passes added."""
+    for path, value in wrote.items():
+        key = hash_key(path)
+        hashes[key] = f"{hashes.get(key, '')} {value}".strip()
+    return hashes
+
+
+async def _moved(conn: Connection, version: int | None) -> bool:
+    """True when another process committed since the store's version was `version` (SQLite;
+    never on PostgreSQL, which has no such version)."""
+    return version is not None and await store_version(conn) != version
 
 
 async def _pages_now(

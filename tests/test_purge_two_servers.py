@@ -1,0 +1,91 @@
+"""Two servers on one home: a mirror write under way in one when the other purges does not put
+the purged text back on the page (retest16d E1). Server A rendered MEMORY.md from the store,
+server B purged and rewrote the page, then A's write landed with the text; the next hand edit
+imported it as a new memory.
+
+SQLite only: a pass notices another process's commit by `data_version`, which PostgreSQL has
+not (there a pass writes what it rendered, as before).
+"""
+
+from pathlib import Path
+from typing import Any
+
+import anyio.from_thread
+import pytest
+
+from cortex_mcp.config import Settings
+from cortex_mcp.engine.facade import Engine, open_engine
+from cortex_mcp.engine.mirror import write as writing
+from cortex_mcp.engine.mirror.write import write_mirror
+from cortex_mcp.models import Category
+from tests.conftest import FrozenClock
+from tests.lifecycle.conftest import quiet_settings
+
+SECRET = "My stale secret is zq01xk"
+
+
+@pytest.fixture
+def settings(cortex_home: Path) -> Settings:
+    return quiet_settings(cortex_home)
+
+
+def purge_midway(monkeypatch: pytest.MonkeyPatch, when: str, purge: Any) -> None:
+    """Make the next mirror pass run `purge` (another server's) after it rendered the pages
+    from the store, once it is about to write them, or once it wrote them."""
+    if when == "after the render":
+        render = writing._pages_now
+
+        async def render_then_purge(*args: Any) -> Any:
+            pages = await render(*args)
+            await purge()
+            return pages
+
+        monkeypatch.setattr(writing, "_pages_now", render_then_purge)
+    else:
+        write_owned = writing._write_owned
+
+        def write_with_purge(*args: Any) -> Any:
+            if when == "before the pages are written":
+                anyio.from_thread.run(purge)
+            written = write_owned(*args)
+            if when == "after the pages are written":
+                anyio.from_thread.run(purge)
+            return written
+
+        monkeypatch.setattr(writing, "_write_owned", write_with_purge)
+
+
+@pytest.mark.parametrize(  # the last: B's rewrite lands last anyway; A's second pass keeps it
+    "when", ["after the render", "before the pages are written", "after the pages are written"]
+)
+async def test_a_mirror_write_under_way_in_another_server_does_not_bring_a_purged_text_back(
+    settings: Settings, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    memory_md = settings.home / "MEMORY.md"
+    async with open_engine(settings, clock, {}) as a, open_engine(settings, clock, {}) as b:
+        secret = (await a.remember(SECRET, category=Category.IDENTITY)).id
+        await a.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        await write_mirror(a.runtime)
+        await a.remember("Harry answers briefly", category=Category.IDENTITY)  # A's write due
+        purged: list[Engine] = []
+
+        async def b_purges() -> None:
+            if not purged:  # once: B's own mirror writes pass here too
+                purged.append(b)
+                await b.purge([secret])
+
+        purge_midway(monkeypatch, when, b_purges)
+        await write_mirror(a.runtime, archive=False, changed_only=True)  # A's debounced write
+        monkeypatch.undo()
+        page = memory_md.read_text(encoding="utf-8")
+        with memory_md.open("a", encoding="utf-8") as file:
+            file.write("- Harry's new bike is red\n")  # the user's edit after both settled
+        await write_mirror(b.runtime, archive=False, changed_only=True)
+        left = (await a.recall("stale secret zq01xk")).memories
+        added = (await a.recall("bike red")).memories
+
+    assert purged
+    assert "zq01xk" not in page and "Harry answers briefly" in page
+    assert not [m for m in left if "zq01xk" in m.content], left
+    assert [m.content for m in added] == ["Harry's new bike is red"]
+    assert "zq01xk" not in memory_md.read_text(encoding="utf-8")
