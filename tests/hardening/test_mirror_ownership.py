@@ -2,6 +2,8 @@
 backup, never a silent overwrite; a user's own file keeps every byte outside cortex's block."""
 
 import json
+import os
+import time
 from pathlib import Path
 
 import anyio
@@ -177,6 +179,8 @@ async def test_the_users_own_working_day_file_is_never_written_over(
 
 
 async def test_temp_files_left_by_a_killed_write_are_removed_at_start(engine: Engine):
+    """A minute-old temp file is a crash's; a younger one may be another server's write under
+    way, which would fail if its file went (a second server starting, found after retest16c)."""
     home = engine.settings.home
     home.mkdir(parents=True, exist_ok=True)
     leftover = home / ".MEMORY.md.abc123.cortex-tmp"
@@ -184,12 +188,18 @@ async def test_temp_files_left_by_a_killed_write_are_removed_at_start(engine: En
     (home / "memory").mkdir(exist_ok=True)
     other = home / "memory" / ".relations.md.x.cortex-tmp"
     other.write_text("x", encoding="utf-8")
+    an_hour_ago = time.time() - 3600
+    for crashed in (leftover, other):
+        os.utime(crashed, (an_hour_ago, an_hour_ago))
+    under_way = home / ".MEMORY.md.def456.cortex-tmp"
+    under_way.write_text("another server's page, being written", encoding="utf-8")
     users = home / ".my-own-hidden-file"
     users.write_text("keep", encoding="utf-8")
 
     await catch_up(engine.runtime)
 
-    assert not leftover.exists() and not other.exists() and users.exists()
+    assert not leftover.exists() and not other.exists()
+    assert under_way.exists() and users.exists()
 
 
 async def test_a_memory_remembered_just_before_the_session_ends_reaches_memory_md(

@@ -2,6 +2,7 @@
 
 import os
 import sys
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -11,13 +12,13 @@ import pytest
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.lifecycle import run_lifecycle
-from cortex_mcp.engine.mirror.ownership import BEGIN, END
+from cortex_mcp.engine.mirror.ownership import BEGIN, END, remove_temporaries
 from cortex_mcp.engine.mirror.pages import archive_page, memory_md_page, working_page
-from cortex_mcp.engine.mirror.write import write_mirror, write_pages
+from cortex_mcp.engine.mirror.write import TEMPORARY_AGE_S, write_mirror
 from cortex_mcp.engine.mirror.writer import MirrorWriter
 from cortex_mcp.errors import InvalidInput
 from cortex_mcp.models import Category, Layer
-from cortex_mcp.store.home import write_atomic
+from cortex_mcp.store.home import TEMP_SUFFIX, write_atomic
 from cortex_mcp.store.relations import Relation, insert_relation
 from tests.conftest import FrozenClock
 from tests.lifecycle.conftest import live, memory, plant, quiet_settings
@@ -183,7 +184,11 @@ async def test_a_crash_mid_write_leaves_the_previous_file_whole(tmp_path: Path):
     assert read(page) == "previous contents\n"
     leftovers = [p for p in listing(tmp_path) if p != page]
     assert len(leftovers) == 1 and len(read(leftovers[0])) == 400_000
-    write_pages({page: "next\n"}, [tmp_path])  # the next write cleans up
+    an_hour_ago = time.time() - 3600
+    os.utime(leftovers[0], (an_hour_ago, an_hour_ago))
+    # the next start (or a write that lists the folder) takes a minute-old temp file for a crash's
+    assert remove_temporaries([tmp_path], TEMP_SUFFIX, TEMPORARY_AGE_S) == 1
+    write_atomic(page, "next\n")
     assert listing(tmp_path) == [page] and read(page) == "next\n"
 
 

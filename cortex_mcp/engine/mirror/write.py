@@ -54,19 +54,6 @@ KEPT_PREFIX = "mirror_kept:"
 """Meta key of the last edit kept of a page: the digest of its text (one keeper per edit)."""
 
 
-def write_pages(pages: dict[Path, str], generated_dirs: list[Path]) -> None:
-    """Write every page that changed; drop stale generated pages and crashed temporaries."""
-    for path, text in pages.items():
-        if not (path.exists() and path.read_text(encoding="utf-8") == text):
-            write_atomic(path, text)
-    for directory in generated_dirs:
-        for leftover in directory.glob(f".*{TEMP_SUFFIX}"):
-            leftover.unlink(missing_ok=True)
-        for page in directory.glob("*.md"):
-            if page not in pages and is_generated(page):
-                page.unlink(missing_ok=True)
-
-
 def shown(path: Path, home: Path) -> str:
     """A page's name in reports: relative to the data directory when inside it."""
     return path.relative_to(home).as_posix() if path.is_relative_to(home) else str(path)
@@ -340,14 +327,17 @@ def follow_edit(rt: Runtime, kept: KeptEdit) -> None:
 
 
 async def catch_up(rt: Runtime) -> list[str]:
-    """At start: remove temp files a crash left beside the pages, then bring the mirror up to
-    date with the store (keeping any edits made while cortex was not running)."""
+    """At start: remove temp files a crash left beside the pages (a minute old: a younger one
+    may be another server's write under way), then bring the mirror up to date with the store
+    (keeping any edits made while cortex was not running)."""
     home = rt.settings.home
     folders = [home, home / "memory", *page_paths(home)[1:]]
     extra = rt.settings.mirror.extra_memory_md
     if extra is not None:
         folders.append(extra.parent)
-    removed = await anyio.to_thread.run_sync(remove_temporaries, folders, TEMP_SUFFIX)
+    removed = await anyio.to_thread.run_sync(
+        remove_temporaries, folders, TEMP_SUFFIX, TEMPORARY_AGE_S
+    )
     if removed:
         logger.warning("removed %d temporary files left by an interrupted mirror write", removed)
     return await write_mirror(rt, archive=False)
