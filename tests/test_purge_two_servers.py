@@ -15,6 +15,7 @@ import pytest
 
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import Engine, open_engine
+from cortex_mcp.engine.lease import Lease
 from cortex_mcp.engine.mirror import write as writing
 from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.models import Category
@@ -89,3 +90,77 @@ async def test_a_mirror_write_under_way_in_another_server_does_not_bring_a_purge
     assert not [m for m in left if "zq01xk" in m.content], left
     assert [m.content for m in added] == ["Harry's new bike is red"]
     assert "zq01xk" not in memory_md.read_text(encoding="utf-8")
+
+
+async def test_an_edit_kept_by_another_server_during_a_purge_does_not_bring_the_text_back(
+    settings: Settings, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Retest17 E1': server A found MEMORY.md edited (a hand line added) while it still showed
+    the secret, began keeping the edit, and server B purged the secret meanwhile. A's import,
+    after B's erase, took the secret's line for a new one and stored it again. A edit is now
+    kept holding the lifecycle lease, which a purge holds from before its erase to after its
+    rewrite of the pages: B's purge waits for A's keep, which finds the secret still stored."""
+    memory_md = settings.home / "MEMORY.md"
+    async with open_engine(settings, clock, {}) as a, open_engine(settings, clock, {}) as b:
+        secret = (await a.remember(SECRET, category=Category.IDENTITY)).id
+        await write_mirror(a.runtime)
+        with memory_md.open("a", encoding="utf-8") as file:
+            file.write("- Harry's new bike is red\n")
+        keep_edit = writing.keep_edit
+        purges: list[Any] = []
+
+        async def keep_while_b_purges(*args: Any) -> Any:
+            if not purges:  # A, once: B's purge starts while A keeps the edit
+                purges.append(b)
+                group.start_soon(b.purge, [secret])
+                await anyio.sleep(1.0)  # time enough for B's whole purge, were it not held
+            return await keep_edit(*args)
+
+        monkeypatch.setattr(writing, "keep_edit", keep_while_b_purges)
+        async with anyio.create_task_group() as group:
+            await write_mirror(a.runtime, archive=False)  # A's write keeps the edit
+        monkeypatch.undo()
+        await write_mirror(a.runtime, archive=False)
+        left = (await a.recall("stale secret zq01xk")).memories
+        bikes = (await a.recall("bike red")).memories
+
+    assert purges
+    assert not [m for m in left if "zq01xk" in m.content], left
+    assert [m.content for m in bikes] == ["Harry's new bike is red"]
+    assert "zq01xk" not in memory_md.read_text(encoding="utf-8")
+
+
+async def test_an_edit_waits_while_another_process_holds_the_lease_and_is_kept_after(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    """While another process holds the lifecycle lease (a purge, a run), an edited page is
+    neither kept nor written over; once the lease is free the next write keeps it."""
+    memory_md = settings.home / "MEMORY.md"
+    async with open_engine(settings, clock, {}) as a, open_engine(settings, clock, {}) as b:
+        await a.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        await write_mirror(a.runtime)
+        with memory_md.open("a", encoding="utf-8") as file:
+            file.write("- Harry's new bike is red\n")
+        edited = memory_md.read_text(encoding="utf-8")
+        held, done = anyio.Event(), anyio.Event()
+
+        async def b_holds_the_lease() -> None:  # a task of its own, as another process's
+            lease = Lease(b.runtime)
+            await lease.take()
+            held.set()
+            await done.wait()
+            await lease.release()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(b_holds_the_lease)
+            await held.wait()
+            await write_mirror(a.runtime, archive=False)
+            while_held = memory_md.read_text(encoding="utf-8")
+            bikes_while_held = (await a.recall("bike red")).memories
+            done.set()
+        await write_mirror(a.runtime, archive=False)
+        bikes = (await a.recall("bike red")).memories
+
+    assert while_held == edited and not bikes_while_held
+    assert [m.content for m in bikes] == ["Harry's new bike is red"]
+    assert "Harry's new bike is red" in memory_md.read_text(encoding="utf-8")

@@ -10,6 +10,7 @@ or at once when the holder ran on this host and its process is gone.
 import os
 import secrets
 import socket
+from contextvars import ContextVar
 from datetime import timedelta
 
 import anyio
@@ -31,6 +32,16 @@ class LifecycleBusy(InvalidInput):
 
 class LeaseLost(CortexError):
     """This run's lease expired and another process may hold it: the run stops writing."""
+
+
+_HOLDER: ContextVar[str | None] = ContextVar("cortex_lease_holder", default=None)
+"""The owner of the lease the task in progress took (and the tasks it started): a purge or a
+run writing the mirror itself holds it already."""
+
+
+def held_in_this_task() -> bool:
+    """True when the task in progress (or one that started it) holds the lifecycle lease."""
+    return _HOLDER.get() is not None
 
 
 def new_owner() -> str:
@@ -76,6 +87,7 @@ class Lease:
         if holder is not None:
             raise LifecycleBusy(holder[0], to_text(holder[1]))
         self._renewed_at = now
+        _HOLDER.set(self.owner)
 
     async def fence(self, conn: Connection) -> None:
         """Inside a write transaction: renew the lease, or raise LeaseLost (rolling it back)."""
@@ -92,6 +104,8 @@ class Lease:
 
     async def release(self) -> None:
         """Give the lease up; safe to call when it was lost or never taken."""
+        if _HOLDER.get() == self.owner:
+            _HOLDER.set(None)
         with anyio.CancelScope(shield=True):
             async with self.rt.db.write() as conn:
                 await store.release_lease(conn, self.owner)

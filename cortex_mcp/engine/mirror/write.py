@@ -19,6 +19,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
+from cortex_mcp.engine.lease import Lease, LifecycleBusy, held_in_this_task
 from cortex_mcp.engine.mirror.manual import KeptEdit, keep_edit
 from cortex_mcp.engine.mirror.ownership import (
     HASH_PREFIX,
@@ -27,6 +28,7 @@ from cortex_mcp.engine.mirror.ownership import (
     back_up,
     block_of,
     digest,
+    find_block,
     has_marker,
     hash_key,
     is_ours,
@@ -128,13 +130,19 @@ async def _write_pass(
     stale = await anyio.to_thread.run_sync(leftovers)
     gone_edited = await anyio.to_thread.run_sync(_edited, stale, hashes)
     edited = {path: disk for path, disk in judged.items() if disk.verdict is Verdict.EDITED}
+    left: set[Path] = set()
     if edited or gone_edited:
-        await keep_edits(rt, edited | gone_edited, purged)
+        kept = await keep_in_turn(rt, edited | gone_edited, purged)
+        left = set(edited | gone_edited) - set(kept)
         marks, version, pages, leftovers = await _pages_now(rt, archive, written, generated)
         stale = await anyio.to_thread.run_sync(leftovers)
-        judged |= gone_edited  # kept: written over if its day has memories again
-    own = {p: t for p, t in pages.items() if p in judged and judged[p].verdict is not Verdict.USERS}
-    for path in set(pages) - set(own):
+        judged |= {path: disk for path, disk in gone_edited.items() if path in kept}
+    if left:  # not kept now: as they are until a later pass keeps them
+        logger.info("%d edited pages left for a later pass", len(left))
+        rt.mirror.mark_dirty()
+    users = {p for p in pages if p in judged and judged[p].verdict is Verdict.USERS}
+    own = {p: t for p, t in pages.items() if p in judged and p not in users | left}
+    for path in users:
         logger.warning("%s is the user's own file: not written over", shown(path, home))
     extra, names = rt.settings.mirror.extra_memory_md, sorted(shown(path, home) for path in own)
     async with rt.db.write() as conn:  # a write cut short leaves the page still ours
@@ -274,6 +282,43 @@ def _write_owned(
             page_path.unlink(missing_ok=True)
             removed.append(page_path)
     return written, removed
+
+
+async def keep_in_turn(
+    rt: Runtime, edited: dict[Path, OnDisk], purged: Sequence[str] = ()
+) -> dict[Path, OnDisk]:
+    """Keep the edits holding the lifecycle lease, the pages as they are on disk now; the
+    pages kept. A purge holds the lease from before its erase to after its rewrite of the
+    pages: a page read before another process's purge and kept after its erase would bring
+    the erased line back as new (retest17 E1'). While another process (or another task here)
+    holds it, or for a page changed since it was read, nothing is kept: a later pass does."""
+    lease = None
+    if not held_in_this_task():  # a purge or a run writing the mirror itself holds it
+        lease = Lease(rt)
+        try:
+            await lease.take()
+        except LifecycleBusy:
+            return {}
+    try:
+        unchanged = await anyio.to_thread.run_sync(_still_as_read, edited)
+        await keep_edits(rt, unchanged, purged)
+        return unchanged
+    finally:
+        if lease is not None:
+            await lease.release()
+
+
+def _still_as_read(edited: dict[Path, OnDisk]) -> dict[Path, OnDisk]:
+    """The edited pages whose text on disk (cortex's block, in a user's file) is still the one
+    read."""
+    return {path: disk for path, disk in edited.items() if _as_read(read_text(path), disk)}
+
+
+def _as_read(text: str | None, disk: OnDisk) -> bool:
+    if text is None or text == disk.edited_text:
+        return text is not None
+    found = find_block(text)
+    return found is not None and text[found[0] : found[1]] == disk.edited_text
 
 
 async def keep_edits(rt: Runtime, edited: dict[Path, OnDisk], purged: Sequence[str] = ()) -> None:
