@@ -16,6 +16,7 @@ import pytest
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.lease import Lease
+from cortex_mcp.engine.mirror import manual
 from cortex_mcp.engine.mirror import write as writing
 from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.models import Category
@@ -106,7 +107,7 @@ async def test_an_edit_kept_by_another_server_during_a_purge_does_not_bring_the_
         await write_mirror(a.runtime)
         with memory_md.open("a", encoding="utf-8") as file:
             file.write("- Harry's new bike is red\n")
-        keep_edit = writing.keep_edit
+        keep_edit = manual.keep_edit
         purges: list[Any] = []
 
         async def keep_while_b_purges(*args: Any) -> Any:
