@@ -9,6 +9,7 @@ import pytest
 
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import open_engine
+from cortex_mcp.engine.mirror.ownership import scrub_backups, without_lines_holding
 from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.models import Category
 from tests.conftest import FrozenClock, inspect_database
@@ -78,3 +79,63 @@ async def test_forget_by_text_as_the_page_shows_it_previews_and_purges_the_memor
     assert [m["id"] for m in preview.memories] == [kept.id] and preview.memory_count == 1
     assert done.done and gone.memories == []
     assert "7711" not in stored_rows(settings)
+
+
+SPACED_HAND_LINES = [
+    ("- My  dentist is on Oak   Road qh03.\n", "dentist is on Oak Road", "Oak"),
+    ("- Locker  combination\tqh11 is here.\n", "Locker combination qh11", "qh11"),
+]
+"""A hand line as the user typed it in MEMORY.md, the purge's text as normally spaced, and a
+word of that text only that line holds (retest17 F1)."""
+
+
+def backups_text(home: Path) -> str:
+    folder = home / "memory" / "backups"
+    return "".join(b.read_text(encoding="utf-8") for b in sorted(folder.glob("*.bak")))
+
+
+@pytest.mark.parametrize("kept_first", [True, False], ids=["kept edit", "edit not kept yet"])
+@pytest.mark.parametrize(("line", "needle", "token"), SPACED_HAND_LINES)
+async def test_a_purge_by_text_cuts_a_hand_line_spaced_otherwise_out_of_the_backups(
+    settings: Settings, clock: FrozenClock, line: str, needle: str, token: str, kept_first: bool
+) -> None:
+    """Retest17 F1: the backups of edited pages were scrubbed of the text as typed only, so a
+    hand line with double spaces or a tab there stayed whole in `memory/backups/`."""
+    async with open_engine(settings, clock, {}) as engine:
+        await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        await write_mirror(engine.runtime)
+        with (settings.home / "MEMORY.md").open("a", encoding="utf-8") as file:
+            file.write(f"{line}- Harry's new bike is red\n")
+        if kept_first:
+            await write_mirror(engine.runtime)  # the edit: imported and backed up
+        held = backups_text(settings.home)
+        preview = await engine.forget_matching(needle, purge=True, confirm=None)
+        done = await engine.forget_matching(needle, purge=True, confirm=preview.confirm)
+        added = [m.content for m in (await engine.recall("bike red")).memories]
+        page = (settings.home / "MEMORY.md").read_text(encoding="utf-8")
+
+    kept = backups_text(settings.home)
+    assert (token in held) == kept_first and done.done
+    assert token.lower() not in kept.lower() and "[PURGED]" in kept
+    assert "Harry's new bike is red" in kept and "Harry lives in Tokyo" in kept
+    assert files_holding(settings.home, token) == []  # pages, backups, SQLite's bytes
+    assert added == ["Harry's new bike is red"] and "Harry's new bike is red" in page
+
+
+def test_the_mirror_side_of_a_purge_matches_any_run_of_whitespace_and_skips_blank_texts(
+    tmp_path: Path,
+) -> None:
+    edit = "- keep me\n- Locker\n  combination\u00a0qh11\tis here.\n- Oak  Road qh03\n- also me\n"
+    folder = tmp_path / "memory" / "backups"
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md.1.bak").write_text(edit, encoding="utf-8")
+    needles = ["LOCKER combination qh11", "oak road", " ", ""]
+
+    rewritten = scrub_backups(tmp_path, needles)
+    kept = (folder / "MEMORY.md.1.bak").read_text(encoding="utf-8")
+
+    assert rewritten == 1
+    assert kept == "- keep me\n- [PURGED]\tis here.\n- [PURGED] qh03\n- also me\n"
+    assert without_lines_holding(edit, needles) == "- keep me\n- also me\n"  # a wrapped item too
+    assert without_lines_holding(edit, [" ", ""]) == edit
+    assert scrub_backups(tmp_path, ["\t", ""]) == 0

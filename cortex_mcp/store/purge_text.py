@@ -6,7 +6,7 @@ longest piece without whitespace; a pattern then tells which hold the text.
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from cortex_mcp.store.db import Connection, fetch_all
@@ -18,6 +18,16 @@ def spaced(text: str) -> re.Pattern[str]:
     copies the text from there."""
     pieces = [p for p in re.split(r"(\s+)", text) if p]
     return re.compile("".join(r"\s+" if p.isspace() else re.escape(p) for p in pieces), re.I)
+
+
+def spaced_any(texts: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern finding any of `texts` as `spaced` does, the longest first, each without
+    the whitespace around it; None when none has more than whitespace. For the copies a purge
+    scrubs outside the store (the mirror's pages, the backups of edited pages)."""
+    needles = sorted(dict.fromkeys(t.strip() for t in texts if t.strip()), key=len, reverse=True)
+    if not needles:
+        return None
+    return re.compile("|".join(f"(?:{spaced(n).pattern})" for n in needles), re.I)
 
 
 def _piece(text: str) -> str:

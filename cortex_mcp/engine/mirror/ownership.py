@@ -18,16 +18,20 @@ is none) and every other byte of the file is kept as it was.
 import contextlib
 import hashlib
 import os
+import re
 import time
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
+from itertools import accumulate
 from pathlib import Path
 
 from cortex_mcp.engine.render.pages import GENERATOR
 from cortex_mcp.store.home import write_atomic
 from cortex_mcp.store.private import copy_private, private_folders
+from cortex_mcp.store.purge_text import spaced_any
 
 BEGIN = (
     "<!-- cortex-mcp:begin (generated from memory; edits between these lines become memories) -->"
@@ -177,55 +181,54 @@ def remove_temporaries(folders: list[Path], suffix: str, older_than_s: float = 0
     return removed
 
 
-def _holds(text: str, needles: Sequence[str]) -> bool:
-    lowered = text.lower()
-    return any(needle.lower() in lowered for needle in needles if needle.strip())
-
-
 def without_lines_holding(text: str, needles: Sequence[str]) -> str:
-    """`text` without the lines holding any of `needles` (ignoring case): an edit kept during
-    a purge never brings the purged text back as a memory."""
-    if not needles:
+    """`text` without the lines holding any of `needles` (ignoring case and how whitespace is
+    spaced, a match over several lines dropping each): an edit kept during a purge never
+    brings the purged text back as a memory, a hand-wrapped item's neither."""
+    pattern = spaced_any(needles)
+    if pattern is None:
         return text
-    return "".join(line for line in text.splitlines(keepends=True) if not _holds(line, needles))
+    lines = text.splitlines(keepends=True)
+    starts = list(accumulate((len(line) for line in lines), initial=0))
+    dropped: set[int] = set()
+    for found in pattern.finditer(text):
+        first = bisect_right(starts, found.start()) - 1
+        dropped.update(range(first, bisect_right(starts, found.end() - 1)))
+    return "".join(line for number, line in enumerate(lines) if number not in dropped)
 
 
 def scrub_backups(home: Path, texts: list[str]) -> int:
-    """Cut every one of `texts` (ignoring case) out of the backups of edited pages cortex
-    keeps in `memory/backups/` (a purge); how many backups were rewritten. The rest of the
-    user's edit is kept."""
-    folder, rewritten = home / BACKUPS, 0
-    for backup in sorted(folder.glob("*.bak")) if folder.is_dir() else []:
+    """Cut every one of `texts` (ignoring case and how whitespace is spaced, as a purge finds
+    it in the store) out of the backups of edited pages cortex keeps in `memory/backups/` (a
+    purge); how many backups were rewritten. The rest of the user's edit is kept."""
+    folder, rewritten, pattern = home / BACKUPS, 0, spaced_any(texts)
+    if pattern is None or not folder.is_dir():
+        return 0
+    for backup in sorted(folder.glob("*.bak")):
         before = read_text(backup)
-        if before is None or not _holds(before, texts):
+        if before is None or pattern.search(before) is None:
             continue
-        after = before
-        for text in sorted(texts, key=len, reverse=True):
-            after = cut_out(after, text)
-        write_atomic(backup, after)
+        write_atomic(backup, cut_out(before, pattern))
         rewritten += 1
     return rewritten
 
 
-def cut_out(haystack: str, needle: str) -> str:
-    """`haystack` with every case-insensitive occurrence of `needle` replaced by a marker."""
-    if not needle.strip():
-        return haystack
-    lowered, target, parts, start = haystack.lower(), needle.lower(), [], 0
-    while (found := lowered.find(target, start)) >= 0:
-        parts += [haystack[start:found], PURGED_MARK]
-        start = found + len(needle)
-    return "".join(parts) + haystack[start:]
+def cut_out(haystack: str, pattern: re.Pattern[str]) -> str:
+    """`haystack` with every match of `pattern` (`spaced_any`) replaced by a marker."""
+    return pattern.sub(lambda _: PURGED_MARK, haystack)
 
 
 def drop_pages_holding(home: Path, texts: list[str]) -> int:
     """Remove the pages cortex generated (the marker on top) that hold any of `texts`; how
-    many (a purge whose mirror could not be rewritten: the next start writes them again)."""
-    removed = 0
+    many (a purge whose mirror could not be rewritten: the next start writes them again).
+    Matched ignoring case and how whitespace is spaced."""
+    removed, pattern = 0, spaced_any(texts)
+    if pattern is None:
+        return 0
     pages = [home / "MEMORY.md", *sorted((home / "memory").rglob("*.md"))]
     for page in pages:
         text = read_text(page)
-        if text is not None and has_marker(text) and _holds(text, texts):
+        if text is not None and has_marker(text) and pattern.search(text):
             page.unlink(missing_ok=True)
             removed += 1
     return removed
