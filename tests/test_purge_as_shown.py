@@ -139,3 +139,30 @@ def test_the_mirror_side_of_a_purge_matches_any_run_of_whitespace_and_skips_blan
     assert without_lines_holding(edit, needles) == "- keep me\n- also me\n"  # a wrapped item too
     assert without_lines_holding(edit, [" ", ""]) == edit
     assert scrub_backups(tmp_path, ["\t", ""]) == 0
+
+
+@pytest.mark.parametrize(
+    ("stored", "needle", "token"),
+    [
+        ("Shed key qk14z is\nin the pot.", "Shed key qk14z is in the pot.\n", "qk14z"),  # a line
+        ("Attic key qk15z is on the hook.", "- Attic key qk15z is on the hook.", "qk15z"),
+        ("Der SCHLÜSSEL für qk13z liegt ÜBERALL", "der schlüssel für qk13z liegt überall", "qk13z"),
+        ("Der Schlüssel liegt überall", "SCHLÜSSEL LIEGT ÜBERALL", "Schlüssel"),  # no long ASCII
+    ],
+)
+async def test_a_needle_copied_with_its_line_or_cased_outside_ascii_finds_the_memory(
+    settings: Settings, clock: FrozenClock, stored: str, needle: str, token: str
+) -> None:
+    """Retest17 F3 and F4: a line copied whole (with its line break, or the page's `- `) and a
+    text whose letters outside ASCII differ in case (SQLite's `lower()` folds ASCII only) found
+    nothing, and the confirmed purge said it was done."""
+    async with open_engine(settings, clock, {}) as engine:
+        kept = await engine.remember(stored, category=Category.IDENTITY)
+        other = await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        preview = await engine.forget_matching(needle, purge=True, confirm=None)
+        done = await engine.forget_matching(needle, purge=True, confirm=preview.confirm)
+        left = await engine.recall("Harry Tokyo")
+
+    assert [m["id"] for m in preview.memories] == [kept.id], preview
+    assert done.done and token not in stored_rows(settings)
+    assert [m.id for m in left.memories] == [other.id]

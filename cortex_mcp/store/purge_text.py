@@ -12,11 +12,21 @@ from typing import Any
 from cortex_mcp.store.db import Connection, fetch_all
 
 
+_LIST_ITEM = re.compile(r"^\s*[-*+]\s+")
+"""A page's list marker before a line copied from it."""
+
+
+def as_copied(text: str) -> str:
+    """The text a needle copied from a page stands for: without the whitespace around it (a
+    whole line copies its line break) or the page's list marker (`- `)."""
+    return _LIST_ITEM.sub("", text).strip()
+
+
 def spaced(text: str) -> re.Pattern[str]:
-    """`text` as a pattern ignoring case, each run of whitespace in it matching any run: a
-    page writes a memory on one line, a newline or a run of spaces as one space, and the user
-    copies the text from there."""
-    pieces = [p for p in re.split(r"(\s+)", text) if p]
+    """`text` (`as_copied`) as a pattern ignoring case, each run of whitespace in it matching
+    any run: a page writes a memory on one line, a newline or a run of spaces as one space,
+    and the user copies the text from there."""
+    pieces = [p for p in re.split(r"(\s+)", as_copied(text)) if p]
     return re.compile("".join(r"\s+" if p.isspace() else re.escape(p) for p in pieces), re.I)
 
 
@@ -31,9 +41,11 @@ def spaced_any(texts: Iterable[str]) -> re.Pattern[str] | None:
 
 
 def _piece(text: str) -> str:
-    """The longest piece of `text` without whitespace: every row holding `text`, in any
-    spacing, holds it (SQL finds the rows, `spaced` then tells)."""
-    return max(text.split(), key=len, default=text)
+    """The longest piece of `text` SQL can look for: no whitespace (every row holding `text`
+    in any spacing holds it), and no letter outside ASCII that has a case (SQLite's `lower()`
+    folds ASCII only: `SCHLÜSSEL` is `schlÜssel` there). SQL finds the rows, `spaced` tells."""
+    kept = "".join(c if c.isascii() or c.lower() == c.upper() else " " for c in as_copied(text))
+    return max(kept.split(), key=len, default="")
 
 
 def _strings(value: Any) -> Iterator[str]:
