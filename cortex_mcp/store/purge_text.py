@@ -11,7 +11,6 @@ from typing import Any
 
 from cortex_mcp.store.db import Connection, fetch_all
 
-
 _LIST_ITEM = re.compile(r"^\s*[-*+]\s+")
 """A page's list marker before a line copied from it."""
 
