@@ -18,6 +18,9 @@ FOUND = [
         [("home", "Hangzhou")],
     ),
     ("更正一下：我现在住在杭州，不在上海了。", [("home", "杭州")]),
+    ("我住在北京，你呢？", [("home", "北京")]),  # it asks after it states
+    ("東京に住んでいます。元気ですか？", [("home", "東京")]),
+    ("東京に住んでいますが、大阪はどうですか？", [("home", "東京")]),
     ("I'm Dave.", [("name", "Dave")]),
     ("Hi, I'm Wang Wei.", [("name", "Wang Wei")]),
     ("私は田中です", [("name", "田中")]),
@@ -101,6 +104,11 @@ NONE = [
     "My friend started a new job at Acme.",
     "My friend got hired at Acme as a nurse.",
     "Did I start a new job at Acme?",
+    # retest17 R1: a question (the subject unsaid: the listener's) replaced "I live in Osaka"
+    "東京に住んでいますか。",
+    "私は東京に住んでいますか。",
+    "住在北京吗？",
+    "我对花生过敏吗？",
     "I remember when you started working on these sorta things.",
     "My name is not important",
     "My name is wrong",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from cortex_mcp.engine.language import subjects
 from cortex_mcp.engine.language.attributes import find_attributes
+from cortex_mcp.engine.language.patterns import ends_asking
 from cortex_mcp.engine.language.slot_patterns_cjk import JA_PATTERNS, ROLE_ZH, ZH_PATTERNS
 from cortex_mcp.engine.language.slot_patterns_en import EN_PATTERNS
 from cortex_mcp.engine.language.slot_words import (
@@ -248,7 +249,7 @@ def find_slots(sentence: str) -> list[Slot]:
             continue  # 住在 / 在…工作 read in a Japanese sentence are not Chinese
         for match in slot_pattern.pattern.finditer(sentence):
             before = sentence[: match.start()]
-            if _NEGATED.search(before[-24:]):
+            if _NEGATED.search(before[-24:]) or (cjk and asks_there(sentence, match.start())):
                 continue
             slot = _slot(slot_pattern, match, sentence)
             if slot is not None and slot.predicate not in found:
@@ -256,10 +257,26 @@ def find_slots(sentence: str) -> list[Slot]:
     language = "ja" if kana else "zh" if _CJK.search(sentence) else "en"
     for attribute in find_attributes(sentence, cjk):
         key = f"{attribute.subject}|{attribute.attribute}"
-        if not _NEGATED.search(sentence[: attribute.start][-24:]) and key not in found:
+        if (
+            not _NEGATED.search(sentence[: attribute.start][-24:])
+            and not (cjk and asks_there(sentence, attribute.start))
+            and key not in found
+        ):
             slot = Slot(attribute.subject, attribute.attribute, attribute.value, language)
             found[key] = (attribute.start, slot)
     return [slot for _, slot in sorted(found.values(), key=lambda item: item[0])]
+
+
+_CLAUSE_END = re.compile(r"[。．！？!?，,、；;\n]")
+
+
+def asks_there(sentence: str, start: int) -> bool:
+    """True when the clause from `start` ends on a question: 東京に住んでいますか。, 住在北京吗？
+    ask (of the listener, the subject unsaid), they state nothing of the user (retest17 R1).
+    Chinese and Japanese only: an English question puts its verb first, which no slot pattern
+    reads, and "I live in Berlin, do you?" states."""
+    end = _CLAUSE_END.search(sentence, start)
+    return ends_asking(sentence[start : end.end() if end else len(sentence)])
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
