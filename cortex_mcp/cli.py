@@ -62,7 +62,9 @@ async def purge_command(engine: "Engine", args: argparse.Namespace) -> str:
         return (await engine.preview_purge(args.matching)).model_dump_json(indent=2)
     if not args.yes:
         shown = [json.loads(await engine.memory_json(i, agent_id=args.agent_id)) for i in args.ids]
-        return json.dumps({"would_purge": shown, "confirm": "--yes"}, ensure_ascii=False, indent=2)
+        said = await engine.preview_purge_messages(args.ids, agent_id=args.agent_id)
+        preview = {"would_purge": shown, "messages": said, "confirm": "--yes"}
+        return json.dumps(preview, ensure_ascii=False, indent=2)
     report = await engine.purge_report(args.ids, agent_id=args.agent_id)
     return report.model_dump_json(indent=2)
 

@@ -248,6 +248,12 @@ class Engine:
         """Erase memories for good, as `purge`, with the full report (the CLI shows it)."""
         return await purge.purge(self.runtime, memory_ids, agent_id)
 
+    async def preview_purge_messages(
+        self, memory_ids: list[str], *, agent_id: str | None = None
+    ) -> int:
+        """How many logged messages `purge_report(memory_ids)` would erase; changes nothing."""
+        return await purge.preview_messages(self.runtime, memory_ids, agent_id)
+
     async def edit_memory(
         self,
         memory_id: str,

@@ -1,7 +1,8 @@
 """Forget by text: how an agent honours "forget my locker code" without knowing any id.
 
 The first call previews: the agent's memories holding the text (ignoring case), how many of its
-logged messages do, and a `confirm` token. The agent shows the user what would go; called again
+logged messages do (a purge counts the rest of the exchanges its memories came from too: it
+erases them with them), and a `confirm` token. The agent shows the user what would go; called again
 with that token, the same forget runs (soft: restorable memories, hidden messages; `purge`:
 erased for good). The token is a digest of what the preview found, so a second call whose
 matches changed in between (a new memory, another text) is refused and must preview again; it
@@ -33,7 +34,9 @@ class ForgetMatching(BaseModel):
     done: bool = Field(description="False: a preview; nothing changed yet.")
     memories: list[dict[str, str]] = Field(description="Memories holding the text (id, text).")
     memory_count: int
-    messages: int = Field(description="Logged messages holding the text.")
+    messages: int = Field(
+        description="Logged messages holding the text (a purge: and the rest of their exchange)."
+    )
     exchanges: list[str] = Field(
         default_factory=list, description="Exchanges hidden (cortex_restore takes them)."
     )
@@ -43,16 +46,22 @@ class ForgetMatching(BaseModel):
     note: str | None = None
 
 
-async def _found(rt: Runtime, text: str, agent: str, erasing: bool) -> tuple[list[str], list[int]]:
-    """The agent's memories and messages a forget (or purge) by `text` would take."""
+async def _found(
+    rt: Runtime, text: str, agent: str, erasing: bool
+) -> tuple[list[str], list[int], str | None]:
+    """The agent's memories and messages a forget (or purge) by `text` would take, and a note
+    on the messages a purge takes without holding the text (the rest of their exchange)."""
     async with rt.db.read() as conn:
         ids, _ = await finding.matching_memories(conn, text, agent)
+        if erasing:  # the messages the erase takes, listed by its own code
+            seqs, holding = await purge.messages_matching(conn, text, agent)
+            return ids, seqs, purge.messages_note(seqs, holding)
         found = await rows.memories_by_id(conn, ids)
         seqs = await finding.matching_messages(conn, text, agent)
-        if not erasing:  # a forget leaves what is already forgotten (or hidden) as it is
-            ids = [i for i in ids if i in found and found[i].deleted_at is None]
-            seqs = await log.visible_of(conn, seqs)
-    return ids, seqs
+        # a forget leaves what is already forgotten (or hidden) as it is
+        ids = [i for i in ids if i in found and found[i].deleted_at is None]
+        seqs = await log.visible_of(conn, seqs)
+    return ids, seqs, None
 
 
 def confirm_token(agent: str, text: str, erasing: bool, ids: list[str], seqs: list[int]) -> str:
@@ -67,7 +76,7 @@ async def forget_matching(
     """A preview (no `confirm`), or the forget (or purge) the preview's token confirms."""
     if len(text.strip()) < 3:
         raise InvalidInput("matching", "needs at least 3 characters")
-    ids, seqs = await _found(rt, text, agent, erasing)
+    ids, seqs, note = await _found(rt, text, agent, erasing)
     token = confirm_token(agent, text, erasing, ids, seqs)
     async with rt.db.read() as conn:
         found = await rows.memories_by_id(conn, ids)
@@ -79,6 +88,7 @@ async def forget_matching(
         memories=listed,
         memory_count=len(ids),
         messages=len(seqs),
+        note=note,
     )
     if confirm is None:
         return result.model_copy(update={"confirm": token})

@@ -2,14 +2,15 @@
 
 Purge hard-deletes a memory with the stored copies of its exchange, the queue entry, vectors,
 cached embeddings, full-text rows and log snapshots (leaving a tombstone), scrubs its text from
-other rows, erases the conversation log's messages it came from (or a logged exchange named by
-its id, or every message holding the text asked for, matched ignoring case like every other
-table), zeroes freed pages and truncates the WAL, then rewrites the Markdown mirror and scrubs
-the text from the backups of edited pages. Edits of the mirror's pages not kept yet are kept
-before the erase, so no mirror write after it takes a page holding the text for an edit. The
-erase is done once the database is: a mirror that cannot be rewritten then (a full disk) has
-the pages holding the text removed, and the report says so in `note`; they are written again
-at the next start.
+other rows, erases the conversation log's messages of the exchange it came from (any of them may
+hold the text in other words), a logged exchange named by its id, and every message holding the
+text asked for, matched ignoring case like every other table (a preview counts these messages
+with the same code), zeroes freed pages and truncates the WAL, then rewrites the Markdown mirror
+and scrubs the text from the backups of edited pages. Edits of the mirror's pages not kept yet
+are kept before the erase, so no mirror write after it takes a page holding the text for an
+edit. The erase is done once the database is: a mirror that cannot be rewritten then (a full
+disk) has the pages holding the text removed, and the report says so in `note`; they are
+written again at the next start.
 
 A profile that merely mentions the text is rewritten (the text cut out), never erased: it holds
 the user's own words beside what was synthesized.
@@ -28,7 +29,7 @@ from cortex_mcp.engine.mirror.ownership import drop_pages_holding, scrub_backups
 from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import CortexError, InvalidInput, MemoryNotFound
-from cortex_mcp.models import Category, is_memory_id
+from cortex_mcp.models import Category, Memory, is_memory_id
 from cortex_mcp.store import conversation as log
 from cortex_mcp.store import exchanges
 from cortex_mcp.store import memories as rows
@@ -70,6 +71,9 @@ class PurgePreview(BaseModel):
     log_entries: int
     access_entries: int
     messages: int = Field(default=0, description="Messages of the conversation log to erase.")
+    note: str | None = Field(
+        default=None, description="How many of those messages do not hold the text."
+    )
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,19 @@ class Targets:
 async def purge(rt: Runtime, ids: list[str], agent_id: str | None) -> PurgeReport:
     """Erase these memories (visible to the agent; forgotten ones too) or logged exchanges
     (the agent's), and every copy."""
+    return await _erase(rt, await _targets_named(rt, ids, agent_id))
+
+
+async def preview_messages(rt: Runtime, ids: list[str], agent_id: str | None) -> int:
+    """How many logged messages `purge` of these ids would erase; changes nothing."""
+    targets = await _targets_named(rt, ids, agent_id)
+    async with rt.db.read() as conn:
+        purged = with_copies(targets.memory_ids, await exchanges.siblings(conn, targets.memory_ids))
+        return len(await messages_taken(conn, purged, targets))
+
+
+async def _targets_named(rt: Runtime, ids: list[str], agent_id: str | None) -> Targets:
+    """The memories and logged exchanges these ids name (MemoryNotFound for any other)."""
     for memory_id in ids:
         if not is_memory_id(memory_id):
             raise InvalidInput("memory_id", "must be a memory id (a UUID such as recall returns)")
@@ -100,7 +117,7 @@ async def purge(rt: Runtime, ids: list[str], agent_id: str | None) -> PurgeRepor
                 exchange_ids.append(memory_id)
             else:
                 raise MemoryNotFound(memory_id)
-    return await _erase(rt, Targets(memory_ids, exchange_ids))
+    return Targets(memory_ids, exchange_ids)
 
 
 async def purge_matching(rt: Runtime, text: str, agent: str | None = None) -> PurgeReport:
@@ -128,7 +145,7 @@ async def preview_matching(rt: Runtime, text: str, agent: str | None = None) -> 
         every, mentioning = await finding.matching_memories(conn, text, agent)
         found = await rows.memories_by_id(conn, ids)
         places = await finding.places_with(conn, await needle_forms(conn, text, agent))
-        said = await finding.matching_messages(conn, text, agent)
+        taken, holding = await messages_matching(conn, text, agent)
     mentioning += [i for i in every if i not in ids]
     listed = [
         {
@@ -140,7 +157,35 @@ async def preview_matching(rt: Runtime, text: str, agent: str | None = None) -> 
         }
         for m in found.values()
     ]
-    return PurgePreview(memories=listed, rewritten=mentioning, messages=len(said), **places)
+    return PurgePreview(
+        memories=listed,
+        rewritten=mentioning,
+        messages=len(taken),
+        note=messages_note(taken, holding),
+        **places,
+    )
+
+
+async def messages_matching(
+    conn: Connection, text: str, agent: str | None
+) -> tuple[list[int], list[int]]:
+    """The logged messages a purge by `text` erases, and those of them holding the text."""
+    ids = await _erasable(conn, text, agent)
+    purged = with_copies(ids, await exchanges.siblings(conn, ids))
+    taken = await messages_taken(conn, purged, Targets(ids, [], text, agent))
+    holding = set(await finding.matching_messages(conn, text, agent))
+    return taken, [seq for seq in taken if seq in holding]
+
+
+def messages_note(taken: list[int], holding: list[int]) -> str | None:
+    """A preview's word on the messages erased without holding the text (none: None)."""
+    others = len(taken) - len(holding)
+    if not others:
+        return None
+    return (
+        f"{others} of the {len(taken)} messages do not hold the text: they are of the exchange"
+        " a memory holding it came from, erased with it"
+    )
 
 
 async def needle_forms(conn: Connection, needle: str | None, agent: str | None) -> list[str]:
@@ -166,23 +211,28 @@ async def _erase(rt: Runtime, targets: Targets) -> PurgeReport:
         await lease.release()
 
 
-async def erase_conversation(conn: Connection, memory_ids: list[str], targets: Targets) -> int:
-    """The conversation log's part of a purge: the exchanges these memories came from, the
-    messages they were extracted from, the exchanges named, and every message holding the
-    needle (ignoring case and spacing); how many messages went."""
-    erased = 0
-    exchanges_named = list(targets.exchanges)
+def with_copies(memory_ids: list[str], siblings: list[Memory]) -> list[str]:
+    """These memories and, of their exchanges' other memories (`siblings`), the stored copies
+    of the exchange: the memories a purge of them erases."""
+    copies = [m.id for m in siblings if exchanges.is_copy(m)]
+    return list(dict.fromkeys(memory_ids + copies))
+
+
+async def messages_taken(conn: Connection, memory_ids: list[str], targets: Targets) -> list[int]:
+    """The conversation log's part of a purge of these memories (copies included): the
+    messages of the exchanges they came from, the messages they were extracted from, the
+    exchanges named, and every message holding the needle (ignoring case and spacing). The
+    preview counts this list and the erase erases it, so the two cannot differ."""
+    named = list(targets.exchanges)
     for memory in (await rows.memories_by_id(conn, memory_ids)).values():
         exchange = memory.metadata.get("exchange_id")
         if isinstance(exchange, str):
-            exchanges_named.append(exchange)
-    for exchange in dict.fromkeys(exchanges_named):
-        erased += await log.erase_exchange(conn, exchange)
-    erased += await log.erase_said(conn, memory_ids, "")
+            named.append(exchange)
+    seqs = await log.exchange_seqs(conn, list(dict.fromkeys(named)))
+    seqs += await log.said_by(conn, memory_ids)
     if targets.needle:
-        seqs = await finding.matching_messages(conn, targets.needle, targets.agent)
-        erased += await log.erase_messages(conn, seqs)
-    return erased
+        seqs += await finding.matching_messages(conn, targets.needle, targets.agent)
+    return sorted(set(seqs))
 
 
 async def _take_lease(rt: Runtime) -> Lease:
@@ -211,10 +261,9 @@ async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
         async with rt.db.write() as conn:
             needles += await needle_forms(conn, targets.needle, targets.agent)
             siblings = await exchanges.siblings(conn, targets.memory_ids)
-            copies = [m.id for m in siblings if exchanges.is_copy(m)]
             context_holders = [m for m in siblings if "context" in m.metadata]
-            ids = list(dict.fromkeys(targets.memory_ids + copies))
-            said = await erase_conversation(conn, ids, targets)
+            ids = with_copies(targets.memory_ids, siblings)
+            said = await log.erase_messages(conn, await messages_taken(conn, ids, targets))
             for holder in context_holders:
                 if holder.id not in ids:
                     metadata = {k: v for k, v in holder.metadata.items() if k != "context"}

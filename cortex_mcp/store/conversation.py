@@ -397,13 +397,19 @@ async def unhide_messages_of(conn: Connection, memory_id: str, hidden_at: dateti
     )
 
 
-async def erase_exchange(conn: Connection, exchange_id: str) -> int:
-    """Remove an exchange's messages and their full-text rows for good; how many went."""
+async def exchange_seqs(conn: Connection, exchange_ids: list[str]) -> list[int]:
+    """Sequence numbers of these exchanges' messages (hidden ones too)."""
     found = await fetch_all(
-        conn, "select seq from conversation_log where exchange_id = ?", (exchange_id,)
+        conn,
+        Sql(
+            "select seq from conversation_log"
+            " where exchange_id in (select value from json_each(?))",
+            "select seq from conversation_log"
+            " where exchange_id in (select json_array_elements_text(cast(? as json)))",
+        ),
+        (json.dumps(exchange_ids),),
     )
-    await _unindex(conn, [int(row[0]) for row in found])
-    return await conn.execute("delete from conversation_log where exchange_id = ?", (exchange_id,))
+    return [int(row[0]) for row in found]
 
 
 async def _unindex(conn: Connection, seqs: list[int]) -> None:
@@ -453,22 +459,19 @@ async def log_counts(conn: Connection) -> dict[str, int]:
     }
 
 
-async def erase_said(conn: Connection, memory_ids: list[str], needle: str) -> int:
-    """Remove for good the messages these memories were extracted from, and (when `needle`
-    is not empty) every message containing it, with their full-text rows; how many went."""
+async def said_by(conn: Connection, memory_ids: list[str]) -> list[int]:
+    """Sequence numbers of the messages these memories were extracted from (hidden ones too)."""
     found = await fetch_all(
         conn,
         Sql(
             "select seq from conversation_log where exists (select 1 from json_each(memory_ids)"
-            " where value in (select value from json_each(:ids)))"
-            " or (:needle != '' and instr(lower(content), lower(:needle)) > 0)",
+            " where value in (select value from json_each(:ids)))",
             "select seq from conversation_log where jsonb_exists_any(cast(memory_ids as jsonb),"
-            " array(select json_array_elements_text(cast(:ids as json))))"
-            " or (cast(:needle as text) != '' and strpos(lower(content), lower(:needle)) > 0)",
+            " array(select json_array_elements_text(cast(:ids as json))))",
         ),
-        {"ids": json.dumps(memory_ids), "needle": needle},
+        {"ids": json.dumps(memory_ids)},
     )
-    return await erase_messages(conn, [int(row[0]) for row in found])
+    return [int(row[0]) for row in found]
 
 
 async def optimize_log_index(conn: Connection) -> None:
