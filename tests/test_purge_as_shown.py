@@ -166,3 +166,19 @@ async def test_a_needle_copied_with_its_line_or_cased_outside_ascii_finds_the_me
     assert [m["id"] for m in preview.memories] == [kept.id], preview
     assert done.done and token not in stored_rows(settings)
     assert [m.id for m in left.memories] == [other.id]
+
+
+async def test_a_forget_by_text_that_matches_nothing_says_so(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    """Retest17 F3: a preview and a confirmed purge that found nothing answered `note: null`,
+    as if the text had been erased."""
+    async with open_engine(settings, clock, {}) as engine:
+        await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        preview = await engine.forget_matching("Osaka harbour", purge=True, confirm=None)
+        done = await engine.forget_matching("Osaka harbour", purge=True, confirm=preview.confirm)
+        found = await engine.forget_matching("lives in Tokyo", purge=False, confirm=None)
+
+    assert preview.memory_count == 0 and preview.note and "nothing to forget" in preview.note
+    assert done.done and done.note and "nothing to forget" in done.note
+    assert found.memory_count == 1 and found.note is None

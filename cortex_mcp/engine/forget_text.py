@@ -24,6 +24,10 @@ from cortex_mcp.store import purge_text as finding
 
 SHOWN = 20
 """Matching memories listed in a preview."""
+NOTHING_MATCHED = (
+    "no memory or logged message holds this text (matched ignoring case and spacing):"
+    " nothing to forget"
+)
 
 
 class ForgetMatching(BaseModel):
@@ -88,7 +92,7 @@ async def forget_matching(
         memories=listed,
         memory_count=len(ids),
         messages=len(seqs),
-        note=note,
+        note=note if ids or seqs else NOTHING_MATCHED,
     )
     if confirm is None:
         return result.model_copy(update={"confirm": token})
@@ -100,7 +104,7 @@ async def forget_matching(
         )
     if erasing:
         report = await purge.purge_matching(rt, text, agent)
-        done = {"done": True, "messages": report.messages, "note": report.note}
+        done = {"done": True, "messages": report.messages, "note": report.note or result.note}
         return result.model_copy(update=done)
     for memory_id in ids:
         try:
