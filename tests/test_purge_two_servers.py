@@ -15,7 +15,7 @@ import pytest
 
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import Engine, open_engine
-from cortex_mcp.engine.lease import Lease
+from cortex_mcp.engine.lease import KEEPING, Lease, new_owner
 from cortex_mcp.engine.mirror import manual
 from cortex_mcp.engine.mirror import write as writing
 from cortex_mcp.engine.mirror.write import write_mirror
@@ -165,3 +165,27 @@ async def test_an_edit_waits_while_another_process_holds_the_lease_and_is_kept_a
     assert while_held == edited and not bikes_while_held
     assert [m.content for m in bikes] == ["Harry's new bike is red"]
     assert "Harry's new bike is red" in memory_md.read_text(encoding="utf-8")
+
+
+async def test_a_lifecycle_run_waits_for_a_mirror_write_keeping_an_edit(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    """Retest17b: a lifecycle run asked for while another server's mirror write kept an edit
+    (holding the lease for milliseconds) was refused, "a lifecycle run is in progress"."""
+    async with open_engine(settings, clock, {}) as a, open_engine(settings, clock, {}) as b:
+        await a.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        held = anyio.Event()
+
+        async def b_keeps_an_edit() -> None:  # a task of its own, as another process's
+            lease = Lease(b.runtime, f"{KEEPING}:{new_owner()}")
+            await lease.take()
+            held.set()
+            await anyio.sleep(0.5)
+            await lease.release()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(b_keeps_an_edit)
+            await held.wait()
+            report = await a.run_lifecycle()
+
+    assert report.dry_run is False

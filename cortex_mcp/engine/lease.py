@@ -28,6 +28,7 @@ class LifecycleBusy(InvalidInput):
 
     def __init__(self, holder: str, until: str) -> None:
         super().__init__("action", f"a lifecycle run is in progress ({holder}, until {until})")
+        self.holder = holder
 
 
 class LeaseLost(CortexError):
@@ -49,10 +50,18 @@ def new_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
+KEEPING = "mirror-keep"
+"""The kind of a lease a mirror write holds while it keeps a hand edit (milliseconds)."""
+KEEP_WAIT_S = 5.0
+"""How long taking the lease waits for a mirror write keeping an edit before it is busy."""
+
+
 def owner_is_gone(owner: str) -> bool:
-    """True when `owner` names a process on this host that no longer runs."""
+    """True when `owner` ([kind:]host:pid:suffix) names a process on this host that no
+    longer runs."""
     parts = owner.rsplit(":", 2)
-    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+    host = parts[0].rsplit(":", 1)[-1]
+    if len(parts) != 3 or host != socket.gethostname() or not parts[1].isdigit():
         return False
     pid = int(parts[1])
     if pid == os.getpid():
@@ -76,7 +85,19 @@ class Lease:
         self._renewed_at = rt.clock()
 
     async def take(self) -> None:
-        """Take the lease, or raise LifecycleBusy naming who holds it."""
+        """Take the lease, or raise LifecycleBusy naming who holds it; a mirror write keeping
+        an edit holds it for milliseconds, so while one does it is waited for (KEEP_WAIT_S)."""
+        with anyio.move_on_after(KEEP_WAIT_S):
+            while True:
+                try:
+                    return await self._take_once()
+                except LifecycleBusy as busy:
+                    if not busy.holder.startswith(f"{KEEPING}:"):
+                        raise
+                await anyio.sleep(0.05)
+        await self._take_once()
+
+    async def _take_once(self) -> None:
         now = self.rt.clock()
         async with self.rt.db.write() as conn:
             taken = await store.take_lease(conn, self.owner, now, self.ttl_s)

@@ -51,6 +51,10 @@ def test_only_a_gone_process_on_this_host_counts_as_gone():
     assert not owner_is_gone(f"{host}:{os.getpid()}:abcd")
     assert not owner_is_gone(f"another-host.example:{_reaped()}:abcd")
     assert not owner_is_gone("crashed-process")
+    # a purge's and a mirror keep's owners name their kind first (found in retest17b)
+    assert owner_is_gone(f"purge:{host}:{_reaped()}:abcd")
+    assert owner_is_gone(f"mirror-keep:{host}:{_reaped()}:abcd")
+    assert not owner_is_gone(f"mirror-keep:{host}:{os.getpid()}:abcd")
 
 
 async def test_a_lease_whose_process_is_gone_is_taken_over_at_once(

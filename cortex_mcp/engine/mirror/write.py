@@ -19,7 +19,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
-from cortex_mcp.engine.lease import Lease, LifecycleBusy, held_in_this_task
+from cortex_mcp.engine.lease import KEEPING, Lease, LifecycleBusy, held_in_this_task, new_owner
 from cortex_mcp.engine.mirror.manual import KeptEdit, keep_edit
 from cortex_mcp.engine.mirror.ownership import (
     HASH_PREFIX,
@@ -294,7 +294,7 @@ async def keep_in_turn(
     holds it, or for a page changed since it was read, nothing is kept: a later pass does."""
     lease = None
     if not held_in_this_task():  # a purge or a run writing the mirror itself holds it
-        lease = Lease(rt)
+        lease = Lease(rt, f"{KEEPING}:{new_owner()}")
         try:
             await lease.take()
         except LifecycleBusy:
