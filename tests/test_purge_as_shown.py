@@ -178,7 +178,11 @@ async def test_a_forget_by_text_that_matches_nothing_says_so(
         preview = await engine.forget_matching("Osaka harbour", purge=True, confirm=None)
         done = await engine.forget_matching("Osaka harbour", purge=True, confirm=preview.confirm)
         found = await engine.forget_matching("lives in Tokyo", purge=False, confirm=None)
+        cli_preview = await engine.preview_purge("Osaka harbour")  # `cortex-mcp purge --matching`
+        cli_report = await engine.purge_matching("Osaka harbour")
 
+    assert cli_preview.note and "nothing to forget" in cli_preview.note
+    assert cli_report.note and "nothing to forget" in cli_report.note
     assert preview.memory_count == 0 and preview.note and "nothing to forget" in preview.note
     assert done.done and done.note and "nothing to forget" in done.note
     assert found.memory_count == 1 and found.note is None

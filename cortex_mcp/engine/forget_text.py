@@ -24,10 +24,6 @@ from cortex_mcp.store import purge_text as finding
 
 SHOWN = 20
 """Matching memories listed in a preview."""
-NOTHING_MATCHED = (
-    "no memory or logged message holds this text (matched ignoring case and spacing):"
-    " nothing to forget"
-)
 
 
 class ForgetMatching(BaseModel):
@@ -92,7 +88,7 @@ async def forget_matching(
         memories=listed,
         memory_count=len(ids),
         messages=len(seqs),
-        note=note if ids or seqs else NOTHING_MATCHED,
+        note=note if ids or seqs else purge.NOTHING_MATCHED,
     )
     if confirm is None:
         return result.model_copy(update={"confirm": token})

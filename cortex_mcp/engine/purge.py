@@ -127,7 +127,17 @@ async def purge_matching(rt: Runtime, text: str, agent: str | None = None) -> Pu
     _check_needle(text)
     async with rt.db.read() as conn:
         ids = await _erasable(conn, text, agent)
-    return await _erase(rt, Targets(ids, [], text, agent))
+    report = await _erase(rt, Targets(ids, [], text, agent))
+    if report.purged or report.rewritten or report.messages:
+        return report
+    return report.model_copy(update={"note": report.note or NOTHING_MATCHED})
+
+
+NOTHING_MATCHED = (
+    "no memory or logged message holds this text (matched ignoring case and spacing):"
+    " nothing to forget"
+)
+"""The note of a forget or purge by text that found nothing."""
 
 
 async def _erasable(conn: Connection, text: str, agent: str | None) -> list[str]:
@@ -161,7 +171,7 @@ async def preview_matching(rt: Runtime, text: str, agent: str | None = None) -> 
         memories=listed,
         rewritten=mentioning,
         messages=len(taken),
-        note=messages_note(taken, holding),
+        note=messages_note(taken, holding) if ids or taken or mentioning else NOTHING_MATCHED,
         **places,
     )
 

@@ -19,6 +19,8 @@ FOUND = [
     ),
     ("更正一下：我现在住在杭州，不在上海了。", [("home", "杭州")]),
     ("我住在北京，你呢？", [("home", "北京")]),  # it asks after it states
+    ("I live in Berlin, do you?", [("home", "Berlin")]),
+    ("Did I tell you I live in Berlin?", [("home", "Berlin")]),
     ("東京に住んでいます。元気ですか？", [("home", "東京")]),
     ("東京に住んでいますが、大阪はどうですか？", [("home", "東京")]),
     ("I'm Dave.", [("name", "Dave")]),
@@ -109,6 +111,9 @@ NONE = [
     "私は東京に住んでいますか。",
     "住在北京吗？",
     "我对花生过敏吗？",
+    "Do I live in Munich?",  # retest17b: it replaced "I live in Berlin."
+    "Does my sister live in Lisbon?",
+    "Have I moved to Boston?",
     "I remember when you started working on these sorta things.",
     "My name is not important",
     "My name is wrong",

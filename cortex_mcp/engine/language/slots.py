@@ -249,7 +249,7 @@ def find_slots(sentence: str) -> list[Slot]:
             continue  # 住在 / 在…工作 read in a Japanese sentence are not Chinese
         for match in slot_pattern.pattern.finditer(sentence):
             before = sentence[: match.start()]
-            if _NEGATED.search(before[-24:]) or (cjk and asks_there(sentence, match.start())):
+            if _NEGATED.search(before[-24:]) or asked(sentence, match.start(), cjk):
                 continue
             slot = _slot(slot_pattern, match, sentence)
             if slot is not None and slot.predicate not in found:
@@ -259,7 +259,7 @@ def find_slots(sentence: str) -> list[Slot]:
         key = f"{attribute.subject}|{attribute.attribute}"
         if (
             not _NEGATED.search(sentence[: attribute.start][-24:])
-            and not (cjk and asks_there(sentence, attribute.start))
+            and not asked(sentence, attribute.start, cjk)
             and key not in found
         ):
             slot = Slot(attribute.subject, attribute.attribute, attribute.value, language)
@@ -277,6 +277,21 @@ def asks_there(sentence: str, start: int) -> bool:
     reads, and "I live in Berlin, do you?" states."""
     end = _CLAUSE_END.search(sentence, start)
     return ends_asking(sentence[start : end.end() if end else len(sentence)])
+
+
+_AUXILIARY_BEFORE = re.compile(
+    r"(?i)\b(?:do|does|did|am|are|is|was|were|have|has|had|can|could|will|would|should|may|"
+    r"might)\s+(?:I\s+|my\s+\w+\s+)?$"
+)
+
+
+def asked(sentence: str, start: int, cjk: bool) -> bool:
+    """True when what a match at `start` says is asked, not stated: a Chinese or Japanese
+    clause ending on a question (`asks_there`), or an English one whose verb comes first ("Do I
+    live in Munich?"; "I live in Berlin, do you?" states)."""
+    if cjk:
+        return asks_there(sentence, start)
+    return bool(_AUXILIARY_BEFORE.search(sentence[:start][-24:])) and asks_there(sentence, start)
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
