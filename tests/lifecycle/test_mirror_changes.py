@@ -255,3 +255,75 @@ async def test_a_young_temp_file_beside_the_pages_may_be_another_servers_write(
     await write_mirror(engine.runtime)  # a full write: the folders are read
 
     assert young.exists() and not old.exists()
+
+
+async def test_a_line_added_while_the_page_is_being_written_is_kept_not_written_over(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Retest17b: the user appended a line to MEMORY.md after a mirror write had read the page
+    and before it wrote it; the write went over it, and the line was in neither the store, the
+    page nor a backup. A page no longer as read is left for a later pass, which keeps the line."""
+    from cortex_mcp.engine.mirror import write as writing
+    from cortex_mcp.models import Category
+
+    await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+    await write_mirror(engine.runtime)
+    page = engine.settings.home / "MEMORY.md"
+    judge = writing._judge
+
+    def judge_then_user_appends(*args: object) -> object:
+        judged = judge(*args)  # type: ignore[arg-type]
+        with page.open("a", encoding="utf-8") as file:
+            file.write("- Harry's new bike is red\n")
+        return judged
+
+    await engine.remember("Harry answers briefly", category=Category.IDENTITY)
+    monkeypatch.setattr(writing, "_judge", judge_then_user_appends)
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+    monkeypatch.undo()
+    kept_until_then = page.read_text(encoding="utf-8")
+    await write_mirror(engine.runtime, archive=False, changed_only=True)  # the later pass
+
+    assert "Harry's new bike is red" in kept_until_then
+    bikes = await engine.recall("bike red")
+    assert [m.content for m in bikes.memories] == ["Harry's new bike is red"]
+    text = page.read_text(encoding="utf-8")
+    assert "Harry's new bike is red" in text and "Harry answers briefly" in text
+
+
+async def test_an_edited_page_whose_day_emptied_stays_while_its_edit_cannot_be_kept(
+    engine: Engine, clock: FrozenClock
+) -> None:
+    """While another process holds the lease, an edit is not kept: a page whose day emptied
+    is then left as it is, the user's line on it, not removed (it was, as if kept)."""
+    import anyio
+
+    from cortex_mcp.engine.lease import Lease
+
+    tuesday = clock.now - timedelta(days=1)
+    [tango] = await plant(engine, memory("The tango note", layer=Layer.WORKING, created=tuesday))
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+    page = engine.settings.home / "memory" / "working" / f"{tuesday:%Y-%m-%d}.md"
+    with page.open("a", encoding="utf-8") as file:
+        file.write("- [10:00] (fact) The victor note, added by hand\n")
+    await engine.forget(tango)
+    held, done = anyio.Event(), anyio.Event()
+
+    async def another_process_holds_the_lease() -> None:
+        lease = Lease(engine.runtime)
+        await lease.take()
+        held.set()
+        await done.wait()
+        await lease.release()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(another_process_holds_the_lease)
+        await held.wait()
+        await write_mirror(engine.runtime)  # the folder read: the emptied day's page is stale
+        while_held = page.read_text(encoding="utf-8") if page.exists() else None
+        done.set()
+    await write_mirror(engine.runtime)
+
+    assert while_held is not None and "victor" in while_held
+    found = await engine.recall("victor note")
+    assert [m.content for m in found.memories] == ["The victor note, added by hand"]

@@ -153,14 +153,18 @@ async def _write_pass(
             on_disk = judged[path].ours_on_disk  # still ours if this write never lands
             await set_meta(conn, hash_key(path), " ".join(filter(None, [upcoming, on_disk])))
     done, removed = await anyio.to_thread.run_sync(
-        _write_owned, own, extra, hashes, stale, set(gone_edited)
+        _write_owned, own, extra, hashes, stale, set(gone_edited) - left, judged
     )
     async with rt.db.write() as conn:
         for path, value in done.items():
             await set_meta(conn, hash_key(path), value)
         await delete_meta(conn, [hash_key(path) for path in removed])
         outdated = await _moved(conn, version)
-    again = set(done) if outdated else set()  # what it wrote may be outdated: render again
+    edited_since = set(own) - set(done)  # a hand edit came after the page was read
+    if edited_since:
+        logger.info("%d pages edited while being written: kept by a later pass", len(edited_since))
+        rt.mirror.mark_dirty()
+    again = (set(done) if outdated else set()) | edited_since  # render these again
     rt.mirror.written_days = {
         d: m for d, m in marks.items() if working_dir / f"{d}.md" not in again
     }
@@ -260,13 +264,17 @@ def _write_owned(
     hashes: dict[str, str],
     stale: list[Path],
     kept: set[Path],
+    judged: dict[Path, OnDisk],
 ) -> tuple[dict[Path, str], list[Path]]:
-    """Write the pages cortex owns (only its block of `extra`); drop the `stale` generated
-    pages (the mirror no longer has them) that are still as written, or whose edit was
-    `kept` (imported and backed up). (hashes written, pages removed)"""
+    """Write the pages cortex owns (only its block of `extra`) that are still as `judged` (a
+    line the user added since is kept by a later pass, not written over); drop the `stale`
+    generated pages (the mirror no longer has them) that are still as written, or whose edit
+    was `kept` (imported and backed up). (hashes written, pages removed)"""
     written: dict[Path, str] = {}
     for path, page in pages.items():
         existing = read_text(path)
+        if path in judged and not _as_judged(existing, judged[path], block=path == extra):
+            continue
         text = splice(existing, block_of(page)) if path == extra else page
         if existing != text:
             write_atomic(path, text)
@@ -312,6 +320,18 @@ def _still_as_read(edited: dict[Path, OnDisk]) -> dict[Path, OnDisk]:
     """The edited pages whose text on disk (cortex's block, in a user's file) is still the one
     read."""
     return {path: disk for path, disk in edited.items() if _as_read(read_text(path), disk)}
+
+
+def _as_judged(existing: str | None, disk: OnDisk, block: bool) -> bool:
+    """True when a page (for `block`, cortex's block in the user's file) is as it was when
+    judged: cortex's own text, or the edit just kept; no hand edit came since."""
+    if disk.verdict is Verdict.EDITED:
+        return _as_read(existing, disk)
+    if disk.ours_on_disk is None:  # there was none: there is none yet (or no block in it)
+        return existing is None or (block and find_block(existing) is None)
+    found = find_block(existing) if block and existing is not None else None
+    text = existing[found[0] : found[1]] if existing is not None and found else existing
+    return text is not None and digest(text) == disk.ours_on_disk
 
 
 def _as_read(text: str | None, disk: OnDisk) -> bool:
