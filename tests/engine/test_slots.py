@@ -19,6 +19,7 @@ FOUND = [
     ),
     ("更正一下：我现在住在杭州，不在上海了。", [("home", "杭州")]),
     ("我住在北京，你呢？", [("home", "北京")]),  # it asks after it states
+    ("我住在北京 你呢？", [("home", "北京")]),  # retest17b: a space ends the clause too
     ("I live in Berlin, do you?", [("home", "Berlin")]),
     ("Did I tell you I live in Berlin?", [("home", "Berlin")]),
     ("東京に住んでいます。元気ですか？", [("home", "東京")]),

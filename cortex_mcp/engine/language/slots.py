@@ -268,14 +268,15 @@ def find_slots(sentence: str) -> list[Slot]:
 
 
 _CLAUSE_END = re.compile(r"[。．！？!?，,、；;\n]")
+_CLAUSE_END_CJK = re.compile(r"[。．！？!?，,、；;\s]")
+"""Chinese and Japanese put no space inside a clause: 我住在北京 你呢？ states, then asks."""
 
 
-def asks_there(sentence: str, start: int) -> bool:
-    """True when the clause from `start` ends on a question: 東京に住んでいますか。, 住在北京吗？
-    ask (of the listener, the subject unsaid), they state nothing of the user (retest17 R1).
-    Chinese and Japanese only: an English question puts its verb first, which no slot pattern
-    reads, and "I live in Berlin, do you?" states."""
-    end = _CLAUSE_END.search(sentence, start)
+def asks_there(sentence: str, start: int, clause_end: re.Pattern[str] = _CLAUSE_END_CJK) -> bool:
+    """True when the clause from `start` (to `clause_end`) ends on a question: 東京に住んでいま
+    すか。, 住在北京吗？ ask (of the listener, the subject unsaid), they state nothing of the
+    user (retest17 R1)."""
+    end = clause_end.search(sentence, start)
     return ends_asking(sentence[start : end.end() if end else len(sentence)])
 
 
@@ -291,7 +292,9 @@ def asked(sentence: str, start: int, cjk: bool) -> bool:
     live in Munich?"; "I live in Berlin, do you?" states)."""
     if cjk:
         return asks_there(sentence, start)
-    return bool(_AUXILIARY_BEFORE.search(sentence[:start][-24:])) and asks_there(sentence, start)
+    return bool(_AUXILIARY_BEFORE.search(sentence[:start][-24:])) and asks_there(
+        sentence, start, _CLAUSE_END
+    )
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
