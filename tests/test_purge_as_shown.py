@@ -186,3 +186,29 @@ async def test_a_forget_by_text_that_matches_nothing_says_so(
     assert preview.memory_count == 0 and preview.note and "nothing to forget" in preview.note
     assert done.done and done.note and "nothing to forget" in done.note
     assert found.memory_count == 1 and found.note is None
+
+
+async def test_a_text_only_a_hand_edit_not_kept_yet_holds_is_named_there(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    """Retest17b D2: a secret on a line added by hand to MEMORY.md, not kept yet: the preview
+    said "nothing to forget", though the next write would have stored it as a memory. It now
+    names the page, and the purge takes the line out."""
+    page = settings.home / "MEMORY.md"
+    async with open_engine(settings, clock, {}) as engine:
+        await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+        await write_mirror(engine.runtime)
+        with page.open("a", encoding="utf-8") as file:
+            file.write("- The safe code is qz881\n- Harry's new bike is red\n")
+        preview = await engine.forget_matching("safe code is qz881", purge=True, confirm=None)
+        done = await engine.forget_matching(
+            "safe code is qz881", purge=True, confirm=preview.confirm
+        )
+        await write_mirror(engine.runtime)
+        bikes = await engine.recall("bike red")
+
+    assert preview.note and "MEMORY.md" in preview.note and preview.memory_count == 0
+    assert done.done and done.note and "MEMORY.md" in done.note
+    assert "qz881" not in page.read_text(encoding="utf-8")
+    assert "qz881" not in stored_rows(settings)
+    assert [m.content for m in bikes.memories] == ["Harry's new bike is red"]

@@ -88,7 +88,7 @@ async def forget_matching(
         memories=listed,
         memory_count=len(ids),
         messages=len(seqs),
-        note=note if ids or seqs else purge.NOTHING_MATCHED,
+        note=note if ids or seqs else await purge.nothing_stored(rt, text, erasing),
     )
     if confirm is None:
         return result.model_copy(update={"confirm": token})

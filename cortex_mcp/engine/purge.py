@@ -25,7 +25,7 @@ import anyio.to_thread
 from pydantic import BaseModel, Field
 
 from cortex_mcp.engine.lease import Lease, LifecycleBusy, new_owner
-from cortex_mcp.engine.mirror.ownership import drop_pages_holding, scrub_backups
+from cortex_mcp.engine.mirror.ownership import drop_pages_holding, pages_holding, scrub_backups
 from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.engine.runtime import Runtime
 from cortex_mcp.errors import CortexError, InvalidInput, MemoryNotFound
@@ -127,10 +127,11 @@ async def purge_matching(rt: Runtime, text: str, agent: str | None = None) -> Pu
     _check_needle(text)
     async with rt.db.read() as conn:
         ids = await _erasable(conn, text, agent)
+    pending = await nothing_stored(rt, text, erasing=True)  # before the purge takes it out
     report = await _erase(rt, Targets(ids, [], text, agent))
     if report.purged or report.rewritten or report.messages:
         return report
-    return report.model_copy(update={"note": report.note or NOTHING_MATCHED})
+    return report.model_copy(update={"note": report.note or pending})
 
 
 NOTHING_MATCHED = (
@@ -138,6 +139,19 @@ NOTHING_MATCHED = (
     " nothing to forget"
 )
 """The note of a forget or purge by text that found nothing."""
+
+
+async def nothing_stored(rt: Runtime, text: str, erasing: bool) -> str:
+    """The note of a forget or purge by `text` that found nothing stored: it says so, or names
+    the mirror's pages whose hand edit, not kept yet, holds the text (it would become a memory
+    when kept; a purge takes those lines out first)."""
+    pages = await anyio.to_thread.run_sync(pages_holding, rt.settings.home, [text])
+    if not pages:
+        return NOTHING_MATCHED
+    held = f"no memory or logged message holds this text yet, but a hand edit of {', '.join(pages)}"
+    if erasing:
+        return f"{held} does: the purge takes those lines out of it"
+    return f"{held} does, and becomes memory when kept: purge to take those lines out"
 
 
 async def _erasable(conn: Connection, text: str, agent: str | None) -> list[str]:
@@ -157,6 +171,7 @@ async def preview_matching(rt: Runtime, text: str, agent: str | None = None) -> 
         places = await finding.places_with(conn, await needle_forms(conn, text, agent))
         taken, holding = await messages_matching(conn, text, agent)
     mentioning += [i for i in every if i not in ids]
+    pending = "" if ids or taken or mentioning else await nothing_stored(rt, text, erasing=True)
     listed = [
         {
             "id": m.id,
@@ -171,7 +186,7 @@ async def preview_matching(rt: Runtime, text: str, agent: str | None = None) -> 
         memories=listed,
         rewritten=mentioning,
         messages=len(taken),
-        note=messages_note(taken, holding) if ids or taken or mentioning else NOTHING_MATCHED,
+        note=pending or messages_note(taken, holding),
         **places,
     )
 

@@ -218,6 +218,17 @@ def cut_out(haystack: str, pattern: re.Pattern[str]) -> str:
     return pattern.sub(lambda _: PURGED_MARK, haystack)
 
 
+def pages_holding(home: Path, texts: list[str]) -> list[str]:
+    """The mirror's pages (relative to `home`) holding any of `texts`, matched as a purge
+    matches; for a preview that found nothing stored: a hand edit not kept yet may hold it."""
+    pattern = spaced_any(texts)
+    if pattern is None:
+        return []
+    pages = [home / "MEMORY.md", *sorted((home / "memory").rglob("*.md"))]
+    held = [page for page in pages if (text := read_text(page)) and pattern.search(text)]
+    return [page.relative_to(home).as_posix() for page in held]
+
+
 def drop_pages_holding(home: Path, texts: list[str]) -> int:
     """Remove the pages cortex generated (the marker on top) that hold any of `texts`; how
     many (a purge whose mirror could not be rewritten: the next start writes them again).
