@@ -12,6 +12,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from cortex_mcp.errors import ConfigError
@@ -125,10 +126,12 @@ TEMP_SUFFIX = ".cortex-tmp"
 """Temporary files beside a page being written end in this (a crash may leave one)."""
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, still: Callable[[], bool] | None = None) -> bool:
     """Replace `path` with `text` all at once: readers see the old file or the new, whole, and
     only this user can read it (0600; a folder made for it 0700). Undecodable bytes read from a
-    user's file (surrogate escapes) are written back as they were."""
+    user's file (surrogate escapes) are written back as they were. `still`, asked once the new
+    text is on disk, just before the swap: False leaves the file as it is (someone changed it
+    meanwhile). True when the file was replaced."""
     private_folders(path.parent)
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
@@ -136,8 +139,12 @@ def write_atomic(path: Path, text: str) -> None:
             file.write(text.encode("utf-8", "surrogateescape"))
             file.flush()
             os.fsync(file.fileno())
+        if still is not None and not still():
+            os.unlink(temp)
+            return False
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+    return True

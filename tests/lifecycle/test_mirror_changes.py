@@ -12,7 +12,7 @@ from cortex_mcp.engine.facade import Engine, open_engine
 from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.models import Layer
 from tests.conftest import FrozenClock
-from tests.lifecycle.conftest import memory, plant
+from tests.lifecycle.conftest import lease_held_elsewhere, memory, plant
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
@@ -296,10 +296,6 @@ async def test_an_edited_page_whose_day_emptied_stays_while_its_edit_cannot_be_k
 ) -> None:
     """While another process holds the lease, an edit is not kept: a page whose day emptied
     is then left as it is, the user's line on it, not removed (it was, as if kept)."""
-    import anyio
-
-    from cortex_mcp.engine.lease import Lease
-
     tuesday = clock.now - timedelta(days=1)
     [tango] = await plant(engine, memory("The tango note", layer=Layer.WORKING, created=tuesday))
     await write_mirror(engine.runtime, archive=False, changed_only=True)
@@ -307,23 +303,46 @@ async def test_an_edited_page_whose_day_emptied_stays_while_its_edit_cannot_be_k
     with page.open("a", encoding="utf-8") as file:
         file.write("- [10:00] (fact) The victor note, added by hand\n")
     await engine.forget(tango)
-    held, done = anyio.Event(), anyio.Event()
-
-    async def another_process_holds_the_lease() -> None:
-        lease = Lease(engine.runtime)
-        await lease.take()
-        held.set()
-        await done.wait()
-        await lease.release()
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(another_process_holds_the_lease)
-        await held.wait()
+    async with lease_held_elsewhere(engine):
         await write_mirror(engine.runtime)  # the folder read: the emptied day's page is stale
         while_held = page.read_text(encoding="utf-8") if page.exists() else None
-        done.set()
     await write_mirror(engine.runtime)
 
     assert while_held is not None and "victor" in while_held
     found = await engine.recall("victor note")
     assert [m.content for m in found.memories] == ["The victor note, added by hand"]
+
+
+async def test_a_line_added_while_the_new_page_goes_to_disk_is_kept_not_written_over(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Retest17c: a line appended after the page was checked, while the new text was being
+    synced to disk (milliseconds under load), was still swapped over and lost. The page is
+    read once more just before the swap."""
+    import os
+
+    from cortex_mcp.models import Category
+
+    await engine.remember("Harry lives in Tokyo", category=Category.IDENTITY)
+    await write_mirror(engine.runtime)
+    page = engine.settings.home / "MEMORY.md"
+    fsync, appended = os.fsync, list[bool]()
+
+    def fsync_while_the_user_appends(fd: int) -> None:
+        fsync(fd)
+        if not appended:
+            appended.append(True)
+            with page.open("a", encoding="utf-8") as file:
+                file.write("- Harry's new bike is red\n")
+
+    await engine.remember("Harry answers briefly", category=Category.IDENTITY)
+    monkeypatch.setattr(os, "fsync", fsync_while_the_user_appends)
+    await write_mirror(engine.runtime, archive=False, changed_only=True)
+    monkeypatch.undo()
+    await write_mirror(engine.runtime, archive=False, changed_only=True)  # the later pass
+
+    assert appended
+    bikes = await engine.recall("bike red")
+    assert [m.content for m in bikes.memories] == ["Harry's new bike is red"]
+    text = page.read_text(encoding="utf-8")
+    assert "Harry's new bike is red" in text and "Harry answers briefly" in text

@@ -276,8 +276,8 @@ def _write_owned(
         if path in judged and not _as_judged(existing, judged[path], block=path == extra):
             continue
         text = splice(existing, block_of(page)) if path == extra else page
-        if existing != text:
-            write_atomic(path, text)
+        if existing != text and not write_atomic(path, text, partial(_reads, path, existing)):
+            continue  # changed while the new text went to disk: a later pass
         written[path] = digest(block_of(page) if path == extra else page)
     removed = []
     for page_path in stale:
@@ -320,6 +320,11 @@ def _still_as_read(edited: dict[Path, OnDisk]) -> dict[Path, OnDisk]:
     """The edited pages whose text on disk (cortex's block, in a user's file) is still the one
     read."""
     return {path: disk for path, disk in edited.items() if _as_read(read_text(path), disk)}
+
+
+def _reads(path: Path, text: str | None) -> bool:
+    """True when the file at `path` still reads `text` (None: there is none)."""
+    return read_text(path) == text
 
 
 def _as_judged(existing: str | None, disk: OnDisk, block: bool) -> bool:
