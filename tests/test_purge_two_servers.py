@@ -15,13 +15,13 @@ import pytest
 
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import Engine, open_engine
-from cortex_mcp.engine.lease import KEEPING, Lease, new_owner
+from cortex_mcp.engine.lease import KEEPING, new_owner
 from cortex_mcp.engine.mirror import manual
 from cortex_mcp.engine.mirror import write as writing
 from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.models import Category
 from tests.conftest import FrozenClock
-from tests.lifecycle.conftest import quiet_settings
+from tests.lifecycle.conftest import lease_held_elsewhere, quiet_settings
 
 SECRET = "My stale secret is zq01xk"
 
@@ -143,22 +143,10 @@ async def test_an_edit_waits_while_another_process_holds_the_lease_and_is_kept_a
         with memory_md.open("a", encoding="utf-8") as file:
             file.write("- Harry's new bike is red\n")
         edited = memory_md.read_text(encoding="utf-8")
-        held, done = anyio.Event(), anyio.Event()
-
-        async def b_holds_the_lease() -> None:  # a task of its own, as another process's
-            lease = Lease(b.runtime)
-            await lease.take()
-            held.set()
-            await done.wait()
-            await lease.release()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(b_holds_the_lease)
-            await held.wait()
+        async with lease_held_elsewhere(b):
             await write_mirror(a.runtime, archive=False)
             while_held = memory_md.read_text(encoding="utf-8")
             bikes_while_held = (await a.recall("bike red")).memories
-            done.set()
         await write_mirror(a.runtime, archive=False)
         bikes = (await a.recall("bike red")).memories
 
@@ -174,18 +162,7 @@ async def test_a_lifecycle_run_waits_for_a_mirror_write_keeping_an_edit(
     (holding the lease for milliseconds) was refused, "a lifecycle run is in progress"."""
     async with open_engine(settings, clock, {}) as a, open_engine(settings, clock, {}) as b:
         await a.remember("Harry lives in Tokyo", category=Category.IDENTITY)
-        held = anyio.Event()
-
-        async def b_keeps_an_edit() -> None:  # a task of its own, as another process's
-            lease = Lease(b.runtime, f"{KEEPING}:{new_owner()}")
-            await lease.take()
-            held.set()
-            await anyio.sleep(0.5)
-            await lease.release()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(b_keeps_an_edit)
-            await held.wait()
+        async with lease_held_elsewhere(b, f"{KEEPING}:{new_owner()}", for_s=0.5):
             report = await a.run_lifecycle()
 
     assert report.dry_run is False

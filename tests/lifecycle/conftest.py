@@ -1,14 +1,17 @@
 """Engines on real SQLite files under a frozen clock, and a way to plant memories exactly."""
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.facade import Engine, open_engine
+from cortex_mcp.engine.lease import Lease
 from cortex_mcp.models import Category, Layer, Memory, new_memory_id
 from cortex_mcp.store import memories as rows
 from tests.conftest import FrozenClock
@@ -102,3 +105,28 @@ async def stored(engine: Engine, memory_id: str) -> Memory:
 async def live(engine: Engine, layer: Layer, agent: str = "default") -> list[Memory]:
     async with engine.db.read() as conn:
         return await rows.live_memories(conn, agent, [layer], limit=100_000)
+
+
+@asynccontextmanager
+async def lease_held_elsewhere(
+    engine: Engine, owner: str | None = None, for_s: float | None = None
+) -> AsyncIterator[None]:
+    """The lifecycle lease held through the block by a task of its own (so the block's calls
+    do not hold it, as another process's would not), or for `for_s` seconds of it."""
+    held, done = anyio.Event(), anyio.Event()
+
+    async def hold() -> None:
+        lease = Lease(engine.runtime, owner)
+        await lease.take()
+        held.set()
+        if for_s is None:
+            await done.wait()
+        else:
+            await anyio.sleep(for_s)
+        await lease.release()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(hold)
+        await held.wait()
+        yield
+        done.set()
