@@ -279,7 +279,7 @@ async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
         targeted = await rows.memories_by_id(conn, targets.memory_ids)
         needles = await needle_forms(conn, targets.needle, targets.agent)
     erasing = [m.content for m in targeted.values()] + needles
-    await keep_pending_edits(rt, as_written([t for t in erasing if t.strip()]))
+    await keep_pending_edits(rt, [t for t in erasing if t.strip()])
     now, done = rt.clock(), erase.Erased()
     await erase.secure_delete(rt.db, True)
     try:
@@ -309,7 +309,7 @@ async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
         " %d logged messages",
         *(len(done.memories), len(done.rewritten), done.queue_entries, done.log_entries, said),
     )
-    copies_left = as_written([t for t in texts if t.strip()] + needles)
+    copies_left = [t for t in texts if t.strip()] + needles
     backups, note = await erase_copies(rt, copies_left)
     return PurgeReport(
         purged=done.memories,
@@ -336,12 +336,6 @@ async def keep_pending_edits(rt: Runtime, texts: list[str]) -> None:
             await write_mirror(rt, archive=False, purged=texts)
         except (OSError, CortexError) as error:
             logger.warning("purge: the mirror's edits could not be kept first: %s", error)
-
-
-def as_written(texts: list[str]) -> list[str]:
-    """The texts, and each as the mirror's pages write it (whitespace runs as one space: a
-    memory of two lines is one line of its page)."""
-    return list(dict.fromkeys([*texts, *(" ".join(text.split()) for text in texts)]))
 
 
 async def erase_copies(rt: Runtime, texts: list[str]) -> tuple[int, str | None]:
