@@ -218,14 +218,18 @@ def cut_out(haystack: str, pattern: re.Pattern[str]) -> str:
     return pattern.sub(lambda _: PURGED_MARK, haystack)
 
 
+def _pages(home: Path) -> list[Path]:
+    """MEMORY.md and every Markdown file under `memory/` (the pages, their backups apart)."""
+    return [home / "MEMORY.md", *sorted((home / "memory").rglob("*.md"))]
+
+
 def pages_holding(home: Path, texts: list[str]) -> list[str]:
     """The mirror's pages (relative to `home`) holding any of `texts`, matched as a purge
     matches; for a preview that found nothing stored: a hand edit not kept yet may hold it."""
     pattern = spaced_any(texts)
     if pattern is None:
         return []
-    pages = [home / "MEMORY.md", *sorted((home / "memory").rglob("*.md"))]
-    held = [page for page in pages if (text := read_text(page)) and pattern.search(text)]
+    held = [page for page in _pages(home) if (text := read_text(page)) and pattern.search(text)]
     return [page.relative_to(home).as_posix() for page in held]
 
 
@@ -236,8 +240,7 @@ def drop_pages_holding(home: Path, texts: list[str]) -> int:
     removed, pattern = 0, spaced_any(texts)
     if pattern is None:
         return 0
-    pages = [home / "MEMORY.md", *sorted((home / "memory").rglob("*.md"))]
-    for page in pages:
+    for page in _pages(home):
         text = read_text(page)
         if text is not None and has_marker(text) and pattern.search(text):
             page.unlink(missing_ok=True)
