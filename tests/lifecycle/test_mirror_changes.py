@@ -152,13 +152,8 @@ async def test_a_copy_of_a_page_under_another_name_is_the_users(
     assert copy.read_text(encoding="utf-8").endswith("My own important notes.\n")
 
 
-async def test_an_edit_to_a_page_whose_day_then_empties_is_kept(
-    engine: Engine, clock: FrozenClock
-) -> None:
-    """Retest16 D3: a line added by hand to a working page, then the day's last memory
-    forgotten: the edit was never imported nor backed up, and the page stayed showing the
-    forgotten memory. Now it is kept as an edit is (imported on its day, backed up) and the
-    page shows what the day holds now; the forgotten memory does not come back."""
+async def edited_day_then_emptied(engine: Engine, clock: FrozenClock) -> Path:
+    """Tuesday's page, with a line added by hand, after its one memory was forgotten."""
     tuesday = clock.now - timedelta(days=1)
     [tango] = await plant(engine, memory("The tango note", layer=Layer.WORKING, created=tuesday))
     await write_mirror(engine.runtime, archive=False, changed_only=True)
@@ -166,6 +161,17 @@ async def test_an_edit_to_a_page_whose_day_then_empties_is_kept(
     with page.open("a", encoding="utf-8") as file:
         file.write("- [10:00] (fact) The victor note, added by hand\n")
     await engine.forget(tango)
+    return page
+
+
+async def test_an_edit_to_a_page_whose_day_then_empties_is_kept(
+    engine: Engine, clock: FrozenClock
+) -> None:
+    """Retest16 D3: a line added by hand to a working page, then the day's last memory
+    forgotten: the edit was never imported nor backed up, and the page stayed showing the
+    forgotten memory. Now it is kept as an edit is (imported on its day, backed up) and the
+    page shows what the day holds now; the forgotten memory does not come back."""
+    page = await edited_day_then_emptied(engine, clock)
 
     await write_mirror(engine.runtime, archive=False, changed_only=True)
 
@@ -296,13 +302,7 @@ async def test_an_edited_page_whose_day_emptied_stays_while_its_edit_cannot_be_k
 ) -> None:
     """While another process holds the lease, an edit is not kept: a page whose day emptied
     is then left as it is, the user's line on it, not removed (it was, as if kept)."""
-    tuesday = clock.now - timedelta(days=1)
-    [tango] = await plant(engine, memory("The tango note", layer=Layer.WORKING, created=tuesday))
-    await write_mirror(engine.runtime, archive=False, changed_only=True)
-    page = engine.settings.home / "memory" / "working" / f"{tuesday:%Y-%m-%d}.md"
-    with page.open("a", encoding="utf-8") as file:
-        file.write("- [10:00] (fact) The victor note, added by hand\n")
-    await engine.forget(tango)
+    page = await edited_day_then_emptied(engine, clock)
     async with lease_held_elsewhere(engine):
         await write_mirror(engine.runtime)  # the folder read: the emptied day's page is stale
         while_held = page.read_text(encoding="utf-8") if page.exists() else None
