@@ -200,6 +200,27 @@ def test_a_move_sets_the_home_only_to_a_place(sentence: str, home: list[str]) ->
 
 
 @pytest.mark.parametrize(
+    ("sentence", "slot"),
+    [
+        # round sixteen's note: the next sentence's first word joined the employer
+        ("I work at Google. Do you?", ("workplace", "Google")),
+        ("I work at Acme Corp. Are you there too?", ("workplace", "Acme Corp")),
+        ("I work at IBM. Do you?", ("workplace", "IBM")),
+        ("I work at J.P. Morgan now.", ("workplace", "J.P. Morgan")),
+        ("I live in St. Louis.", ("home", "St. Louis")),
+        # round sixteen's note: a name in Latin letters ended at its first space
+        ("我住在New York。", ("home", "New York")),
+        ("我住在New York，你呢？", ("home", "New York")),
+        ("我在New York工作。", ("workplace", "New York")),
+        ("私はNew Yorkに住んでいます。", ("home", "New York")),
+        ("我住在Berlin 你呢？", ("home", "Berlin")),
+    ],
+)
+def test_a_value_ends_where_its_name_does(sentence: str, slot: tuple[str, str]) -> None:
+    assert [(s.predicate, s.value) for s in find_slots(sentence)] == [slot]
+
+
+@pytest.mark.parametrize(
     ("sentence", "statement"),
     [
         ("I live in Munich and I'm allergic to peanuts.", "I'm allergic to peanuts."),

@@ -20,7 +20,10 @@ _WHO_ZH = (
     rf"(?P<who>(?:我的?)?(?:{subjects.ZH_RELATIONS})|(?:我的?)?(?:{subjects.ZH_GROUPS})"
     rf"(?:{subjects.ZH_NAME}))"
 )
-_CJK_VALUE = r"(?P<v>[^\s，。,.!！？?；;、：:「」]{1,16}?)"
+_LATIN_PHRASE = r"[A-Za-z][A-Za-z0-9'.&-]*(?: [A-Za-z][A-Za-z0-9'.&-]*){0,3}"
+"""A name in Latin letters inside a Chinese or Japanese clause, spaces and all: 我住在New York。
+read "New"."""
+_CJK_VALUE = rf"(?P<v>{_LATIN_PHRASE}|[^\s，。,.!！？?；;、：:「」]{{1,16}}?)"
 _CJK_END = r"(?=[\s，。,.!！？?；;、]|了|啦|呢|$)"
 _ZH_WHEN = (
     r"(?:上个?月|上周|上星期|上礼拜|去年|前年|今年|年初|最近|近来|前几天|前些天|前阵子|前段时间|"
@@ -33,7 +36,7 @@ _ZH_GENERIC_PLACE = (
 )
 """Where one does a job that names no employer: 我在家做开发."""
 _CJK_NAME = r"(?P<v>[\u4e00-\u9fff]{2,4}?|[A-Za-z][A-Za-z ]{0,30}?)(?=[\s，。,.!！？?；;、]|$)"
-_JA_VALUE = r"(?P<v>[^\s、。,.!！？?はがをにで「」]{1,16})"
+_JA_VALUE = rf"(?P<v>{_LATIN_PHRASE}|[^\s、。,.!！？?はがをにで「」]{{1,16}})"
 ROLE_ZH = (
     r"(?P<v>[^\s，。,.；;]{0,8}?(?:工程师|开发者|开发|程序员|设计师|经理|学生|老师|医生|律师|"
     r"投资者|研究员|分析师|创业者|产品经理|架构师|运维|护士|会计|厨师|司机|记者|作家|教授|"

@@ -30,7 +30,9 @@ _LOWERCASE_NAME = (
     r"(?P<v>[a-z][a-z'-]+(?: [a-z][a-z'-]+)?)(?=\s*[.!]?\s*$)"
 )
 """A name typed in lowercase ("my name is carlos"), read only where it ends the sentence."""
-_PLACE = r"(?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,3})"
+_PLACE = r"(?P<v>(?:(?:St|Ste|Mt|Ft)\. )?[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,3})"
+"""A place's name, with the abbreviated saint, mount or fort some begin with ("St. Louis" read
+"St")."""
 _NOT_A_PLACE = (
     r"(?!(?:Go|Rust|Python|Java|Kotlin|Swift|TypeScript|JavaScript|Ruby|Scala|Elixir|Haskell|"
     r"PHP|Perl|Dart|Julia|Zig|Node|React|Vue|Angular|Svelte|Django|Rails|Flask|Spring|AWS|GCP|"
@@ -45,7 +47,10 @@ _LEFT_AN_EMPLOYER = (
 (found trying the product: Globex became the user's home)."""
 _NOT_AN_EMPLOYER_LEFT = rf"(?![A-Z][\w&.'-]*\b{_LEFT_AN_EMPLOYER})"
 _NAMED_EMPLOYER = r"(?P<v>[A-Z][\w&.'-]*)\b"
-_ORG = r"(?P<v>[A-Z0-9][\w&.'-]*(?: (?:[A-Z0-9][\w&.'-]*|of|and|&))*)"
+_ORG = r"(?P<v>[A-Z0-9][\w&.'-]*(?:(?<![A-Za-z0-9]{2}\.) (?:[A-Z0-9][\w&.'-]*|of|and|&))*)"
+"""An employer's name: "Acme Corp", "J.P. Morgan", "Bank of America"; a word of two letters or
+more ending on a full stop ends it, for what follows begins a sentence ("I work at Google. Do
+you?" read "Google. Do")."""
 _ROLE_EN = (
     r"(?P<v>(?:an? )?(?:[a-z-]+ ){0,3}(?:developer|engineer|designer|manager|scientist|analyst|"
     r"teacher|student|researcher|doctor|nurse|lawyer|consultant|architect|writer|founder|"
