@@ -3,8 +3,9 @@ the purged text back on the page (retest16d E1). Server A rendered MEMORY.md fro
 server B purged and rewrote the page, then A's write landed with the text; the next hand edit
 imported it as a new memory.
 
-SQLite only: a pass notices another process's commit by `data_version`, which PostgreSQL has
-not (there a pass writes what it rendered, as before).
+A pass notices another process's commit by SQLite's `data_version`; PostgreSQL has none, and
+there a pass notices another process's purge by the mark it leaves (round sixteen left E1 open
+on PostgreSQL).
 """
 
 from pathlib import Path
@@ -22,6 +23,8 @@ from cortex_mcp.engine.mirror.write import write_mirror
 from cortex_mcp.models import Category
 from tests.conftest import FrozenClock
 from tests.lifecycle.conftest import lease_held_elsewhere, quiet_settings
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
 SECRET = "My stale secret is zq01xk"
 

@@ -36,6 +36,7 @@ from cortex_mcp.store import memories as rows
 from cortex_mcp.store import purge as erase
 from cortex_mcp.store import purge_text as finding
 from cortex_mcp.store.db import Connection
+from cortex_mcp.store.meta import mark_purged
 
 logger = logging.getLogger(__name__)
 
@@ -299,6 +300,7 @@ async def _erase_holding(rt: Runtime, targets: Targets) -> PurgeReport:
                 if text.strip():
                     await erase.scrub_text(conn, text, done, targets.agent)
             await erase.tombstone(conn, ids, now)
+            await mark_purged(conn)  # a mirror write under way renders again (PostgreSQL)
             await erase.rebuild_text_index(conn)
             await log.optimize_log_index(conn)
         truncated = await erase.rewrite_file(rt.db)

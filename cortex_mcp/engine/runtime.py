@@ -60,7 +60,7 @@ class MirrorSignal:
         self.changed = anyio.Event()
         self.written_days: dict[str, str] = {}
         """The working days' marks as the mirror last wrote them (engine/mirror/write.py)."""
-        self.version: int | None = None
+        self.version: int | str | None = None
         """The store's version those marks were read at (store/working_days.py)."""
 
     def mark_dirty(self) -> None:

@@ -1,6 +1,12 @@
 """Key/value facts about the store: schema, embedding model and dimension, leases."""
 
+import uuid
+
 from cortex_mcp.store.db import Connection, fetch_all, fetch_one
+
+PURGE_MARK = "purge_mark"
+"""A value each purge changes, in its erase's transaction: what a mirror write on PostgreSQL
+(which has no `data_version`) checks to see that a purge came while it wrote."""
 
 
 async def get_meta(conn: Connection, key: str) -> str | None:
@@ -31,3 +37,13 @@ async def meta_with_prefix(conn: Connection, prefix: str) -> dict[str, str]:
 async def delete_meta(conn: Connection, keys: list[str]) -> None:
     """Forget these keys."""
     await conn.executemany("delete from meta where key = ?", [(key,) for key in keys])
+
+
+async def mark_purged(conn: Connection) -> None:
+    """Leave a new PURGE_MARK (a fresh token: two purges at once both change it)."""
+    await set_meta(conn, PURGE_MARK, uuid.uuid4().hex)
+
+
+async def purge_mark(conn: Connection) -> str:
+    """The last purge's PURGE_MARK ("" before any)."""
+    return await get_meta(conn, PURGE_MARK) or ""

@@ -23,6 +23,7 @@ from typing import Any
 
 from cortex_mcp.models import Layer
 from cortex_mcp.store.db import Connection, Database, fetch_all, fetch_one
+from cortex_mcp.store.meta import purge_mark
 from cortex_mcp.store.scope import sees_shared
 from cortex_mcp.store.sqlite import SqliteDatabase
 
@@ -125,11 +126,12 @@ async def day_marks(db: Database, agent_id: str) -> DayMarks:
         return DayMarks(dict(kept.marks), version)
 
 
-async def store_version(conn: Connection) -> int | None:
-    """SQLite's `data_version` on this connection: it moves when another process commits.
-    None on PostgreSQL, which has no such version."""
+async def store_version(conn: Connection) -> int | str:
+    """What moves when another process changes the store under a mirror write: SQLite's
+    `data_version` on this connection (any commit); on PostgreSQL, which has no such version,
+    the mark each purge leaves (`meta.purge_mark`): a purge at least is seen there."""
     if conn.dialect != "sqlite":
-        return None
+        return await purge_mark(conn)
     return await _data_version(conn)
 
 

@@ -82,7 +82,7 @@ PASSES = 3
 @dataclass(frozen=True)
 class _Pass:
     """What one pass of a mirror write did: the pages, the digest of each page it wrote, and
-    whether another process committed since it read the store (SQLite's `data_version`)."""
+    whether another process committed since it read the store (`store_version`)."""
 
     pages: list[str]
     wrote: dict[Path, str]
@@ -97,7 +97,8 @@ async def _write_mirror(
     own rewrite of the page the pass then wrote over (retest16d E1). A later pass renders again
     what the outdated one wrote; after PASSES the mirror is marked dirty, so the writer passes
     again soon. A commit after the check comes after the write, so the other server's rewrite
-    lands last. PostgreSQL has no `data_version`: one pass, as before."""
+    lands last. PostgreSQL has no `data_version`: there a pass sees another process's purge
+    (`store_version`), not its other commits."""
     wrote: dict[Path, str] = {}
     for _ in range(PASSES):
         done = await _write_pass(rt, archive, changed_only, purged, wrote)
@@ -180,31 +181,38 @@ def _with_own(hashes: dict[str, str], wrote: dict[Path, str]) -> dict[str, str]:
     return hashes
 
 
-async def _moved(conn: Connection, version: int | None) -> bool:
+async def _moved(conn: Connection, version: int | str) -> bool:
     """True when another process committed since the store's version was `version` (SQLite;
-    never on PostgreSQL, which has no such version)."""
-    return version is not None and await store_version(conn) != version
+    on PostgreSQL: purged)."""
+    return await store_version(conn) != version
 
 
 async def _pages_now(
     rt: Runtime, archive: bool, written: dict[str, str], generated: list[Path]
-) -> tuple[dict[str, str], int | None, dict[Path, str], Callable[[], list[Path]]]:
-    """The working days' marks and their version, the pages to write (of the working days,
-    those whose mark is not `written`), and what finds the generated pages that may be stale.
+) -> tuple[dict[str, str], int | str, dict[Path, str], Callable[[], list[Path]]]:
+    """The working days' marks, the store's version (`store_version`), the pages to write (of
+    the working days, those whose mark is not `written`), and what finds the generated pages
+    that may be stale.
     When no other process has committed since the mirror last wrote (the same version; no
     archive) those are the days that had a page and have none now; otherwise every page in
     the `generated` folders but the current ones (a read of each folder, 731 pages at 100,000
     memories: at start, in lifecycle runs, and after another process wrote days this one may
     never have seen)."""
     read = await day_marks(rt.db, rt.settings.memory.default_agent_id)
+    version: int | str
+    if read.version is not None:
+        version = read.version
+    else:  # PostgreSQL: the purge mark, read before the pages are
+        async with rt.db.read() as conn:
+            version = await store_version(conn)
     marks = read.marks
     pages = await mirror_pages(rt, archive, [d for d, m in marks.items() if written.get(d) != m])
     working_dir = page_paths(rt.settings.home)[1]
     if written and not archive and read.version is not None and read.version == rt.mirror.version:
         gone = [working_dir / f"{day}.md" for day in written.keys() - marks.keys()]
-        return marks, read.version, pages, lambda: gone
+        return marks, version, pages, lambda: gone
     current = set(pages) | {working_dir / f"{day}.md" for day in marks}
-    return marks, read.version, pages, partial(_not_current, generated, current)
+    return marks, version, pages, partial(_not_current, generated, current)
 
 
 TEMPORARY_AGE_S = 60.0
