@@ -250,6 +250,10 @@ async def settle(
         return Verdict("duplicate", duplicate, "same statement")
     if proposal.slot is not None:
         holder = await slot_holder(conn, agent_id, proposal.slot, proposal.project)
+        if holder is not None and proposal.slot.one_of_several and not proposal.correction:
+            holder = await _one_holding(conn, agent_id, proposal.slot)
+            if holder is None:
+                return Verdict("new", rule=f"slot {proposal.slot.predicate}: one more of several")
         if holder is None:
             named = await replaced_by_name(conn, proposal, agent_id)
             if named is not None:  # "we use Python 3.12 not 3.11": another subject's slot
@@ -308,6 +312,13 @@ async def _same_person(conn: Connection, agent_id: str | None, slot: Slot) -> Ve
             )
             return Verdict(action, holder, f"slot {slot.predicate}: the same person as {other}")
     return None
+
+
+async def _one_holding(conn: Connection, agent_id: str | None, slot: Slot) -> Memory | None:
+    """The live memory of `slot`'s predicate holding its value, of a relation the user may have
+    several of (a son, a cat): None when this is another one."""
+    found = await rows.live_with_slot(conn, agent_id, slot.subject, slot.predicate, None)
+    return next((memory for memory in found if holds_value(memory, slot)), None)
 
 
 def holds_value(holder: Memory, slot: Slot) -> bool:

@@ -22,6 +22,9 @@ _WHO_EN = (
 English clause. A bare name is not read: "Alice moved to Austin" and "Alice moved to Denver" may
 be two facts of a story, not a change (bench/distinct_facts.py)."""
 _NAME = r"(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})"
+_WHICH_ONE = r"(?:other |older |younger |elder |eldest |oldest |youngest |little |big |twin )?"
+"""Which of several the user means: "my other daughter's name is Bea" (found trying the
+product: it stored nothing)."""
 _LOWERCASE_NAME = (
     r"(?!(?:not|a|an|the|also|still|just|very|so|too|actually|really|secret|private|long|hard|"
     r"weird|funny|unusual|common|complicated|important|irrelevant|unimportant|wrong|right|"
@@ -168,8 +171,8 @@ EN_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "person:{rel}",
-        rf"(?i:\bmy (?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
-        rf"(?i:\bmy (?P<rel>{_REL_EN}),? ){_NAME}(?=,| is\b| was\b)",
+        rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
+        rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN}),? ){_NAME}(?=,| is\b| was\b)",
         rf"(?i:\b(?:I|we) have an? (?:\w+ )?(?P<rel>{_REL_EN}),? (?:called |named )?){_NAME}"
         rf"(?=[,.!?]|$| (?i:and|who)\b)",
     ),

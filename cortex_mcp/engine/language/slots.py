@@ -74,6 +74,11 @@ class Slot:
         return CATEGORIES[self.predicate.split(":")[0]]
 
     @property
+    def one_of_several(self) -> bool:
+        """The user's son, daughter, brother, sister or pet: one of `SEVERAL`."""
+        return self.subject == USER and self.predicate.startswith(SEVERAL)
+
+    @property
     def of_a_project(self) -> bool:
         """What a project (or a thing of it) uses or runs: held per project, unlike a
         person's facts."""
@@ -227,6 +232,10 @@ _A_ROLE = re.compile(r"^(?:一名|一个|一位|个)|" + ROLE_ZH.replace("(?P<v>
 _WHEN = re.compile(r"^(?:先月|今月|去年|今年|最近|先週|昨日|今日|現在|今は?|上个月|去年|最近|刚刚)")
 
 
+SEVERAL = ("person:son", "person:daughter", "person:brother", "person:sister", "pet:")
+"""Relations a user may have several of: a second son's name is another son, not a new name
+for the first (found trying the product: "I have a son named Max." replaced Leo; 我弟弟叫…
+replaced 我哥哥叫…), unless it is said as a correction."""
 MULTI_VALUED = ("allergy", "avoids")
 """Attributes a person has several values of: each value is a fact of its own."""
 OTHERS_ATTRIBUTES = frozenset(["home", "workplace", "role", "allergy", "diet", "avoids"])
