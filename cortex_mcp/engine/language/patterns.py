@@ -261,9 +261,47 @@ def is_question(sentence: str) -> bool:
     )
 
 
+_LINE_BREAKS = re.compile(r"\n+")
+_TITLE_BEFORE_A_NAME = re.compile(r"(?:^|[\s(])(?:St|Ste|Mt|Ft|Dr|Mr|Mrs|Ms|Prof|Sen|Gen)\.$")
+"""A full stop no sentence ends on: a saint's, mount's or fort's, a title's before a name (St.
+Louis, Dr. Smith)."""
+_INITIAL_OR_FIRM = re.compile(r"(?:(?:^|[\s.(])[A-Z]|\b(?:Corp|Inc|Co|Ltd|Bros))\.$")
+"""A full stop a name goes on after (J.P. Morgan, L.A., Acme Corp. Labs), unless what follows
+begins a sentence."""
+_BEGINS_A_SENTENCE = re.compile(
+    r"(?:I|I'm|I've|I'd|We|You|He|She|They|It|It's|This|That|There|The|A|An|My|Our|Your|Do|Does|"
+    r"Did|Are|Is|Was|Were|Can|Could|Will|Would|Should|What|Why|How|When|Where|Who|Which|And|But|"
+    r"So|Also|Thanks|Thank|Yes|No|Ok|Okay|Let's|Please|Have|Has|Had|Just|Not|Any|As)\b"
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """The text split where sentences end (after 。！？!?；, a full stop and a space, a line
+    break), but not after a title or an initial that a name goes on after: "I work at J.P.
+    Morgan." was stored as "I work at J.P." (found trying the product)."""
+    pieces: list[str] = []
+    for line in _LINE_BREAKS.split(text):
+        start = len(pieces)
+        for piece in _SENTENCE_END.split(line):
+            if len(pieces) > start and _goes_on(pieces[-1], piece):
+                pieces[-1] = f"{pieces[-1]} {piece}"
+            else:
+                pieces.append(piece)
+    return pieces
+
+
+def _goes_on(before: str, after: str) -> bool:
+    """True when the sentence `before` ends on an abbreviation the text `after` continues."""
+    if not before.endswith(".") or not after[:1].isalpha():
+        return False
+    if _TITLE_BEFORE_A_NAME.search(before):
+        return True
+    return bool(_INITIAL_OR_FIRM.search(before)) and not _BEGINS_A_SENTENCE.match(after)
+
+
 def sentences_of(text: str) -> list[str]:
-    """The text's sentences (split after 。！？!?；; a full stop and a space, or a line break)."""
-    return [piece.strip() for piece in _SENTENCE_END.split(text) if piece.strip()]
+    """The text's sentences (`split_sentences`), stripped."""
+    return [piece.strip() for piece in split_sentences(text) if piece.strip()]
 
 
 _ENDS_ASKING = re.compile(
@@ -309,6 +347,30 @@ def without_recalled(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not _RECALLED_LINE.search(line))
 
 
+_ASKED_BACK = re.compile(
+    r"(?i:[,;]?\s*(?:(?:and|but|so)\s+)?(?:how|what)\s+about\s+you(?:rself|rs)?"
+    r"|,\s*(?:and\s+)?(?:do|does|did|are|is|have|can|will|would)\s+you(?:\s+\w+){0,3}"
+    r"|,\s*(?:and\s+)?you)\s*[?？]\s*$"
+    r"|[，,、；;\s]?(?:那|而)?(?:你|您|你们)(?:呢|也是吗|也是)\s*[？?]?\s*$"
+    r"|(?:が|けど|けれど)?[、,\s]?(?:あなた|君|きみ)(?:は|も)\s*[？?]?\s*$"
+)
+"""The question a statement ends on, asked back of the listener: "I live in Denver, how about
+you?", 我住在北京你呢, 札幌に住んでいますが、あなたは？ (found trying the product: each stored
+nothing, as a question)."""
+
+
+def stated_before_asking(sentence: str) -> str | None:
+    """The statement a question asked back follows (`_ASKED_BACK`), when it asks nothing
+    itself; None for any other question."""
+    asked_back = _ASKED_BACK.search(sentence)
+    if asked_back is None:
+        return None
+    stated = sentence[: asked_back.start()].strip(" ,;，、；")
+    if not stated or is_question(stated):
+        return None
+    return stated + ("." if stated[-1].isascii() else "。")
+
+
 def signal_sentences(text: str) -> list[str]:
     """The statements of a message that patterns may fire on: no quotes, no questions, no
     reported speech or hypotheticals."""
@@ -316,9 +378,11 @@ def signal_sentences(text: str) -> list[str]:
     for line in text.splitlines():
         if line.lstrip().startswith(">") or _RECALLED_LINE.search(line):
             continue  # a quoted reply, or a memory recall gave out
-        for sentence in _SENTENCE_END.split(line):
+        for sentence in split_sentences(line):
             stripped = sentence.strip()
-            if stripped and not is_question(stripped) and not is_hearsay(stripped):
+            if stripped and is_question(stripped):
+                stripped = stated_before_asking(stripped) or ""
+            if stripped and not is_hearsay(stripped):
                 unquoted = _QUOTED.sub(" ", stripped).strip()
                 if unquoted:
                     kept.append(stripped if unquoted == stripped else unquoted)

@@ -1,0 +1,119 @@
+"""What a user says of themselves is kept whole (found trying the product key-less, round
+seventeen's re-test): a name with an abbreviation in it was cut at its full stop ("I work at J.P.
+Morgan." stored "I work at J.P."); a statement that asks the listener back ("I live in Denver,
+how about you?", 我住在北京你呢) stored nothing; a second son's name replaced the first's.
+
+Real in-process MCP sessions, key-less: each message goes through `cortex_ingest` as the Stop
+hook sends it."""
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from cortex_mcp.config import Settings
+from cortex_mcp.engine.language.patterns import sentences_of, signal_sentences
+from cortex_mcp.server import build_server
+from tests.conftest import FrozenClock, data_of, inspect_database
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
+
+@pytest.fixture
+def plain(cortex_home: Path) -> Settings:
+    """A plain install without an LLM, searching by keywords only."""
+    return Settings.model_validate({"home": cortex_home, "embedding": {"provider": "none"}})
+
+
+@pytest.fixture
+async def client(plain: Settings, clock: FrozenClock) -> AsyncIterator[Client]:
+    async with Client(build_server(plain, clock)) as connected:
+        yield connected
+
+
+async def say(client: Client, *messages: str) -> None:
+    for message in messages:
+        arguments = {"user_message": message, "assistant_message": "Noted."}
+        data_of(await client.call_tool("cortex_ingest", arguments))
+
+
+def live(settings: Settings) -> list[tuple[str, str | None]]:
+    """The live memories' texts and slot values."""
+    with inspect_database(settings.database_path) as conn:
+        rows = conn.execute(
+            "select content, metadata from memories"
+            " where deleted_at is null and superseded_by is null order by content"
+        ).fetchall()
+    return [(row[0], json.loads(row[1] or "{}").get("value")) for row in rows]
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("I live in St. Louis.", ["I live in St. Louis."]),
+        ("I work at J.P. Morgan.", ["I work at J.P. Morgan."]),
+        ("My doctor is Dr. Smith. He is kind.", ["My doctor is Dr. Smith.", "He is kind."]),
+        ("I moved to L.A. Do you like it?", ["I moved to L.A.", "Do you like it?"]),
+        ("I work at Acme Corp. Are you there?", ["I work at Acme Corp.", "Are you there?"]),
+        ("We chose plan B. It is cheaper.", ["We chose plan B.", "It is cheaper."]),
+        ("I moved to L.A.\nMorgan said hi.", ["I moved to L.A.", "Morgan said hi."]),
+    ],
+)
+def test_a_sentence_goes_on_after_a_title_or_an_initial(text: str, sentences: list[str]) -> None:
+    assert sentences_of(text) == sentences
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        ("I live in Berlin, do you?", ["I live in Berlin."]),
+        ("Me? I live in Denver, how about you?", ["I live in Denver."]),
+        ("我住在北京你呢", ["我住在北京。"]),
+        ("我住在北京，你呢？", ["我住在北京。"]),
+        ("札幌に住んでいますが、あなたは？", ["札幌に住んでいます。"]),
+        ("Do you live in Tokyo, and you?", []),
+        ("Where do you live, and you?", []),
+        ("東京に住んでいますか？", []),
+    ],
+)
+def test_a_statement_asked_back_is_a_statement(message: str, kept: list[str]) -> None:
+    assert signal_sentences(message) == kept
+
+
+@pytest.mark.parametrize(
+    ("messages", "values"),
+    [
+        (["I live in St. Louis."], ["St. Louis"]),
+        (["I work at J.P. Morgan."], ["J.P. Morgan"]),
+        (["Me? I live in Denver, how about you?"], ["Denver"]),
+        (["我住在北京你呢"], ["北京"]),
+        (["札幌に住んでいますが、あなたは？"], ["札幌"]),
+    ],
+)
+async def test_a_fact_said_whole_is_stored_whole(
+    client: Client, plain: Settings, messages: list[str], values: list[str]
+) -> None:
+    await say(client, *messages)
+    assert [value for _, value in live(plain)] == values
+
+
+@pytest.mark.parametrize(
+    ("messages", "names"),
+    [
+        (["I have a son named Leo.", "I have a son named Max."], ["Leo", "Max"]),
+        (["My daughter's name is Ana.", "My other daughter's name is Bea."], ["Ana", "Bea"]),
+        (["我哥哥叫李明。", "我弟弟叫李亮。"], ["李亮", "李明"]),
+        (["I have a cat named Tom.", "I have a cat named Jerry."], ["Jerry", "Tom"]),
+        (["I have a son named Leo.", "I have a son named Leo."], ["Leo"]),
+        # said as a correction, or of a relation one has one of, it replaces
+        (["I have a son named Leo.", "Actually, my son's name is Leon."], ["Leon"]),
+        (["My wife is called Anna.", "My wife is called Maria."], ["Maria"]),
+    ],
+)
+async def test_a_second_child_or_pet_is_one_more(
+    client: Client, plain: Settings, messages: list[str], names: list[str]
+) -> None:
+    await say(client, *messages)
+    assert sorted(str(value) for _, value in live(plain)) == names
