@@ -117,3 +117,45 @@ async def test_a_second_child_or_pet_is_one_more(
 ) -> None:
     await say(client, *messages)
     assert sorted(str(value) for _, value in live(plain)) == names
+
+
+@pytest.mark.parametrize(
+    ("messages", "kept"),
+    [
+        (["I work at Stripe.", "I left Stripe and now work at OpenAI."], [1]),
+        (["I work at Stripe.", "I left Stripe."], [1]),
+        (["I work at Stripe.", "I quit my job at Stripe last week."], [1]),
+        (["我在腾讯工作。", "我不在腾讯工作了，现在在阿里巴巴。"], [1]),
+        (["我在百度工作。", "我从百度离职了。"], [1]),
+        (["トヨタで働いています。", "トヨタを辞めました。"], [1]),
+        (["I work at Siemens.", "I left Siemens and joined BMW."], [1]),
+        # an employer the user does not work at: nothing is replaced
+        (["I work at Stripe.", "I left Google."], [0, 1]),
+        (["I live in Paris.", "I left Paris yesterday."], [0, 1]),
+    ],
+)
+async def test_an_employer_left_is_no_longer_the_workplace(
+    client: Client, plain: Settings, messages: list[str], kept: list[int]
+) -> None:
+    """Found trying the product: "I left Stripe and now work at OpenAI." and 我从百度离职了
+    left the old workplace live; "I left Stripe." stored nothing."""
+    await say(client, *messages)
+    assert sorted(text for text, _ in live(plain)) == sorted(messages[i] for i in kept)
+
+
+@pytest.mark.parametrize(
+    ("message", "values"),
+    [
+        ("I live in Boston and work at Acme.", ["Boston", "Acme"]),
+        ("I work at Acme and love it.", ["Acme"]),
+        ("I work at Acme and I like it.", ["Acme"]),
+        ("I joined Procter and Gamble last year.", ["Procter and Gamble"]),
+    ],
+)
+async def test_a_workplace_said_with_and_is_read_whole(
+    client: Client, plain: Settings, message: str, values: list[str]
+) -> None:
+    """Found trying the product: "I live in Boston and work at Acme." set no workplace, and
+    "I work at Acme and love it." the workplace "Acme and"."""
+    await say(client, message)
+    assert sorted(str(value) for _, value in live(plain)) == sorted(values)

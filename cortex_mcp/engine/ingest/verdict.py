@@ -30,7 +30,7 @@ from cortex_mcp.engine.ingest.replaced import replaced_by_name
 from cortex_mcp.engine.language.answers import llm_object
 from cortex_mcp.engine.language.naming import named_in, names
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
-from cortex_mcp.engine.language.slots import Slot, described, value_key
+from cortex_mcp.engine.language.slots import LEFT, Slot, described, value_key
 from cortex_mcp.engine.language.subjects import same_subject
 from cortex_mcp.engine.llm import Ask
 from cortex_mcp.models import Category, Layer, Memory
@@ -248,6 +248,8 @@ async def settle(
     duplicate = await find_duplicate(conn, proposal.content, agent_id)
     if duplicate is not None and not another_project_s(duplicate, proposal):
         return Verdict("duplicate", duplicate, "same statement")
+    if proposal.slot is not None and proposal.slot.predicate == LEFT:
+        return await _left(conn, agent_id, proposal.slot)
     if proposal.slot is not None:
         holder = await slot_holder(conn, agent_id, proposal.slot, proposal.project)
         if holder is not None and proposal.slot.one_of_several and not proposal.correction:
@@ -312,6 +314,15 @@ async def _same_person(conn: Connection, agent_id: str | None, slot: Slot) -> Ve
             )
             return Verdict(action, holder, f"slot {slot.predicate}: the same person as {other}")
     return None
+
+
+async def _left(conn: Connection, agent_id: str | None, slot: Slot) -> Verdict:
+    """An employer the user left: it replaces the workplace memory holding it ("I left
+    Stripe." after "I work at Stripe."); else it is kept as said, without a slot."""
+    holder = await slot_holder(conn, agent_id, replace(slot, predicate="workplace"))
+    if holder is not None and holds_value(holder, slot):
+        return Verdict("update", holder, "slot workplace: left")
+    return Verdict("new", rule="slot workplace: left, not held", unslotted=True)
 
 
 async def _one_holding(conn: Connection, agent_id: str | None, slot: Slot) -> Memory | None:

@@ -50,10 +50,12 @@ _LEFT_AN_EMPLOYER = (
 (found trying the product: Globex became the user's home)."""
 _NOT_AN_EMPLOYER_LEFT = rf"(?![A-Z][\w&.'-]*\b{_LEFT_AN_EMPLOYER})"
 _NAMED_EMPLOYER = r"(?P<v>[A-Z][\w&.'-]*)\b"
-_ORG = r"(?P<v>[A-Z0-9][\w&.'-]*(?:(?<![A-Za-z0-9]{2}\.) (?:[A-Z0-9][\w&.'-]*|of|and|&))*)"
+_ORG_WORD = r"(?!I\b)[A-Z0-9][\w&.'-]*"
+_ORG = rf"(?P<v>{_ORG_WORD}(?:(?<![A-Za-z0-9]{{2}}\.) (?:(?:of|and|&) )?{_ORG_WORD})*)"
 """An employer's name: "Acme Corp", "J.P. Morgan", "Bank of America"; a word of two letters or
 more ending on a full stop ends it, for what follows begins a sentence ("I work at Google. Do
-you?" read "Google. Do")."""
+you?" read "Google. Do"), and "and" joins only another name ("I work at Acme and love it" read
+"Acme and")."""
 _ROLE_EN = (
     r"(?P<v>(?:an? )?(?:[a-z-]+ ){0,3}(?:developer|engineer|designer|manager|scientist|analyst|"
     r"teacher|student|researcher|doctor|nurse|lawyer|consultant|architect|writer|founder|"
@@ -127,14 +129,22 @@ EN_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "workplace",
-        rf"(?i:\bI (?:now |currently )?work (?:at|for)|{_NOT_BACK_THEN}\bI(?:'ve| have)? {_LEFT_EN}"
-        rf"(?:just |recently )?joined)\s+{_ORG}",
+        rf"(?i:\bI {_LEFT_EN}(?:now |currently )?work (?:at|for)|{_NOT_BACK_THEN}\bI"
+        rf"(?:'ve| have)? {_LEFT_EN}(?:just |recently )?joined)\s+{_ORG}",
+        rf"(?i:\bI (?:live|am based|'m based) in [^.;!?]{{1,40}}? and (?:now |currently )?work "
+        rf"(?:at|for))\s+{_ORG}",
         rf"(?i:{_STARTED_AT_EN})\s+{_EMPLOYER}",
         rf"(?i:\bI (?:just |recently )?moved (?:over )?to)\s+{_NAMED_EMPLOYER}{_LEFT_AN_EMPLOYER}",
         rf"(?i:\bI (?:now |currently )?work as (?:an? )?[a-z -]{{1,40}}? (?:at|for))\s+{_ORG}",
         rf"(?i:{_NEW_JOB_EN}(?: as (?:an? )?[a-z -]{{1,40}}?)? (?:at|with|for)|{_HIRED_EN})"
         rf"\s+{_ORG}",
         rf"{_WHO_EN} (?i:now |currently |still )?(?i:works (?:at|for)|joined)\s+{_ORG}",
+    ),
+    *_p(
+        "en",
+        "left:workplace",
+        rf"(?i:{_NOT_BACK_THEN}\bI(?:'ve| have)? (?:just |recently |finally |already )?"
+        rf"(?:left|quit|resigned from)(?: my (?:job|position|role) (?:at|with))?)\s+{_ORG}",
     ),
     *_p(
         "en",

@@ -30,12 +30,13 @@ from cortex_mcp.models import Category, Memory
 
 USER = "user"
 
-NAMED = ("name", "person", "pet", "workplace")
+NAMED = ("name", "person", "pet", "workplace", "left")
 
 CATEGORIES = {
     "name": Category.IDENTITY,
     "home": Category.IDENTITY,
     "workplace": Category.IDENTITY,
+    "left": Category.IDENTITY,
     "role": Category.IDENTITY,
     "answer_language": Category.PREFERENCE,
     "tool": Category.PREFERENCE,
@@ -127,6 +128,7 @@ TEMPLATES = {
         "name": "My name is {v}.",
         "home": "I live in {v}.",
         "workplace": "I work at {v}.",
+        "left": "I left {v}.",
         "role": "I work as {a} {v}.",
         "answer_language": "Please answer in {v}.",
         "tool": "I use {v}.",
@@ -139,6 +141,7 @@ TEMPLATES = {
         "name": "我叫{v}。",
         "home": "我住在{v}。",
         "workplace": "我在{v}工作。",
+        "left": "我从{v}离职了。",
         "role": "我的工作是{v}。",
         "answer_language": "请用{v}回答。",
         "tool": "我用{v}。",
@@ -151,6 +154,7 @@ TEMPLATES = {
         "name": "私の名前は{v}です。",
         "home": "私は{v}に住んでいます。",
         "workplace": "私は{v}で働いています。",
+        "left": "{v}を辞めました。",
         "role": "私の仕事は{v}です。",
         "answer_language": "{v}で答えてください。",
         "tool": "{v}を使っています。",
@@ -236,6 +240,9 @@ SEVERAL = ("person:son", "person:daughter", "person:brother", "person:sister", "
 """Relations a user may have several of: a second son's name is another son, not a new name
 for the first (found trying the product: "I have a son named Max." replaced Leo; 我弟弟叫…
 replaced 我哥哥叫…), unless it is said as a correction."""
+LEFT = "left:workplace"
+"""An employer the user says they left ("I left Stripe.", 我从百度离职了, トヨタを辞めました): it
+retires the workplace slot holding that value, and sets none."""
 MULTI_VALUED = ("allergy", "avoids")
 """Attributes a person has several values of: each value is a fact of its own."""
 OTHERS_ATTRIBUTES = frozenset(["home", "workplace", "role", "allergy", "diet", "avoids"])
@@ -273,6 +280,8 @@ def find_slots(sentence: str) -> list[Slot]:
         ):
             slot = Slot(attribute.subject, attribute.attribute, attribute.value, language)
             found[key] = (attribute.start, slot)
+    if "workplace" in found:  # "I left Siemens and joined BMW": the new one replaces it
+        found.pop(LEFT, None)
     return [slot for _, slot in sorted(found.values(), key=lambda item: item[0])]
 
 
