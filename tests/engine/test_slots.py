@@ -214,10 +214,31 @@ def test_a_move_sets_the_home_only_to_a_place(sentence: str, home: list[str]) ->
         ("我在New York工作。", ("workplace", "New York")),
         ("私はNew Yorkに住んでいます。", ("home", "New York")),
         ("我住在Berlin 你呢？", ("home", "Berlin")),
+        # round seventeen's re-test: small words inside a name, a CJK name in English
+        ("Actually, I moved to Rio de Janeiro.", ("home", "Rio de Janeiro")),
+        ("I live in Frankfurt am Main.", ("home", "Frankfurt am Main")),
+        ("I live in Paris on Mondays.", ("home", "Paris")),
+        ("My name is Mary Ann van der Berg.", ("name", "Mary Ann van der Berg")),
+        ("I work at 字节跳动.", ("workplace", "字节跳动")),
     ],
 )
 def test_a_value_ends_where_its_name_does(sentence: str, slot: tuple[str, str]) -> None:
     assert [(s.predicate, s.value) for s in find_slots(sentence)] == [slot]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "slots"),
+    [
+        ("I live in 上海 and work at Huawei.", [("home", "上海"), ("workplace", "Huawei")]),
+        (
+            "I work at Acme Corp. as a data engineer.",
+            [("workplace", "Acme Corp"), ("role", "data engineer")],
+        ),
+    ],
+)
+def test_every_slot_of_a_sentence_is_read(sentence: str, slots: list[tuple[str, str]]) -> None:
+    """Round seventeen's re-test: each of these set only one slot, or none."""
+    assert [(s.predicate, s.value) for s in find_slots(sentence)] == slots
 
 
 @pytest.mark.parametrize(

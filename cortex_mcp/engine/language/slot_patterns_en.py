@@ -21,7 +21,12 @@ _WHO_EN = (
 """Someone of the user's, related or named (my mom, my colleague Tom), as the subject of an
 English clause. A bare name is not read: "Alice moved to Austin" and "Alice moved to Denver" may
 be two facts of a story, not a change (bench/distinct_facts.py)."""
-_NAME = r"(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})"
+_NAME = (
+    r"(?P<v>[A-Z][\w'-]+"
+    r"(?: (?:(?:van|von|der|den|de|da|di|du|del|le|la|bin|al) ){0,2}[A-Z][\w'-]+){0,3})"
+)
+"""A person's name, with the small words inside some ("Mary Ann van der Berg" read "Mary
+Ann")."""
 _WHICH_ONE = r"(?:other |older |younger |elder |eldest |oldest |youngest |little |big |twin )?"
 """Which of several the user means: "my other daughter's name is Bea" (found trying the
 product: it stored nothing)."""
@@ -33,9 +38,15 @@ _LOWERCASE_NAME = (
     r"(?P<v>[a-z][a-z'-]+(?: [a-z][a-z'-]+)?)(?=\s*[.!]?\s*$)"
 )
 """A name typed in lowercase ("my name is carlos"), read only where it ends the sentence."""
-_PLACE = r"(?P<v>(?:(?:St|Ste|Mt|Ft)\. )?[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,3})"
+_CJK_NAME_EN = r"[\u4e00-\u9fff\u3040-\u30ff]{1,10}"
+"""A name in Chinese or Japanese inside an English sentence: "I live in 上海 and work at
+Huawei." set no slot."""
+_PLACE = (
+    rf"(?P<v>{_CJK_NAME_EN}|(?:(?:St|Ste|Mt|Ft)\. )?[A-Z][\w'-]+"
+    r"(?:,? (?:(?:de|da|do|del|della|di|la|le|los|las|upon|am|im) )?[A-Z][\w'-]+){0,3})"
+)
 """A place's name, with the abbreviated saint, mount or fort some begin with ("St. Louis" read
-"St")."""
+"St") and the small words inside some ("Rio de Janeiro" read "Rio", Frankfurt am Main)."""
 _NOT_A_PLACE = (
     r"(?!(?:Go|Rust|Python|Java|Kotlin|Swift|TypeScript|JavaScript|Ruby|Scala|Elixir|Haskell|"
     r"PHP|Perl|Dart|Julia|Zig|Node|React|Vue|Angular|Svelte|Django|Rails|Flask|Spring|AWS|GCP|"
@@ -51,7 +62,9 @@ _LEFT_AN_EMPLOYER = (
 _NOT_AN_EMPLOYER_LEFT = rf"(?![A-Z][\w&.'-]*\b{_LEFT_AN_EMPLOYER})"
 _NAMED_EMPLOYER = r"(?P<v>[A-Z][\w&.'-]*)\b"
 _ORG_WORD = r"(?!I\b)[A-Z0-9][\w&.'-]*"
-_ORG = rf"(?P<v>{_ORG_WORD}(?:(?<![A-Za-z0-9]{{2}}\.) (?:(?:of|and|&) )?{_ORG_WORD})*)"
+_ORG = (
+    rf"(?P<v>{_CJK_NAME_EN}|{_ORG_WORD}(?:(?<![A-Za-z0-9]{{2}}\.) (?:(?:of|and|&) )?{_ORG_WORD})*)"
+)
 """An employer's name: "Acme Corp", "J.P. Morgan", "Bank of America"; a word of two letters or
 more ending on a full stop ends it, for what follows begins a sentence ("I work at Google. Do
 you?" read "Google. Do"), and "and" joins only another name ("I work at Acme and love it" read
@@ -152,7 +165,7 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?i:\bI work as|\bmy (?:job|role|position|title) is|"
         rf"\bI(?:'m| am) (?:now |currently |still )?(?=an? ))"
         rf"\s*(?i:{_ROLE_EN})",
-        rf"(?i:\bI (?:now |currently )?work (?:at|for) [^,.;]{{1,40}}? as|{_JOB_CHANGE_EN} "
+        rf"(?i:\bI (?:now |currently )?work (?:at|for) [^,;]{{1,40}}? as|{_JOB_CHANGE_EN} "
         rf"[^,.;]{{1,40}}? as)\s+(?i:{_ROLE_EN})",
         rf"(?i:{_JOB_CHANGE_EN} [^.;]{{1,60}}?[,;—-]\s*(?:and )?(?:now|currently)"
         rf"(?: working)?(?: as)? (?=an? ))(?i:{_ROLE_EN})",
