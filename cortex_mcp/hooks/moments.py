@@ -205,7 +205,8 @@ class Moments:
             return len(shared) >= needed and (not needed or bool(shared - not_counted))
 
         memories = [hit for hit in result.get("memories", []) if isinstance(hit, dict)]
-        answers = self._slot_answers(server, memories, query, words_of, arguments, project)
+        memories = self._prompts_own(server, memories, query, words_of, arguments, project)
+        answers = [hit for hit in memories if hit.get("slot_answer")]
         found = [
             (str(hit.get("id")), f"- [{hit.get('category')}] {hit.get('content')}")
             for hit in answers  # "what is my name?" shares no word with the name
@@ -235,7 +236,7 @@ class Moments:
         return found
 
     @staticmethod
-    def _slot_answers(
+    def _prompts_own(
         server: Connection,
         memories: list[dict[str, Any]],
         query: str,
@@ -243,23 +244,19 @@ class Moments:
         arguments: dict[str, Any],
         project: str,
     ) -> list[dict[str, Any]]:
-        """The memories answering a slot the prompt itself asks about. Recall marks the slots
-        its whole query asks about, and the prompt's query carries the last turns too: after
-        "我叫什么名字？", "我现在住在哪里？" got the name, not the home (the turn before asked
-        for it, and it was injected then). So when the last turns padded the query and recall
-        marked an answer, the prompt alone is asked which slots it wants (one more recall, only
-        then)."""
-        marked = [hit for hit in memories if hit.get("slot_answer")]
-        if not marked or not words_of or words_of == query:
-            return marked
+        """The memories recall found for the prompt. The query carries the last turns too, and
+        when recall marked a slot answer the prompt alone is asked again (one more recall,
+        only then), whose memories are the prompt's: a slot a turn before asked about took
+        the query over. After "我叫什么名字？", "我现在住在哪里？" got the name, not the home;
+        after "Where do I live?", "Which database did we pick for billing?" got nothing, the
+        billing decision scoring under the floor for the padded query (round seventeen's
+        re-test, D7)."""
+        if not words_of or words_of == query or not any(m.get("slot_answer") for m in memories):
+            return memories
         alone = server.call_tool(
             "cortex_recall", arguments | {"query": words_of, "project": project}
         )
-        return [
-            hit
-            for hit in alone.get("memories", [])
-            if isinstance(hit, dict) and hit.get("slot_answer")
-        ]
+        return [hit for hit in alone.get("memories", []) if isinstance(hit, dict)]
 
     def _counted(self, event: Event, text: str, prompt: bool = False) -> str:
         with session_state(self.home, event.host, event.session_id) as state:

@@ -36,6 +36,24 @@ async def test_the_prompt_gets_the_slot_it_asks_about_not_the_one_the_last_turn_
     assert "March 3" in deadline and "VS Code" not in deadline, deadline
 
 
+async def test_a_slot_the_last_turn_asked_about_leaves_the_prompt_its_first_memory(
+    tmp_path: Path,
+) -> None:
+    """Round seventeen's re-test (D7): after "Where do I live?", "Which database did we pick
+    for billing?" got nothing (without that turn, the billing decision): the home, the answer
+    to the turn before, ranked first, and the decision second shares one word with the
+    prompt, not enough unless it is first."""
+    home = tmp_path / "home"
+    async with running_server(home) as client:
+        for said in ("I live in Lisbon.", "Let's use PostgreSQL for the billing service."):
+            await client.call_tool("cortex_remember", {"content": said})
+        before = write(tmp_path / "home.jsonl", claude_exchange("Where do I live?", "I'll check."))
+        found = await ask(home, "s", before, "Which database did we pick for billing?")
+        alone = await ask(home, "t", None, "Which database did we pick for billing?")
+    assert "PostgreSQL" in alone, alone
+    assert "PostgreSQL" in found and "Lisbon" not in found, found
+
+
 async def test_two_speakers_names_alone_are_no_shared_words(tmp_path: Path) -> None:
     """ "What do Jon and Gina both have in common?" got eight small-talk lines that share only
     the speakers' names with it; a line saying what they have in common still comes."""
