@@ -44,6 +44,8 @@ def summary(data_home: Path) -> dict[str, Any]:
         "injections": injections,
         "tokens_injected": tokens,
         "tokens_per_injection": round(tokens / injections, 1) if injections else 0,
+        "exchanges_ingested": sum(int(s["exchanges_ingested"]) for s in sessions),
+        "messages_flushed": sum(int(s["messages_flushed"]) for s in sessions),
         "latest": sessions[:SESSIONS_SHOWN],
     }
 

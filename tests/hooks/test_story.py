@@ -170,6 +170,9 @@ async def test_three_sessions_the_hooks_carry_memory_from_one_to_the_next(tmp_pa
         assert session["tokens_injected"] > 0
         assert session["tokens_per_turn_max"] <= 400
         assert stats["tokens_injected"] >= session["tokens_injected"]
+        # the totals the README promises (round seventeen's re-test: only per session)
+        for count in ("exchanges_ingested", "messages_flushed"):
+            assert stats[count] == sum(s[count] for s in stats["latest"]) > 0, stats
     assert not socket_path(home).exists()  # the server removed its socket on the way out
 
 
