@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 
 RECENT_CHARS = 300
 """Each recent transcript message adds at most this much to a prompt's query."""
+ANSWERED_WORDS = 2
+"""A prompt of this many content words or fewer that a slot memory answers ("what's my
+name?", "where do I live?") gets no conversation lines: those sharing its one word were
+small talk ("Pixel is a great name for a cat", "I can't check live listings"; round
+seventeen's re-test)."""
 QUERY_CHARS = 1800
 SAID_CHARS = 600
 """A conversation-log line injected is cut here; the budget decides how many fit."""
@@ -222,6 +227,8 @@ class Moments:
                 or (rank == 0 and strongly_first(hit, asked, floor))
             )
         ]
+        if answers and len(asked) <= ANSWERED_WORDS:
+            logged = False  # "what's my name?", answered: "Pixel is a great name for a cat" no
         for hit in result.get("conversation", []) if logged else []:
             if not isinstance(hit, dict) or hit.get("role") == "tool":
                 continue  # a tool call's record: a file path is not what was said (found

@@ -54,6 +54,28 @@ async def test_a_slot_the_last_turn_asked_about_leaves_the_prompt_its_first_memo
     assert "PostgreSQL" in found and "Lisbon" not in found, found
 
 
+async def test_a_short_question_a_slot_answers_gets_no_small_talk(tmp_path: Path) -> None:
+    """Round seventeen's re-test (D9b): "What's my name?" got "[said] Pixel is a great name for
+    a cat." beside the name, and "Where do I live?" a line about live listings."""
+    home = tmp_path / "home"
+    talk = [
+        ("Pixel is a great name for a cat.", "It is!"),
+        ("Can you check live listings for flats?", "I can't check live listings, sorry."),
+    ]
+    async with running_server(home) as client:
+        for said in ("My name is Dana.", "I live in Lisbon."):
+            await client.call_tool("cortex_remember", {"content": said})
+        for number, (user, reply) in enumerate(talk):
+            transcript = write(tmp_path / f"{number}.jsonl", claude_exchange(user, reply))
+            await stop(home, f"talk{number}", transcript)
+        name = await ask(home, "s", None, "What's my name?")
+        where = await ask(home, "t", None, "Where do I live?")
+        cat = await ask(home, "u", None, "Which name did I like for a cat?")
+    assert "Dana" in name and "Pixel" not in name, name
+    assert "Lisbon" in where and "listings" not in where, where
+    assert "Pixel" in cat, cat  # a longer question still gets the line
+
+
 async def test_two_speakers_names_alone_are_no_shared_words(tmp_path: Path) -> None:
     """ "What do Jon and Gina both have in common?" got eight small-talk lines that share only
     the speakers' names with it; a line saying what they have in common still comes."""
