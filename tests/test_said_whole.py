@@ -159,3 +159,14 @@ async def test_a_workplace_said_with_and_is_read_whole(
     "I work at Acme and love it." the workplace "Acme and"."""
     await say(client, message)
     assert sorted(str(value) for _, value in live(plain)) == sorted(values)
+
+
+async def test_an_employer_left_is_a_relation_of_its_own(client: Client, plain: Settings) -> None:
+    """The graph: "works at" ends and "left" begins (the review of this change: it recorded
+    "workplace birthday")."""
+    await say(client, "I work at Stripe.", "I left Stripe.")
+    with inspect_database(plain.database_path) as conn:
+        rows = conn.execute(
+            "select predicate, object, valid_to is null from relations order by predicate"
+        ).fetchall()
+    assert [tuple(row) for row in rows] == [("left", "Stripe", 1), ("works at", "Stripe", 0)]

@@ -368,6 +368,8 @@ def stated_before_asking(sentence: str) -> str | None:
     stated = sentence[: asked_back.start()].strip(" ,;，、；")
     if not stated or is_question(stated):
         return None
+    if stated[-1] in ".!。！":
+        return stated
     return stated + ("." if stated[-1].isascii() else "。")
 
 

@@ -26,6 +26,7 @@ SLOT_PREDICATES = {
     "name": "name",
     "home": "lives in",
     "workplace": "works at",
+    "left": "left",
     "role": "works as",
     "answer_language": "prefers answers in",
     "tool": "uses",
