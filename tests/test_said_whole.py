@@ -170,3 +170,91 @@ async def test_an_employer_left_is_a_relation_of_its_own(client: Client, plain: 
             "select predicate, object, valid_to is null from relations order by predicate"
         ).fetchall()
     assert [tuple(row) for row in rows] == [("left", "Stripe", 1), ("works at", "Stripe", 0)]
+
+
+# The second re-test of this round's fixes (/tmp/rt18b): each regression and gap it found.
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        ("I work at Apple Inc. Got any tips for my first week?", ["I work at Apple Inc."]),
+        ("I live in Washington D.C. Recommend a museum?", ["I live in Washington D.C."]),
+        ("我搬到深圳了，你去过深圳吗？", ["我搬到深圳了。"]),
+        ("我住在哪里，你知道吗？", []),
+        ("你住在北京吗你呢", []),
+    ],
+)
+def test_a_statement_before_a_question_stays_a_statement(message: str, kept: list[str]) -> None:
+    assert signal_sentences(message) == kept
+
+
+@pytest.mark.parametrize(
+    ("messages", "kept"),
+    [
+        (["I work at Stripe.", "I left Stripe early today."], [0]),
+        (["I work at Stripe.", "I left Stripe for lunch."], [0]),
+        (["トヨタで働いています。", "トヨタを辞めたいです。"], [0]),
+        (["トヨタで働いています。", "トヨタを辞めていません。"], [0]),
+        (["トヨタで働いています。", "トヨタを辞めたら、旅行したい。"], [0]),
+        (["I work at Stripe Inc.", "I left Stripe."], [1]),
+        (["I work at Stripe.", "I left Stripe.", "I work at Stripe again."], [2]),
+    ],
+)
+async def test_leaving_for_the_day_or_wishing_to_leaves_the_workplace(
+    client: Client, plain: Settings, messages: list[str], kept: list[int]
+) -> None:
+    await say(client, *messages)
+    assert sorted(text for text, _ in live(plain)) == sorted(messages[i] for i in kept)
+
+
+async def test_an_employer_left_that_was_never_held_is_no_core_fact(
+    client: Client, plain: Settings
+) -> None:
+    """ "I left Paris yesterday." and タバコを辞めました (quit smoking) were core identity."""
+    await say(client, "I left Paris yesterday.", "タバコを辞めました。")
+    with inspect_database(plain.database_path) as conn:
+        layers = conn.execute(
+            "select distinct layer from memories where deleted_at is null"
+        ).fetchall()
+    assert [row[0] for row in layers] in ([], ["working"])
+
+
+@pytest.mark.parametrize(
+    ("messages", "names"),
+    [
+        (
+            ["I have a son named Leo.", "I have a son named Max.",
+             "Actually my son's name is Sam, not Leo."],
+            ["Max", "Sam"],
+        ),
+        (["I have a son named Leo.", "Actually, my younger son is Max."], ["Leo", "Max"]),
+        (["I have a son named Leo.", "I also have a son named Max."], ["Leo", "Max"]),
+        (["My dog is called Rex.", "My other dog is called Max."], ["Max", "Rex"]),
+    ],
+)  # fmt: skip
+async def test_a_correction_replaces_the_child_it_names(
+    client: Client, plain: Settings, messages: list[str], names: list[str]
+) -> None:
+    await say(client, *messages)
+    assert sorted(str(value) for _, value in live(plain)) == names
+
+
+@pytest.mark.parametrize(
+    ("message", "values"),
+    [
+        ("I live in Boston with my wife and work at Acme.", ["Boston"]),
+        ("I work at Acme and live in Boston.", ["Acme", "Boston"]),
+        ("I work at Acme and Bob works at Google.", ["Acme"]),
+        ("I live in L.A.", ["L.A"]),
+        ("My wife is Mrs. Jane Doe.", ["Jane Doe"]),
+        ("我住在哪里", []),
+    ],
+)
+async def test_each_value_goes_to_its_own_person(
+    client: Client, plain: Settings, message: str, values: list[str]
+) -> None:
+    """ "I live in Boston with my wife and work at Acme." gave the wife the workplace."""
+    await say(client, message)
+    assert sorted(str(value) for _, value in live(plain)) == sorted(values)
+    assert not [text for text, _ in live(plain) if "wife works" in text]

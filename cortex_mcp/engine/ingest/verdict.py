@@ -20,6 +20,7 @@ transaction, so two processes storing one statement at once store it once:
 """
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -77,13 +78,15 @@ null>}}.
 class Verdict:
     """What to do with a proposal: add it, reinforce `target`, or replace `target`; `rule`
     says why, `refused` names an LLM answer the guard turned down, `unslotted` stores it
-    without its slot (another memory holds it)."""
+    without its slot (another memory holds it), `layer` stores it elsewhere than proposed."""
 
     action: Literal["new", "duplicate", "update"]
     target: Memory | None = None
     rule: str = ""
     refused: str | None = None
     unslotted: bool = False
+    layer: Layer | None = None
+    """Where a new memory goes instead of the proposal's layer."""
 
 
 def overlap(a: str, b: str) -> float:
@@ -252,10 +255,14 @@ async def settle(
         return await _left(conn, agent_id, proposal.slot)
     if proposal.slot is not None:
         holder = await slot_holder(conn, agent_id, proposal.slot, proposal.project)
-        if holder is not None and proposal.slot.one_of_several and not proposal.correction:
-            holder = await _one_holding(conn, agent_id, proposal.slot)
+        if holder is not None and proposal.slot.one_of_several:
+            holder = await _one_of_several(conn, agent_id, proposal)
             if holder is None:
                 return Verdict("new", rule=f"slot {proposal.slot.predicate}: one more of several")
+        if holder is None and proposal.slot.predicate == "workplace":
+            left = await _left_there(conn, agent_id, proposal.slot)
+            if left is not None:  # back at an employer the user had left
+                return Verdict("update", left, "slot workplace: back at")
         if holder is None:
             named = await replaced_by_name(conn, proposal, agent_id)
             if named is not None:  # "we use Python 3.12 not 3.11": another subject's slot
@@ -318,18 +325,60 @@ async def _same_person(conn: Connection, agent_id: str | None, slot: Slot) -> Ve
 
 async def _left(conn: Connection, agent_id: str | None, slot: Slot) -> Verdict:
     """An employer the user left: it replaces the workplace memory holding it ("I left
-    Stripe." after "I work at Stripe."); else it is kept as said, without a slot."""
+    Stripe." after "I work at Stripe Inc."); else it is kept as said, without a slot, in the
+    working layer (where "I left Paris yesterday" fades: it is no workplace)."""
     holder = await slot_holder(conn, agent_id, replace(slot, predicate="workplace"))
-    if holder is not None and holds_value(holder, slot):
+    if holder is not None and _same_firm(holder, slot):
         return Verdict("update", holder, "slot workplace: left")
-    return Verdict("new", rule="slot workplace: left, not held", unslotted=True)
+    return Verdict(
+        "new", rule="slot workplace: left, not held", unslotted=True, layer=Layer.WORKING
+    )
 
 
-async def _one_holding(conn: Connection, agent_id: str | None, slot: Slot) -> Memory | None:
-    """The live memory of `slot`'s predicate holding its value, of a relation the user may have
-    several of (a son, a cat): None when this is another one."""
-    found = await rows.live_with_slot(conn, agent_id, slot.subject, slot.predicate, None)
-    return next((memory for memory in found if holds_value(memory, slot)), None)
+async def _left_there(conn: Connection, agent_id: str | None, slot: Slot) -> Memory | None:
+    """The memory that the user left the employer `slot` names again ("I work at Stripe
+    again." after "I left Stripe."): the new workplace replaces it."""
+    holder = await slot_holder(conn, agent_id, replace(slot, predicate=LEFT))
+    return holder if holder is not None and _same_firm(holder, slot) else None
+
+
+_FIRM_SUFFIX = re.compile(r"(?:,? (?:inc|corp|corporation|co|company|ltd|llc|gmbh|plc|ag))+$")
+
+
+def _same_firm(holder: Memory, slot: Slot) -> bool:
+    """True when `holder` holds the employer `slot` names, with or without "Inc." or "Ltd"."""
+    held = value_key(str(holder.metadata.get("value", "")))
+    return _FIRM_SUFFIX.sub("", held) == _FIRM_SUFFIX.sub("", slot.key)
+
+
+_ANOTHER = re.compile(
+    r"(?i)\b(?:other|another|older|younger|elder|eldest|oldest|youngest|second|third|twin)\b"
+    r"|另一个|还有|もう一人|もう一匹"
+)
+"""Words that say a relation is another one ("my younger son is Max"), even in a correction."""
+
+
+async def _one_of_several(
+    conn: Connection, agent_id: str | None, proposal: Proposal
+) -> Memory | None:
+    """The memory a statement of a relation the user may have several of (a son, a cat)
+    restates or corrects: the one holding its value; for a correction, the one holding the
+    value it names ("Actually my son's name is Sam, not Leo": Leo, not the latest son), or
+    the latest; None when it is one more (found re-testing: the correction replaced Max)."""
+    assert proposal.slot is not None
+    found = await rows.live_with_slot(
+        conn, agent_id, proposal.slot.subject, proposal.slot.predicate, None
+    )
+    same = next((memory for memory in found if holds_value(memory, proposal.slot)), None)
+    if same is not None or not proposal.correction or _ANOTHER.search(proposal.content):
+        return same
+    named = named_in(proposal.content)
+    values = {value_key(value) for value in named.values} if named is not None else set()
+    if values:
+        return next(
+            (m for m in found if value_key(str(m.metadata.get("value", ""))) in values), None
+        )
+    return found[0] if found else None
 
 
 def holds_value(holder: Memory, slot: Slot) -> bool:

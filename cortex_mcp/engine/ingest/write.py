@@ -175,7 +175,7 @@ async def write_proposal(
         )
         await record_relations(conn, bumped, None, proposal.relations, now)
         return Outcome("duplicate", bumped)
-    layer = proposal.layer
+    layer = verdict.layer or proposal.layer
     if verdict.action == "update" and target is not None and target.layer == Layer.CORE:
         layer = Layer.CORE  # an update of a core fact stays in core
     memory = build_memory(proposal, agent_id, now, layer)

@@ -296,7 +296,11 @@ def _goes_on(before: str, after: str) -> bool:
         return False
     if _TITLE_BEFORE_A_NAME.search(before):
         return True
-    return bool(_INITIAL_OR_FIRM.search(before)) and not _BEGINS_A_SENTENCE.match(after)
+    return (
+        bool(_INITIAL_OR_FIRM.search(before))
+        and not _BEGINS_A_SENTENCE.match(after)
+        and not ends_asking(after)  # "I work at Apple Inc. Got any tips?" states, then asks
+    )
 
 
 def sentences_of(text: str) -> list[str]:
@@ -352,11 +356,17 @@ _ASKED_BACK = re.compile(
     r"|,\s*(?:and\s+)?(?:do|does|did|are|is|have|can|will|would)\s+you(?:\s+\w+){0,3}"
     r"|,\s*(?:and\s+)?you)\s*[?？]\s*$"
     r"|[，,、；;\s]?(?:那|而)?(?:你|您|你们)(?:呢|也是吗|也是)\s*[？?]?\s*$"
+    r"|[，,](?=[^，,。]*(?:你|您))[^，,。]*(?:吗|嗎|呢)?\s*[？?]\s*$"
     r"|(?:が|けど|けれど)?[、,\s]?(?:あなた|君|きみ)(?:は|も)\s*[？?]?\s*$"
 )
 """The question a statement ends on, asked back of the listener: "I live in Denver, how about
-you?", 我住在北京你呢, 札幌に住んでいますが、あなたは？ (found trying the product: each stored
-nothing, as a question)."""
+you?", 我住在北京你呢, 札幌に住んでいますが、あなたは？, 我搬到深圳了，你去过深圳吗？ (found
+trying the product: each stored nothing, as a question)."""
+
+
+_ASKS_WHICH = re.compile(r"哪里|哪儿|哪个|哪家|谁|誰|多少|为什么|怎么样|どこ|だれ")
+"""A question word of Chinese or Japanese that asks wherever it stands: 我住在哪里 (typed without
+its question mark), 我住在哪里，你知道吗？"""
 
 
 def stated_before_asking(sentence: str) -> str | None:
@@ -366,7 +376,7 @@ def stated_before_asking(sentence: str) -> str | None:
     if asked_back is None:
         return None
     stated = sentence[: asked_back.start()].strip(" ,;，、；")
-    if not stated or is_question(stated):
+    if not stated or is_question(stated) or _ASKS_WHICH.search(stated):
         return None
     if stated[-1] in ".!。！":
         return stated
@@ -382,7 +392,7 @@ def signal_sentences(text: str) -> list[str]:
             continue  # a quoted reply, or a memory recall gave out
         for sentence in split_sentences(line):
             stripped = sentence.strip()
-            if stripped and is_question(stripped):
+            if stripped and (is_question(stripped) or _ASKS_WHICH.search(stripped)):
                 stripped = stated_before_asking(stripped) or ""
             if stripped and not is_hearsay(stripped):
                 unquoted = _QUOTED.sub(" ", stripped).strip()

@@ -159,7 +159,8 @@ JA_PATTERNS: list[SlotPattern] = [
     *_p(
         "ja",
         "left:workplace",
-        rf"{_JA_VALUE}を(?:辞めました|辞めた|辞めて|退職しました|退職した|退職して)",
+        # done, not wished or supposed: 辞めたい, 辞めたら, 辞めていません (found re-testing)
+        rf"{_JA_VALUE}を(?:辞めました|辞めた|退職しました|退職した)(?![いらりろかくけ])",
     ),
     *_p(
         "ja",

@@ -22,11 +22,21 @@ _WHO_EN = (
 English clause. A bare name is not read: "Alice moved to Austin" and "Alice moved to Denver" may
 be two facts of a story, not a change (bench/distinct_facts.py)."""
 _NAME = (
-    r"(?P<v>[A-Z][\w'-]+"
+    r"(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.? )?(?P<v>[A-Z][\w'-]+"
     r"(?: (?:(?:van|von|der|den|de|da|di|du|del|le|la|bin|al) ){0,2}[A-Z][\w'-]+){0,3})"
 )
 """A person's name, with the small words inside some ("Mary Ann van der Berg" read "Mary
-Ann")."""
+Ann"), after a title if any ("Mrs. Jane Doe" read "Mrs")."""
+_NOT_FOR_THE_DAY = (
+    r"(?!\s+(?i:early|late|today|tonight|this (?:morning|afternoon|evening)|at \d|on time|"
+    r"for (?:lunch|the day|the night|home|a (?:bit|while|week|day|few|walk)|coffee|dinner|"
+    r"the weekend|vacation|holiday|a)|to (?:go|get|grab|pick|catch|meet|see|visit|run))\b)"
+)
+"""Leaving a place for a while, not a job: "I left Stripe early today" (found re-testing: it
+retired the workplace)."""
+_NO_ONE_ELSE = r"(?:(?!\b(?:with|my|our|his|her|their|and)\b)[^.;!?])"
+"""The words between a user's two facts in one clause, naming no one else: "I live in Boston
+with my wife and work at Acme" gave the wife the workplace."""
 _WHICH_ONE = r"(?:other |older |younger |elder |eldest |oldest |youngest |little |big |twin )?"
 """Which of several the user means: "my other daughter's name is Bea" (found trying the
 product: it stored nothing)."""
@@ -42,7 +52,8 @@ _CJK_NAME_EN = r"[\u4e00-\u9fff\u3040-\u30ff]{1,10}"
 """A name in Chinese or Japanese inside an English sentence: "I live in 上海 and work at
 Huawei." set no slot."""
 _PLACE = (
-    rf"(?P<v>{_CJK_NAME_EN}|(?:(?:St|Ste|Mt|Ft)\. )?[A-Z][\w'-]+"
+    rf"(?:the (?=[A-Z]\.))?(?P<v>{_CJK_NAME_EN}|(?:[A-Z]\.){{2,}}"
+    r"|(?:(?:St|Ste|Mt|Ft)\. )?[A-Z][\w'-]+"
     r"(?:,? (?:(?:de|da|do|del|della|di|la|le|los|las|upon|am|im) )?[A-Z][\w'-]+){0,3})"
 )
 """A place's name, with the abbreviated saint, mount or fort some begin with ("St. Louis" read
@@ -63,12 +74,14 @@ _NOT_AN_EMPLOYER_LEFT = rf"(?![A-Z][\w&.'-]*\b{_LEFT_AN_EMPLOYER})"
 _NAMED_EMPLOYER = r"(?P<v>[A-Z][\w&.'-]*)\b"
 _ORG_WORD = r"(?!I\b)[A-Z0-9][\w&.'-]*"
 _ORG = (
-    rf"(?P<v>{_CJK_NAME_EN}|{_ORG_WORD}(?:(?<![A-Za-z0-9]{{2}}\.) (?:(?:of|and|&) )?{_ORG_WORD})*)"
+    rf"(?P<v>{_CJK_NAME_EN}|{_ORG_WORD}(?:(?<![A-Za-z0-9]{{2}}\.) (?:(?:of|&) )?{_ORG_WORD}"
+    rf"|(?<![A-Za-z0-9]{{2}}\.) and {_ORG_WORD}(?![\w&.'-])"
+    r"(?! (?:is|was|has|works|lives|says|said|are|were)\b))*)"
 )
 """An employer's name: "Acme Corp", "J.P. Morgan", "Bank of America"; a word of two letters or
 more ending on a full stop ends it, for what follows begins a sentence ("I work at Google. Do
 you?" read "Google. Do"), and "and" joins only another name ("I work at Acme and love it" read
-"Acme and")."""
+"Acme and"), not one a clause goes on from ("Acme and Bob works at Google")."""
 _ROLE_EN = (
     r"(?P<v>(?:an? )?(?:[a-z-]+ ){0,3}(?:developer|engineer|designer|manager|scientist|analyst|"
     r"teacher|student|researcher|doctor|nurse|lawyer|consultant|architect|writer|founder|"
@@ -132,6 +145,8 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) "
         rf"(?:from [^,.;]{{1,40}}? )?to)\s+{_NOT_A_PLACE}{_NOT_AN_EMPLOYER_LEFT}{_PLACE}",
         rf"(?i:\bI(?:'m| am)\b[^.;]{{0,60}}?\bbased in)\s+{_PLACE}",
+        rf"(?i:\bI (?:now |currently )?work (?:at|for) {_NO_ONE_ELSE}{{1,40}}? and "
+        rf"(?:now |currently )?live in)\s+{_PLACE}",
     ),
     *_p(
         "en",
@@ -144,8 +159,8 @@ EN_PATTERNS: list[SlotPattern] = [
         "workplace",
         rf"(?i:\bI {_LEFT_EN}(?:now |currently )?work (?:at|for)|{_NOT_BACK_THEN}\bI"
         rf"(?:'ve| have)? {_LEFT_EN}(?:just |recently )?joined)\s+{_ORG}",
-        rf"(?i:\bI (?:live|am based|'m based) in [^.;!?]{{1,40}}? and (?:now |currently )?work "
-        rf"(?:at|for))\s+{_ORG}",
+        rf"(?i:\bI (?:live|am based|'m based) in {_NO_ONE_ELSE}{{1,40}}? and (?:now |currently )?"
+        rf"work (?:at|for))\s+{_ORG}",
         rf"(?i:{_STARTED_AT_EN})\s+{_EMPLOYER}",
         rf"(?i:\bI (?:just |recently )?moved (?:over )?to)\s+{_NAMED_EMPLOYER}{_LEFT_AN_EMPLOYER}",
         rf"(?i:\bI (?:now |currently )?work as (?:an? )?[a-z -]{{1,40}}? (?:at|for))\s+{_ORG}",
@@ -157,7 +172,9 @@ EN_PATTERNS: list[SlotPattern] = [
         "en",
         "left:workplace",
         rf"(?i:{_NOT_BACK_THEN}\bI(?:'ve| have)? (?:just |recently |finally |already )?"
-        rf"(?:left|quit|resigned from)(?: my (?:job|position|role) (?:at|with))?)\s+{_ORG}",
+        rf"(?:left|quit|resigned from) my (?:job|position|role) (?:at|with))\s+{_ORG}",
+        rf"(?i:{_NOT_BACK_THEN}\bI(?:'ve| have)? (?:just |recently |finally |already )?"
+        rf"(?:left|quit|resigned from))\s+{_ORG}(?![\w&.'-]){_NOT_FOR_THE_DAY}",
     ),
     *_p(
         "en",
@@ -196,7 +213,8 @@ EN_PATTERNS: list[SlotPattern] = [
         "person:{rel}",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN}),? ){_NAME}(?=,| is\b| was\b)",
-        rf"(?i:\b(?:I|we) have an? (?:\w+ )?(?P<rel>{_REL_EN}),? (?:called |named )?){_NAME}"
+        rf"(?i:\b(?:I|we) (?:also |still )?have an? (?:\w+ )?(?P<rel>{_REL_EN}),? "
+        rf"(?:called |named )?){_NAME}"
         rf"(?=[,.!?]|$| (?i:and|who)\b)",
     ),
     *_p(
@@ -207,11 +225,11 @@ EN_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "pet:{rel}",
-        rf"(?i:\bmy (?P<rel>{_PET_EN})(?:'s name)? is (?:called |named )?){_NAME}",
-        rf"(?i:\bI have an? (?P<rel>{_PET_EN}) (?:called|named) ){_NAME}",
-        rf"(?i:\b(?:I|we) (?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? (?:called|named) )"
-        rf"{_NAME}",
-        rf"(?i:\bmy (?P<rel>{_PET_EN}),? ){_NAME}"
+        rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_PET_EN})(?:'s name)? is (?:called |named )?){_NAME}",
+        rf"(?i:\bI (?:also |still )?have an? (?P<rel>{_PET_EN}) (?:called|named) ){_NAME}",
+        rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? "
+        rf"(?:called|named) ){_NAME}",
+        rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_PET_EN}),? ){_NAME}"
         rf"(?=[,.!?]|$| (?i:is|was|and|loves|likes|has|just|who)\b)",
     ),
     *_p(

@@ -315,6 +315,8 @@ def asked(sentence: str, start: int, cjk: bool) -> bool:
     )
 
 
+_ASKED_VALUE = re.compile(r"哪|什么|什麼|谁|誰|どこ|なに|何$|だれ")
+"""A value that is a question word: 我住在哪里 sets no home."""
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -338,6 +340,8 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> Slo
     predicate = slot_pattern.predicate
     if not value or (predicate.startswith(NAMED) and value.casefold() in NOT_NAMES):
         return None
+    if _ASKED_VALUE.match(value):
+        return None  # 我住在哪里 typed without its question mark asks
     if predicate == "name" and value.islower() and value.isascii():
         value = value.title()  # typed in lowercase: "my name is carlos"
     if predicate == "name" and _NOT_A_NAME.search(value):
