@@ -258,3 +258,62 @@ async def test_each_value_goes_to_its_own_person(
     await say(client, message)
     assert sorted(str(value) for _, value in live(plain)) == sorted(values)
     assert not [text for text, _ in live(plain) if "wife works" in text]
+
+
+# The third re-test (/tmp/rt18c): regressions of the fixes above.
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        ("我住在北京，谁都知道。", ["我住在北京，谁都知道。"]),
+        (
+            "誰にも言ってないけど、トヨタで働いています。",
+            ["誰にも言ってないけど、トヨタで働いています。"],
+        ),
+        ("我住在哪里", []),
+        ("Is it true that I work at Acme Corp. now?", []),
+        ("你说我住在北京，你确定吗？", []),
+    ],
+)
+def test_a_question_word_asks_only_where_it_ends_the_clause(message: str, kept: list[str]) -> None:
+    assert signal_sentences(message) == kept
+
+
+@pytest.mark.parametrize(
+    ("messages", "kept"),
+    [
+        (["I work at Stripe.", "I finally quit Stripe today."], [1]),
+        (["I work at Stripe.", "I left Stripe for a startup."], [1]),
+        (["I work at Stripe.", "I left Stripe to go back to school."], [1]),
+        (["トヨタで働いています。", "トヨタを辞めたけど、まだ友達がいます。"], [1]),
+        (["I live in Boston.", "I moved to Q.A. last month."], [0]),
+        (["I live in Boston.", "I moved to the U.S. team."], [0]),
+    ],
+)
+async def test_a_job_left_any_way_retires_it_and_a_team_is_no_home(
+    client: Client, plain: Settings, messages: list[str], kept: list[int]
+) -> None:
+    await say(client, *messages)
+    assert sorted(text for text, _ in live(plain) if text in messages) == sorted(
+        messages[i] for i in kept
+    )
+
+
+@pytest.mark.parametrize(
+    ("messages", "names"),
+    [
+        (["I have a son named Leo.", "Actually my older son's name is Sam, not Leo."], ["Sam"]),
+        (["My son's name is Leo.", "Second correction: my son's name is Theo."], ["Theo"]),
+        (
+            ["My daughter's name is Ana.", "My other daughter's name is Bea.",
+             "Correction: my other daughter's name is Bia."],
+            ["Ana", "Bia"],
+        ),
+    ],
+)  # fmt: skip
+async def test_a_correction_with_a_qualifier_still_replaces(
+    client: Client, plain: Settings, messages: list[str], names: list[str]
+) -> None:
+    await say(client, *messages)
+    assert sorted(str(value) for _, value in live(plain)) == names

@@ -261,13 +261,15 @@ async def live_with_slot(
             " and json_extract(metadata, '$.subject') = :subject and agent_id is :agent_id"
             " and (not :in_project"
             " or coalesce(json_extract(metadata, '$.project'), :project) is :project)"
-            " and deleted_at is null and superseded_by is null order by created_at desc limit 5",
+            " and deleted_at is null and superseded_by is null"
+            " order by created_at desc, seq desc limit 5",
             "select * from memories where (metadata::jsonb ->> 'predicate') = :predicate"
             " and (metadata::jsonb ->> 'subject') = :subject"
             " and agent_id is not distinct from cast(:agent_id as text)"
             " and (not :in_project or coalesce(metadata::jsonb ->> 'project',"
             " cast(:project as text)) is not distinct from cast(:project as text))"
-            " and deleted_at is null and superseded_by is null order by created_at desc limit 5",
+            " and deleted_at is null and superseded_by is null"
+            " order by created_at desc, seq desc limit 5",
         ),
         {
             "predicate": predicate,

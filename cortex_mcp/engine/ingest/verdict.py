@@ -352,10 +352,10 @@ def _same_firm(holder: Memory, slot: Slot) -> bool:
 
 
 _ANOTHER = re.compile(
-    r"(?i)\b(?:other|another|older|younger|elder|eldest|oldest|youngest|second|third|twin)\b"
-    r"|另一个|还有|もう一人|もう一匹"
+    r"(?i)\b(?:other|another|older|younger|elder|eldest|oldest|youngest|twin)\s+"
+    r"(?:son|daughter|brother|sister|kid|child|cat|dog|pet)|另一个|还有一个|もう一人|もう一匹"
 )
-"""Words that say a relation is another one ("my younger son is Max"), even in a correction."""
+"""Words that name another one of a relation ("my younger son is Max")."""
 
 
 async def _one_of_several(
@@ -363,22 +363,24 @@ async def _one_of_several(
 ) -> Memory | None:
     """The memory a statement of a relation the user may have several of (a son, a cat)
     restates or corrects: the one holding its value; for a correction, the one holding the
-    value it names ("Actually my son's name is Sam, not Leo": Leo, not the latest son), or
-    the latest; None when it is one more (found re-testing: the correction replaced Max)."""
+    value it names ("Actually my son's name is Sam, not Leo": Leo, not the latest son), else
+    the latest, unless it names another one of a relation held once ("Actually, my younger
+    son is Max" beside Leo); None when it is one more (found re-testing)."""
     assert proposal.slot is not None
     found = await rows.live_with_slot(
         conn, agent_id, proposal.slot.subject, proposal.slot.predicate, None
     )
     same = next((memory for memory in found if holds_value(memory, proposal.slot)), None)
-    if same is not None or not proposal.correction or _ANOTHER.search(proposal.content):
+    if same is not None or not proposal.correction or not found:
         return same
     named = named_in(proposal.content)
     values = {value_key(value) for value in named.values} if named is not None else set()
     if values:
-        return next(
-            (m for m in found if value_key(str(m.metadata.get("value", ""))) in values), None
-        )
-    return found[0] if found else None
+        held = [m for m in found if value_key(str(m.metadata.get("value", ""))) in values]
+        return held[0] if held else found[0]
+    if len(found) == 1 and _ANOTHER.search(proposal.content):
+        return None
+    return found[0]
 
 
 def holds_value(holder: Memory, slot: Slot) -> bool:

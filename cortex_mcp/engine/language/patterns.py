@@ -232,6 +232,7 @@ half, starting in lowercase, was a fragment)."""
 _QUESTION_END = re.compile(r"[?？]\s*$|(吗|嗎|呢|么|麼|ですか|ますか|でしょうか|か)\s*[。.]?\s*$")
 _QUESTION_START = re.compile(
     r"^\s*(do|does|did|would|could|can|should|will|shall|is|are|was|were|have|has)\s+(you|i|we)\b"
+    r"|^\s*(is|was|isn't|wasn't)\s+(it|that)\s+(true|right|correct)\b"
     r"|^\s*(what|which|who|whom|whose|why|how|when|where)\b",
     re.IGNORECASE,
 )
@@ -242,7 +243,7 @@ _HEARSAY = re.compile(
     r"(?i)\b(he|she|they|my (friend|colleague|boss|manager)|someone|people|everyone)"
     r"\s+(said|says|told|thinks|claims)\b|\btold me\b"
     r"|^\s*(if|suppose|supposing|imagine|maybe|perhaps)\b"
-    r"|(他|她|他们|朋友|同事|老板|老师|别人)(说|告诉我|觉得)|^(如果|假如|要是|假设|也许)"
+    r"|(他|她|他们|朋友|同事|老板|老师|别人)(说|告诉我|觉得)|^(如果|假如|要是|假设|也许)|^你(说|觉得|以为)"
     r"|と(言って|言った|言いました|話して)|だそうです|^もし|かもしれ"
 )
 
@@ -296,11 +297,12 @@ def _goes_on(before: str, after: str) -> bool:
         return False
     if _TITLE_BEFORE_A_NAME.search(before):
         return True
-    return (
-        bool(_INITIAL_OR_FIRM.search(before))
-        and not _BEGINS_A_SENTENCE.match(after)
-        and not ends_asking(after)  # "I work at Apple Inc. Got any tips?" states, then asks
-    )
+    if not _INITIAL_OR_FIRM.search(before):
+        return False
+    if after[:1].islower():  # "Is it true that I work at Acme Corp. now?" asks whole
+        return True
+    # "I work at Apple Inc. Got any tips?" states, then asks
+    return not _BEGINS_A_SENTENCE.match(after) and not ends_asking(after)
 
 
 def sentences_of(text: str) -> list[str]:
@@ -364,9 +366,9 @@ you?", 我住在北京你呢, 札幌に住んでいますが、あなたは？, 
 trying the product: each stored nothing, as a question)."""
 
 
-_ASKS_WHICH = re.compile(r"哪里|哪儿|哪个|哪家|谁|誰|多少|为什么|怎么样|どこ|だれ")
-"""A question word of Chinese or Japanese that asks wherever it stands: 我住在哪里 (typed without
-its question mark), 我住在哪里，你知道吗？"""
+_ASKS_WHICH = re.compile(r"(?:哪里|哪儿|哪个|哪家|什么|谁|誰|多少|どこ|だれ)[呢啊呀]?\s*[。.]?\s*$")
+"""A question word of Chinese or Japanese ending a clause: 我住在哪里 (typed without its question
+mark), 我住在哪里，你知道吗？ ask; 我住在北京，谁都知道 states (found re-testing)."""
 
 
 def stated_before_asking(sentence: str) -> str | None:

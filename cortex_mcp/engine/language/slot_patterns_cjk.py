@@ -160,7 +160,7 @@ JA_PATTERNS: list[SlotPattern] = [
         "ja",
         "left:workplace",
         # done, not wished or supposed: 辞めたい, 辞めたら, 辞めていません (found re-testing)
-        rf"{_JA_VALUE}を(?:辞めました|辞めた|退職しました|退職した)(?![いらりろかくけ])",
+        rf"{_JA_VALUE}を(?:辞めました|辞めた|退職しました|退職した)(?![いらりろく])(?!か(?!ら))",
     ),
     *_p(
         "ja",

@@ -28,9 +28,10 @@ _NAME = (
 """A person's name, with the small words inside some ("Mary Ann van der Berg" read "Mary
 Ann"), after a title if any ("Mrs. Jane Doe" read "Mrs")."""
 _NOT_FOR_THE_DAY = (
-    r"(?!\s+(?i:early|late|today|tonight|this (?:morning|afternoon|evening)|at \d|on time|"
-    r"for (?:lunch|the day|the night|home|a (?:bit|while|week|day|few|walk)|coffee|dinner|"
-    r"the weekend|vacation|holiday|a)|to (?:go|get|grab|pick|catch|meet|see|visit|run))\b)"
+    r"(?!\s+(?i:early(?! in\b)|late(?! in\b)|today|tonight|this (?:morning|afternoon|evening)|"
+    r"at \d|on time|for (?:lunch|the day|the night|home|a (?:bit|while|week|day|few|walk)|"
+    r"coffee|dinner|the weekend|vacation|holiday)|to (?:go (?:home|get|grab)|get|grab|pick|"
+    r"catch|meet|see|visit|run))\b)"
 )
 """Leaving a place for a while, not a job: "I left Stripe early today" (found re-testing: it
 retired the workplace)."""
@@ -51,8 +52,10 @@ _LOWERCASE_NAME = (
 _CJK_NAME_EN = r"[\u4e00-\u9fff\u3040-\u30ff]{1,10}"
 """A name in Chinese or Japanese inside an English sentence: "I live in 上海 and work at
 Huawei." set no slot."""
+_PLACE_INITIALS = r"(?:L\.A|D\.C|N\.Y|S\.F|U\.S\.A|U\.S|U\.K)\.(?![\w.]| (?i:team|office)\b)"
+"""Places known by their initials ("I moved to L.A."); not any ("I moved to Q.A." is a team)."""
 _PLACE = (
-    rf"(?:the (?=[A-Z]\.))?(?P<v>{_CJK_NAME_EN}|(?:[A-Z]\.){{2,}}"
+    rf"(?:the (?=U\.))?(?P<v>{_CJK_NAME_EN}|{_PLACE_INITIALS}"
     r"|(?:(?:St|Ste|Mt|Ft)\. )?[A-Z][\w'-]+"
     r"(?:,? (?:(?:de|da|do|del|della|di|la|le|los|las|upon|am|im) )?[A-Z][\w'-]+){0,3})"
 )
@@ -174,7 +177,9 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?i:{_NOT_BACK_THEN}\bI(?:'ve| have)? (?:just |recently |finally |already )?"
         rf"(?:left|quit|resigned from) my (?:job|position|role) (?:at|with))\s+{_ORG}",
         rf"(?i:{_NOT_BACK_THEN}\bI(?:'ve| have)? (?:just |recently |finally |already )?"
-        rf"(?:left|quit|resigned from))\s+{_ORG}(?![\w&.'-]){_NOT_FOR_THE_DAY}",
+        rf"(?:quit|resigned from))\s+{_ORG}",
+        rf"(?i:{_NOT_BACK_THEN}\bI(?:'ve| have)? (?:just |recently |finally |already )?left)\s+"
+        rf"{_ORG}(?![\w&.'-]){_NOT_FOR_THE_DAY}",
     ),
     *_p(
         "en",
