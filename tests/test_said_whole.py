@@ -317,3 +317,55 @@ async def test_a_correction_with_a_qualifier_still_replaces(
 ) -> None:
     await say(client, *messages)
     assert sorted(str(value) for _, value in live(plain)) == names
+
+
+@pytest.mark.parametrize(
+    ("messages", "slots"),
+    [
+        (["I have two sons, Leo and Max."], ["person:son=Leo", "person:son=Max"]),
+        (
+            ["I have three daughters: Ann, Bea and Cy."],
+            ["person:daughter=Ann", "person:daughter=Bea", "person:daughter=Cy"],
+        ),
+        (["I have a daughter, Mia, and a son, Leo."], ["person:daughter=Mia", "person:son=Leo"]),
+        (["我有两个儿子，小明和小亮。"], ["person:son=小亮", "person:son=小明"]),
+        (["我儿子叫小明。", "我还有一个儿子叫小亮。"], ["person:son=小亮", "person:son=小明"]),
+        (
+            ["I have a son named Leo.", "I have two sons, Leo and Max."],
+            ["person:son=Leo", "person:son=Max"],
+        ),
+        (["My son Leo just turned 5."], ["person:son=Leo"]),
+        (["My brother Tom and I went hiking."], ["person:brother=Tom"]),
+        (["My name is 李雷."], ["name=李雷"]),
+        (["我在腾讯工作。", "我不在腾讯工作了，现在在阿里巴巴"], ["workplace=阿里巴巴"]),
+        (["トヨタで働いています。", "トヨタを辞めて、ソニーに入りました。"], ["workplace=ソニー"]),
+        (["I work at Stripe.", "I wish I left Stripe years ago."], ["workplace=Stripe"]),
+        (["I wish I lived in Paris."], []),
+        (
+            ["I work at Stripe.", "I left Stripe.", "I work at Google.", "I work at Stripe again."],
+            ["workplace=Stripe"],
+        ),
+        # nothing to read: no names, and home is no employer
+        (["I have two sons and I love them."], []),
+        (["我辞职了，现在在家。"], []),
+    ],
+)
+async def test_what_round_seventeen_left_open_is_read(
+    client: Client, plain: Settings, messages: list[str], slots: list[str]
+) -> None:
+    """Round seventeen's re-tests, left open then: "I have two sons, Leo and Max." and 我还有一
+    个儿子叫小亮 stored nothing; 我不在腾讯工作了，现在在阿里巴巴 and トヨタを辞めて、ソニーに入り
+    ました set no new employer; "I wish I left Stripe years ago." retired the workplace; "I left
+    Stripe." stayed live beside "I work at Stripe again." after a job elsewhere."""
+    await say(client, *messages)
+    assert held(plain) == sorted(slots)
+
+
+def held(settings: Settings) -> list[str]:
+    """The slots the live memories hold, as "predicate=value"."""
+    with inspect_database(settings.database_path) as conn:
+        rows = conn.execute(
+            "select metadata from memories where deleted_at is null and superseded_by is null"
+        ).fetchall()
+    slots = [json.loads(row[0] or "{}") for row in rows]
+    return sorted(f"{s['predicate']}={s['value']}" for s in slots if s.get("predicate"))

@@ -260,7 +260,7 @@ async def settle(
             if holder is None:
                 return Verdict("new", rule=f"slot {proposal.slot.predicate}: one more of several")
         if holder is None and proposal.slot.predicate == "workplace":
-            left = await _left_there(conn, agent_id, proposal.slot)
+            left = await left_there(conn, agent_id, proposal.slot)
             if left is not None:  # back at an employer the user had left
                 return Verdict("update", left, "slot workplace: back at")
         if holder is None:
@@ -335,7 +335,7 @@ async def _left(conn: Connection, agent_id: str | None, slot: Slot) -> Verdict:
     )
 
 
-async def _left_there(conn: Connection, agent_id: str | None, slot: Slot) -> Memory | None:
+async def left_there(conn: Connection, agent_id: str | None, slot: Slot) -> Memory | None:
     """The memory that the user left the employer `slot` names again ("I work at Stripe
     again." after "I left Stripe."): the new workplace replaces it."""
     holder = await slot_holder(conn, agent_id, replace(slot, predicate=LEFT))

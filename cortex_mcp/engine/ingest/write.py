@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.ingest.verdict import Verdict, settle
+from cortex_mcp.engine.ingest.verdict import Verdict, left_there, settle
 from cortex_mcp.engine.language.slots import Slot
 from cortex_mcp.engine.language.triples import Triple, slot_triple
 from cortex_mcp.models import Layer, Memory, StoredMemory, new_memory_id
@@ -186,8 +186,28 @@ async def write_proposal(
     if target.created_at > now:  # said before what it would replace (an imported session)
         return Outcome("created", await as_history(conn, memory, target, proposal, verdict.rule))
     memory = await supersede(conn, target, memory, verdict.rule, proposal.channel, now)
+    await _no_longer_left(conn, memory, target, proposal, agent_id, now)
     await record_relations(conn, memory, proposal.slot, proposal.relations, now)
     return Outcome("superseded", memory, target)
+
+
+async def _no_longer_left(
+    conn: Connection,
+    memory: Memory,
+    target: Memory,
+    proposal: Proposal,
+    agent_id: str | None,
+    now: datetime,
+) -> None:
+    """Back at an employer the user had left after working elsewhere ("I left Stripe.", "I
+    work at Google.", "I work at Stripe again."): the leaving goes with the workplace `memory`
+    replaced (found re-testing: "I left Stripe." stayed live beside it)."""
+    slot = proposal.slot
+    if slot is None or slot.predicate != "workplace":
+        return
+    left = await left_there(conn, agent_id, slot)
+    if left is not None and left.id != target.id:
+        await replaced(conn, left, memory, "slot workplace: back at", proposal.channel, now)
 
 
 async def as_history(

@@ -27,6 +27,16 @@ _NAME = (
 )
 """A person's name, with the small words inside some ("Mary Ann van der Berg" read "Mary
 Ann"), after a title if any ("Mrs. Jane Doe" read "Mrs")."""
+_NAMES = (
+    rf"(?P<v>{_NAME.replace('(?P<v>', '(?:')}(?:, {_NAME.replace('(?P<v>', '(?:')})*,? and "
+    rf"{_NAME.replace('(?P<v>', '(?:')})(?P<several>)"
+)
+"""Several names in a list ("Leo and Max", "Ann, Bea and Cy"): a slot each (`several`)."""
+_NAMED_AFTER = (
+    r"(?=[,.!?]|$| (?i:is|was|and|just|who|turned|turns|loves|likes|has|had|started|starts|"
+    r"goes|went|lives|works|plays|got)\b)"
+)
+"""What may follow a relation's name said beside it ("my son Leo just turned 5" set nothing)."""
 _NOT_FOR_THE_DAY = (
     r"(?!\s+(?i:early(?! in\b)|late(?! in\b)|today|tonight|this (?:morning|afternoon|evening)|"
     r"at \d|on time|for (?:lunch|the day|the night|home|a (?:bit|while|week|day|few|walk)|"
@@ -140,6 +150,7 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?:^|[,.!:;—]\s*|\b(?i:hi|hello|hey)[,!]?\s+)(?i:I'm|I am)\s+{_NAME}\s*(?:[.!,]|$)",
         rf"(?i:\bI (?:now |usually |mostly |just |mainly )?go by)\s+{_NAME}",
         rf"(?i:\bmy name is|\bmy name's)\s+{_LOWERCASE_NAME}",
+        rf"(?i:\bmy name is|\bcall me|\bmy name's)\s+(?P<v>{_CJK_NAME_EN})",
     ),
     *_p(
         "en",
@@ -217,10 +228,16 @@ EN_PATTERNS: list[SlotPattern] = [
         "en",
         "person:{rel}",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
-        rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN}),? ){_NAME}(?=,| is\b| was\b)",
+        rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN}),? ){_NAME}{_NAMED_AFTER}",
         rf"(?i:\b(?:I|we) (?:also |still )?have an? (?:\w+ )?(?P<rel>{_REL_EN}),? "
         rf"(?:called |named )?){_NAME}"
         rf"(?=[,.!?]|$| (?i:and|who)\b)",
+        rf"(?i:\b(?:I|we) (?:also |still )?have an? (?:\w+ )?(?:{_REL_EN}),? (?:called |named )?)"
+        rf"[A-Z][\w'-]+(?i:,? and an? (?:\w+ )?(?P<rel>{_REL_EN}),? (?:called |named )?){_NAME}"
+        rf"(?=[,.!?]|$)",
+        rf"(?i:\b(?:I|we) (?:also |still )?have (?:two|three|four|2|3|4) (?:\w+ )?"
+        rf"(?P<rel>son|daughter|brother|sister)s[,:]? (?:called |named )?){_NAMES}"
+        rf"(?=[,.!?]|$| (?i:who)\b)",
     ),
     *_p(
         "en",

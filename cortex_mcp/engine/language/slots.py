@@ -10,7 +10,7 @@ Patterns are data (`slot_patterns_en`, `slot_patterns_cjk`); a match preceded by
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cortex_mcp.engine.language import subjects
 from cortex_mcp.engine.language.attributes import find_attributes
@@ -219,7 +219,10 @@ _SOMEONE_ELSES = re.compile(
     r"|claims?|claimed|imagines?|imagined|is convinced|was convinced)\b(?: that)? I\b)"
     r"|(?<!我)(?:以为|认为|觉得|相信|听说)我"
 )
-_HYPOTHETICAL = re.compile(r"(?i:\bif I\b|\bwould\b)")
+_HYPOTHETICAL = re.compile(
+    r"(?i:\bif I\b|\bwould\b|\b(?:I wish|what if|pretend|imagine|suppose)(?: that)? I\b)"
+)
+"""A statement of what is not so: "I wish I left Stripe years ago" retired the workplace."""
 
 
 def someone_elses_view(sentence: str) -> bool:
@@ -267,9 +270,10 @@ def find_slots(sentence: str) -> list[Slot]:
             before = sentence[: match.start()]
             if _NEGATED.search(before[-24:]) or asked(sentence, match.start(), cjk):
                 continue
-            slot = _slot(slot_pattern, match, sentence)
-            if slot is not None and slot.predicate not in found:
-                found[slot.predicate] = (match.start(), slot)
+            for slot in _each_named(_slot(slot_pattern, match, sentence), match):
+                key = f"{slot.predicate}|{slot.key}" if slot.one_of_several else slot.predicate
+                if key not in found:
+                    found[key] = (match.start(), slot)
     language = "ja" if kana else "zh" if _CJK.search(sentence) else "en"
     for attribute in find_attributes(sentence, cjk):
         key = f"{attribute.subject}|{attribute.attribute}"
@@ -370,6 +374,22 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> Slo
     who = subject.written or subject.key
     return Slot(subject.key, f"person:{subject.key}:{predicate}", value, slot_pattern.language,
                 who=who)  # fmt: skip
+
+
+_LISTED = re.compile(r",\s*(?:and\s+)?|\s+and\s+|[、，和跟与]")
+
+
+def _each_named(slot: Slot | None, match: re.Match[str]) -> list[Slot]:
+    """The slot, or where the pattern reads a list of names ("I have two sons, Leo and Max",
+    我有两个儿子，小明和小亮) a slot for each name."""
+    if slot is None:
+        return []
+    if match.groupdict().get("several") is None:
+        return [slot]
+    names = [name.strip() for name in _LISTED.split(slot.value)]
+    return [
+        replace(slot, value=name) for name in names if name and name.casefold() not in NOT_NAMES
+    ]
 
 
 def predicate_of(slot_pattern: SlotPattern) -> str:
