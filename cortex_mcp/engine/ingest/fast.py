@@ -29,7 +29,7 @@ from cortex_mcp.engine.language.patterns import (
     reports_decision,
     signal_sentences,
 )
-from cortex_mcp.engine.language.slots import Slot, find_slots, someone_elses_view
+from cortex_mcp.engine.language.slots import Slot, find_slots, someone_elses_view, supposed
 from cortex_mcp.engine.language.wrappers import unwrapped, with_purpose
 from cortex_mcp.models import Category, Layer
 
@@ -52,6 +52,8 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
             continue  # the common case: nothing to store, nothing to unwrap
         if someone_elses_view(sentence):
             continue  # "My sister thinks I live in Paris": her view, not the user's fact
+        if not slots and supposed(sentence):
+            continue  # "Pretend I work at Google.": nothing of it is so
         correction = is_correction(sentence)
         statement = unwrapped(sentence)
         if signal is DECISION:

@@ -35,14 +35,14 @@ _ZH_GENERIC_PLACE = (
     r"(?!(?:家|家里|公司|这里|那里|这边|那边|单位|外面|网上|线上|学校)(?:做|当|担任))"
 )
 """Where one does a job that names no employer: 我在家做开发."""
-_NOT_AN_EMPLOYER_ZH = r"(?!(?:家|休息|出差|找工作|旅行|旅游|度假|读书|上学|国外|外地|医院|路上))"
-"""Where one is after leaving a job that is no employer: 我辞职了，现在在家."""
 _ZH_SIBLINGS = r"(?P<rel>儿子|女儿|哥哥|弟弟|姐姐|妹妹)"
+_NOT_IN_A_NAME = r"(?![都也很在了的岁我她他们是有没想要会个和跟与])"
+_ZH_GIVEN = rf"(?:[A-Z][A-Za-z]{{1,19}}|(?:{_NOT_IN_A_NAME}[\u4e00-\u9fff]){{1,4}}?)"
+"""A given name in a list: no word of a clause in it (我有两个女儿，都很可爱 named 都很可爱)."""
 _ZH_NAMES = (
-    r"(?P<v>[\u4e00-\u9fffA-Za-z]{1,4}?(?:(?:、|，|,|和|跟|与)[\u4e00-\u9fffA-Za-z]{1,4}?)+)"
-    r"(?P<several>)(?=[。！!；;，,]|$)"
+    rf"(?P<v>{_ZH_GIVEN}(?:(?:、|，|,|和|跟|与){_ZH_GIVEN})+)(?P<several>)(?=[。！!；;，,]|$)"
 )
-"""Several names in a list (小明和小亮): a slot each."""
+"""Several names in a list (小明和小亮, Tom和Jerry): a slot each."""
 _CJK_NAME = r"(?P<v>[\u4e00-\u9fff]{2,4}?|[A-Za-z][A-Za-z ]{0,30}?)(?=[\s，。,.!！？?；;、]|$)"
 _JA_VALUE = rf"(?P<v>{_LATIN_PHRASE}|[^\s、。,.!！？?はがをにで「」]{{1,16}})"
 ROLE_ZH = (
@@ -74,9 +74,10 @@ ZH_PATTERNS: list[SlotPattern] = [
         rf"{_CJK_VALUE}"
         rf"{_CJK_END}",
         rf"(?:我|^|[，,；;])(?:现在|目前)?(?:就职于|任职于){_CJK_VALUE}{_CJK_END}",
-        # the new employer after the one left: 我不在腾讯工作了，现在在阿里巴巴 set none
+        # the employer joined after the one left (我不在腾讯工作了，现在加入了阿里巴巴); not "现在在
+        # X", which is as often a city (现在在北京) or a doing (现在在准备考研)
         rf"(?:离职|辞职|不在[^，。,.；;]{{1,16}}(?:工作|上班))了?[，,；;]\s*(?:现在|目前|如今|后来)?"
-        rf"(?:在|去了|到了|加入了?){_NOT_AN_EMPLOYER_ZH}{_CJK_VALUE}{_CJK_END}",
+        rf"(?:加入了?|入职了?){_CJK_VALUE}{_CJK_END}",
         rf"(?:我|^|[，,；;])(?:现在|目前|也|还)?在{_ZH_GENERIC_PLACE}{_CJK_VALUE}"
         rf"(?=(?:做|当|担任)(?:一名|一个)?{ROLE_ZH.replace('(?P<v>', '(?:')})",
     ),
@@ -115,7 +116,7 @@ ZH_PATTERNS: list[SlotPattern] = [
         "zh",
         "person:{rel}",
         rf"我(?:的)?(?P<rel>{_REL_ZH})(?:的名字)?(?:叫|名叫|是){_CJK_NAME}",
-        rf"我(?:还|也)?有(?:一个|一位|个|位)(?P<rel>{_REL_ZH})[，,]?(?:叫|名叫){_CJK_NAME}",
+        rf"(?:我|[，,；;](?P<me>))(?:还|也)?有(?:一个|一位|个|位)(?P<rel>{_REL_ZH})[，,]?(?:叫|名叫){_CJK_NAME}",
         rf"我(?:还|也)?有(?:两|三|四|2|3|4)个{_ZH_SIBLINGS}[，,：:]?(?:分别)?(?:叫|名叫|是)?"
         rf"{_ZH_NAMES}",
     ),
@@ -124,6 +125,8 @@ ZH_PATTERNS: list[SlotPattern] = [
         "pet:{rel}",
         rf"我(?:的|家)?(?:的)?(?P<rel>{_PET_ZH})(?:的名字)?(?:叫|名叫){_CJK_NAME}",
         rf"我养了(?:一只|一条|只|条)?(?P<rel>{_PET_ZH})[，,]?(?:它)?(?:叫|名叫){_CJK_NAME}",
+        rf"我(?:还|也)?(?:有|养了?)(?:两|三|四|2|3|4)(?:只|条)(?P<rel>{_PET_ZH})[，,：:]?(?:分别)?"
+        rf"(?:叫|名叫)?{_ZH_NAMES}",
     ),
     *_p(
         "zh",
@@ -169,8 +172,6 @@ JA_PATTERNS: list[SlotPattern] = [
         "workplace",
         rf"{_JA_VALUE}(?:で働いて(?:い|お)ます|で働いていて|で働いている|に勤めて(?:い|お)ます|"
         rf"に勤めていて|に転職しました|に転職して|に入社しました)",
-        # the new employer after the one left: トヨタを辞めて、ソニーに入りました set none
-        rf"を(?:辞めて|退職して)、?{_JA_VALUE}に(?:入りました|入った|入社しました|移りました)",
     ),
     *_p(
         "ja",
@@ -220,6 +221,9 @@ JA_PATTERNS: list[SlotPattern] = [
         "person:{rel}",
         rf"(?:私の)?(?P<rel>{_REL_JA})の名前は{_JA_VALUE}(?:です|だ)",
         rf"(?:私の)?(?P<rel>{_REL_JA})は{_JA_VALUE}という名前",
+        # a correction: 息子の名前はケンではなくリョウです set no son
+        rf"(?:私の)?(?P<rel>{_REL_JA})の名前は[^\s、。]{{1,16}}?(?:ではなく|じゃなくて)、?{_JA_VALUE}"
+        rf"(?:です|だ)",
     ),
     *_p(
         "ja",

@@ -33,21 +33,34 @@ _NAMES = (
 )
 """Several names in a list ("Leo and Max", "Ann, Bea and Cy"): a slot each (`several`)."""
 _NAMED_AFTER = (
-    r"(?=[,.!?]|$| (?i:is|was|and|just|who|turned|turns|loves|likes|has|had|started|starts|"
-    r"goes|went|lives|works|plays|got)\b)"
+    r"(?=[,.!?]|$| (?i:is|was|are|were|and|just|who|turned|turns|loves?|likes?|has|had|started|"
+    r"starts|goes|went|lives|works|plays|got)\b)"
 )
 """What may follow a relation's name said beside it ("my son Leo just turned 5" set nothing)."""
+_CLAUSE_START = (
+    r"(?:^|(?<=[,;:.!?—] )|(?<=\band )|(?<=\bbut )|(?<=\bso )|(?<=\bof )|(?<=\bwith )|"
+    r"(?<=\bto )|(?<=\bfor )|(?<=\bfrom )|(?<=\babout ))"
+)
+"""Where a relation named beside its name is the clause's subject, or follows a preposition ("a
+photo of my dog Bruno"), not the object of a verb: "I called my mom Sunday" and "I gave my son
+Lego" name a day and a toy, not the mother and a second son."""
+_NOT_A_NAME = (
+    r"(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|"
+    r"April|May|June|July|August|September|October|November|December|Happy|Merry)\b)"
+)
 _NOT_FOR_THE_DAY = (
     r"(?!\s+(?i:early(?! in\b)|late(?! in\b)|today|tonight|this (?:morning|afternoon|evening)|"
     r"at \d|on time|for (?:lunch|the day|the night|home|a (?:bit|while|week|day|few|walk)|"
     r"coffee|dinner|the weekend|vacation|holiday)|to (?:go (?:home|get|grab)|get|grab|pick|"
-    r"catch|meet|see|visit|run))\b)"
+    r"catch|meet|see|visit|run)|(?:an?|some) (?!(?:years?|months?|weeks?|few|couple|decade|"
+    r"long|while)\b)\w+)\b)"
 )
 """Leaving a place for a while, not a job: "I left Stripe early today" (found re-testing: it
-retired the workplace)."""
-_NO_ONE_ELSE = r"(?:(?!\b(?:with|my|our|his|her|their|and)\b)[^.;!?])"
-"""The words between a user's two facts in one clause, naming no one else: "I live in Boston
-with my wife and work at Acme" gave the wife the workplace."""
+retired the workplace); or leaving them something: "I left Stripe a review on Glassdoor"."""
+_BETWEEN_MY_FACTS = r"(?P<me>)[^.;!?]"
+"""The words between a user's two facts in one clause, whoever they name: the second verb, bare
+after "and", is the user's ("I live in Boston with my wife and work at Acme" gave the wife the
+workplace, and then set none); `me` marks the match as the user's own."""
 _WHICH_ONE = r"(?:other |older |younger |elder |eldest |oldest |youngest |little |big |twin )?"
 """Which of several the user means: "my other daughter's name is Bea" (found trying the
 product: it stored nothing)."""
@@ -60,6 +73,9 @@ _LOWERCASE_NAME = (
 )
 """A name typed in lowercase ("my name is carlos"), read only where it ends the sentence."""
 _CJK_NAME_EN = r"[\u4e00-\u9fff\u3040-\u30ff]{1,10}"
+_CJK_NAME = r"[\u4e00-\u9fff\u30a0-\u30ff]{1,10}?(?=(?:吧|呢|啊|です|だ)?(?:[\s.,!?。！？]|$))"
+"""A person's name in Chinese or Japanese inside an English sentence, without the particle
+after it ("Call me 小王吧" read "小王吧")."""
 """A name in Chinese or Japanese inside an English sentence: "I live in 上海 and work at
 Huawei." set no slot."""
 _PLACE_INITIALS = r"(?:L\.A|D\.C|N\.Y|S\.F|U\.S\.A|U\.S|U\.K)\.(?![\w.]| (?i:team|office)\b)"
@@ -150,7 +166,7 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?:^|[,.!:;—]\s*|\b(?i:hi|hello|hey)[,!]?\s+)(?i:I'm|I am)\s+{_NAME}\s*(?:[.!,]|$)",
         rf"(?i:\bI (?:now |usually |mostly |just |mainly )?go by)\s+{_NAME}",
         rf"(?i:\bmy name is|\bmy name's)\s+{_LOWERCASE_NAME}",
-        rf"(?i:\bmy name is|\bcall me|\bmy name's)\s+(?P<v>{_CJK_NAME_EN})",
+        rf"(?i:\bmy name is|\bcall me|\bmy name's)\s+(?P<v>{_CJK_NAME})",
     ),
     *_p(
         "en",
@@ -159,7 +175,7 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) "
         rf"(?:from [^,.;]{{1,40}}? )?to)\s+{_NOT_A_PLACE}{_NOT_AN_EMPLOYER_LEFT}{_PLACE}",
         rf"(?i:\bI(?:'m| am)\b[^.;]{{0,60}}?\bbased in)\s+{_PLACE}",
-        rf"(?i:\bI (?:now |currently )?work (?:at|for) {_NO_ONE_ELSE}{{1,40}}? and "
+        rf"(?i:\bI (?:now |currently )?work (?:at|for) {_BETWEEN_MY_FACTS}{{1,40}}? and "
         rf"(?:now |currently )?live in)\s+{_PLACE}",
     ),
     *_p(
@@ -173,8 +189,8 @@ EN_PATTERNS: list[SlotPattern] = [
         "workplace",
         rf"(?i:\bI {_LEFT_EN}(?:now |currently )?work (?:at|for)|{_NOT_BACK_THEN}\bI"
         rf"(?:'ve| have)? {_LEFT_EN}(?:just |recently )?joined)\s+{_ORG}",
-        rf"(?i:\bI (?:live|am based|'m based) in {_NO_ONE_ELSE}{{1,40}}? and (?:now |currently )?"
-        rf"work (?:at|for))\s+{_ORG}",
+        rf"(?i:\bI (?:live|am based|'m based) in {_BETWEEN_MY_FACTS}{{1,40}}? and "
+        rf"(?:now |currently )?work (?:at|for))\s+{_ORG}",
         rf"(?i:{_STARTED_AT_EN})\s+{_EMPLOYER}",
         rf"(?i:\bI (?:just |recently )?moved (?:over )?to)\s+{_NAMED_EMPLOYER}{_LEFT_AN_EMPLOYER}",
         rf"(?i:\bI (?:now |currently )?work as (?:an? )?[a-z -]{{1,40}}? (?:at|for))\s+{_ORG}",
@@ -228,16 +244,21 @@ EN_PATTERNS: list[SlotPattern] = [
         "en",
         "person:{rel}",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
-        rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN}),? ){_NAME}{_NAMED_AFTER}",
+        rf"{_CLAUSE_START}(?P<me>)(?i:my {_WHICH_ONE}(?P<rel>{_REL_EN}),? ){_NOT_A_NAME}{_NAME}"
+        rf"{_NAMED_AFTER}",
         rf"(?i:\b(?:I|we) (?:also |still )?have an? (?:\w+ )?(?P<rel>{_REL_EN}),? "
         rf"(?:called |named )?){_NAME}"
         rf"(?=[,.!?]|$| (?i:and|who)\b)",
-        rf"(?i:\b(?:I|we) (?:also |still )?have an? (?:\w+ )?(?:{_REL_EN}),? (?:called |named )?)"
-        rf"[A-Z][\w'-]+(?i:,? and an? (?:\w+ )?(?P<rel>{_REL_EN}),? (?:called |named )?){_NAME}"
-        rf"(?=[,.!?]|$)",
+        rf"(?i:\b(?:I|we) (?:also |still )?have\b[^.;!?]{{0,80}}?,? and (?:an?|another|one more) "
+        rf"(?:\w+ )?(?P<rel>{_REL_EN}),? (?:called |named )?){_NAME}(?=[,.!?]|$)",
         rf"(?i:\b(?:I|we) (?:also |still )?have (?:two|three|four|2|3|4) (?:\w+ )?"
         rf"(?P<rel>son|daughter|brother|sister)s[,:]? (?:called |named )?){_NAMES}"
         rf"(?=[,.!?]|$| (?i:who)\b)",
+        rf"{_CLAUSE_START}(?P<me>)(?i:my (?:two |three |four |twin )?"
+        rf"(?P<rel>son|daughter|brother|sister)s,? ){_NAMES}"
+        rf"(?=,| (?i:are|were|love|like|have|both|go|live|play)\b)",
+        rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?)"
+        rf"(?P<v>{_CJK_NAME})",
     ),
     *_p(
         "en",
@@ -249,9 +270,12 @@ EN_PATTERNS: list[SlotPattern] = [
         "pet:{rel}",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_PET_EN})(?:'s name)? is (?:called |named )?){_NAME}",
         rf"(?i:\bI (?:also |still )?have an? (?P<rel>{_PET_EN}) (?:called|named) ){_NAME}",
+        rf"(?i:\b(?:I|we) (?:also |still )?have (?:two|three|four|2|3|4) "
+        rf"(?P<rel>cat|dog|rabbit|hamster|parrot|turtle)s[,:]? (?:called |named )?){_NAMES}"
+        rf"(?=[,.!?]|$| (?i:who)\b)",
         rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? "
         rf"(?:called|named) ){_NAME}",
-        rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_PET_EN}),? ){_NAME}"
+        rf"{_CLAUSE_START}(?P<me>)(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}),? ){_NOT_A_NAME}{_NAME}"
         rf"(?=[,.!?]|$| (?i:is|was|and|loves|likes|has|just|who)\b)",
     ),
     *_p(

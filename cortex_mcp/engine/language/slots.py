@@ -219,10 +219,26 @@ _SOMEONE_ELSES = re.compile(
     r"|claims?|claimed|imagines?|imagined|is convinced|was convinced)\b(?: that)? I\b)"
     r"|(?<!我)(?:以为|认为|觉得|相信|听说)我"
 )
-_HYPOTHETICAL = re.compile(
-    r"(?i:\bif I\b|\bwould\b|\b(?:I wish|what if|pretend|imagine|suppose)(?: that)? I\b)"
+_HYPOTHETICAL = re.compile(r"(?i:\bif I\b|\bwould\b)")
+_SUPPOSED = re.compile(r"(?i)\b(?:I wish|what if|pretend|imagine|suppose|let's say)\b")
+"""What is wished or supposed, not so: "I wish I left Stripe years ago" retired the workplace.
+Only the clause it opens: "My name is Dana, and I wish I could sleep more" names Dana."""
+_SUPPOSED_START = re.compile(
+    r"(?i)^\W*(?:(?:let's|let us|now|ok|okay|so),?\s+)?(?:pretend|imagine|suppose|what if|I wish)\b"
 )
-"""A statement of what is not so: "I wish I left Stripe years ago" retired the workplace."""
+_CLAUSE_BREAK = re.compile(r"[,;:.!?，。；：！？、]|\b(?:but|and|so)\b")
+
+
+def supposed(sentence: str) -> bool:
+    """True when the whole sentence is wished or supposed ("Pretend I work at Google.", "Let's
+    pretend I'm a beginner."): nothing in it is the user's fact (found re-testing: core)."""
+    return bool(_SUPPOSED_START.search(sentence))
+
+
+def _supposed_before(before: str) -> bool:
+    """True when the clause a match is in opens with a wish or a supposition."""
+    breaks = list(_CLAUSE_BREAK.finditer(before))
+    return bool(_SUPPOSED.search(before[breaks[-1].end() if breaks else 0 :]))
 
 
 def someone_elses_view(sentence: str) -> bool:
@@ -270,6 +286,8 @@ def find_slots(sentence: str) -> list[Slot]:
             before = sentence[: match.start()]
             if _NEGATED.search(before[-24:]) or asked(sentence, match.start(), cjk):
                 continue
+            if _supposed_before(before):
+                continue
             for slot in _each_named(_slot(slot_pattern, match, sentence), match):
                 key = f"{slot.predicate}|{slot.key}" if slot.one_of_several else slot.predicate
                 if key not in found:
@@ -280,6 +298,7 @@ def find_slots(sentence: str) -> list[Slot]:
         if (
             not _NEGATED.search(sentence[: attribute.start][-24:])
             and not asked(sentence, attribute.start, cjk)
+            and not _supposed_before(sentence[: attribute.start])
             and key not in found
         ):
             slot = Slot(attribute.subject, attribute.attribute, attribute.value, language)
@@ -321,6 +340,8 @@ def asked(sentence: str, start: int, cjk: bool) -> bool:
 
 _ASKED_VALUE = re.compile(r"哪|什么|什麼|谁|誰|どこ|なに|何$|だれ")
 """A value that is a question word: 我住在哪里 sets no home."""
+_CORRECTED_JA = re.compile(r"^(?:なくて|なく)、?")
+"""What is left of ではなく before the value a Japanese correction gives."""
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -329,6 +350,8 @@ def _subject(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> 
     who = match.groupdict().get("who")
     if who:
         return subjects.named(who)
+    if match.groupdict().get("me") is not None:
+        return subjects.USER  # "I live in Boston with my wife and work at Acme"
     if "{rel}" in slot_pattern.predicate:  # my wife is called Mary: the user's relation
         return subjects.subject_before(sentence[: match.start()])
     return subjects.subject_before(sentence[: match.start("v")])
@@ -340,6 +363,8 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> Slo
         value = re.sub(r"(?i)^an? ", "", value)
     if slot_pattern.language == "zh":
         value = value.removesuffix("了").removesuffix("啦")
+    if slot_pattern.language == "ja":
+        value = _CORRECTED_JA.sub("", value)  # 東京ではなく大阪に住んでいます read "なく大阪"
     value = _WHEN.sub("", value) or value
     predicate = slot_pattern.predicate
     if not value or (predicate.startswith(NAMED) and value.casefold() in NOT_NAMES):
