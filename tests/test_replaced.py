@@ -204,3 +204,44 @@ async def test_a_replaced_name_of_four_letters_names_no_longer_word(
 
     live = live_contents(settings)
     assert frontend["content"] in live and database["content"] not in live, live
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("Let's use PostgreSQL for billing.", "Actually, let's go with MySQL instead."),
+        (
+            "We decided to use PostgreSQL for the billing database.",
+            "Change of plan: we'll use MySQL for billing.",
+        ),
+        ("我们决定用PostgreSQL做数据库。", "还是用MySQL吧。"),
+        ("データベースはPostgreSQLにすることにしました。", "やっぱりMySQLにします。"),
+    ],
+)
+async def test_a_correction_choosing_another_tool_replaces_the_last_choice_of_that_kind(
+    client: Client, settings: Settings, before: str, after: str
+) -> None:
+    """Found re-testing key-less: a changed choice that names no old value ("Actually, let's go
+    with MySQL instead.", 还是用MySQL吧, やっぱりMySQLにします) stayed beside the first choice, or
+    was not kept, and recall answered with the old one."""
+    await ingest(client, "We use Jenkins for CI.")  # another kind: left alone
+    first = await ingest(client, before)
+    second = await ingest(client, after)
+    assert first[0]["id"] in [m["superseded_id"] for m in second], second
+    assert sorted(live_contents(settings)) == sorted(["We use Jenkins for CI.", after])
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "Actually, MySQL is slow.",  # names a database, chooses none
+        "Actually, let's use MySQL and GitHub Actions instead.",  # two kinds: which one?
+        "Let's use MySQL for analytics.",  # no correction: one more choice
+    ],
+)
+async def test_a_tool_named_without_a_changed_choice_replaces_nothing(
+    client: Client, settings: Settings, after: str
+) -> None:
+    await ingest(client, "Let's use PostgreSQL for billing.")
+    await ingest(client, after)
+    assert "Let's use PostgreSQL for billing." in live_contents(settings)
