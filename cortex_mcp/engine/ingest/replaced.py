@@ -14,7 +14,6 @@ import re
 
 from cortex_mcp.engine.ingest.duplicates import never_paraphrased
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.language.attributes import KINDS, tools_named
 from cortex_mcp.engine.language.naming import named_in, names
 from cortex_mcp.engine.language.subjects import first_subject
 from cortex_mcp.models import Layer, Memory
@@ -57,39 +56,6 @@ async def replaced_by_name(
         value = next((v for v in named.values if names(memory.content, v)), None)
         if value is not None and _replaces(proposal.content, memory, value):
             return f"names the value it replaces ({value})", memory
-    return None
-
-
-_CHOOSES = re.compile(
-    r"(?i:\b(?:use|using|go with|going with|switch to|switching to|pick|choose|stick with|"
-    r"move to|migrate to|instead)\b)|用|选|换成|改成|にします|にしよう|にする|を使"
-)
-"""Words of a choice: "Actually, MySQL is slow" chooses nothing."""
-
-
-async def replaced_by_choice(
-    conn: Connection, proposal: Proposal, agent_id: str | None
-) -> tuple[str, Memory] | None:
-    """For a correction that chooses a tool of one kind and names no old value ("Actually, let's
-    go with MySQL instead."): the newest live memory of its scope that names another tool of
-    that kind and not the one chosen ("Let's use PostgreSQL for billing."), with why; None
-    otherwise (found re-testing: both stayed live, and recall ranked the old choice first)."""
-    named = tools_named(proposal.content)
-    kinds = {kind for _, kind in named}
-    if len(kinds) != 1 or not _CHOOSES.search(proposal.content):
-        return None
-    (kind,) = kinds
-    chosen = {name.casefold() for name, _ in named}
-    match = match_expression(" ".join(n for n in KINDS[kind] if n.casefold() not in chosen))
-    if match is None:
-        return None
-    layers = [Layer.CORE, Layer.WORKING]
-    found = await fts.text_rows(conn, match, agent_id or "", layers, None, CANDIDATES)
-    newest_first = sorted((rows.to_memory(row) for row in found), key=lambda m: m.created_at)
-    for memory in reversed(newest_first):
-        theirs = {name.casefold() for name, other in tools_named(memory.content) if other == kind}
-        if _in_scope(memory, proposal, agent_id) and theirs and not theirs & chosen:
-            return f"chooses another {kind.replace('_', ' ')}", memory
     return None
 
 

@@ -27,7 +27,7 @@ from typing import Literal
 
 from cortex_mcp.engine.ingest.duplicates import find_duplicate
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.ingest.replaced import replaced_by_choice, replaced_by_name
+from cortex_mcp.engine.ingest.replaced import replaced_by_name
 from cortex_mcp.engine.language.answers import llm_object
 from cortex_mcp.engine.language.naming import named_in, names
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
@@ -286,7 +286,6 @@ async def settle(
         return Verdict("update", named[1], named[0])
     if proposal.correction:
         closest = await closest_for_correction(conn, proposal, agent_id, nearby)
-        closest = closest or await replaced_by_choice(conn, proposal, agent_id)
         if closest is not None:
             return Verdict("update", closest[1], closest[0])
     return Verdict("new")

@@ -33,15 +33,6 @@ _BY_NAME = {name.casefold(): kind for kind, names in KINDS.items() for name in n
 _KNOWN = "|".join(
     re.escape(n) for n in sorted((n for ns in KINDS.values() for n in ns), key=len, reverse=True)
 )
-_ANY_KNOWN = re.compile(rf"(?<![A-Za-z0-9_.])(?P<known>(?i:{_KNOWN}))(?![A-Za-z0-9_]|\.\w)")
-
-
-def tools_named(text: str) -> list[tuple[str, str]]:
-    """The known tools a text names, each with its kind (database, ci …), in order; beside
-    Chinese or Japanese too ("还是用MySQL吧")."""
-    return [(m["known"], _BY_NAME[m["known"].casefold()]) for m in _ANY_KNOWN.finditer(text)]
-
-
 _NOT_TOOL = (
     r"(?!(?:to|at|in|on|of|the|a|an|version|v|and|for|with|from|by|about|around|over|under|"
     r"page|chapter|step|level|day|week|month|year|room|floor|times?|hours?|minutes?|people|"

@@ -44,7 +44,6 @@ SIGNALS: tuple[Signal, ...] = (
             r"不是[^，。,]+[，,。]\s*(而)?是|其实|搞错了|更正|纠正一下|说错了|不再|已经不|改成了?|换成了?",
             r"[，,]\s*(而)?不是\s*[A-Za-z0-9\u4e00-\u9fff][^，。,]{0,20}[。！!]?$|^不对[，,]",
             r"(那条|这条)[^，。]{0,6}(取消|作废|不算)",
-            r"^(?:算了[，,]?)?还是(?:用|选|换成?|改用)[^，。？?]{1,20}吧",
         )
         + _any(
             r"\b(actually|to correct|i was wrong|that'?s (not right|wrong)|"
@@ -55,12 +54,10 @@ SIGNALS: tuple[Signal, ...] = (
             r"(?:the\s+)?[A-Z0-9]",
             r"\b(?:forget|ignore|disregard) (?:what I said|what I told you|the rule|that rule)\b",
             r"\bnot\b[^,.;]{1,40},\s*but\b",
-            r"\b(?:change of plans?|on second thought|scratch that)\b",
-            r"\b(?:let's|let us|we'll|we will|we should)\b[^.;?]{1,40}\binstead\s*[.!]?$",
             flags=re.IGNORECASE,
         )
         + _any(
-            r"実は|間違い(でした|です)|訂正|ではなく[^。]{1,30}(です|だ)|じゃなくて|^やっぱり",
+            r"実は|間違い(でした|です)|訂正|ではなく[^。]{1,30}(です|だ)|じゃなくて",
             r"もう[^。]{0,20}ない",
         ),
     ),
