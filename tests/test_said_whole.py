@@ -466,3 +466,30 @@ async def test_a_relation_named_again_with_news_keeps_the_news(
     assert kept in [text for text, _ in live(plain)]
     found = data_of(await client.call_tool("cortex_recall", {"query": kept}))
     assert kept in found["context"]
+
+
+@pytest.mark.parametrize(
+    ("messages", "slots"),
+    [
+        # a relation named beside its name after a lead-in or a verb that gives it nothing
+        (["So my son Leo is 5."], ["person:son=Leo"]),
+        (["Btw my dog Bruno is a beagle."], ["pet:dog=Bruno"]),
+        (["I love my cat Mochi."], ["pet:cat=Mochi"]),
+        (["I think my son Leo is sick."], ["person:son=Leo"]),
+        (["My daughter May is 3."], ["person:daughter=May"]),
+        (["My son is Leo.", "I showed my son Frozen and he loved it."], ["person:son=Leo"]),
+        # not leaving: a time of day, something left for them
+        (["I work at Stripe.", "I left Stripe at 6pm."], ["workplace=Stripe"]),
+        (["I work at Stripe.", "I left Stripe feedback."], ["workplace=Stripe"]),
+        (["大阪に住んでいます。", "やっぱり大阪に住んでいるのが一番です。"], ["home=大阪"]),
+    ],
+)
+async def test_what_the_fifth_retest_found(
+    client: Client, plain: Settings, messages: list[str], slots: list[str]
+) -> None:
+    """The fourth re-test's fix read a relation's name only at a clause's start: "So my son Leo
+    is 5.", "I love my cat Mochi." and "My daughter May is 3." named no one (the fifth
+    re-test, /tmp/rt19b); "I left Stripe at 6pm." retired the workplace, and やっぱり大阪に…
+    set the home "やっぱり大阪"."""
+    await say(client, *messages)
+    assert held(plain) == sorted(slots)

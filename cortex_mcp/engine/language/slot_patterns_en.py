@@ -37,20 +37,29 @@ _NAMED_AFTER = (
     r"starts|goes|went|lives|works|plays|got)\b)"
 )
 """What may follow a relation's name said beside it ("my son Leo just turned 5" set nothing)."""
-_CLAUSE_START = (
-    r"(?:^|(?<=[,;:.!?—] )|(?<=\band )|(?<=\bbut )|(?<=\bso )|(?<=\bof )|(?<=\bwith )|"
-    r"(?<=\bto )|(?<=\bfor )|(?<=\bfrom )|(?<=\babout ))"
-)
-"""Where a relation named beside its name is the clause's subject, or follows a preposition ("a
-photo of my dog Bruno"), not the object of a verb: "I called my mom Sunday" and "I gave my son
-Lego" name a day and a toy, not the mother and a second son."""
+_GIVEN_TO = (
+    "call", "called", "ask", "asked", "buy", "bought", "give", "gave", "get", "got", "text",
+    "texted", "tell", "told", "show", "showed", "send", "sent", "teach", "taught", "write",
+    "wrote", "bring", "brought", "make", "made", "email", "emailed", "message", "messaged", "pay",
+    "paid", "owe", "owed", "offer", "offered", "promise", "promised", "hand", "handed", "lend",
+    "lent", "read", "cook", "cooked", "bake", "baked", "order", "ordered", "find", "found",
+    "fix", "fixed", "pour", "poured", "sing", "sang", "play", "played", "wish", "wished",
+    "visit", "visited", "see", "saw", "meet", "met",
+)  # fmt: skip
+_NOT_GIVEN = "".join(rf"(?<!\b{verb} )" for verb in _GIVEN_TO)
+"""A relation named beside a name, unless it follows a verb that gives it something or names
+when: "I called my mom Sunday", "I bought my wife Apple AirPods" and "I gave my son Lego" name a
+day, a gift and a toy, not the mother, the wife and a second son."""
 _NOT_A_NAME = (
-    r"(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|"
-    r"April|May|June|July|August|September|October|November|December|Happy|Merry)\b)"
+    r"(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Happy|Merry)\b)"
+    r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December) \d)"
 )
+"""Days and greetings are no names; a month is ("my daughter May is 3"), unless a date."""
 _NOT_FOR_THE_DAY = (
     r"(?!\s+(?i:early(?! in\b)|late(?! in\b)|today|tonight|this (?:morning|afternoon|evening)|"
-    r"at \d|on time|for (?:lunch|the day|the night|home|a (?:bit|while|week|day|few|walk)|"
+    r"at \d\w*|on time|(?:feedback|reviews?|notes?|messages?|comments?|voicemails?|tips?)\b|"
+    r"for (?:lunch|the day|the night|home|a (?:bit|while|week|day|few|walk)|"
     r"coffee|dinner|the weekend|vacation|holiday)|to (?:go (?:home|get|grab)|get|grab|pick|"
     r"catch|meet|see|visit|run)|(?:an?|some) (?!(?:years?|months?|weeks?|few|couple|decade|"
     r"long|while)\b)\w+)\b)"
@@ -244,7 +253,7 @@ EN_PATTERNS: list[SlotPattern] = [
         "en",
         "person:{rel}",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
-        rf"{_CLAUSE_START}(?P<me>)(?i:my {_WHICH_ONE}(?P<rel>{_REL_EN}),? ){_NOT_A_NAME}{_NAME}"
+        rf"{_NOT_GIVEN}(?P<me>)\b(?i:my {_WHICH_ONE}(?P<rel>{_REL_EN}),? ){_NOT_A_NAME}{_NAME}"
         rf"{_NAMED_AFTER}",
         rf"(?i:\b(?:I|we) (?:also |still )?have an? (?:\w+ )?(?P<rel>{_REL_EN}),? "
         rf"(?:called |named )?){_NAME}"
@@ -254,7 +263,7 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?i:\b(?:I|we) (?:also |still )?have (?:two|three|four|2|3|4) (?:\w+ )?"
         rf"(?P<rel>son|daughter|brother|sister)s[,:]? (?:called |named )?){_NAMES}"
         rf"(?=[,.!?]|$| (?i:who)\b)",
-        rf"{_CLAUSE_START}(?P<me>)(?i:my (?:two |three |four |twin )?"
+        rf"{_NOT_GIVEN}(?P<me>)\b(?i:my (?:two |three |four |twin )?"
         rf"(?P<rel>son|daughter|brother|sister)s,? ){_NAMES}"
         rf"(?=,| (?i:are|were|love|like|have|both|go|live|play)\b)",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?)"
@@ -275,7 +284,7 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?=[,.!?]|$| (?i:who)\b)",
         rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? "
         rf"(?:called|named) ){_NAME}",
-        rf"{_CLAUSE_START}(?P<me>)(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}),? ){_NOT_A_NAME}{_NAME}"
+        rf"{_NOT_GIVEN}(?P<me>)\b(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}),? ){_NOT_A_NAME}{_NAME}"
         rf"(?=[,.!?]|$| (?i:is|was|and|loves|likes|has|just|who)\b)",
     ),
     *_p(
