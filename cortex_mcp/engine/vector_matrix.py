@@ -35,8 +35,12 @@ from cortex_mcp.store import message_vectors, vectors
 from cortex_mcp.store.db import Connection, Database
 
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
-GROWTH = 1.5
-"""Spare room made when the matrix is full: additions cost a copy only now and then."""
+GROWTH = 1.125
+"""Spare room made when the matrix is full: additions cost a copy only now and then. An eighth,
+not a half: at 100,000 vectors a growth by half held 19 MB of room no vector used, and while
+copying the old matrix and the new one (2.5 times the matrix) took the server to 255 MiB
+(bench/results/rss-serve-s19-100k-10k.json); the copies an eighth costs more often are a
+memcpy of a few MB each."""
 SPARE = 32
 """A matrix read from the store has room for 1/SPARE more rows: the first additions after a
 read do not copy it (at 100,000 vectors such a copy took the peak from 230 to 260 MB)."""
