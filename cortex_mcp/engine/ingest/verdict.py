@@ -276,6 +276,13 @@ async def settle(
         if same and says_more(proposal.content, holder.content, proposal.slot):
             rule = f"slot {proposal.slot.predicate}: same value, says more"
             return Verdict("new", rule=rule, unslotted=True)
+        if not same and proposal.slot.beside and not proposal.correction:
+            # "So my wife Beth …" with Anna held: a name said in passing replaces no name; the
+            # sentence is kept without its slot, a statement made of the name alone is not
+            rule = f"slot {proposal.slot.predicate}: another name said beside, not stated"
+            if proposal.content == proposal.slot.statement():
+                return Verdict("duplicate", holder, rule)
+            return Verdict("new", rule=rule, unslotted=True)
         action: Literal["duplicate", "update"] = "duplicate" if same else "update"
         kind = "same value" if same else "new value"
         return Verdict(action, holder, f"slot {proposal.slot.predicate}: {kind}")

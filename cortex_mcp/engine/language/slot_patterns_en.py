@@ -37,28 +37,34 @@ _NAMED_AFTER = (
     r"starts|goes|went|lives|works|plays|got)\b)"
 )
 """What may follow a relation's name said beside it ("my son Leo just turned 5" set nothing)."""
-_GIVEN_TO = (
-    "call", "called", "ask", "asked", "buy", "bought", "give", "gave", "get", "got", "text",
-    "texted", "tell", "told", "show", "showed", "send", "sent", "teach", "taught", "write",
-    "wrote", "bring", "brought", "make", "made", "email", "emailed", "message", "messaged", "pay",
-    "paid", "owe", "owed", "offer", "offered", "promise", "promised", "hand", "handed", "lend",
-    "lent", "read", "cook", "cooked", "bake", "baked", "order", "ordered", "find", "found",
-    "fix", "fixed", "pour", "poured", "sing", "sang", "play", "played", "wish", "wished",
-    "visit", "visited", "see", "saw", "meet", "met",
+_LEAD_INS = (
+    "and", "but", "so", "also", "now", "oh", "btw", "fyi", "anyway", "honestly", "plus", "think",
+    "guess", "believe", "of", "with", "to", "for", "from", "about",
 )  # fmt: skip
-_NOT_GIVEN = "".join(rf"(?<!\b{verb} )" for verb in _GIVEN_TO)
-"""A relation named beside a name, unless it follows a verb that gives it something or names
-when: "I called my mom Sunday", "I bought my wife Apple AirPods" and "I gave my son Lego" name a
-day, a gift and a toy, not the mother, the wife and a second son."""
+_BESIDE = (
+    r"(?:^|(?<=[,;:.!?—] )|"
+    + "|".join(rf"(?<=\b(?i:{word}) )" for word in _LEAD_INS)
+    + r")(?P<beside>)"
+)
+"""Where "my <relation> <Name>" names the relation: at a clause's start, after a lead-in ("So
+my son Leo is 5", "I think my wife Anna is right") or a preposition ("a photo of my dog Bruno");
+never as a verb's object, where what follows is what was given or when ("I called my mom
+Sunday", "I'm buying my wife AirPods", "I reminded my boss I'm a contractor": each replaced the
+name held, found re-testing)."""
 _NOT_A_NAME = (
-    r"(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Happy|Merry)\b)"
+    r"(?!(?:I|I'm|I've|I'll|I'd|Dad|Mom|Mum|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|"
+    r"Sunday|Happy|Merry|Christmas|Easter|Thanksgiving|Valentine's|Halloween|New Year's|"
+    r"Tomorrow|Today|Tonight|Yesterday)(?![\w'-]))"
     r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|"
     r"December) \d)"
 )
 """Days and greetings are no names; a month is ("my daughter May is 3"), unless a date."""
 _NOT_FOR_THE_DAY = (
     r"(?!\s+(?i:early(?! in\b)|late(?! in\b)|today|tonight|this (?:morning|afternoon|evening)|"
-    r"at \d\w*|on time|(?:feedback|reviews?|notes?|messages?|comments?|voicemails?|tips?)\b|"
+    r"at \d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m|p\.m|o'clock)|at (?:noon|midnight|lunch|night)|"
+    r"at \d{1,2}:\d\d|(?:around|after|before) (?:\d|noon|lunch|work|dinner)|"
+    r"(?:an?|\w+|a few|a couple of) (?:minutes?|hours?) ago|on time|my \w+|"
+    r"(?:feedback|reviews?|notes?|messages?|comments?|voicemails?|tips?)\b|"
     r"for (?:lunch|the day|the night|home|a (?:bit|while|week|day|few|walk)|"
     r"coffee|dinner|the weekend|vacation|holiday)|to (?:go (?:home|get|grab)|get|grab|pick|"
     r"catch|meet|see|visit|run)|(?:an?|some) (?!(?:years?|months?|weeks?|few|couple|decade|"
@@ -253,8 +259,8 @@ EN_PATTERNS: list[SlotPattern] = [
         "en",
         "person:{rel}",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
-        rf"{_NOT_GIVEN}(?P<me>)\b(?i:my {_WHICH_ONE}(?P<rel>{_REL_EN}),? ){_NOT_A_NAME}{_NAME}"
-        rf"{_NAMED_AFTER}",
+        rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_REL_EN}) ){_NOT_A_NAME}{_NAME}{_NAMED_AFTER}",
+        rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_REL_EN}), ){_NOT_A_NAME}{_NAME}(?=,)",
         rf"(?i:\b(?:I|we) (?:also |still )?have an? (?:\w+ )?(?P<rel>{_REL_EN}),? "
         rf"(?:called |named )?){_NAME}"
         rf"(?=[,.!?]|$| (?i:and|who)\b)",
@@ -263,7 +269,7 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?i:\b(?:I|we) (?:also |still )?have (?:two|three|four|2|3|4) (?:\w+ )?"
         rf"(?P<rel>son|daughter|brother|sister)s[,:]? (?:called |named )?){_NAMES}"
         rf"(?=[,.!?]|$| (?i:who)\b)",
-        rf"{_NOT_GIVEN}(?P<me>)\b(?i:my (?:two |three |four |twin )?"
+        rf"{_BESIDE}(?i:my (?:two |three |four |twin )?"
         rf"(?P<rel>son|daughter|brother|sister)s,? ){_NAMES}"
         rf"(?=,| (?i:are|were|love|like|have|both|go|live|play)\b)",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?)"
@@ -284,8 +290,9 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?=[,.!?]|$| (?i:who)\b)",
         rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? "
         rf"(?:called|named) ){_NAME}",
-        rf"{_NOT_GIVEN}(?P<me>)\b(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}),? ){_NOT_A_NAME}{_NAME}"
+        rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}) ){_NOT_A_NAME}{_NAME}"
         rf"(?=[,.!?]|$| (?i:is|was|and|loves|likes|has|just|who)\b)",
+        rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}), ){_NOT_A_NAME}{_NAME}(?=,)",
     ),
     *_p(
         "en",

@@ -68,6 +68,8 @@ class Slot:
     language: str
     label: str = ""
     who: str = ""
+    beside: bool = False
+    """Read from a name said beside the relation ("So my wife Anna …"), not stated as it."""
 
     @property
     def category(self) -> Category:
@@ -351,8 +353,8 @@ def _subject(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> 
     who = match.groupdict().get("who")
     if who:
         return subjects.named(who)
-    if match.groupdict().get("me") is not None:
-        return subjects.USER  # "I live in Boston with my wife and work at Acme"
+    if match.groupdict().get("me") is not None or match.groupdict().get("beside") is not None:
+        return subjects.USER  # "I live in Boston with my wife and work at Acme", "So my son Leo"
     if "{rel}" in slot_pattern.predicate:  # my wife is called Mary: the user's relation
         return subjects.subject_before(sentence[: match.start()])
     return subjects.subject_before(sentence[: match.start("v")])
@@ -366,6 +368,8 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> Slo
         value = value.removesuffix("了").removesuffix("啦")
     if slot_pattern.language == "ja":
         value = _CORRECTED_JA.sub("", value)  # 東京ではなく大阪に住んでいます read "なく大阪"
+        if sentence[: match.start("v")].endswith("やは"):
+            value = value.removeprefix("り")  # やはり大阪に住んでいます read "り大阪"
     value = _WHEN.sub("", value) or value
     predicate = slot_pattern.predicate
     if not value or (predicate.startswith(NAMED) and value.casefold() in NOT_NAMES):
@@ -394,7 +398,8 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> Slo
         predicate = f"{predicate}:{value_key(value)}"
     label = rel if rel and slot_pattern.language != "en" else ""
     if subject.is_user:
-        return Slot(USER, predicate, value, slot_pattern.language, label)
+        beside = match.groupdict().get("beside") is not None
+        return Slot(USER, predicate, value, slot_pattern.language, label, beside=beside)
     if predicate.split(":")[0] not in OTHERS_ATTRIBUTES:
         return None
     who = subject.written or subject.key
