@@ -31,7 +31,7 @@ from cortex_mcp.engine.ingest.replaced import replaced_by_name
 from cortex_mcp.engine.language.answers import llm_object
 from cortex_mcp.engine.language.naming import named_in, names
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
-from cortex_mcp.engine.language.slots import LEFT, Slot, described, value_key
+from cortex_mcp.engine.language.slots import LEFT, Slot, described, find_slots, value_key
 from cortex_mcp.engine.language.subjects import same_subject
 from cortex_mcp.engine.llm import Ask
 from cortex_mcp.models import Category, Layer, Memory
@@ -276,7 +276,7 @@ async def settle(
         if same and says_more(proposal.content, holder.content, proposal.slot):
             rule = f"slot {proposal.slot.predicate}: same value, says more"
             return Verdict("new", rule=rule, unslotted=True)
-        if not same and proposal.slot.beside and not proposal.correction:
+        if not same and proposal.slot.beside and not proposal.correction and _stated(holder):
             # "So my wife Beth …" with Anna held: a name said in passing replaces no name; the
             # sentence is kept without its slot, a statement made of the name alone is not
             rule = f"slot {proposal.slot.predicate}: another name said beside, not stated"
@@ -401,6 +401,15 @@ async def _one_of_several(
     if len(found) == 1 and _ANOTHER.search(proposal.content):
         return None
     return found[0]
+
+
+def _stated(holder: Memory) -> bool:
+    """True when the slot memory `holder` states its value, not names it in passing ("My wife
+    is Anna.", not "So my wife Anna …"): a name said beside replaces only one said so (found
+    re-testing: "brunch with my mom Mother's Day" stuck, "So my mom Linda …" could not
+    replace it)."""
+    predicate = holder.metadata.get("predicate")
+    return not any(s.beside for s in find_slots(holder.content) if s.predicate == predicate)
 
 
 def holds_value(holder: Memory, slot: Slot) -> bool:
