@@ -568,3 +568,23 @@ async def test_what_the_seventh_retest_found(
     "I left Stripe at 5 today." ended the job and "… after 8 years." did not."""
     await say(client, *messages)
     assert held(plain) == sorted(slots)
+
+
+@pytest.mark.parametrize(
+    ("messages", "slots"),
+    [
+        (["My wife is Anna.", "We got divorced. My new wife is Beth."], ["person:wife=Beth"]),
+        (["My boss is Karen.", "My new boss is Dave."], ["person:manager=Dave"]),
+        (["I work at Stripe.", "I left Stripe at five to pick up my kid."], ["workplace=Stripe"]),
+        (["I work at Stripe.", "I left Stripe half an hour ago."], ["workplace=Stripe"]),
+        (["やっぱ大阪に住んでる。"], ["home=大阪"]),
+        (["結局大阪に住んでいます。"], ["home=大阪"]),
+    ],
+)
+async def test_what_the_seventh_retest_left_open_is_read(
+    client: Client, plain: Settings, messages: list[str], slots: list[str]
+) -> None:
+    """Left open by the seventh re-test: "My new wife is Beth." stored nothing, an hour said in
+    words ended the job, and やっぱ / 結局 stayed in the home."""
+    await say(client, *messages)
+    assert held(plain) == sorted(slots)

@@ -64,7 +64,8 @@ _NOT_A_NAME = (
 _NOT_FOR_THE_DAY = (
     r"(?!\s+(?i:early(?! in\b)|late(?! in\b)|today|tonight|this (?:morning|afternoon|evening)|"
     r"at \d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m|p\.m|o'clock)|at (?:noon|midnight|lunch|night)|"
-    r"at \d{1,2}:\d\d|at (?:[1-9]|1[0-2])(?!\d)|"
+    r"at \d{1,2}:\d\d|at (?:[1-9]|1[0-2])(?!\d)|at (?:one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|eleven|twelve|lunchtime|the usual time)|half an hour ago|"
     r"(?:around|after|before) (?:\d{1,2}(?::\d\d)?(?!\d| (?:years?|months?|weeks?|days?)\b)|"
     r"noon|lunch|work|dinner)|"
     r"(?:an?|\w+|a few|a couple of) (?:minutes?|hours?) ago|on time|my \w+|"
@@ -80,7 +81,10 @@ _BETWEEN_MY_FACTS = r"(?P<me>)[^.;!?]"
 """The words between a user's two facts in one clause, whoever they name: the second verb, bare
 after "and", is the user's ("I live in Boston with my wife and work at Acme" gave the wife the
 workplace, and then set none); `me` marks the match as the user's own."""
-_WHICH_ONE = r"(?:other |older |younger |elder |eldest |oldest |youngest |little |big |twin )?"
+_WHICH_ONE = (
+    r"(?:other |older |younger |elder |eldest |oldest |youngest |little |big |twin |new |"
+    r"current )?"
+)
 """Which of several the user means: "my other daughter's name is Bea" (found trying the
 product: it stored nothing)."""
 _LOWERCASE_NAME = (

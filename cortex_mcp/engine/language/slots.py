@@ -342,7 +342,7 @@ def asked(sentence: str, start: int, cjk: bool) -> bool:
 
 _ASKED_VALUE = re.compile(r"哪|什么|什麼|谁|誰|どこ|なに|何$|だれ")
 """A value that is a question word: 我住在哪里 sets no home."""
-_CORRECTED_JA = re.compile(r"^(?:なくて|なく|やっぱり|やはり|実は)、?")
+_CORRECTED_JA = re.compile(r"^(?:なくて|なく|やっぱり|やっぱ|やはり|実は|結局|ずっと)、?")
 """What is left of ではなく before the value a Japanese correction gives, or the adverb before
 it (やっぱり大阪に住んでいるのが一番です read "やっぱり大阪")."""
 _KANA = re.compile(r"[\u3040-\u30ff]")
