@@ -424,12 +424,12 @@ def says_more(text: str, holder: str, slot: Slot) -> bool:
     name is who a sentence is about, not what it says: "My son Leo just turned 5." after
     "My son is Leo." says more in two words (found re-testing: it was taken for the same
     fact, and recall no longer showed it)."""
-    value = slot.value
+    value, sentences = slot.value, sentences_of(text)
     if slot.predicate.startswith(("person:", "pet:")):
-        rest = [re.sub(re.escape(value), " ", sentence) for sentence in sentences_of(text)]
-        return len(set(difference(" ".join(rest), holder).only_first)) >= SAYS_MORE_OF_SOMEONE
-    rest = [s for s in sentences_of(text) if value.casefold() not in s.casefold()]
-    return len(set(difference(" ".join(rest), holder).only_first)) >= SAYS_MORE
+        rest, enough = [re.sub(re.escape(value), " ", s) for s in sentences], SAYS_MORE_OF_SOMEONE
+    else:
+        rest, enough = [s for s in sentences if value.casefold() not in s.casefold()], SAYS_MORE
+    return len(set(difference(" ".join(rest), holder).only_first)) >= enough
 
 
 async def _still_live(conn: Connection, memory: Memory) -> bool:

@@ -27,10 +27,9 @@ _NAME = (
 )
 """A person's name, with the small words inside some ("Mary Ann van der Berg" read "Mary
 Ann"), after a title if any ("Mrs. Jane Doe" read "Mrs")."""
-_NAMES = (
-    rf"(?P<v>{_NAME.replace('(?P<v>', '(?:')}(?:, {_NAME.replace('(?P<v>', '(?:')})*,? and "
-    rf"{_NAME.replace('(?P<v>', '(?:')})(?P<several>)"
-)
+_ONE_NAME = _NAME.replace("(?P<v>", "(?:")
+"""`_NAME` without its group: one name of a list."""
+_NAMES = rf"(?P<v>{_ONE_NAME}(?:, {_ONE_NAME})*,? and {_ONE_NAME})(?P<several>)"
 """Several names in a list ("Leo and Max", "Ann, Bea and Cy"): a slot each (`several`)."""
 _NAMED_AFTER = (
     r"(?=[,.!?]|$| (?i:is|was|are|were|and|just|who|turned|turns|loves?|likes?|has|had|started|"
