@@ -588,3 +588,51 @@ async def test_what_the_seventh_retest_left_open_is_read(
     words ended the job, and やっぱ / 結局 stayed in the home."""
     await say(client, *messages)
     assert held(plain) == sorted(slots)
+
+
+# Round nineteen's key-less re-test (/tmp/rt20): one fact replaced took the others said with it,
+# and a new name given in place of an old one replaced nothing.
+
+
+@pytest.mark.parametrize(
+    ("messages", "slots"),
+    [
+        (["My wife's name is Priya and we have two kids, Maya and Leo.",
+          "Actually, my daughter's name is Mia, not Maya."],
+         ["person:child=Leo", "person:daughter=Mia", "person:wife=Priya"]),
+        (["I'm Olga and I live in Riga.", "I moved to Tallinn."], ["home=Tallinn", "name=Olga"]),
+        (["私は田中で、東京に住んでいます。", "大阪に引っ越しました。"],
+         ["home=大阪", "name=田中"]),
+        (["I have two kids, Maya and Leo."], ["person:child=Leo", "person:child=Maya"]),
+        (["My children are Ann and Bo."], ["person:child=Ann", "person:child=Bo"]),
+        (["My sons are Leo and Max."], ["person:son=Leo", "person:son=Max"]),
+        # a new name given in place of the one held
+        (["My daughter is Maya.", "Sorry, I meant Mia, not Maya."], ["person:daughter=Mia"]),
+        (["My son is Leo.", "Oops, typo: it's Leon, not Leo."], ["person:son=Leon"]),
+        (["My dog is Rex.", "Correction: the dog is called Max, not Rex."], ["pet:dog=Max"]),
+        (["My name is Jon.", "It's John, not Jon."], ["name=John"]),
+        # ... but not another person's
+        (["My daughter is Maya.", "My sister is Mia, not Maya."],
+         ["person:daughter=Maya", "person:sister=Mia"]),
+    ],
+)  # fmt: skip
+async def test_one_fact_replaced_leaves_the_others(
+    client: Client, plain: Settings, messages: list[str], slots: list[str]
+) -> None:
+    """ "Actually, my daughter's name is Mia, not Maya." replaced the memory holding the wife
+    and both children whole, "I moved to Tallinn." took the name said with the old home; "Sorry,
+    I meant Mia, not Maya." was stored beside the daughter Maya, who still answered."""
+    await say(client, *messages)
+    assert held(plain) == sorted(slots)
+
+
+async def test_a_memory_of_several_facts_is_not_replaced_by_one(
+    client: Client, plain: Settings
+) -> None:
+    """A memory read for one fact holds others ("My wife Anna and I have a son, Tom, and a dog
+    named Rex."): a correction of the dog's name is kept beside it, not in its place."""
+    said = "My wife Anna and I have a son, Tom, and a dog named Rex."
+    await say(client, said, "Correction: the dog is called Max, not Rex.")
+    texts = [text for text, _ in live(plain)]
+    assert said in texts
+    assert "The dog is called Max, not Rex." in texts

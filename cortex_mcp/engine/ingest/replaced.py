@@ -14,7 +14,7 @@ import re
 
 from cortex_mcp.engine.ingest.duplicates import never_paraphrased
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.language.naming import named_in, names
+from cortex_mcp.engine.language.naming import named_in, names, renamed
 from cortex_mcp.engine.language.subjects import first_subject
 from cortex_mcp.models import Layer, Memory
 from cortex_mcp.search.query import match_expression
@@ -28,6 +28,10 @@ WORD_PREFIX = 4
 """A topic's word this long is the word it begins ("force-push" in "force-pushing")."""
 PROJECT_SLOTS = ("uses:", "version:")
 """Slots of what a project uses: the value named is enough to know the memory."""
+NAMED = ("person", "pet")
+"""Slots holding a relation's name (person:daughter, pet:dog; person:sister:home holds her
+home): a new name given in its place is enough to know the memory, as for the user's own
+("Sorry, I meant Mia, not Maya." after "My daughter is Maya.": it was stored beside it)."""
 
 
 async def replaced_by_name(
@@ -77,13 +81,21 @@ def _replaces(statement: str, memory: Memory, value: str) -> bool:
     project uses as that value ("The service uses PostgreSQL 14." for "the billing DB is MySQL
     8, not Postgres")."""
     text = memory.content
+    predicate = str(memory.metadata.get("predicate") or "")
+    held = str(memory.metadata.get("value"))
+    if _holds_a_name(predicate) and names(held, value) and renamed(statement, value):
+        return first_subject(statement).key in ("user", "?", first_subject(text).key)
     if _other_person(statement, text) or _rejects(text, value):
         return False  # another person's; or itself a correction away from that value
-    predicate = str(memory.metadata.get("predicate") or "")
-    if predicate.startswith(PROJECT_SLOTS) and names(str(memory.metadata.get("value")), value):
+    if predicate.startswith(PROJECT_SLOTS) and names(held, value):
         return True
     without = re.sub(re.escape(value), " ", statement, flags=re.I)
     return bool(_terms(without) & _terms(text))
+
+
+def _holds_a_name(predicate: str) -> bool:
+    kind, *detail = predicate.split(":")
+    return predicate == "name" or (kind in NAMED and len(detail) == 1)
 
 
 def _other_person(first: str, second: str) -> bool:

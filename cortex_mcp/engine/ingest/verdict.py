@@ -29,7 +29,7 @@ from cortex_mcp.engine.ingest.duplicates import find_duplicate
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.ingest.replaced import replaced_by_name
 from cortex_mcp.engine.language.answers import llm_object
-from cortex_mcp.engine.language.naming import named_in, names
+from cortex_mcp.engine.language.naming import named_in, names, renamed
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
 from cortex_mcp.engine.language.slots import LEFT, Slot, described, find_slots, value_key
 from cortex_mcp.engine.language.subjects import same_subject
@@ -89,6 +89,8 @@ class Verdict:
     unslotted: bool = False
     layer: Layer | None = None
     """Where a new memory goes instead of the proposal's layer."""
+    slot: Slot | None = None
+    """The slot the new memory takes over from `target` (a name given in place of its own)."""
 
 
 def overlap(a: str, b: str) -> float:
@@ -249,7 +251,65 @@ async def settle(
     asked: Verdict | None,
     nearby: Sequence[tuple[float, Memory]] = (),
 ) -> Verdict:
-    """Inside the write transaction: what storing `proposal` does (see the module's rules)."""
+    """Inside the write transaction: what storing `proposal` does (see the module's rules); a
+    memory stating facts the proposal does not replace is never replaced whole."""
+    verdict = await _settled(conn, proposal, agent_id, asked, nearby)
+    if verdict.action != "update" or verdict.target is None:
+        return verdict
+    kept = other_fact(verdict.target, proposal)
+    if kept is None:
+        return _taking_over(verdict, verdict.target, proposal)
+    rule = f"{verdict.rule}; kept: it also says {kept.predicate} {kept.value}"
+    return Verdict("new", rule=rule, refused=verdict.refused)
+
+
+def other_fact(memory: Memory, proposal: Proposal) -> Slot | None:
+    """A fact `memory` states that `proposal` neither replaces nor restates: a slot of its text
+    of another attribute than the proposal's, naming no value the proposal replaces or says,
+    where the memory states several or the proposal says what it replaces. Found re-testing:
+    "Actually, my daughter's name is Mia, not Maya." replaced "My wife's name is Priya and we
+    have two kids, Maya and Leo." whole, and "I moved to Tallinn." took "I'm Olga and I live in
+    Riga." with the name."""
+    facts = find_slots(memory.content)
+    named = named_in(proposal.content)
+    replaced = named.values if named is not None else ()
+    own = [proposal.slot] if proposal.slot is not None else []
+    if not own and not replaced and len(facts) < 2:
+        return None  # one fact, and a correction that does not say which: it is that one
+    own += find_slots(proposal.content)  # "… at BMW as a staff engineer" says a role too
+
+    def covered(fact: Slot) -> bool:
+        said = names(proposal.content, fact.value) or any(
+            names(fact.value, value) for value in replaced
+        )
+        return said or any(
+            fact.predicate == slot.predicate or names(fact.value, slot.value) for slot in own
+        )
+
+    return next((fact for fact in facts if not covered(fact)), None)
+
+
+def _taking_over(verdict: Verdict, target: Memory, proposal: Proposal) -> Verdict:
+    """The verdict, with the slot of `target` for a proposal of none that gives a new name in
+    place of the one it holds ("Sorry, I meant Mia, not Maya.": the daughter is Mia now)."""
+    if proposal.slot is not None:
+        return verdict
+    predicate, held = target.metadata.get("predicate"), str(target.metadata.get("value", ""))
+    new = renamed(proposal.content, held) if held else None
+    fact = next((f for f in find_slots(target.content) if f.predicate == predicate), None)
+    if new is None or fact is None:
+        return verdict
+    return replace(verdict, slot=replace(fact, value=new, beside=False))
+
+
+async def _settled(
+    conn: Connection,
+    proposal: Proposal,
+    agent_id: str | None,
+    asked: Verdict | None,
+    nearby: Sequence[tuple[float, Memory]] = (),
+) -> Verdict:
+    """The verdict by the module's rules, before a memory of other facts is kept."""
     duplicate = await find_duplicate(conn, proposal.content, agent_id)
     if duplicate is not None and not another_project_s(duplicate, proposal):
         return Verdict("duplicate", duplicate, "same statement")

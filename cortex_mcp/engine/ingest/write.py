@@ -168,6 +168,8 @@ async def write_proposal(
         await log_action(conn, "refused_llm_verdict", [], {"why": verdict.refused}, now)
     if verdict.unslotted:
         proposal = replace(proposal, slot=None)
+    if verdict.slot is not None:
+        proposal = replace(proposal, slot=verdict.slot, category=verdict.slot.category)
     target = verdict.target
     if verdict.action == "duplicate" and target is not None:
         bumped = await rows.reinforce_memory(

@@ -106,3 +106,14 @@ def named_in(text: str) -> Named | None:
     if not values and not topic:
         return None
     return Named(tuple(v for v in values if v), topic)
+
+
+def renamed(text: str, old: str) -> str | None:
+    """The name `text` gives in place of the name `old` ("Sorry, I meant Mia, not Maya.",
+    "Oops, typo: it's Leon, not Leo."); None when it gives none."""
+    found = re.search(
+        rf"(?<![\w'-])(?P<new>[A-Z][\w'-]+),? (?:and )?not {re.escape(old)}(?![\w'-])", text
+    )
+    if found is None or found["new"].casefold() == old.casefold():
+        return None
+    return found["new"]

@@ -86,6 +86,8 @@ _WHICH_ONE = (
 )
 """Which of several the user means: "my other daughter's name is Bea" (found trying the
 product: it stored nothing)."""
+_SEVERAL_OF = r"(?P<rel>son|daughter|brother|sister|kid|child)(?:s|ren)"
+"""Relations said in the plural before their names: "two sons", "my kids", "our children"."""
 _LOWERCASE_NAME = (
     r"(?!(?:not|a|an|the|also|still|just|very|so|too|actually|really|secret|private|long|hard|"
     r"weird|funny|unusual|common|complicated|important|irrelevant|unimportant|wrong|right|"
@@ -185,7 +187,8 @@ EN_PATTERNS: list[SlotPattern] = [
         "en",
         "name",
         rf"(?i:\bmy name is|\bcall me|\bmy name's)\s+{_NAME}",
-        rf"(?:^|[,.!:;—]\s*|\b(?i:hi|hello|hey)[,!]?\s+)(?i:I'm|I am)\s+{_NAME}\s*(?:[.!,]|$)",
+        rf"(?:^|[,.!:;—]\s*|\b(?i:hi|hello|hey)[,!]?\s+)(?i:I'm|I am)\s+{_NAME}"
+        rf"(?:\s*(?:[.!,]|$)|(?= and (?:I|I'm|I've|my|we|our)\b))",
         rf"(?i:\bI (?:now |usually |mostly |just |mainly )?go by)\s+{_NAME}",
         rf"(?i:\bmy name is|\bmy name's)\s+{_LOWERCASE_NAME}",
         rf"(?i:\bmy name is|\bcall me|\bmy name's)\s+(?P<v>{_CJK_NAME})",
@@ -274,11 +277,12 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?i:\b(?:I|we) (?:also |still )?have\b[^.;!?]{{0,80}}?,? and (?:an?|another|one more) "
         rf"(?:\w+ )?(?P<rel>{_REL_EN}),? (?:called |named )?){_NAME}(?=[,.!?]|$)",
         rf"(?i:\b(?:I|we) (?:also |still )?have (?:two|three|four|2|3|4) (?:\w+ )?"
-        rf"(?P<rel>son|daughter|brother|sister)s[,:]? (?:called |named )?){_NAMES}"
+        rf"{_SEVERAL_OF}[,:]? (?:called |named )?){_NAMES}"
         rf"(?=[,.!?]|$| (?i:who)\b)",
-        rf"{_BESIDE}(?i:my (?:two |three |four |twin )?"
-        rf"(?P<rel>son|daughter|brother|sister)s,? ){_NAMES}"
+        rf"{_BESIDE}(?i:my (?:two |three |four |twin )?{_SEVERAL_OF},? ){_NAMES}"
         rf"(?=,| (?i:are|were|love|like|have|both|go|live|play)\b)",
+        rf"(?i:\bmy (?:two |three |four |twin )?{_SEVERAL_OF}(?:'? names)? are "
+        rf"(?:called |named )?){_NAMES}(?=[,.!?]|$)",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?)"
         rf"(?P<v>{_CJK_NAME})",
     ),

@@ -257,7 +257,14 @@ _A_ROLE = re.compile(r"^(?:一名|一个|一位|个)|" + ROLE_ZH.replace("(?P<v>
 _WHEN = re.compile(r"^(?:先月|今月|去年|今年|最近|先週|昨日|今日|現在|今は?|上个月|去年|最近|刚刚)")
 
 
-SEVERAL = ("person:son", "person:daughter", "person:brother", "person:sister", "pet:")
+SEVERAL = (
+    "person:son",
+    "person:daughter",
+    "person:child",
+    "person:brother",
+    "person:sister",
+    "pet:",
+)
 """Relations a user may have several of: a second son's name is another son, not a new name
 for the first (found trying the product: "I have a son named Max." replaced Leo; 我弟弟叫…
 replaced 我哥哥叫…), unless it is said as a correction."""
