@@ -35,15 +35,15 @@ from cortex_mcp.store import message_vectors, vectors
 from cortex_mcp.store.db import Connection, Database
 
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
-GROWTH = 1.125
-"""Spare room made when the matrix is full: additions cost a copy only now and then. An eighth,
-not a half: at 100,000 vectors a growth by half held 19 MB of room no vector used, and while
-copying the old matrix and the new one (2.5 times the matrix) took the server to 255 MiB
-(bench/results/rss-serve-s19-100k-10k.json); the copies an eighth costs more often are a
-memcpy of a few MB each."""
-SPARE = 32
-"""A matrix read from the store has room for 1/SPARE more rows: the first additions after a
-read do not copy it (at 100,000 vectors such a copy took the peak from 230 to 260 MB)."""
+GROWTH = 2.0
+"""Room made when the matrix is full: as many rows again. Room no vector uses is address space,
+not memory (a large array is mapped on its own, `engine/heap.py`, and a page is resident only
+once written), so what a growth costs is its copy: the old matrix and the new one's rows both
+resident at once, 2 times the matrix for a moment (at 100,000 vectors the peak of a burst of
+writes, 244-249 MiB: bench/results/rss-serve-s19-100k-10k*.json). Doubling makes that rare."""
+SPARE = 1
+"""A matrix read from the store has room for SPARE times its rows more: a session adds to it
+without a copy until the store has doubled (growth by a 32nd made the burst's copies)."""
 PIECE = 2048
 """Vectors read from the store at a time while loading (3 MB of float32 blobs at 384)."""
 SHORT_LIST = 20
@@ -105,9 +105,9 @@ class VectorMatrix:
 
     @property
     def nbytes(self) -> int:
-        """The room the matrix takes (spare room included)."""
+        """The bytes of the rows held (the spare room, never written, takes no memory)."""
         held = (self.seqs, self.rows, self.scales, self.sketches, self.sketch_scales)
-        return sum(int(part.nbytes) for part in held if part is not None)
+        return sum(int(part[: self.size].nbytes) for part in held if part is not None)
 
     async def nearest(
         self, conn: Connection, query: list[float], k: int
@@ -190,7 +190,7 @@ class VectorMatrix:
         if not count:
             self.generation = stored
             return
-        room = count + count // SPARE + 16  # this process's next vectors go in without a copy
+        room = count + count * SPARE + 16  # this process's next vectors go in without a copy
         seqs = np.empty(room, dtype=np.int64)
         rows: Any = None
         scales = np.empty(room, dtype=np.float32)
