@@ -196,6 +196,7 @@ def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secr
         "the password for my bank is the same as my email",
         "passwords should be at least 12 characters",
         "The password for the admin account is expired.",
+        "a password issue in the password isolation mode",
     ],
 )
 def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:

@@ -231,7 +231,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         "password",
         re.compile(
             r"(?i)(?:\b[a-z0-9_]{0,40}?(?:password|passwd|passcode)|\bpwd|\bpass|密码|密碼|口令|パスワード)"
-            r"(?:\\?[\"'])?\s*(?:[:=：]|是|为|為|は|is)\s*(?:\\?[\"'])?"
+            r"(?:\\?[\"'])?\s*(?:[:=：]|是|为|為|は|is\b)\s*(?:\\?[\"'])?"
             + NOT_A_MARKER
             + r"([^\s\"'，。,;、]{3,})"  # a backslash in it is kept: part of the password
         ),
