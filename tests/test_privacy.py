@@ -437,3 +437,26 @@ async def test_a_secret_in_a_recall_query_never_reaches_the_access_log(
     finally:
         conn.close()
     assert queries and all(key not in q and "deploy key" in q for q in queries)
+
+
+async def test_a_password_said_for_a_named_system_is_neither_logged_nor_recalled(
+    cortex_home: Path, clock: FrozenClock
+) -> None:
+    """Key-less re-test: 'My password for the staging db is hunter2' came back from recall."""
+    settings = Settings.model_validate(
+        {"home": cortex_home, "llm": {"provider": "none"}, "embedding": {"provider": "none"}}
+    )
+    async with Client(build_server(settings, clock)) as client:
+        await ingest(client, "My password for the staging db is hunter2, remember that.")
+        found = await recall(client, "password for the staging db")
+        by_value = await recall(client, "hunter2")
+
+    conn = inspect_database(settings.database_path)
+    try:
+        logged = [row[0] for row in conn.execute("select content from conversation_log")]
+    finally:
+        conn.close()
+    assert "hunter2" not in json.dumps(found) + json.dumps(by_value)
+    assert not any("hunter2" in message for message in logged)
+    assert any("staging db is [REDACTED:password]" in message for message in logged)
+    assert found.get("conversation") or found["memories"], "the exchange itself is found"

@@ -159,3 +159,45 @@ def test_a_password_keeps_its_backslashes_and_a_folder_variable_is_no_password()
         redacted, kinds = redact(text)
         assert secret not in redacted and kinds == ["password"], redacted
     assert redact("OLDPWD=/Users/ana/src") == ("OLDPWD=/Users/ana/src", [])
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("My password for the staging db is hunter2, remember that.", "hunter2"),
+        ("password for github: Abc123!", "Abc123!"),
+        ("The db password? it is Tr0ub4dor&3", "Tr0ub4dor&3"),
+        ("the password of the db is Xy9kLm", "Xy9kLm"),
+        ("password for the server is: zq81Lm", "zq81Lm"),
+        ("The password for the wifi is swordfish.", "swordfish"),
+        ("my github password is Gh7pass", "Gh7pass"),
+        ("pwd: s3cret", "s3cret"),
+        ("the passcode is 739150", "739150"),
+        ("服务器的密码是abc123", "abc123"),
+        ("github的密码：Abc123!", "Abc123!"),
+        ("githubのパスワードはAbc123です", "Abc123"),
+    ],
+)
+def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secret: str) -> None:
+    """Found by the key-less re-test: 'password for X is Y' was stored verbatim."""
+    clean, kinds = redact(text)
+
+    assert secret not in clean
+    assert kinds == ["password"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my password is weak",
+        "the password is too long",
+        "I forgot my password",
+        "the password for the wifi is on the fridge",
+        "the password for my bank is the same as my email",
+        "passwords should be at least 12 characters",
+        "The password for the admin account is expired.",
+        "a password issue in the password isolation mode",
+    ],
+)
+def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:
+    assert redact(text) == (text, [])

@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 
 from cortex_mcp.engine.language.detectors import MARKER, SecretPattern, apply_patterns
 from cortex_mcp.engine.language.personal import PERSONAL_PATTERNS, personal_patterns
+from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS
 from cortex_mcp.unicode_text import well_formed
 
 NOT_A_MARKER = r"(?!\[REDACTED)"
@@ -68,6 +69,34 @@ def _password_in_prose(match: re.Match[str]) -> bool:
     if re.fullmatch(r"[vV]?\d+(?:\.\d+)+", value):
         return False
     return bool(re.search(r"\d|[^\w.-]|[a-z][A-Z]", value))
+
+
+_DESCRIPTIONS = (
+    "weak strong good bad wrong right correct incorrect invalid valid expired old new long short"
+    " easy hard simple empty blank missing required needed optional set saved stored written"
+    " changed reset hidden secret secure insecure encrypted hashed unknown probably still now"
+    " here case-sensitive"
+)
+SAID_OF_A_PASSWORD = ENGLISH_STOPWORDS | frozenset(_DESCRIPTIONS.split())
+"""Words said of a password ("my password is weak", "… is too long"), not one."""
+
+
+def _names_no_description(match: re.Match[str]) -> bool:
+    """The value after "password is" is no word said of a password ("weak", "too")."""
+    return match.group(1).rstrip(".!?:)").lower() not in SAID_OF_A_PASSWORD
+
+
+def _ends_its_clause(match: re.Match[str]) -> bool:
+    """Nothing but punctuation or the end of the text follows the match."""
+    return re.match(r"\s*(?:$|[.,;:!?)\"'`\n])", match.string[match.end() :]) is not None
+
+
+def _password_after_words(match: re.Match[str]) -> bool:
+    """A value after "password for X is": one that reads as a password ("hunter2"), or a word
+    that is no description and ends the clause ("… is swordfish." but not "… is on the fridge")."""
+    if _password_in_prose(match):
+        return True
+    return _names_no_description(match) and _ends_its_clause(match)
 
 
 ASSIGNED = r"[\"']?\s*(?:[:=]|=>)\s*[\"']?" + NOT_A_MARKER
@@ -201,15 +230,33 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)(?:\b[a-z0-9_]{0,40}?(?:password|passwd)|\bpwd|\bpass|密码|密碼|口令|パスワード)"
-            r"(?:\\?[\"'])?\s*(?:[:=：]|是|为|為|は|is)\s*(?:\\?[\"'])?"
+            r"(?i)(?:\b[a-z0-9_]{0,40}?(?:password|passwd|passcode)|\bpwd|\bpass|密码|密碼|口令|パスワード)"
+            r"(?:\\?[\"'])?\s*(?:[:=：]|是|为|為|は|is\b)\s*(?:\\?[\"'])?"
             + NOT_A_MARKER
             + r"([^\s\"'，。,;、]{3,})"  # a backslash in it is kept: part of the password
         ),
-        "the word after password / passwd (also ending a name: `DB_PASSWORD`,"
+        "the word after password / passwd / passcode (also ending a name: `DB_PASSWORD`,"
         " `PGPASSWORD`) / pwd / pass / 密码 / 密碼 / 口令 / パスワード and `:` `=` is 是 为 は"
-        " (quotes, escaped or not, around the name or the value)",
+        " (quotes, escaped or not, around the name or the value); not a word said of a"
+        " password (`my password is weak`, `… is too long`)",
         1,
+        _names_no_description,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)\b(?:password|passwd|passcode|pwd)"
+            r"(?:\s+(?:for|of|to|on|at)(?:\s+[^\s:=?!.,;\"'`]+){1,5}?(?:\s*[:=]|\s+is\b:?)"
+            r"|\s*\?\s*it(?:\s+is\b|'s|’s))\s*[`\"']?"
+            + NOT_A_MARKER
+            + r"([^\s`\"'，。,;、]{2,}[^\s`\"'，。,;、.:)?])"
+        ),
+        "with words between: `password for the staging db is …`, `password for github: …`,"
+        " `password of the db is …`, `the db password? it is …`, when the value has a digit,"
+        " a symbol or a capital inside it, or is a word that ends the clause and is no"
+        " description (`… is on the fridge`, `… is expired` are left)",
+        1,
+        _password_after_words,
     ),
     SecretPattern(
         "password",
