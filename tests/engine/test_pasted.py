@@ -69,6 +69,7 @@ def test_japanese_text_after_a_lead_in_is_pasted(message: str, own: str) -> None
     "message",
     [
         "Note: I live in Dallas.",
+        "I live in Dallas.\n\n",
         "Quick update: I moved to Dallas.",
         "Two things: I'm vegetarian and I live in Dallas.",
         "Caroline: I went to the LGBTQ support group yesterday.",

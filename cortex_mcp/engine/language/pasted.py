@@ -121,7 +121,7 @@ def own_words(message: str) -> str:
         ):
             break  # pasted on the same line, or on the lines after: the rest of the message
         at += 1  # a fenced or quoted block, left out by its own rule
-    return "\n".join(kept)
+    return message if kept == lines else "\n".join(kept)
 
 
 def _lead_in_end(line: str) -> int | None:
