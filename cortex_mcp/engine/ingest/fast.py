@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.lasting import is_lasting
+from cortex_mcp.engine.language.pasted import own_words
 from cortex_mcp.engine.language.patterns import (
     DECISION,
     REMEMBER,
@@ -40,6 +41,7 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
     """Core-memory proposals for the high-signal statements of a user's message; `around`:
     the exchange's other messages, where a bare decision may find what it decides."""
     proposals: list[Proposal] = []
+    message = own_words(message)  # not what it pastes for the assistant to work on
     typed_lowercase = message.lstrip()[:1].islower()
     for sentence in signal_sentences(message):
         if typed_lowercase:

@@ -1,0 +1,147 @@
+"""What a user pastes for the assistant to work on, told from what the user says.
+
+"Reply to this customer email for me:" followed by the email: "I'm John Smith and I live in
+Dallas" there is the customer's, not the user's (found trying the product: it was stored as who
+the user is). `own_words` is a message without what it pastes, for the fast channel to read:
+
+- a fenced code block (``` or ~~~, to the next fence of that kind or, never closed, to the end)
+  is left out wherever it stands;
+- a lead-in is a clause ending in a colon that asks for work on a text ("Reply to this email
+  for me:", "Can you summarize this:", "Translate to Chinese:", 帮我回复这封邮件：,
+  以下のメールに返信して：), shows a pasted thing ("Here's the log:", "I keep getting this
+  error:", 以下是日志：) or says who wrote it ("Karen wrote:", "This is what he said:", 他说：,
+  彼女が言った：). What follows it is left out: the fenced or `>`-quoted block that starts the
+  next line when there is one (the user may go on after it), else the rest of the message;
+- a colon after anything else introduces the user's own words ("Note: I live in Dallas.",
+  "Quick update: I moved to Dallas.", "Two things: …", "Caroline: …") and is read.
+
+The other pasted parts were left out before this: `>`-quoted lines and quoted spans, by
+`patterns.signal_sentences`, which reads what this returns; tool results never reach it.
+"""
+
+import re
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+_THING = (
+    r"(?:e-?mails?|mails?|messages?|texts?|dms?|logs?|outputs?|errors?|tracebacks?|stack ?traces?|"
+    r"exceptions?|tickets?|reviews?|posts?|comments?|letters?|paragraphs?|essays?|snippets?|code|"
+    r"scripts?|functions?|quer(?:y|ies)|documents?|docs?|articles?|tweets?|repl(?:y|ies)|"
+    r"responses?|drafts?|transcripts?|passages?|sentences?|threads?|bios?|resumes?|cover letters?|"
+    r"stor(?:y|ies)|poems?|diffs?|patch(?:es)?|configs?|files?|reports?|abstracts?|memos?|"
+    r"complaints?|inquir(?:y|ies)|announcements?|descriptions?|contracts?|invoices?|listings?|"
+    r"chat|conversation|feedback|lyrics|speech)"
+)
+"""What is pasted to be worked on: a text, a message, a machine's output."""
+
+_TASK = (
+    r"(?:repl(?:y|ying)|respond(?:ing)?|answer(?:ing)?|write back|summari[sz](?:e|ing)|sum up|"
+    r"translat(?:e|ing)|rewrit(?:e|ing)|re-?word|rephrase|paraphrase|proofread(?:ing)?|"
+    r"edit(?:ing)?|fix(?:ing)?|correct(?:ing)?|review(?:ing)?|check(?:ing)?|look (?:at|over)|"
+    r"go over|read|explain|analy[sz]e|debug|improve|polish|shorten|simplify|clean up|critique)"
+)
+"""Work asked for on a pasted text."""
+
+_ASKING = (
+    r"(?:^|\b(?:please|pls|plz|can you|could you|would you|will you|help me|need to|want to|"
+    r"have to|you to|trying to|how (?:do|should|can) i|how to)\s+)"
+)
+"""Where a task is asked for: at the clause's start ("Reply to …") or after a request."""
+
+_LEAD_INS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        # a task on a pasted text: "Reply to this customer email for me", "summarize this"
+        rf"{_ASKING}{_TASK}\b(?!\s+(?:this|it) out\b)"
+        rf".*\b(?:(?:this|these|that|the following|the|his|her|their|our|a|an)\s+(?:[\w-]+\s+)"
+        rf"{{0,3}}{_THING}|{_THING}\s+below|this|these|the following|below|it)\b",
+        # translating needs no thing named: "Translate to Chinese", "translate into Japanese"
+        r"^\W*(?:please\s+)?(?:translate|summari[sz]e|proofread|paraphrase|rephrase|reword)"
+        r"(?:\s+(?:it|this))?(?:\s+(?:to|into)\s+\w+)?(?:\s+for me)?\s*$",
+        # a pasted thing shown: "Here's the log", "I keep getting this error", "Email from Bo"
+        rf"\b(?:here'?s|here is|here are|this is|these are|below is|attached is)\s+"
+        rf"(?!my (?:e-?mail|number|address|phone)\s*$)(?:[\w-]+\s+){{0,3}}{_THING}\b",
+        rf"\b(?:this|these|the following)\s+(?:[\w-]+\s+){{0,2}}{_THING}"
+        r"(?:\s+(?:from|by|of|that|which|i|he|she|they|we)\b[^:]*)?\s*$",
+        rf"^\W*(?:an?\s+|the\s+)?(?:[\w-]+\s+)?{_THING}\s+(?:from|by)\s+[^:]+$",
+        r"^\W*(?:the\s+)?(?:[\w-]+\s+)?(?:errors?|output|traceback|stack ?trace|logs?|stderr|"
+        r"stdout|exception)(?:\s+(?:output|message|log))?\s*$",
+        # who wrote it, not the user: "Karen wrote", "this is what he said", "my boss replied"
+        r"^\W*(?!(?:and |so |then |but )*(?:i|we)\b)(?:[\w'’.-]+\s+){0,6}?"
+        r"(?<!\bi\s)(?<!\bwe\s)"
+        r"(?:said|says|wrote|writes|replied|replies|texted|posted|commented|emailed|messaged)"
+        r"(?:\s+(?:me|us|this|back|the following|to me|to us))*\s*$",
+        # zh: 帮我回复这封邮件, 翻译成英文, 以下是日志, 他说, 客户写道
+        r"(?:回复|回覆|答复|回答|翻译|总结|概括|润色|改写|重写|修改|改一下|校对|检查|看看|看一下|"
+        r"分析|解释|优化|点评)"
+        r".*(?:这|那|以下|下面|如下|邮件|消息|信息|短信|文字|文本|文章|段落|日志|输出|报错|错误|"
+        r"评论|帖子|工单|代码|[成为]\S{0,4}[文语])",
+        r"^(?:翻译|总结|概括|润色|校对)(?:一下)?$",
+        r"^(?:以下|下面|如下|这|这些)(?:是|为).*(?:邮件|消息|信息|短信|文字|文本|文章|段落|日志|"
+        r"输出|报错|错误|评论|帖子|工单|代码)|这(?:封|条|段|篇|个|些)\S{0,6}(?:邮件|消息|信息|短信|"
+        r"文字|文本|文章|段落|日志|输出|报错|错误|评论|帖子|工单|代码)$",
+        r"(?:他|她|他们|她们|对方|客户|老板|同事|朋友|经理|老师|先生|女士|小姐|[A-Za-z]+)"
+        r"(?:跟我|对我|给我)?(?:说|说道|写道|回复说?|留言说?|发来)$|写道$",
+        # ja: 以下のメールに返信して, 翻訳して, これがエラーです, 彼女が言った
+        r"(?:以下|下記|次|この|これ|こちら|メール|メッセージ|文章|テキスト|ログ|出力|エラー|投稿|"
+        r"コメント|チケット|コード|手紙|記事|語)\S*(?:返信|返事|回答|要約|翻訳|校正|添削|修正|確認|"
+        r"チェック|レビュー|説明|分析|書き直|直し|直す|訳)",
+        r"^(?:翻訳|要約|校正|添削)(?:して|してください|お願いします?)?$",
+        r"^(?:以下|下記|次|これ|こちら)(?:は|が|の).*(?:メール|メッセージ|文章|テキスト|ログ|出力|"
+        r"エラー|レビュー|投稿|コメント|チケット|コード|手紙|記事)",
+        r"(?:彼|彼女|彼ら|相手|お客様|上司|同僚|友達|\S{1,8}(?:さん|様|くん|ちゃん))(?:が|は|から)"
+        r"\S{0,10}(?:言った|言っていた|言いました|書いた|書いてきた|書きました|送ってきた)$",
+    )
+)
+"""The clause before a colon that leads into pasted text, in English, Chinese and Japanese."""
+
+_COLON = re.compile(r"[:：]")
+_CLAUSE_START = re.compile(r".*(?:[.!?。！？:：]\s*)")
+
+
+def own_words(message: str) -> str:
+    """The message without what it pastes (the module's docstring says what that is)."""
+    lines = message.splitlines()
+    kept: list[str] = []
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        if fence := _FENCE.match(line):
+            at = _after_block(lines, at, fence.group(1))
+            continue
+        lead_in = _lead_in_end(line)
+        if lead_in is None:
+            kept.append(line)
+            at += 1
+            continue
+        kept.append(line[:lead_in])
+        following = next((later for later in lines[at + 1 :] if later.strip()), "")
+        if line[lead_in:].strip() or not (
+            _FENCE.match(following) or following.lstrip().startswith(">")
+        ):
+            break  # pasted on the same line, or on the lines after: the rest of the message
+        at += 1  # a fenced or quoted block, left out by its own rule
+    return message if kept == lines else "\n".join(kept)
+
+
+def _lead_in_end(line: str) -> int | None:
+    """Where the first lead-in of a line ends (after its colon), if it has one."""
+    for colon in _COLON.finditer(line):
+        before = line[: colon.start()]
+        start = _CLAUSE_START.match(before)
+        clause = before[start.end() :] if start else before
+        if any(pattern.search(clause.strip()) for pattern in _LEAD_INS):
+            return colon.end()
+    return None
+
+
+def _after_block(lines: list[str], opening: int, fence: str) -> int:
+    """The line after the fenced block opening at `opening` (a one-line block: the next)."""
+    if len(lines[opening].strip()) > len(fence) and lines[opening].rstrip().endswith(fence):
+        return opening + 1  # ```my name is Bob```
+    marker = fence[0] * 3
+    closing = next(
+        (at for at in range(opening + 1, len(lines)) if lines[at].lstrip().startswith(marker)),
+        len(lines),
+    )
+    return closing + 1

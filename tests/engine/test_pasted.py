@@ -1,0 +1,125 @@
+"""Text pasted for the assistant to work on is not the user's own words (`own_words`): a
+fenced block wherever it stands, and what follows a lead-in that asks for work on a text,
+shows a pasted thing or says who wrote it; a colon after anything else is the user's."""
+
+import pytest
+
+from cortex_mcp.engine.language.pasted import own_words
+
+EMAIL = (
+    "Reply to this customer email for me:\n\nHi, I'm John Smith and I live in Dallas. My wife"
+    " Karen says the order #1234 never arrived. I prefer email contact.\n\nThanks"
+)
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        (EMAIL, "Reply to this customer email for me:"),
+        ("Here's the log: I live in /var/log and I work at startup", "Here's the log:"),
+        ("Can you summarize this:\nI moved to Dallas in May.", "Can you summarize this:"),
+        (
+            "Please proofread the following paragraph:\nI am a nurse.",
+            "Please proofread the following paragraph:",
+        ),
+        ("Translate to Chinese: I live in Dallas.", "Translate to Chinese:"),
+        ("I keep getting this error: my name is not defined", "I keep getting this error:"),
+        ("Karen wrote:\nI live in Dallas now.", "Karen wrote:"),
+        ("This is what my landlord said: I own the house.", "This is what my landlord said:"),
+        ("Email from my boss: I prefer Slack.", "Email from my boss:"),
+        (
+            "I'm on Python 3.12. Fix this error: I work at Google",
+            "I'm on Python 3.12. Fix this error:",
+        ),
+        ("Mia: Reply to this message: I live in Rome.", "Mia: Reply to this message:"),
+    ],
+)
+def test_english_text_after_a_lead_in_is_pasted(message: str, own: str) -> None:
+    assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        ("帮我回复这封邮件：\n\n你好，我叫王伟，住在上海。", "帮我回复这封邮件："),
+        ("翻译成英文：我住在上海。", "翻译成英文："),
+        ("他说：我住在上海。", "他说："),
+        ("以下是日志：我在腾讯工作", "以下是日志："),
+        ("我收到了这封邮件：\n我叫李明。", "我收到了这封邮件："),
+    ],
+)
+def test_chinese_text_after_a_lead_in_is_pasted(message: str, own: str) -> None:
+    assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        ("以下のメールに返信して：\n\n田中です。大阪に住んでいます。", "以下のメールに返信して："),
+        ("英語に翻訳して：私は大阪に住んでいます。", "英語に翻訳して："),
+        ("これがエラーです：東京に住んでいます", "これがエラーです："),
+        ("彼女が言った：私は大阪に住んでいます。", "彼女が言った："),
+    ],
+)
+def test_japanese_text_after_a_lead_in_is_pasted(message: str, own: str) -> None:
+    assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Note: I live in Dallas.",
+        "I live in Dallas.\n\n",
+        "Quick update: I moved to Dallas.",
+        "Two things: I'm vegetarian and I live in Dallas.",
+        "Caroline: I went to the LGBTQ support group yesterday.",
+        "My advice: stay passionate, focused and resilient.",
+        "Check this out: I moved to Dallas!",
+        "Let me answer your question: I live in Dallas.",
+        "This is what I wrote: I live in Dallas.",
+        "Here's my email: john@example.com",
+        "The game was called Counter-Strike: Global Offensive.",
+        "Meet me at 5:30 tomorrow.",
+        "更正一下：我住在上海。",
+        "老实说：我不喜欢咖啡。",
+        "报告：私は大阪に住んでいます。",
+        "メモ：大阪に住んでいます。",
+    ],
+)
+def test_a_colon_after_anything_else_introduces_the_users_own_words(message: str) -> None:
+    assert own_words(message) == message
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        ("```\nmy name is Bob\n```", ""),
+        ("~~~\nmy name is Bob\n~~~\nI live in Dallas.", "I live in Dallas."),
+        ("I live in Dallas.\n```python\nname = 'Bob'  # my name is Bob\n```", "I live in Dallas."),
+        ("```my name is Bob```\nI live in Dallas.", "I live in Dallas."),
+        ("Never closed:\n```\nmy name is Bob\nI live in Rome", "Never closed:"),
+    ],
+)
+def test_a_fenced_block_is_pasted_wherever_it_stands(message: str, own: str) -> None:
+    assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        (
+            "Fix this error:\n```\nmy name is Bob\n```\nI'm on Python 3.12.",
+            "Fix this error:\nI'm on Python 3.12.",
+        ),
+        (
+            "Answer this ticket:\n> I live in Dallas.\nI work at Acme.",
+            "Answer this ticket:\n> I live in Dallas.\nI work at Acme.",
+        ),
+        (
+            "帮我看看这个报错：\n```\nNameError\n```\n我用的是Python 3.12。",
+            "帮我看看这个报错：\n我用的是Python 3.12。",
+        ),
+    ],
+)
+def test_the_user_goes_on_after_a_fenced_or_quoted_paste(message: str, own: str) -> None:
+    assert own_words(message) == own

@@ -1,0 +1,105 @@
+"""Text the user pastes for the assistant to work on is not what the user says of themselves
+(found trying the product key-less): "Reply to this customer email for me:" and the email
+stored "I'm John Smith and I live in Dallas." as who the user is and "I prefer email
+contact."; a fenced "my name is Bob" stored the name; "Here's the log: I live in /var/log and
+I work at startup" was stored as identity.
+
+Real in-process MCP sessions, key-less: each message goes through `cortex_ingest` as the Stop
+hook sends it; the conversation log still keeps the whole message."""
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from cortex_mcp.config import Settings
+from cortex_mcp.server import build_server
+from tests.conftest import FrozenClock, data_of, inspect_database
+from tests.test_said_whole import live, say
+
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
+
+
+@pytest.fixture
+def plain(cortex_home: Path) -> Settings:
+    """A plain install without an LLM, searching by keywords only."""
+    return Settings.model_validate({"home": cortex_home, "embedding": {"provider": "none"}})
+
+
+@pytest.fixture
+async def client(plain: Settings, clock: FrozenClock) -> AsyncIterator[Client]:
+    async with Client(build_server(plain, clock)) as connected:
+        yield connected
+
+
+EMAIL = (
+    "Reply to this customer email for me:\n\nHi, I'm John Smith and I live in Dallas. My wife"
+    " Karen says the order #1234 never arrived. I prefer email contact.\n\nThanks"
+)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        EMAIL,
+        "```\nmy name is Bob\n```",
+        "Here's the log: I live in /var/log and I work at startup",
+        "Translate to Chinese: I live in Dallas.",
+        "Karen wrote:\nI'm vegetarian and I live in Dallas.",
+        "帮我回复这封邮件：\n\n你好，我叫王伟，住在上海。我喜欢用邮件联系。",
+        "以下のメールに返信して：\n\n田中です。大阪に住んでいます。",
+    ],
+)
+async def test_pasted_text_is_not_stored_as_the_users(
+    client: Client, plain: Settings, message: str
+) -> None:
+    await say(client, message)
+    assert live(plain) == []
+
+
+async def test_the_conversation_log_keeps_the_whole_pasted_message(
+    client: Client, plain: Settings
+) -> None:
+    await say(client, EMAIL)
+    with inspect_database(plain.database_path) as conn:
+        said = [row[0] for row in conn.execute("select content from conversation_log")]
+    assert EMAIL in said
+
+
+@pytest.mark.parametrize(
+    ("message", "value"),
+    [
+        ("Note: I live in Dallas.", "Dallas"),
+        ("Quick update: I moved to Dallas.", "Dallas"),
+        ("Two things: I'm vegetarian and I live in Dallas.", "Dallas"),
+        ("Fix this error:\n```\nmy name is Bob\n```\nBy the way, I live in Dallas.", "Dallas"),
+        ("更正一下：我住在上海。", "上海"),
+        ("追記：私は大阪に住んでいます。", "大阪"),
+    ],
+)
+async def test_the_users_own_words_after_a_colon_are_still_read(
+    client: Client, plain: Settings, message: str, value: str
+) -> None:
+    await say(client, message)
+    assert value in [value for _, value in live(plain)]
+
+
+@pytest.mark.parametrize(
+    ("arguments"),
+    [
+        {
+            "user_message": "What does this say?",
+            "tool_calls": [{"name": "Read", "input": {"path": "bio.txt"},
+                            "result": "I'm John Smith and I live in Dallas."}],
+        },
+        {"user_message": "Translate to Chinese: 'I live in Dallas.'"},
+        {"user_message": "> I'm John Smith and I live in Dallas.\nCan you answer this ticket?"},
+    ],
+)  # fmt: skip
+async def test_a_tool_result_a_quoted_text_and_a_quote_stay_unread(
+    client: Client, plain: Settings, arguments: dict[str, Any]
+) -> None:
+    data_of(await client.call_tool("cortex_ingest", arguments | {"assistant_message": "Done."}))
+    assert live(plain) == []
