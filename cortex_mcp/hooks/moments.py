@@ -19,7 +19,7 @@ from cortex_mcp.hooks.messages import FLUSH_BATCH, exchange_arguments, flush_mes
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.hooks.shared_words import content_words as content_words  # bench, tests
 from cortex_mcp.hooks.shared_words import names_in, strongly_first
-from cortex_mcp.hooks.state import count_injection, session_state
+from cortex_mcp.hooks.state import count_injection, saving, session_state
 from cortex_mcp.project_names import project_of_folder
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
@@ -318,15 +318,15 @@ class Moments:
         from cortex_mcp.hooks import transcripts
         from cortex_mcp.hooks.transcripts import Message
 
-        with session_state(self.home, event.host, event.session_id) as state:
-            messages, position = self._unsent(event, state)
+        with saving(self.home, event.host, event.session_id):
+            messages, position = self._unsent(event)
             pending = transcripts.exchanges(messages)
             if not pending and event.prompt and event.inline_reply:
                 pending = [
                     [Message("user", event.prompt), Message("assistant", event.inline_reply)]
                 ]
             if not pending:
-                state["position"] = position
+                self._saved(event, position)
                 return
             *missed, last = pending
             with self.connect() as server:
@@ -335,40 +335,52 @@ class Moments:
                 arguments = exchange_arguments(event, last, self.settings)
                 if arguments["user_message"] or arguments["assistant_message"]:
                     server.call_tool("cortex_ingest", arguments)
-            state["position"] = position
-            state["ingested"] += 1
+            self._saved(event, position, ingested=1)
 
     def pre_compact(self, event: Event, reason: str = "compaction") -> None:
         """Everything not yet sent to memory, to cortex_flush; each line once. The flush
         writes the session's episode too. At session end, with nothing left to send, an empty
         flush of the session closes it: its episode is written from what it logged."""
-        with session_state(self.home, event.host, event.session_id) as state:
-            messages, position = self._unsent(event, state)
+        with saving(self.home, event.host, event.session_id):
+            messages, position = self._unsent(event)
             closing = reason == "session-end" and event.session_id
             if messages or closing:
                 with self.connect() as server:
                     self._flush(server, event, messages, reason)
-                state["flushed"] += len(messages)
-            state["position"] = position
-            if reason == "session-end":
-                state["ended"] = True
+            self._saved(event, position, flushed=len(messages), ended=reason == "session-end")
 
     def session_end(self, event: Event) -> None:
         """The rest of the session flushed, its episode written, the session marked ended."""
         self.pre_compact(event, reason="session-end")
 
-    def _unsent(self, event: Event, state: dict[str, Any]) -> tuple[list[Message], int]:
+    def _unsent(self, event: Event) -> tuple[list[Message], int]:
+        """What the transcript holds past where the last save got to, and where it ends. The
+        state's lock is held only to read that position: never while reading or sending."""
         from cortex_mcp.hooks import transcripts
 
+        with session_state(self.home, event.host, event.session_id) as state:
+            same = state["transcript"] == str(event.transcript)
+            start = int(state["position"]) if same or event.transcript is None else 0
         if event.transcript is None:
-            return [], int(state["position"])
-        if state["transcript"] != str(event.transcript):
-            state["transcript"], state["position"] = str(event.transcript), 0
+            return [], start
         try:
-            chunk = transcripts.read_since(event.host, event.transcript, int(state["position"]))
+            chunk = transcripts.read_since(event.host, event.transcript, start)
         except transcripts.BadTranscript:  # a file this version cannot read: the inline text
-            return [], int(state["position"])
+            return [], start
         return chunk.messages, chunk.position
+
+    def _saved(
+        self, event: Event, position: int, ingested: int = 0, flushed: int = 0, ended: bool = False
+    ) -> None:
+        """Where the save got to in the transcript, and what it sent, in the session's state
+        (the prompt hook's counts, written meanwhile, kept)."""
+        with session_state(self.home, event.host, event.session_id) as state:
+            if event.transcript is not None:
+                state["transcript"] = str(event.transcript)
+            state["position"] = position
+            state["ingested"] += ingested
+            state["flushed"] += flushed
+            state["ended"] = state["ended"] or ended
 
     def _flush(
         self, server: Connection, event: Event, messages: list[Message], reason: str
