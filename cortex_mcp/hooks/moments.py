@@ -7,17 +7,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cortex_mcp.guidance import DIGEST_HEADER, HOOK_BLOCK, hook_note, is_digest_more
+from cortex_mcp.guidance import (
+    DIGEST_HEADER,
+    DIGEST_MORE,
+    HOOK_BLOCK,
+    hook_note,
+    is_digest_more,
+)
 from cortex_mcp.hooks.event import Event as Event  # where the moments' callers find it
 from cortex_mcp.hooks.messages import FLUSH_BATCH, exchange_arguments, flush_messages
 from cortex_mcp.hooks.paths import socket_path
 from cortex_mcp.hooks.shared_words import content_words as content_words  # bench, tests
 from cortex_mcp.hooks.shared_words import names_in, strongly_first
-from cortex_mcp.hooks.state import count_injection, session_state
+from cortex_mcp.hooks.state import count_injection, saving, session_state
 from cortex_mcp.project_names import project_of_folder
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from cortex_mcp.hooks.client import Connection
@@ -33,6 +40,9 @@ seventeen's re-test)."""
 QUERY_CHARS = 1800
 SAID_CHARS = 600
 """A conversation-log line injected is cut here; the budget decides how many fit."""
+DIGEST_MEMORIES = 50
+"""The memories the session start asks recall for (the most cortex_recall gives): its token
+budget decides how many are shown, not recall's default of eight."""
 INJECTION_HEAD = f"{HOOK_BLOCK}, relevant to this prompt:"
 DIGEST_HEAD = f"{HOOK_BLOCK}:"
 
@@ -43,30 +53,53 @@ def estimate_tokens(text: str) -> int:
     return wide + (len(text) - wide + 3) // 4
 
 
-def within(text: str, tokens: int) -> str:
-    """The lines of `text` that fit in `tokens`, in order: a line too long for what is left is
-    skipped, a shorter one after it may still fit ("" when none fits)."""
-    kept: list[str] = []
+def fitting(lines: list[str], tokens: int) -> list[int]:
+    """The indexes of the `lines` that fit in `tokens`, in order: a line too long for what is
+    left is skipped, a shorter one after it may still fit."""
+    kept: list[int] = []
     used = 0
-    for line in text.splitlines():
+    for index, line in enumerate(lines):
         cost = estimate_tokens(line) + 1
         if used + cost > tokens:
             continue
-        kept.append(line)
+        kept.append(index)
         used += cost
-    return "\n".join(kept).strip()
+    return kept
 
 
-def digest_within(text: str, settings: dict[str, Any]) -> str:
-    """A session-start digest (head first) within its budget, with the guidance line under it
-    (`guidance.hook_note`); "" when no memory line fits."""
+def within(text: str, tokens: int) -> str:
+    """The lines of `text` that fit in `tokens`, in order (`fitting`; "" when none fits)."""
+    lines = text.splitlines()
+    return "\n".join(lines[index] for index in fitting(lines, tokens)).strip()
+
+
+def digest_within(
+    text: str, settings: dict[str, Any], listed: Sequence[str] = (), more: int = 0
+) -> str:
+    """A session-start digest (head first, then the memory lines `listed`) within its budget,
+    with the guidance line under it (`guidance.hook_note`); "" when no line but the head fits.
+    The memories left out, `more` (recall's "N more") and the `listed` ones the budget left
+    out, are counted in a last line ("5 more: ask cortex_recall with a query."), which the
+    budget keeps room for: the agent learns the rest exist."""
     budget = int(settings["session_start_tokens"])
     saving = bool(settings["stop"] or settings["pre_compact"] or settings["session_end"])
     note = hook_note(settings["tools"], saving)
-    kept = within(text, budget - estimate_tokens(note) - 1 if note else budget)
-    if kept in ("", DIGEST_HEAD):
+    room = budget - estimate_tokens(note) - 1 if note else budget
+    lines = [*text.splitlines(), *listed]
+    first = len(lines) - len(listed)
+    counted = [i for i in range(first, len(lines)) if memory_category(lines[i]) != "profile"]
+    kept = fitting(lines, room)
+    left_out = more + len(set(counted) - set(kept))
+    if left_out:  # fitted again, with room for the line that counts them
+        said = DIGEST_MORE.format(more=more + len(counted))  # as long as it can get
+        kept = fitting(lines, room - estimate_tokens(said) - 1)
+        left_out = more + len(set(counted) - set(kept))
+    shown = "\n".join(lines[index] for index in kept).strip()
+    if shown in ("", DIGEST_HEAD):
         return ""
-    return f"{kept}\n{note}" if note else kept
+    if left_out:
+        shown += "\n" + DIGEST_MORE.format(more=left_out)
+    return f"{shown}\n{note}" if note else shown
 
 
 def distinct(lines: list[str]) -> list[str]:
@@ -141,13 +174,20 @@ class Moments:
         project = project_of_folder(event.cwd) or ""  # the working folder's project (#26)
         with self.connect() as server:
             # twice the budget: each line loses its date, layer and id here (`distinct`)
-            asked = {"max_tokens": max(50, budget * 2), **({"project": project} if project else {})}
-            digest = server.call_tool("cortex_recall", asked)
+            asked = {"max_results": DIGEST_MEMORIES, "max_tokens": max(50, budget * 2)}
+            digest = server.call_tool(
+                "cortex_recall", asked | ({"project": project} if project else {})
+            )
             hits = self._relevant(server, project, budget, logged=False, project=project)
         known = {str(m.get("id")) for m in digest.get("memories", []) if isinstance(m, dict)}
         lines = str(digest.get("context", "")).strip().splitlines()
-        lines += [line for memory_id, line in hits if memory_id not in known]
-        text = digest_within("\n".join([DIGEST_HEAD, *distinct(lines)]), self.settings)
+        head = lines.index(DIGEST_HEADER) if DIGEST_HEADER in lines else len(lines)
+        pad, listed = lines[:head], lines[head:]  # the scratchpad comes first
+        more = sum(int(line.split()[0]) for line in listed if is_digest_more(line))
+        listed += [line for memory_id, line in hits if memory_id not in known]
+        text = digest_within(
+            "\n".join([DIGEST_HEAD, *distinct(pad)]), self.settings, distinct(listed), more
+        )
         return self._counted(event, text)
 
     def prompt(self, event: Event) -> str:
@@ -278,15 +318,15 @@ class Moments:
         from cortex_mcp.hooks import transcripts
         from cortex_mcp.hooks.transcripts import Message
 
-        with session_state(self.home, event.host, event.session_id) as state:
-            messages, position = self._unsent(event, state)
+        with saving(self.home, event.host, event.session_id):
+            messages, position = self._unsent(event)
             pending = transcripts.exchanges(messages)
             if not pending and event.prompt and event.inline_reply:
                 pending = [
                     [Message("user", event.prompt), Message("assistant", event.inline_reply)]
                 ]
             if not pending:
-                state["position"] = position
+                self._saved(event, position)
                 return
             *missed, last = pending
             with self.connect() as server:
@@ -295,40 +335,52 @@ class Moments:
                 arguments = exchange_arguments(event, last, self.settings)
                 if arguments["user_message"] or arguments["assistant_message"]:
                     server.call_tool("cortex_ingest", arguments)
-            state["position"] = position
-            state["ingested"] += 1
+            self._saved(event, position, ingested=1)
 
     def pre_compact(self, event: Event, reason: str = "compaction") -> None:
         """Everything not yet sent to memory, to cortex_flush; each line once. The flush
         writes the session's episode too. At session end, with nothing left to send, an empty
         flush of the session closes it: its episode is written from what it logged."""
-        with session_state(self.home, event.host, event.session_id) as state:
-            messages, position = self._unsent(event, state)
+        with saving(self.home, event.host, event.session_id):
+            messages, position = self._unsent(event)
             closing = reason == "session-end" and event.session_id
             if messages or closing:
                 with self.connect() as server:
                     self._flush(server, event, messages, reason)
-                state["flushed"] += len(messages)
-            state["position"] = position
-            if reason == "session-end":
-                state["ended"] = True
+            self._saved(event, position, flushed=len(messages), ended=reason == "session-end")
 
     def session_end(self, event: Event) -> None:
         """The rest of the session flushed, its episode written, the session marked ended."""
         self.pre_compact(event, reason="session-end")
 
-    def _unsent(self, event: Event, state: dict[str, Any]) -> tuple[list[Message], int]:
+    def _unsent(self, event: Event) -> tuple[list[Message], int]:
+        """What the transcript holds past where the last save got to, and where it ends. The
+        state's lock is held only to read that position: never while reading or sending."""
         from cortex_mcp.hooks import transcripts
 
+        with session_state(self.home, event.host, event.session_id) as state:
+            same = state["transcript"] == str(event.transcript)
+            start = int(state["position"]) if same or event.transcript is None else 0
         if event.transcript is None:
-            return [], int(state["position"])
-        if state["transcript"] != str(event.transcript):
-            state["transcript"], state["position"] = str(event.transcript), 0
+            return [], start
         try:
-            chunk = transcripts.read_since(event.host, event.transcript, int(state["position"]))
+            chunk = transcripts.read_since(event.host, event.transcript, start)
         except transcripts.BadTranscript:  # a file this version cannot read: the inline text
-            return [], int(state["position"])
+            return [], start
         return chunk.messages, chunk.position
+
+    def _saved(
+        self, event: Event, position: int, ingested: int = 0, flushed: int = 0, ended: bool = False
+    ) -> None:
+        """Where the save got to in the transcript, and what it sent, in the session's state
+        (the prompt hook's counts, written meanwhile, kept)."""
+        with session_state(self.home, event.host, event.session_id) as state:
+            if event.transcript is not None:
+                state["transcript"] = str(event.transcript)
+            state["position"] = position
+            state["ingested"] += ingested
+            state["flushed"] += flushed
+            state["ended"] = state["ended"] or ended
 
     def _flush(
         self, server: Connection, event: Event, messages: list[Message], reason: str

@@ -1,7 +1,8 @@
-"""Old sessions' hook state taken away: each (host, session) leaves a `.json`, a `.lock` and a
-`.runs` file under <home>/hooks/sessions, and a heavy user starts thousands of sessions a
-year. A detached save (Stop, PreCompact, SessionEnd: no one waits for it, and every host has
-a Stop) prunes at most once a day, at most PRUNE_BATCH sessions. Standard library only."""
+"""Old sessions' hook state taken away: each (host, session) leaves a `.json`, a `.lock`, a
+`.runs` and a `.saving` file under <home>/hooks/sessions, and a heavy user starts thousands of
+sessions a year. A detached save (Stop, PreCompact, SessionEnd: no one waits for it, and
+every host has a Stop) prunes at most once a day, at most PRUNE_BATCH sessions. Standard
+library only."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ PRUNE_EVERY_S = DAY_S
 PRUNE_BATCH = 200
 """Sessions looked at per prune (the first prune after an upgrade finds a year's files)."""
 MARKER = ".pruned"
-SUFFIXES = (".json", ".runs", ".lock")
+SUFFIXES = (".json", ".runs", ".lock", ".saving")
 
 
 def prune_sessions(data_home: Path, now: float) -> int:
@@ -60,7 +61,7 @@ def prune_sessions(data_home: Path, now: float) -> int:
 
 def _prune(folder: Path, stem: str, now: float) -> bool:
     """One session's files removed, under its lock, when it is still over; True if they were."""
-    lock = folder / f"{stem}.lock"
+    lock, saving = folder / f"{stem}.lock", folder / f"{stem}.saving"
     descriptor = open_locked(lock, wait=False)
     if descriptor is None:  # a hook of this session runs now
         return False
@@ -69,13 +70,17 @@ def _prune(folder: Path, stem: str, now: float) -> bool:
         idle_s = now - max((at for p in files if (at := _modified(p)) is not None), default=0.0)
         if idle_s <= IDLE_S or (idle_s <= KEPT_S and _transcript_there(files[0])):
             return False
-        runs = open_locked(files[1], wait=False) if files[1].exists() else None
-        if runs is None and files[1].exists():  # a copy's claim is being made
-            return False
-        for path in files:
-            path.unlink(missing_ok=True)
-        if runs is not None:
-            os.close(runs)
+        held = [open_locked(p, wait=False) if p.exists() else -1 for p in (files[1], saving)]
+        try:
+            if None in held:  # a copy's claim is being made, or a save is under way
+                return False
+            for path in files:
+                path.unlink(missing_ok=True)
+            saving.unlink(missing_ok=True)
+        finally:
+            for other in held:
+                if other is not None and other >= 0:
+                    os.close(other)
         lock.unlink(missing_ok=True)
         return True
     finally:

@@ -112,6 +112,23 @@ def session_state(data_home: Path, host: str, session_id: str) -> Iterator[dict[
         os.close(descriptor)  # closing releases the lock
 
 
+@contextmanager
+def saving(data_home: Path, host: str, session_id: str) -> Iterator[None]:
+    """One save of the session at a time (Stop, PreCompact, SessionEnd): a lock of its own
+    (`.saving`), held while the save reads the transcript and sends it. The state's lock
+    (`session_state`) is taken only to read where the save starts and to write where it got
+    to, so the prompt hook, which takes it to count what it injected, never waits for a save:
+    a resumed session's 6,000 messages held it 14 s (the host gives the prompt 5)."""
+    path = state_file(data_home, host, session_id).with_suffix(".saving")
+    private_dir(path.parent)
+    descriptor = open_locked(path)
+    assert descriptor is not None  # waited for
+    try:
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
+
+
 def count_injection(state: dict[str, Any], tokens: int) -> None:
     """Record one injection of `tokens` (0 when nothing was injected)."""
     state["turns"] = [*state["turns"], tokens][-KEPT_TURNS:]

@@ -41,9 +41,10 @@ async def eventually(check: Callable[[], bool], what: str) -> None:
 
 
 @asynccontextmanager
-async def running_server(home: Path) -> AsyncIterator[Client]:
-    """`python -m cortex_mcp` on stdio, once its hook socket answers."""
-    async with Client(stdio_server(home, **SERVER_ENV)) as client:
+async def running_server(home: Path, **extra_env: str) -> AsyncIterator[Client]:
+    """`python -m cortex_mcp` on stdio (its environment: SERVER_ENV and `extra_env`), once its
+    hook socket answers."""
+    async with Client(stdio_server(home, **SERVER_ENV, **extra_env)) as client:
         await eventually(socket_path(home).exists, "the server's socket exists")
         yield client
 

@@ -277,7 +277,8 @@ def test_a_small_session_start_budget_holds_memories_not_the_flattened_profile(
     """Found trying the product: at a 100-token budget the session start held no memory. The
     profile (the core memories strung together) hid them as repeats of itself and, one long
     line, did not fit; the date, layer and id of every line and recall's own head and "N more"
-    lines took the rest."""
+    lines took the rest. Those left out are counted in the hook's own "N more" line: recall's
+    three and the decision the budget had no room for."""
     ids = "(id 01a21b25-90ec-75c1-a7f8-e5dcf78d6941)"
     context = "\n".join(
         [
@@ -303,7 +304,8 @@ def test_a_small_session_start_budget_holds_memories_not_the_flattened_profile(
         "- [identity] My name is Dmitri.",
         "- [preference] I prefer short answers, no emojis",
     ], digest
-    assert "profile" not in digest and "(id " not in digest and "more:" not in digest
+    assert "profile" not in digest and "(id " not in digest
+    assert digest.splitlines()[3] == "4 more: ask cortex_recall with a query.", digest
 
 
 def test_a_memory_naming_the_product_asked_about_is_injected(tmp_path: Path) -> None:
