@@ -96,7 +96,7 @@ _LEAD_INS = tuple(
 """The clause before a colon that leads into pasted text, in English, Chinese and Japanese."""
 
 _COLON = re.compile(r"[:：]")
-_CLAUSE_START = re.compile(r".*(?:[.!?。！？:：]\s*)")
+_CLAUSE_END = re.compile(r"[.!?。！？:：]")
 
 
 def own_words(message: str) -> str:
@@ -126,10 +126,15 @@ def own_words(message: str) -> str:
 
 def _lead_in_end(line: str) -> int | None:
     """Where the first lead-in of a line ends (after its colon), if it has one."""
-    for colon in _COLON.finditer(line):
-        before = line[: colon.start()]
-        start = _CLAUSE_START.match(before)
-        clause = before[start.end() :] if start else before
+    start = 0  # where the clause before the next colon starts: after the last sign ending one
+    ends = _CLAUSE_END.finditer(line)  # read once along the line (from its start for each
+    for colon in _COLON.finditer(line):  # colon, a line of JSON took 180 ms)
+        for end in ends:
+            if end.start() >= colon.start():
+                break
+            start = end.end()
+        clause = line[start : colon.start()]
+        start = colon.end()
         if any(pattern.search(clause.strip()) for pattern in _LEAD_INS):
             return colon.end()
     return None
