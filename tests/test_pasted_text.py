@@ -17,7 +17,7 @@ from mcp import Client
 from cortex_mcp.config import Settings
 from cortex_mcp.server import build_server
 from tests.conftest import FrozenClock, data_of, inspect_database
-from tests.test_said_whole import live, say
+from tests.test_said_whole import held, live, say
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
@@ -103,3 +103,25 @@ async def test_a_tool_result_a_quoted_text_and_a_quote_stay_unread(
 ) -> None:
     data_of(await client.call_tool("cortex_ingest", arguments | {"assistant_message": "Done."}))
     assert live(plain) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "slots"),
+    [
+        ("Mom wrote: call me. I live in Oslo and my son is Leo.", ["home=Oslo", "person:son=Leo"]),
+        ("My boss wrote: great job. Anyway, I live in Oslo.", ["home=Oslo"]),
+        ('My wife said: "let\'s move to Bergen". I live in Oslo.', ["home=Oslo"]),
+        ("Tom said: I'm not coming. My wife is Anna by the way.", ["person:wife=Anna"]),
+        ("Here's the log:\nERROR 500 at /api\n\nBy the way, I moved to Dallas.", ["home=Dallas"]),
+        ("Reply to this email for me:\n\nHi Sam, see you Monday.\n\n---\n"
+         "Also unrelated, I moved to Dallas last week.", ["home=Dallas"]),
+        ("他说：我住在北京。我住在上海。", ["home=上海"]),
+    ],
+)  # fmt: skip
+async def test_the_users_own_words_after_a_quote_are_read(
+    client: Client, plain: Settings, message: str, slots: list[str]
+) -> None:
+    """Found re-testing (rt20b): everything after a lead-in was left unread, the user's own
+    sentences after what someone said, or after "By the way" below a pasted log, too."""
+    await say(client, message)
+    assert held(plain) == sorted(slots)

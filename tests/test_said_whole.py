@@ -608,12 +608,18 @@ async def test_what_the_seventh_retest_left_open_is_read(
         (["My sons are Leo and Max."], ["person:son=Leo", "person:son=Max"]),
         # a new name given in place of the one held
         (["My daughter is Maya.", "Sorry, I meant Mia, not Maya."], ["person:daughter=Mia"]),
-        (["My son is Leo.", "Oops, typo: it's Leon, not Leo."], ["person:son=Leon"]),
+        (["My son is Leo.", "Sorry, I meant Leon, not Leo."], ["person:son=Leon"]),
         (["My dog is Rex.", "Correction: the dog is called Max, not Rex."], ["pet:dog=Max"]),
-        (["My name is Jon.", "It's John, not Jon."], ["name=John"]),
-        # ... but not another person's
+        (["My name is Jon.", "I meant John, not Jon."], ["name=John"]),
+        # ... but not another person's, nor a name said of something else, nor a day (rt20b)
         (["My daughter is Maya.", "My sister is Mia, not Maya."],
          ["person:daughter=Maya", "person:sister=Mia"]),
+        (["My wife is Anna.", "In the email draft, it's Hanna, not Anna — she's the client."],
+         ["person:wife=Anna"]),
+        (["My son is Leo.", "Fix the typo in the README: it's Leon, not Leo."],
+         ["person:son=Leo"]),
+        (["My daughter is April.", "Sorry, I meant May, not April."], ["person:daughter=April"]),
+        (["My son is Jack.", "I meant Tuesday, not Jack."], ["person:son=Jack"]),
     ],
 )  # fmt: skip
 async def test_one_fact_replaced_leaves_the_others(
@@ -636,3 +642,22 @@ async def test_a_memory_of_several_facts_is_not_replaced_by_one(
     texts = [text for text, _ in live(plain)]
     assert said in texts
     assert "The dog is called Max, not Rex." in texts
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "found"),
+    [
+        (["We also have a dog named Biscuit."], "do I have any pets?", ["Biscuit"]),
+        (["I have two kids, Maya and Leo."], "what are my kids' names?", ["Maya", "Leo"]),
+    ],
+)
+async def test_a_question_in_other_words_finds_the_relation(
+    client: Client, said: list[str], question: str, found: list[str]
+) -> None:
+    """Found re-testing (rt20): "do I have any pets?" found nothing with "We also have a dog
+    named Biscuit." stored (keywords only), and the children read as such are asked for as
+    kids."""
+    await say(client, *said)
+    answer = data_of(await client.call_tool("cortex_recall", {"query": question}))
+    shown = " ".join(m["content"] for m in answer["memories"][: len(found)])
+    assert all(name in shown for name in found), answer["memories"]

@@ -28,10 +28,16 @@ class CallFailed(Exception):
 class Connection:
     """One MCP session on the local socket, initialized on open."""
 
-    def __init__(self, path: Path, timeout: float) -> None:
+    def __init__(self, path: Path, timeout: float, total: float | None = None) -> None:
+        """Connect and initialize; `timeout` bounds each answer, `total` (None: no bound) the
+        whole session's (an injecting hook's host waits for it: a few slow answers in a row
+        could each stay under `timeout` and together pass the host's limit)."""
         import socket  # here, not at the top: a skipped prompt or a detached parent never pays it
+        import time
 
         self._timeout = timeout
+        self._total = total
+        self._deadline = None if total is None else time.monotonic() + total
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._socket.settimeout(timeout)
         try:
@@ -91,6 +97,17 @@ class Connection:
             result = message.get("result")
             return result if isinstance(result, dict) else {}
 
+    def _within_total(self) -> None:
+        """The next read waits only what is left of the session's total (NoServer when none)."""
+        if self._deadline is None:
+            return
+        import time
+
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise NoServer(f"the server gave no answer within {self._total:g} s in all")
+        self._socket.settimeout(min(self._timeout, left))
+
     def _send(self, message: dict[str, Any]) -> None:
         data = well_formed(json.dumps(message, ensure_ascii=False)).encode("utf-8") + b"\n"
         try:
@@ -100,9 +117,11 @@ class Connection:
 
     def _receive(self) -> dict[str, Any]:
         while b"\n" not in self._pending:
+            self._within_total()
             try:
                 chunk = self._socket.recv(1 << 16)
             except TimeoutError as err:
+                self._within_total()  # the total's NoServer, when it is the total that ran out
                 raise NoServer(f"the server gave no answer within {self._timeout:g} s") from err
             except OSError as err:
                 raise NoServer(f"receive: {err.strerror or err}") from err

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 MAX_STDIN = 4 << 20
 INJECT_TIMEOUT_S = 2.0
 """The user waits for these: past it, nothing is injected."""
+INJECT_TOTAL_S = 3.0
+"""What an injecting moment's whole session with the server may take: the host gives the hook
+5 s (the plugin's timeout), and starting, reading the event and the transcript take some."""
 SAVE_TIMEOUT_S = 60.0
 CHILD_NICENESS = 10
 """A detached save runs this much nicer than the hook's parent (#25)."""
@@ -164,14 +167,16 @@ def log(data_home: str, line: str) -> None:
         pass
 
 
-def moments_of(data_home: str, settings: dict[str, Any], timeout: float) -> Moments:
+def moments_of(
+    data_home: str, settings: dict[str, Any], timeout: float, total: float | None = None
+) -> Moments:
     """The moments on `data_home` (imported here: the parent of a detached save never
     needs them)."""
     from pathlib import Path
 
     from cortex_mcp.hooks.moments import Moments
 
-    return Moments(Path(data_home), settings, timeout)
+    return Moments(Path(data_home), settings, timeout, total)
 
 
 def save(moments: Moments, event: Event) -> None:
@@ -210,7 +215,7 @@ def run(host: str, moment: str, payload: dict[str, Any], fingerprint: str) -> st
             # not exist (anthropics/claude-code#41310), and so may a session after /clear;
             # the prompt alone is the query then, and nothing is wrong
             event.transcript_path = None
-        moments = moments_of(data_home, settings, INJECT_TIMEOUT_S)
+        moments = moments_of(data_home, settings, INJECT_TIMEOUT_S, INJECT_TOTAL_S)
         try:
             context = getattr(moments, moment.replace("-", "_"))(event)
         except NoServer as err:

@@ -153,16 +153,23 @@ def memory_text(line: str) -> str | None:
 class Moments:
     """Runs the moments against the server on the local socket of `data_home`."""
 
-    def __init__(self, data_home: Path, settings: dict[str, Any], timeout: float) -> None:
+    def __init__(
+        self,
+        data_home: Path,
+        settings: dict[str, Any],
+        timeout: float,
+        total: float | None = None,
+    ) -> None:
         self.home = data_home
         self.settings = settings
         self.timeout = timeout
+        self.total = total  # what a session with the server may take in all (None: no bound)
 
     def connect(self) -> Connection:
         """A session with the running server (NoServer when there is none)."""
         from cortex_mcp.hooks.client import Connection
 
-        return Connection(socket_path(self.home), self.timeout)
+        return Connection(socket_path(self.home), self.timeout, self.total)
 
     # -- injecting moments -------------------------------------------------------------
 

@@ -176,6 +176,15 @@ def test_a_password_keeps_its_backslashes_and_a_folder_variable_is_no_password()
         ("服务器的密码是abc123", "abc123"),
         ("github的密码：Abc123!", "Abc123!"),
         ("githubのパスワードはAbc123です", "Abc123"),
+        # the second re-test (rt20b)
+        ("The password for the prod database is now s3cr3tPass", "s3cr3tPass"),
+        ("the staging db password, it's hunter2", "hunter2"),
+        ("my pw for staging is hunter2", "hunter2"),
+        ("my password's hunter2", "hunter2"),
+        ("my password was hunter2 until yesterday", "hunter2"),
+        ("Password for staging? hunter2", "hunter2"),
+        ("PIN for my card is 1234", "1234"),
+        ("my password is now hunter2", "hunter2"),
     ],
 )
 def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secret: str) -> None:
@@ -197,6 +206,12 @@ def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secr
         "passwords should be at least 12 characters",
         "The password for the admin account is expired.",
         "a password issue in the password isolation mode",
+        "my password was weak",
+        "my password's expired",
+        "the password was changed yesterday",
+        "Password for what? I have no idea",
+        "pin the tab to 1234",
+        "PIN is required",
     ],
 )
 def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:

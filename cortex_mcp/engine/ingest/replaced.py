@@ -15,6 +15,7 @@ import re
 from cortex_mcp.engine.ingest.duplicates import never_paraphrased
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.naming import named_in, names, renamed
+from cortex_mcp.engine.language.slot_words import PETS, RELATIONS
 from cortex_mcp.engine.language.subjects import first_subject
 from cortex_mcp.models import Layer, Memory
 from cortex_mcp.search.query import match_expression
@@ -83,7 +84,11 @@ def _replaces(statement: str, memory: Memory, value: str) -> bool:
     text = memory.content
     predicate = str(memory.metadata.get("predicate") or "")
     held = str(memory.metadata.get("value"))
-    if _holds_a_name(predicate) and names(held, value) and renamed(statement, value):
+    if (
+        _holds_a_name(predicate)
+        and names(held, value)
+        and renamed(statement, value, whose(predicate))
+    ):
         return first_subject(statement).key in ("user", "?", first_subject(text).key)
     if _other_person(statement, text) or _rejects(text, value):
         return False  # another person's; or itself a correction away from that value
@@ -91,6 +96,19 @@ def _replaces(statement: str, memory: Memory, value: str) -> bool:
         return True
     without = re.sub(re.escape(value), " ", statement, flags=re.I)
     return bool(_terms(without) & _terms(text))
+
+
+def whose(predicate: str) -> frozenset[str]:
+    """The words naming whose name a slot holds: "daughter" for person:daughter, "dog" and
+    "puppy" for pet:dog."""
+    detail = predicate.partition(":")[2]
+    kinds = {detail, *_CHILDREN} if detail in _CHILDREN else {detail}
+    words = [word for word, kind in (RELATIONS | PETS).items() if kind in kinds and word.isascii()]
+    return frozenset([*kinds, *words]) if detail else frozenset()
+
+
+_CHILDREN = ("child", "daughter", "son")
+"""A child is a daughter or a son: "my daughter's name is Mia, not Maya" of "My child is Maya"."""
 
 
 def _holds_a_name(predicate: str) -> bool:

@@ -108,12 +108,61 @@ def named_in(text: str) -> Named | None:
     return Named(tuple(v for v in values if v), topic)
 
 
-def renamed(text: str, old: str) -> str | None:
-    """The name `text` gives in place of the name `old` ("Sorry, I meant Mia, not Maya.",
-    "Oops, typo: it's Leon, not Leo."); None when it gives none."""
+def renamed(text: str, old: str, about: frozenset[str] = frozenset()) -> str | None:
+    """The name `text` gives in place of the name `old`, when that is all it says ("Sorry, I
+    meant Mia, not Maya.", "Correction: the dog is called Max, not Rex."; `about`: the words
+    naming whose name it is, "dog"); None when it gives none, or says more ("In the email
+    draft, it's Hanna, not Anna", "Fix the typo in the README: it's Leon, not Leo": found
+    re-testing, each replaced a wife's or a son's name), or what it gives is a day or a month
+    ("Sorry, I meant May, not April.")."""
     found = re.search(
         rf"(?<![\w'-])(?P<new>[A-Z][\w'-]+),? (?:and )?not {re.escape(old)}(?![\w'-])", text
     )
-    if found is None or found["new"].casefold() == old.casefold():
+    if found is None or found["new"].casefold() == old.casefold() or _WHEN.fullmatch(found["new"]):
         return None
-    return found["new"]
+    rest = text[: found.start()] + " " + text[found.end() :]
+    said = {word.removesuffix("'s") for word in re.findall(r"[a-z']+", rest.casefold())}
+    return found["new"] if said <= _AROUND_A_NAME | about else None
+
+
+_WHEN = re.compile(
+    r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|today|tomorrow|yesterday"
+)
+_AROUND_A_NAME = frozenset(
+    [
+        "sorry",
+        "oops",
+        "typo",
+        "actually",
+        "i",
+        "meant",
+        "mean",
+        "it",
+        "it's",
+        "its",
+        "is",
+        "was",
+        "no",
+        "wait",
+        "correction",
+        "correct",
+        "my",
+        "bad",
+        "the",
+        "name",
+        "names",
+        "her",
+        "his",
+        "their",
+        "called",
+        "named",
+        "spelled",
+        "spelt",
+        "misspelled",
+        "not",
+        "s",
+        "that",
+    ]
+)
+"""What a correction of a name says besides the two names."""

@@ -99,6 +99,8 @@ def _password_after_words(match: re.Match[str]) -> bool:
     return _names_no_description(match) and _ends_its_clause(match)
 
 
+_NOW = r"(?:(?:now|still|currently|actually)\s+)?"
+"""A word between a password's verb and its value ("… is now s3cr3tPass")."""
 ASSIGNED = r"[\"']?\s*(?:[:=]|=>)\s*[\"']?" + NOT_A_MARKER
 
 SECRET_PATTERNS: tuple[SecretPattern, ...] = (
@@ -232,6 +234,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(
             r"(?i)(?:\b[a-z0-9_]{0,40}?(?:password|passwd|passcode)|\bpwd|\bpass|密码|密碼|口令|パスワード)"
             r"(?:\\?[\"'])?\s*(?:[:=：]|是|为|為|は|is\b)\s*(?:\\?[\"'])?"
+            + _NOW
             + NOT_A_MARKER
             + r"([^\s\"'，。,;、]{3,})"  # a backslash in it is kept: part of the password
         ),
@@ -245,14 +248,17 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)\b(?:password|passwd|passcode|pwd)"
-            r"(?:\s+(?:for|of|to|on|at)(?:\s+[^\s:=?!.,;\"'`]+){1,5}?(?:\s*[:=]|\s+is\b:?)"
-            r"|\s*\?\s*it(?:\s+is\b|'s|’s))\s*[`\"']?"
+            r"(?i)\b(?:password|passwd|passcode|pwd|pw)"
+            r"(?:\s+(?:for|of|to|on|at)(?:\s+[^\s:=?!.,;\"'`]+){1,5}?"
+            r"(?:\s*[:=?]|\s+(?:is|was)\b:?)"
+            r"|\s*[?,]\s*it(?:\s+is\b|\s+was\b|'s|’s)|['’]s|\s+was\b)\s*[`\"']?"
+            + _NOW
             + NOT_A_MARKER
             + r"([^\s`\"'，。,;、]{2,}[^\s`\"'，。,;、.:)?])"
         ),
-        "with words between: `password for the staging db is …`, `password for github: …`,"
-        " `password of the db is …`, `the db password? it is …`, when the value has a digit,"
+        "with words between: `password for the staging db is (now) …`, `password for github:"
+        " …`, `password for staging? …`, `password of the db is …`, `the db password, it's …`,"
+        " `my password's …`, `my pw for staging was …`, when the value has a digit,"
         " a symbol or a capital inside it, or is a word that ends the clause and is no"
         " description (`… is on the fridge`, `… is expired` are left)",
         1,
@@ -270,6 +276,15 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         " (`password reset`, `the password field`) are left",
         1,
         _password_in_prose,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)\bPIN(?:\s+(?:code|number))?(?:\s+(?:for|of|to|on)(?:\s+[^\s:=?!.,;]+){1,5}?)?"
+            r"(?:\s*[:=]|\s+(?:is|was)\b)\s*" + _NOW + NOT_A_MARKER + r"(\d{4,8})\b"
+        ),
+        "a PIN's digits: `PIN for my card is 1234`, `PIN code: 4321`",
+        1,
     ),
     SecretPattern(
         "card_number",

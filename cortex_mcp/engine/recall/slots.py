@@ -33,7 +33,13 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
             r"|我(现在|目前|如今)?在哪(里|儿|家公司|个公司)?(工作|上班)|哪家公司|我是做什么|職業|仕事|勤め"
         ),
     ),
-    (("pet:",), re.compile(r"(?i)\bmy (pet|cat|dog)\b|宠物|我的(猫|狗)|ペット|うちの(猫|犬)")),
+    (
+        ("pet:",),
+        re.compile(
+            r"(?i)\bmy (pet|cat|dog)s?\b|\b(?:do|did) (?:i|we) (?:still )?(?:have|own) "
+            r"(?:a |any )?(?:pets?|cats?|dogs?)\b|宠物|我的(猫|狗)|ペット|うちの(猫|犬)"
+        ),
+    ),
     (
         ("person:", "birthday:"),
         re.compile(
@@ -90,8 +96,9 @@ _RELATION_ASKED = re.compile(
     r"father|brother|sister)\b|\b(?:am i|i'm|i am) (married)\b"
 )
 _ASKED_AS = {
-    "kid": ("daughter", "son"), "kids": ("daughter", "son"), "child": ("daughter", "son"),
-    "children": ("daughter", "son"), "daughters": ("daughter",), "sons": ("son",),
+    "kid": ("child", "daughter", "son"), "kids": ("child", "daughter", "son"),
+    "child": ("child", "daughter", "son"), "children": ("child", "daughter", "son"),
+    "daughters": ("daughter",), "sons": ("son",),
     "wife": ("wife", "spouse"), "husband": ("husband", "spouse"),
     "partner": ("partner", "spouse"), "spouse": ("spouse", "wife", "husband", "partner"),
     "married": ("spouse", "wife", "husband", "partner"),
