@@ -112,7 +112,7 @@ async def test_a_tool_result_a_quoted_text_and_a_quote_stay_unread(
         ("My boss wrote: great job. Anyway, I live in Oslo.", ["home=Oslo"]),
         ('My wife said: "let\'s move to Bergen". I live in Oslo.', ["home=Oslo"]),
         ("Tom said: I'm not coming. My wife is Anna by the way.", ["person:wife=Anna"]),
-        ("Here's the log:\nERROR 500 at /api\n\nBy the way, I moved to Dallas.", ["home=Dallas"]),
+        ("Here's the log:\nERROR 500 at /api\n\nUnrelated, I moved to Dallas.", ["home=Dallas"]),
         ("Reply to this email for me:\n\nHi Sam, see you Monday.\n\n---\n"
          "Also unrelated, I moved to Dallas last week.", ["home=Dallas"]),
         ("他说：我住在北京。我住在上海。", ["home=上海"]),
@@ -125,3 +125,26 @@ async def test_the_users_own_words_after_a_quote_are_read(
     sentences after what someone said, or after "By the way" below a pasted log, too."""
     await say(client, message)
     assert held(plain) == sorted(slots)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Reply to this email for me:\n\nHi,\n\nI'm John Smith and I live in Dallas. I'd like a "
+        "refund.\n\nAlso, I work at Acme Corp and my wife is Sarah.\n\nThanks,\nJohn",
+        "Can you summarize this email:\n\nHey Sam,\n\nThe launch slipped again.\n\nAnyway, I "
+        "moved to Denver last month.",
+        "Reply to this customer email:\n\nHello,\n\nThanks for the order.\n\nP.S. I moved to "
+        "Seattle.",
+        "帮我回复这封邮件：\n\n你好，我叫王强，住在上海。\n\n另外，我在腾讯工作。",
+        "Karen wrote: Hi! I'm Karen Lee and I live in Austin.",
+        "Karen wrote: Hello there. My name is Karen and I work at Globex.",
+    ],
+)
+async def test_an_email_s_own_paragraphs_and_greeting_stay_pasted(
+    client: Client, plain: Settings, message: str
+) -> None:
+    """Found re-testing (rt20c): a pasted email's paragraph beginning "Also," / "Anyway," /
+    "P.S." / 另外 was read as the user's, and so was a quote after its greeting."""
+    await say(client, message)
+    assert held(plain) == []

@@ -620,6 +620,14 @@ async def test_what_the_seventh_retest_left_open_is_read(
          ["person:son=Leo"]),
         (["My daughter is April.", "Sorry, I meant May, not April."], ["person:daughter=April"]),
         (["My son is Jack.", "I meant Tuesday, not Jack."], ["person:son=Jack"]),
+        # the third re-test (rt20c)
+        (["My daughter is Maya.", "My name is Mia, not Maya."],
+         ["name=Mia", "person:daughter=Maya"]),
+        (["I live in Austin.", "Sorry, I meant Boston, not Austin."], ["home=Boston"]),
+        (["We use Postgres for billing.", "Actually billing is on MySQL, not Postgres."],
+         ["uses:database=MySQL"]),
+        (["I have a dog named Rex and a cat named Tom.",
+          "Correction: the dog is called Max, not Rex."], ["pet:cat=Tom", "pet:dog=Max"]),
     ],
 )  # fmt: skip
 async def test_one_fact_replaced_leaves_the_others(

@@ -185,6 +185,14 @@ def test_a_password_keeps_its_backslashes_and_a_folder_variable_is_no_password()
         ("Password for staging? hunter2", "hunter2"),
         ("PIN for my card is 1234", "1234"),
         ("my password is now hunter2", "hunter2"),
+        # the third re-test (rt20c)
+        ("Password for root at 10.0.0.5: Tr0ub4dor&3", "Tr0ub4dor&3"),
+        ("password for the wifi? It's GuestNet2024", "GuestNet2024"),
+        ("Password for staging? it was hunter2", "hunter2"),
+        ("Remember my pw is hunter2", "hunter2"),
+        ("wifi pw: Sunshine99", "Sunshine99"),
+        ("I changed my password to Hunter2024", "Hunter2024"),
+        ("Zoom meeting ID 123, passcode 998877", "998877"),
     ],
 )
 def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secret: str) -> None:
@@ -212,6 +220,18 @@ def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secr
         "Password for what? I have no idea",
         "pin the tab to 1234",
         "PIN is required",
+        # the third re-test (rt20c): words said of a password after the new forms' verbs
+        "Help, I think my password was compromised. What should I do first?",
+        "my password's broken",
+        "the password is now stale",
+        "the wifi password, it's unchanged",
+        "Password for staging? Nope.",
+        "Password for the shared drive? Slack.",
+        "Remember: the pin for the map is 1234 Main St",
+        "the GPIO pin is 1234",
+        "the PIN is 4 digits",
+        "pw: see 1Password",
+        "what's the password for the guest wifi? it's on the card",
     ],
 )
 def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:

@@ -59,7 +59,7 @@ async def replaced_by_name(
         if named.topic and _about(named.topic, memory.content):
             return f"revokes what was said about {named.topic}", memory
         value = next((v for v in named.values if names(memory.content, v)), None)
-        if value is not None and _replaces(proposal.content, memory, value):
+        if value is not None and _replaces(proposal, memory, value):
             return f"names the value it replaces ({value})", memory
     return None
 
@@ -76,19 +76,15 @@ def _in_scope(memory: Memory, proposal: Proposal, agent_id: str | None) -> bool:
     )
 
 
-def _replaces(statement: str, memory: Memory, value: str) -> bool:
+def _replaces(proposal: Proposal, memory: Memory, value: str) -> bool:
     """The memory is what the statement corrects: about the same person, not itself saying
     that value is replaced, and sharing a word with it besides the value, or holding what a
     project uses as that value ("The service uses PostgreSQL 14." for "the billing DB is MySQL
     8, not Postgres")."""
-    text = memory.content
+    statement, text = proposal.content, memory.content
     predicate = str(memory.metadata.get("predicate") or "")
     held = str(memory.metadata.get("value"))
-    if (
-        _holds_a_name(predicate)
-        and names(held, value)
-        and renamed(statement, value, whose(predicate))
-    ):
+    if _renames(proposal, predicate, held, value):
         return first_subject(statement).key in ("user", "?", first_subject(text).key)
     if _other_person(statement, text) or _rejects(text, value):
         return False  # another person's; or itself a correction away from that value
@@ -96,6 +92,18 @@ def _replaces(statement: str, memory: Memory, value: str) -> bool:
         return True
     without = re.sub(re.escape(value), " ", statement, flags=re.I)
     return bool(_terms(without) & _terms(text))
+
+
+def _renames(proposal: Proposal, predicate: str, held: str, value: str) -> bool:
+    """The proposal gives a new value in place of `value`, the one a renamable slot holds, and
+    sets no slot or that one ("My name is Mia, not Maya." is the user's name, not a new name
+    for the daughter Maya: found re-testing, it replaced her)."""
+    if not renamable(predicate) or not names(held, value):
+        return False
+    own = proposal.slot.predicate if proposal.slot is not None else predicate
+    if own != predicate and not {own, predicate} <= {f"person:{c}" for c in _CHILDREN}:
+        return False
+    return renamed(proposal.content, value, whose(predicate)) is not None
 
 
 def whose(predicate: str) -> frozenset[str]:
@@ -111,9 +119,11 @@ _CHILDREN = ("child", "daughter", "son")
 """A child is a daughter or a son: "my daughter's name is Mia, not Maya" of "My child is Maya"."""
 
 
-def _holds_a_name(predicate: str) -> bool:
+def renamable(predicate: str) -> bool:
+    """A slot whose value a bare "X, not Y" corrects: a name (the user's, a relation's, a
+    pet's), the home, the workplace."""
     kind, *detail = predicate.split(":")
-    return predicate == "name" or (kind in NAMED and len(detail) == 1)
+    return predicate in ("name", "home", "workplace") or (kind in NAMED and len(detail) == 1)
 
 
 def _other_person(first: str, second: str) -> bool:

@@ -27,7 +27,7 @@ from typing import Literal
 
 from cortex_mcp.engine.ingest.duplicates import find_duplicate
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.ingest.replaced import replaced_by_name, whose
+from cortex_mcp.engine.ingest.replaced import PROJECT_SLOTS, renamable, replaced_by_name, whose
 from cortex_mcp.engine.language.answers import llm_object
 from cortex_mcp.engine.language.naming import named_in, names, renamed
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
@@ -294,8 +294,15 @@ def _taking_over(verdict: Verdict, target: Memory, proposal: Proposal) -> Verdic
     place of the one it holds ("Sorry, I meant Mia, not Maya.": the daughter is Mia now)."""
     if proposal.slot is not None:
         return verdict
-    predicate, held = target.metadata.get("predicate"), str(target.metadata.get("value", ""))
-    new = renamed(proposal.content, held, whose(str(predicate))) if held else None
+    predicate, held = (
+        str(target.metadata.get("predicate", "")),
+        str(target.metadata.get("value", "")),
+    )
+    new = None
+    if held and predicate.startswith(PROJECT_SLOTS):  # "billing is on MySQL, not Postgres"
+        new = renamed(proposal.content, held, None)
+    elif held and renamable(predicate):
+        new = renamed(proposal.content, held, whose(predicate))
     fact = next((f for f in find_slots(target.content) if f.predicate == predicate), None)
     if new is None or fact is None:
         return verdict

@@ -108,10 +108,11 @@ def named_in(text: str) -> Named | None:
     return Named(tuple(v for v in values if v), topic)
 
 
-def renamed(text: str, old: str, about: frozenset[str] = frozenset()) -> str | None:
+def renamed(text: str, old: str, about: frozenset[str] | None = frozenset()) -> str | None:
     """The name `text` gives in place of the name `old`, when that is all it says ("Sorry, I
     meant Mia, not Maya.", "Correction: the dog is called Max, not Rex."; `about`: the words
-    naming whose name it is, "dog"); None when it gives none, or says more ("In the email
+    naming whose name it is, "dog"; None: any sentence, "billing is on MySQL, not Postgres");
+    None when it gives none, or says more ("In the email
     draft, it's Hanna, not Anna", "Fix the typo in the README: it's Leon, not Leo": found
     re-testing, each replaced a wife's or a son's name), or what it gives is a day or a month
     ("Sorry, I meant May, not April.")."""
@@ -120,6 +121,8 @@ def renamed(text: str, old: str, about: frozenset[str] = frozenset()) -> str | N
     )
     if found is None or found["new"].casefold() == old.casefold() or _WHEN.fullmatch(found["new"]):
         return None
+    if about is None:  # what a project uses: the sentence may say what it is for
+        return found["new"]
     rest = text[: found.start()] + " " + text[found.end() :]
     said = {word.removesuffix("'s") for word in re.findall(r"[a-z']+", rest.casefold())}
     return found["new"] if said <= _AROUND_A_NAME | about else None
@@ -130,39 +133,8 @@ _WHEN = re.compile(
     r"august|september|october|november|december|today|tomorrow|yesterday"
 )
 _AROUND_A_NAME = frozenset(
-    [
-        "sorry",
-        "oops",
-        "typo",
-        "actually",
-        "i",
-        "meant",
-        "mean",
-        "it",
-        "it's",
-        "its",
-        "is",
-        "was",
-        "no",
-        "wait",
-        "correction",
-        "correct",
-        "my",
-        "bad",
-        "the",
-        "name",
-        "names",
-        "her",
-        "his",
-        "their",
-        "called",
-        "named",
-        "spelled",
-        "spelt",
-        "misspelled",
-        "not",
-        "s",
-        "that",
-    ]
-)
+    ["sorry", "oops", "typo", "actually", "i", "meant", "mean", "it", "it's", "its", "is", "was",
+     "no", "wait", "correction", "correct", "my", "bad", "the", "name", "names", "her", "his",
+     "their", "called", "named", "spelled", "spelt", "misspelled", "not", "s", "that"]
+)  # fmt: skip
 """What a correction of a name says besides the two names."""

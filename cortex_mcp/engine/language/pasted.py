@@ -121,7 +121,8 @@ def own_words(message: str) -> str:
             kept.append(line[:lead_in])
             at += 1  # a fenced or quoted block, left out by its own rule
             continue
-        said = _SAID_END.search(pasted) if quoting and pasted.strip() else None
+        letter = _GREETING.match(pasted) is not None
+        said = _SAID_END.search(pasted) if quoting and not letter and pasted.strip() else None
         if said is not None:  # "Mom wrote: call me. I live in Oslo": the quote is what she said
             going_on = pasted[said.end() :].strip()
             kept += [line[:lead_in], going_on] if going_on else [line[:lead_in]]
@@ -146,19 +147,35 @@ _SAID_END = re.compile(
 )
 """The end of what was said, on the lead-in's line: a quoted span, or one sentence."""
 _BACK = re.compile(
-    r"(?i)^\s*(?:by the way|btw|anyway|anyways|also|unrelated|separately|on another note|p\.?s\.?|"
-    r"oh,? and|one more thing)\b|^\s*(?:顺便|另外|对了|还有)|^\s*(?:ところで|それと|あと、)"
+    r"(?i)^\s*(?:(?:also,? )?unrelated|separately|on (?:another|a different|an unrelated) note|"
+    r"switching topics?|different topic)\b"
+    r"|^\s*(?:换个话题|说点别的|题外话)|^\s*(?:話は変わりますが|別件)"
 )
-"""Where the user speaks again after a paste: a paragraph of its own that begins so ("By the
-way, I moved to Dallas." after a log)."""
+"""Where the user speaks again after a paste: a paragraph that begins by leaving its topic
+("Unrelated, I moved to Dallas." after a log). "Also", "Anyway", "P.S." and "By the way" begin
+paragraphs of pasted emails as often (found re-testing: "Also, I work at Acme Corp" in a
+customer's email became the user's workplace): they count only after a separator line."""
+_BACK_AFTER_A_LINE = re.compile(
+    r"(?i)^\s*(?:by the way|btw|anyway|also|p\.?s\.?|oh,? and|one more thing)\b"
+    r"|^\s*(?:顺便|另外|对了|还有)|^\s*(?:ところで|それと|あと、)"
+)
 _SEPARATOR = re.compile(r"^\s*(?:[-*_=]\s*){3,}$")
+_GREETING = re.compile(
+    r"(?i)^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b"
+    r"|^\s*(?:你好|您好|こんにちは|お世話になって)"
+)
+"""A quote that opens with a greeting is a letter, not a sentence said: it runs on ("Karen
+wrote: Hi! I'm Karen Lee and I live in Austin." gave the user Karen's name)."""
 
 
 def _back_in_own_words(lines: list[str], after: int) -> int:
-    """The first line from `after` where the user speaks again (a paragraph, after a blank or
-    a separator line, that begins with `_BACK`), else the end: the rest is pasted."""
+    """The first line from `after` where the user speaks again (a paragraph that begins with
+    `_BACK`, or after a separator line with `_BACK_AFTER_A_LINE`), else the end: the rest is
+    pasted."""
     for at in range(max(after, 1), len(lines)):
         before = lines[at - 1]
+        if _SEPARATOR.match(before) and _BACK_AFTER_A_LINE.match(lines[at]):
+            return at
         if (not before.strip() or _SEPARATOR.match(before)) and _BACK.match(lines[at]):
             return at
     return len(lines)

@@ -99,8 +99,9 @@ def _password_after_words(match: re.Match[str]) -> bool:
     return _names_no_description(match) and _ends_its_clause(match)
 
 
-_NOW = r"(?:(?:now|still|currently|actually)\s+)?"
-"""A word between a password's verb and its value ("… is now s3cr3tPass")."""
+_WORD = NOT_A_MARKER + r"(?:[^\s:=?!.,;\"'`]|\.(?=[^\s.]))+"
+"""A word between "password for" and the value; a dot inside one is kept ("root at 10.0.0.5")."""
+_VALUE = r"([^\s`\"'，。,;、]{2,}[^\s`\"'，。,;、.:)?])"
 ASSIGNED = r"[\"']?\s*(?:[:=]|=>)\s*[\"']?" + NOT_A_MARKER
 
 SECRET_PATTERNS: tuple[SecretPattern, ...] = (
@@ -234,7 +235,6 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(
             r"(?i)(?:\b[a-z0-9_]{0,40}?(?:password|passwd|passcode)|\bpwd|\bpass|密码|密碼|口令|パスワード)"
             r"(?:\\?[\"'])?\s*(?:[:=：]|是|为|為|は|is\b)\s*(?:\\?[\"'])?"
-            + _NOW
             + NOT_A_MARKER
             + r"([^\s\"'，。,;、]{3,})"  # a backslash in it is kept: part of the password
         ),
@@ -248,30 +248,43 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)\b(?:password|passwd|passcode|pwd|pw)"
-            r"(?:\s+(?:for|of|to|on|at)(?:\s+[^\s:=?!.,;\"'`]+){1,5}?"
-            r"(?:\s*[:=?]|\s+(?:is|was)\b:?)"
-            r"|\s*[?,]\s*it(?:\s+is\b|\s+was\b|'s|’s)|['’]s|\s+was\b)\s*[`\"']?"
-            + _NOW
-            + NOT_A_MARKER
-            + r"([^\s`\"'，。,;、]{2,}[^\s`\"'，。,;、.:)?])"
+            r"(?i)\b(?:password|passwd|passcode|pwd)"
+            r"(?:\s+(?:for|of|to|on|at)(?:\s+" + _WORD + r"){1,5}?(?:\s*[:=]|\s+is\b:?)"
+            r"|\s*\?\s*it(?:\s+is\b|'s|’s))\s*[`\"']?" + NOT_A_MARKER + _VALUE
         ),
-        "with words between: `password for the staging db is (now) …`, `password for github:"
-        " …`, `password for staging? …`, `password of the db is …`, `the db password, it's …`,"
-        " `my password's …`, `my pw for staging was …`, when the value has a digit,"
-        " a symbol or a capital inside it, or is a word that ends the clause and is no"
-        " description (`… is on the fridge`, `… is expired` are left)",
+        "with words between: `password for the staging db is …`, `password for root at"
+        " 10.0.0.5: …`, `password of the db is …`, `the db password? it is …`, when the value"
+        " has a digit, a symbol or a capital inside it, or is a word that ends the clause and is"
+        " no description (`… is on the fridge`, `… is expired` are left)",
         1,
         _password_after_words,
     ),
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)\b(?:password|passwd|passphrase)\s+"
+            r"(?i)(?:\b(?:password|passwd|passcode|pwd|pw)"
+            r"(?:\s+(?:for|of|to|on|at)(?:\s+" + _WORD + r"){1,5}?)?"
+            r"(?:\s*\?\s*(?:it(?:\s+(?:is|was)\b|'s|’s)\s*)?|\s*,\s*it(?:\s+(?:is|was)\b|'s|’s)"
+            r"|['’]s|\s+(?:is|was)\b|\s*[:=])"
+            r"|\b(?:changed|set|reset|updated|change|set)\s+(?:my\s+|the\s+|our\s+)?"
+            r"(?:password|pw|passcode)\s+to)"
+            r"\s*(?:(?:now|still|currently|actually)\s+)?[`\"']?" + NOT_A_MARKER + _VALUE
+        ),
+        "said other ways, when the value has a digit, a symbol or a capital inside it: `… is now"
+        " s3cr3tPass`, `the staging db password, it's …`, `Password for staging? …`, `my"
+        " password's …`, `my password was …`, `my pw is …`, `wifi pw: …`, `I changed my password"
+        " to …` (`my password was compromised` is left)",
+        1,
+        _password_in_prose,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)\b(?:password|passwd|passphrase|passcode)\s+"
             + NOT_A_MARKER
             + r"[`\"']?([^\s`\"'，。,;、]{5,}[^\s`\"'，。,;、.:)])"
         ),
-        "in prose: the word right after password / passwd / passphrase (`with password"
+        "in prose: the word right after password / passwd / passphrase / passcode (`with password"
         " S3cr3t!x`) when it has a digit, a symbol or a capital inside it; ordinary words"
         " (`password reset`, `the password field`) are left",
         1,
@@ -280,10 +293,12 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)\bPIN(?:\s+(?:code|number))?(?:\s+(?:for|of|to|on)(?:\s+[^\s:=?!.,;]+){1,5}?)?"
-            r"(?:\s*[:=]|\s+(?:is|was)\b)\s*" + _NOW + NOT_A_MARKER + r"(\d{4,8})\b"
+            r"(?:\bPIN(?:\s+(?i:code|number))?|\b(?i:pin\s+(?:code|number)))"
+            r"(?:\s+(?i:for|of|to|on)(?:\s+[^\s:=?!.,;]+){1,5}?)?"
+            r"(?:\s*[:=]|\s+(?i:is|was)\b)\s*" + NOT_A_MARKER + r"(\d{4,8})\b(?!\s+[A-Z][a-z])"
         ),
-        "a PIN's digits: `PIN for my card is 1234`, `PIN code: 4321`",
+        "a PIN's digits: `PIN for my card is 1234`, `pin code: 4321` (not a street number,"
+        " not `the pin for the map is …`)",
         1,
     ),
     SecretPattern(

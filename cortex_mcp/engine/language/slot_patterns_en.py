@@ -301,6 +301,9 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?=[,.!?]|$| (?i:who)\b)",
         rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? "
         rf"(?:called|named) ){_NAME}",
+        rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted)\b[^.;!?]{{0,80}}? and "
+        rf"(?:an?|another|one more) (?:\w+ )?(?P<rel>{_PET_EN}),? (?:called|named) ){_NAME}"
+        rf"(?=[,.!?]|$)",
         rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}) ){_NOT_A_NAME}{_NAME}"
         rf"(?=[,.!?]|$| (?i:is|was|and|loves|likes|has|just|who)\b)",
         rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}), ){_NOT_A_NAME}{_NAME}(?=,)",
