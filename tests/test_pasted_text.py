@@ -116,6 +116,13 @@ async def test_a_tool_result_a_quoted_text_and_a_quote_stay_unread(
         ("Reply to this email for me:\n\nHi Sam, see you Monday.\n\n---\n"
          "Also unrelated, I moved to Dallas last week.", ["home=Dallas"]),
         ("他说：我住在北京。我住在上海。", ["home=上海"]),
+        # the fourth re-test (rt20d): a greeting that names no writer, a paragraph after a log
+        ("John said: hey, are you coming tonight? I told him I'm vegetarian so no BBQ.",
+         ["diet=vegetarian"]),
+        ("My sister texted: Hi! Dinner at 7? Also I have a dog named Rex.", ["pet:dog=Rex"]),
+        ("My boss wrote: Hi, please send the deck by Monday.\n\nI live in Berlin by the way.",
+         ["home=Berlin"]),
+        ("Here's the log:\nERROR db timeout\n\nAlso, my name is Priya.", ["name=Priya"]),
     ],
 )  # fmt: skip
 async def test_the_users_own_words_after_a_quote_are_read(

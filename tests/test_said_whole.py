@@ -628,6 +628,10 @@ async def test_what_the_seventh_retest_left_open_is_read(
          ["uses:database=MySQL"]),
         (["I have a dog named Rex and a cat named Tom.",
           "Correction: the dog is called Max, not Rex."], ["pet:cat=Tom", "pet:dog=Max"]),
+        # the fourth re-test (rt20d)
+        (["I have a dog named Rex, a cat named Tom and a parrot named Kiwi."],
+         ["pet:cat=Tom", "pet:dog=Rex", "pet:parrot=Kiwi"]),
+        (["I have a neighbor who owns a dog named Rex and a cat named Tom."], []),
     ],
 )  # fmt: skip
 async def test_one_fact_replaced_leaves_the_others(

@@ -193,6 +193,13 @@ def test_a_password_keeps_its_backslashes_and_a_folder_variable_is_no_password()
         ("wifi pw: Sunshine99", "Sunshine99"),
         ("I changed my password to Hunter2024", "Hunter2024"),
         ("Zoom meeting ID 123, passcode 998877", "998877"),
+        # the fourth re-test (rt20d)
+        ("My password is currently hunter2.", "hunter2"),
+        ("My debit card pin is 4821, remind me if I forget.", "4821"),
+        ("The PIN is 2580 Tom knows it.", "2580"),
+        ("My wifi password was sunshine.", "sunshine"),
+        ("The db password, it's changeme.", "changeme"),
+        ("My password is now swordfish.", "swordfish"),
     ],
 )
 def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secret: str) -> None:
@@ -232,6 +239,12 @@ def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secr
         "the PIN is 4 digits",
         "pw: see 1Password",
         "what's the password for the guest wifi? it's on the card",
+        # the fourth re-test (rt20d)
+        "Forgot my password? GitHub support helped me reset it. I work at GitHub as a designer.",
+        "What's the wifi password? iPhone users can't connect.",
+        "Which password? O365 or the VPN one?",
+        "the password for the admin is now stale",
+        "my password was fine",
     ],
 )
 def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:

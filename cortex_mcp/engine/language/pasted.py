@@ -114,22 +114,23 @@ def own_words(message: str) -> str:
             kept.append(line)
             at += 1
             continue
-        lead_in, quoting = found
+        lead_in, clause = found
         pasted = line[lead_in:]
         following = next((later for later in lines[at + 1 :] if later.strip()), "")
         if not pasted.strip() and (_FENCE.match(following) or following.lstrip().startswith(">")):
             kept.append(line[:lead_in])
             at += 1  # a fenced or quoted block, left out by its own rule
             continue
-        letter = _GREETING.match(pasted) is not None
-        said = _SAID_END.search(pasted) if quoting and not letter and pasted.strip() else None
-        if said is not None:  # "Mom wrote: call me. I live in Oslo": the quote is what she said
+        said = _SAID_END.search(pasted) if _SAYING.search(clause) and pasted.strip() else None
+        if said is not None and not _a_letter(clause, pasted, said.end()):
+            # "Mom wrote: call me. I live in Oslo": the quote is what she said
             going_on = pasted[said.end() :].strip()
             kept += [line[:lead_in], going_on] if going_on else [line[:lead_in]]
             at += 1
             continue
         kept.append(line[:lead_in])
-        at = _back_in_own_words(lines, at + 1)  # pasted to the end, or to the user's own again
+        machine = _MACHINE.search(clause) is not None
+        at = _back_in_own_words(lines, at + 1, machine)  # to the end, or the user's own again
     return message if kept == lines else "\n".join(kept)
 
 
@@ -160,30 +161,48 @@ _BACK_AFTER_A_LINE = re.compile(
     r"|^\s*(?:顺便|另外|对了|还有)|^\s*(?:ところで|それと|あと、)"
 )
 _SEPARATOR = re.compile(r"^\s*(?:[-*_=]\s*){3,}$")
+_MACHINE = re.compile(
+    r"(?i)\b(?:logs?|errors?|output|tracebacks?|stack ?traces?|exceptions?|stderr|stdout|crash"
+    r"(?:es)?|dumps?)\b|日志|报错|错误|输出|ログ|エラー|出力"
+)
+"""A lead-in to a machine's text: after it, "Also", "By the way" or "P.S." opening a paragraph
+is the user again (an email's paragraphs begin so too; a log's do not)."""
 _GREETING = re.compile(
     r"(?i)^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b"
     r"|^\s*(?:你好|您好|こんにちは|お世話になって)"
 )
-"""A quote that opens with a greeting is a letter, not a sentence said: it runs on ("Karen
-wrote: Hi! I'm Karen Lee and I live in Austin." gave the user Karen's name)."""
+_NOT_A_NAME = frozenset(["My", "Our", "The", "This", "That", "His", "Her", "Their", "A", "An"])
 
 
-def _back_in_own_words(lines: list[str], after: int) -> int:
+def _a_letter(clause: str, pasted: str, said_end: int) -> bool:
+    """A quote that opens with a greeting and goes on to name who wrote it is a letter, not a
+    sentence said: it runs on ("Karen wrote: Hi! I'm Karen Lee and I live in Austin." gave the
+    user Karen's name; "My sister texted: Hi! Dinner at 7? Also I have a dog named Rex." is
+    the user's after the greeting)."""
+    if _GREETING.match(pasted) is None:
+        return False
+    writers = set(re.findall(r"\b[A-Z][\w'-]+", clause)) - _NOT_A_NAME
+    rest = pasted[said_end:]
+    return any(re.search(rf"\b{re.escape(name)}\b", rest) for name in writers)
+
+
+def _back_in_own_words(lines: list[str], after: int, machine: bool = False) -> int:
     """The first line from `after` where the user speaks again (a paragraph that begins with
     `_BACK`, or after a separator line with `_BACK_AFTER_A_LINE`), else the end: the rest is
     pasted."""
     for at in range(max(after, 1), len(lines)):
         before = lines[at - 1]
-        if _SEPARATOR.match(before) and _BACK_AFTER_A_LINE.match(lines[at]):
+        apart = _SEPARATOR.match(before) or (machine and not before.strip())
+        if apart and _BACK_AFTER_A_LINE.match(lines[at]):
             return at
         if (not before.strip() or _SEPARATOR.match(before)) and _BACK.match(lines[at]):
             return at
     return len(lines)
 
 
-def _lead_in_end(line: str) -> tuple[int, bool] | None:
-    """Where the first lead-in of a line ends (after its colon), if it has one, and whether it
-    says who said or wrote what follows."""
+def _lead_in_end(line: str) -> tuple[int, str] | None:
+    """Where the first lead-in of a line ends (after its colon), if it has one, and the lead-in
+    ("Karen wrote", "Here's the log")."""
     start = 0  # where the clause before the next colon starts: after the last sign ending one
     ends = _CLAUSE_END.finditer(line)  # read once along the line (from its start for each
     for colon in _COLON.finditer(line):  # colon, a line of JSON took 180 ms)
@@ -194,7 +213,7 @@ def _lead_in_end(line: str) -> tuple[int, bool] | None:
         clause = line[start : colon.start()].strip()
         start = colon.end()
         if any(pattern.search(clause) for pattern in _LEAD_INS):
-            return colon.end(), _SAYING.search(clause) is not None
+            return colon.end(), clause
     return None
 
 

@@ -75,7 +75,9 @@ _DESCRIPTIONS = (
     "weak strong good bad wrong right correct incorrect invalid valid expired old new long short"
     " easy hard simple empty blank missing required needed optional set saved stored written"
     " changed reset hidden secret secure insecure encrypted hashed unknown probably still now"
-    " here case-sensitive"
+    " here case-sensitive currently actually compromised leaked rejected accepted fine hacked"
+    " breached broken stale rotated longer shorter fixed unchanged changing working locked"
+    " blocked"
 )
 SAID_OF_A_PASSWORD = ENGLISH_STOPWORDS | frozenset(_DESCRIPTIONS.split())
 """Words said of a password ("my password is weak", "… is too long"), not one."""
@@ -262,18 +264,33 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)(?:\b(?:password|passwd|passcode|pwd|pw)"
-            r"(?:\s+(?:for|of|to|on|at)(?:\s+" + _WORD + r"){1,5}?)?"
-            r"(?:\s*\?\s*(?:it(?:\s+(?:is|was)\b|'s|’s)\s*)?|\s*,\s*it(?:\s+(?:is|was)\b|'s|’s)"
-            r"|['’]s|\s+(?:is|was)\b|\s*[:=])"
-            r"|\b(?:changed|set|reset|updated|change|set)\s+(?:my\s+|the\s+|our\s+)?"
-            r"(?:password|pw|passcode)\s+to)"
+            r"(?i)\b(?:password|passwd|passcode|pwd)"
+            r"(?:\s*[?,]\s*it(?:\s+(?:is|was)\b|'s|’s)|['’]s|\s+(?:is|was)\b)"
             r"\s*(?:(?:now|still|currently|actually)\s+)?[`\"']?" + NOT_A_MARKER + _VALUE
         ),
-        "said other ways, when the value has a digit, a symbol or a capital inside it: `… is now"
-        " s3cr3tPass`, `the staging db password, it's …`, `Password for staging? …`, `my"
-        " password's …`, `my password was …`, `my pw is …`, `wifi pw: …`, `I changed my password"
-        " to …` (`my password was compromised` is left)",
+        "said with a verb: `… is now s3cr3tPass`, `my password is currently …`, `the staging db"
+        " password, it's …`, `my password's …`, `my password was …`, when the value has a"
+        " digit, a symbol or a capital inside it, or is a word that ends the clause and is no"
+        " description (`my password was compromised.` is left)",
+        1,
+        _password_after_words,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)(?:\b(?:password|passwd|passcode|pwd)\s+(?:for|of|to|on|at)(?:\s+" + _WORD + r")"
+            r"{1,5}?(?:\s*\?(?:\s*it(?:\s+(?:is|was)\b|'s|’s))?"
+            r"|\s+(?:is|was)\s+(?:now|still|currently|actually)\b)|\bpw(?:\s+(?:for|of|to|on|at)(?:\s+"
+            + _WORD
+            + r"){1,5}?)?"
+            r"(?:\s*[:=]|\s+(?:is|was)\b)"
+            r"|\b(?:changed|set|reset|updated|change)\s+(?:my\s+|the\s+|our\s+)?"
+            r"(?:password|pw|passcode)\s+to)"
+            r"\s*[`\"']?" + NOT_A_MARKER + _VALUE
+        ),
+        "asked and answered, short or changed, when the value has a digit, a symbol or a"
+        " capital inside it: `Password for staging? …`, `password for the wifi? It's …`, `the"
+        " password for prod is now …`, `my pw is …`, `wifi pw: …`, `I changed my password to …`",
         1,
         _password_in_prose,
     ),
@@ -293,12 +310,13 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?:\bPIN(?:\s+(?i:code|number))?|\b(?i:pin\s+(?:code|number)))"
-            r"(?:\s+(?i:for|of|to|on)(?:\s+[^\s:=?!.,;]+){1,5}?)?"
-            r"(?:\s*[:=]|\s+(?i:is|was)\b)\s*" + NOT_A_MARKER + r"(\d{4,8})\b(?!\s+[A-Z][a-z])"
+            r"(?i)(?<!gpio )(?<!header )\bpin(?:\s+(?:code|number))?"
+            r"(?:\s+(?:for|of|to|on)(?:\s+[^\s:=?!.,;]+){1,5}?)?"
+            r"(?:\s*[:=]|\s+(?:is|was)\b)\s*" + NOT_A_MARKER + r"(\d{4,8})\b"
+            r"(?!\s+(?:[A-Z]\w*\s+)?(?:st|street|ave|avenue|rd|road|blvd|lane|ln|dr|drive|way)\b)"
         ),
-        "a PIN's digits: `PIN for my card is 1234`, `pin code: 4321` (not a street number,"
-        " not `the pin for the map is …`)",
+        "a PIN's digits: `PIN for my card is 1234`, `my bank pin is 9911` (not a street"
+        " number: `the pin for the map is 1234 Main St`; not a GPIO pin)",
         1,
     ),
     SecretPattern(

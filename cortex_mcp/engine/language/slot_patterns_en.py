@@ -88,6 +88,13 @@ _WHICH_ONE = (
 product: it stored nothing)."""
 _SEVERAL_OF = r"(?P<rel>son|daughter|brother|sister|kid|child)(?:s|ren)"
 """Relations said in the plural before their names: "two sons", "my kids", "our children"."""
+_A_PET_NAMED = rf"an? (?:\w+ )?(?:{_PET_EN}),? (?:called|named) {_ONE_NAME}"
+_PETS_BEFORE = (
+    rf"\b(?:I|we) (?:also |still )?(?:have|got|adopted) {_A_PET_NAMED}(?:, {_A_PET_NAMED})*"
+)
+"""The user's pets named one after another ("I have a dog named Rex, a cat named Tom, and a
+parrot named Kiwi"): the last and the second are read by patterns of their own; "I have a
+neighbor who owns a dog named Rex and a cat named Tom" names none of the user's."""
 _LOWERCASE_NAME = (
     r"(?!(?:not|a|an|the|also|still|just|very|so|too|actually|really|secret|private|long|hard|"
     r"weird|funny|unusual|common|complicated|important|irrelevant|unimportant|wrong|right|"
@@ -301,9 +308,10 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?=[,.!?]|$| (?i:who)\b)",
         rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? "
         rf"(?:called|named) ){_NAME}",
-        rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted)\b[^.;!?]{{0,80}}? and "
-        rf"(?:an?|another|one more) (?:\w+ )?(?P<rel>{_PET_EN}),? (?:called|named) ){_NAME}"
-        rf"(?=[,.!?]|$)",
+        rf"(?i:{_PETS_BEFORE},? and (?:an?|another|one more) (?:\w+ )?(?P<rel>{_PET_EN}),? "
+        rf"(?:called|named) ){_NAME}(?=[,.!?]|$)",
+        rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) {_A_PET_NAMED}, an? (?:\w+ )?"
+        rf"(?P<rel>{_PET_EN}),? (?:called|named) ){_NAME}(?=,| and\b)",
         rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}) ){_NOT_A_NAME}{_NAME}"
         rf"(?=[,.!?]|$| (?i:is|was|and|loves|likes|has|just|who)\b)",
         rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}), ){_NOT_A_NAME}{_NAME}(?=,)",
