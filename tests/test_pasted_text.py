@@ -116,12 +116,7 @@ async def test_a_tool_result_a_quoted_text_and_a_quote_stay_unread(
         ("Reply to this email for me:\n\nHi Sam, see you Monday.\n\n---\n"
          "Also unrelated, I moved to Dallas last week.", ["home=Dallas"]),
         ("他说：我住在北京。我住在上海。", ["home=上海"]),
-        # the fourth re-test (rt20d): a greeting that names no writer, a paragraph after a log
-        ("John said: hey, are you coming tonight? I told him I'm vegetarian so no BBQ.",
-         ["diet=vegetarian"]),
-        ("My sister texted: Hi! Dinner at 7? Also I have a dog named Rex.", ["pet:dog=Rex"]),
-        ("My boss wrote: Hi, please send the deck by Monday.\n\nI live in Berlin by the way.",
-         ["home=Berlin"]),
+        # the fourth re-test (rt20d): a paragraph after a log
         ("Here's the log:\nERROR db timeout\n\nAlso, my name is Priya.", ["name=Priya"]),
     ],
 )  # fmt: skip
@@ -146,6 +141,11 @@ async def test_the_users_own_words_after_a_quote_are_read(
         "帮我回复这封邮件：\n\n你好，我叫王强，住在上海。\n\n另外，我在腾讯工作。",
         "Karen wrote: Hi! I'm Karen Lee and I live in Austin.",
         "Karen wrote: Hello there. My name is Karen and I work at Globex.",
+        # the fifth re-test (rt20e)
+        "My landlord wrote: Hi! I'm Bob Smith and I live in Austin. Rent is due Friday.",
+        "Karen wrote: Hi!\nI'm Karen Lee and I live in Austin. I work at Dell.",
+        "Here's the email from a customer about the crash:\nHello,\nThe app crashed again."
+        "\n\nAlso, I live in Toronto and my name is Jane Doe.\nThanks",
     ],
 )
 async def test_an_email_s_own_paragraphs_and_greeting_stay_pasted(

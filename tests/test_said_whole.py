@@ -632,6 +632,11 @@ async def test_what_the_seventh_retest_left_open_is_read(
         (["I have a dog named Rex, a cat named Tom and a parrot named Kiwi."],
          ["pet:cat=Tom", "pet:dog=Rex", "pet:parrot=Kiwi"]),
         (["I have a neighbor who owns a dog named Rex and a cat named Tom."], []),
+        # the fifth re-test (rt20e)
+        (["I have two cats and a dog named Rex."], ["pet:dog=Rex"]),
+        (["I have a dog, Rex, and a cat named Tom."], ["pet:cat=Tom"]),
+        (["I have a dog named Rex and a cat named Tom and a parrot named Kiwi."],
+         ["pet:cat=Tom", "pet:dog=Rex", "pet:parrot=Kiwi"]),
     ],
 )  # fmt: skip
 async def test_one_fact_replaced_leaves_the_others(

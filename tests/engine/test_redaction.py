@@ -245,6 +245,16 @@ def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secr
         "Which password? O365 or the VPN one?",
         "the password for the admin is now stale",
         "my password was fine",
+        # the fifth re-test (rt20e)
+        "my password was stolen.",
+        "My email password was stolen, so I reset it.",
+        "my password's gone.",
+        "the wifi password, it's annoying.",
+        "Dropped a pin: 2200 Broadway",
+        "the pin for the venue is 1000 5th Ave",
+        "pin is 3000 volts",
+        "the LED pin is 1023",
+        "Pin: 2019 was a good year",
     ],
 )
 def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:

@@ -77,15 +77,22 @@ _DESCRIPTIONS = (
     " changed reset hidden secret secure insecure encrypted hashed unknown probably still now"
     " here case-sensitive currently actually compromised leaked rejected accepted fine hacked"
     " breached broken stale rotated longer shorter fixed unchanged changing working locked"
-    " blocked"
+    " blocked lost sent gone free weird same different safe unsafe public private personal"
+    " default temporary random useless complicated annoying ok okay"
 )
 SAID_OF_A_PASSWORD = ENGLISH_STOPWORDS | frozenset(_DESCRIPTIONS.split())
 """Words said of a password ("my password is weak", "… is too long"), not one."""
 
 
 def _names_no_description(match: re.Match[str]) -> bool:
-    """The value after "password is" is no word said of a password ("weak", "too")."""
-    return match.group(1).rstrip(".!?:)").lower() not in SAID_OF_A_PASSWORD
+    """The value after "password is" is no word said of a password ("weak", "too", "stolen",
+    "annoying": the listed words, and a plain word ending as a participle does)."""
+    word = match.group(1).rstrip(".!?:)").lower()
+    return word not in SAID_OF_A_PASSWORD and not _A_PARTICIPLE.fullmatch(word)
+
+
+_A_PARTICIPLE = re.compile(r"[a-z]+(?:ed|ing)|(?:stol|forgott|brok|tak|writt|hidd|giv|chos)en")
+"""Plain words that end like "stolen", "exposed", "annoying": what happened to a password."""
 
 
 def _ends_its_clause(match: re.Match[str]) -> bool:
@@ -310,13 +317,14 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)(?<!gpio )(?<!header )\bpin(?:\s+(?:code|number))?"
-            r"(?:\s+(?:for|of|to|on)(?:\s+[^\s:=?!.,;]+){1,5}?)?"
-            r"(?:\s*[:=]|\s+(?:is|was)\b)\s*" + NOT_A_MARKER + r"(\d{4,8})\b"
-            r"(?!\s+(?:[A-Z]\w*\s+)?(?:st|street|ave|avenue|rd|road|blvd|lane|ln|dr|drive|way)\b)"
+            r"(?:\bPIN|\b(?i:(?:card|bank|debit|credit|atm|phone|sim|door|alarm|safe|my) pin)"
+            r"|\b(?i:pin (?:code|number)))"
+            r"(?:\s+(?i:for|of|to|on)(?:\s+[^\s:=?!.,;]+){1,5}?)?"
+            r"(?:\s*[:=]|\s+(?i:is|was)\b)\s*" + NOT_A_MARKER + r"(\d{4,8})\b"
+            r"(?!\s+(?:[A-Z]\w*\s+)?(?i:st|street|ave|avenue|rd|road|blvd|lane|ln|dr|drive|way)\b)"
         ),
-        "a PIN's digits: `PIN for my card is 1234`, `my bank pin is 9911` (not a street"
-        " number: `the pin for the map is 1234 Main St`; not a GPIO pin)",
+        "a PIN's digits: `PIN for my card is 1234`, `my bank pin is 9911`, `pin code: 4321`"
+        " (not a map's pin, `Dropped a pin: 2200 Broadway`, nor a street number)",
         1,
     ),
     SecretPattern(

@@ -88,13 +88,24 @@ _WHICH_ONE = (
 product: it stored nothing)."""
 _SEVERAL_OF = r"(?P<rel>son|daughter|brother|sister|kid|child)(?:s|ren)"
 """Relations said in the plural before their names: "two sons", "my kids", "our children"."""
-_A_PET_NAMED = rf"an? (?:\w+ )?(?:{_PET_EN}),? (?:called|named) {_ONE_NAME}"
-_PETS_BEFORE = (
-    rf"\b(?:I|we) (?:also |still )?(?:have|got|adopted) {_A_PET_NAMED}(?:, {_A_PET_NAMED})*"
+_CASED_NAME = f"(?-i:{_ONE_NAME})"
+"""A name in a list read case-insensitively: still capitalised ("Rex and a cat" is no name)."""
+_ONE_OF_MINE = (
+    rf"(?:an?|one|two|three|four|\d) (?:(?:[\w-]+ ){{0,2}}?(?:{_PET_EN}|{_REL_EN}|kid|child)"
+    rf"(?:s|ren)?\b(?:,? (?:called|named) {_CASED_NAME}|, {_CASED_NAME}(?: and {_CASED_NAME})?,)?"
+    rf"|(?:[\w-]+ ){{0,2}}?[\w-]+ (?:called|named) {_CASED_NAME})"
 )
-"""The user's pets named one after another ("I have a dog named Rex, a cat named Tom, and a
-parrot named Kiwi"): the last and the second are read by patterns of their own; "I have a
-neighbor who owns a dog named Rex and a cat named Tom" names none of the user's."""
+"""One of what the user has, named or not: "a dog named Rex", "two cats", "a dog, Rex,", "two
+dogs, Rex and Max,", "a 3-year-old beagle named Rex", "a wife"."""
+_PETS_BEFORE = (
+    rf"\b(?:I|we) (?:also |still )?(?:have|got|adopted) (?>{_ONE_OF_MINE})"
+    rf"(?:(?:,? and |, )(?>{_ONE_OF_MINE}))*?"
+)
+"""The user's own listed one after another ("I have two cats and a dog named Rex", "I have a dog
+named Rex, a cat named Tom and a parrot named Kiwi"): the last pet named and the first after
+the start are read by patterns of their own; "I have a neighbor who owns a dog named Rex and a
+cat named Tom" lists none of the user's. Each one is an atomic group: tried every way, a long
+list that fails at its end took exponential time."""
 _LOWERCASE_NAME = (
     r"(?!(?:not|a|an|the|also|still|just|very|so|too|actually|really|secret|private|long|hard|"
     r"weird|funny|unusual|common|complicated|important|irrelevant|unimportant|wrong|right|"
@@ -308,10 +319,10 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?=[,.!?]|$| (?i:who)\b)",
         rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? "
         rf"(?:called|named) ){_NAME}",
-        rf"(?i:{_PETS_BEFORE},? and (?:an?|another|one more) (?:\w+ )?(?P<rel>{_PET_EN}),? "
-        rf"(?:called|named) ){_NAME}(?=[,.!?]|$)",
-        rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) {_A_PET_NAMED}, an? (?:\w+ )?"
-        rf"(?P<rel>{_PET_EN}),? (?:called|named) ){_NAME}(?=,| and\b)",
+        rf"(?i:{_PETS_BEFORE},? and (?:an?|another|one more) (?:[\w-]+ ){{0,2}}?"
+        rf"(?P<rel>{_PET_EN}),? (?:called|named) ){_NAME}(?=[,.!?]|$)",
+        rf"(?i:{_PETS_BEFORE}(?:,? and |, )an? (?:[\w-]+ ){{0,2}}?(?P<rel>{_PET_EN}),? "
+        rf"(?:called|named) ){_NAME}(?=,| and\b)",
         rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}) ){_NOT_A_NAME}{_NAME}"
         rf"(?=[,.!?]|$| (?i:is|was|and|loves|likes|has|just|who)\b)",
         rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_PET_EN}), ){_NOT_A_NAME}{_NAME}(?=,)",
