@@ -11,7 +11,10 @@ the user is). `own_words` is a message without what it pastes, for the fast chan
   以下のメールに返信して：), shows a pasted thing ("Here's the log:", "I keep getting this
   error:", 以下是日志：) or says who wrote it ("Karen wrote:", "This is what he said:", 他说：,
   彼女が言った：). What follows it is left out: the fenced or `>`-quoted block that starts the
-  next line when there is one (the user may go on after it), else the rest of the message;
+  next line when there is one (the user may go on after it); what someone said on the
+  lead-in's own line, to the end of its sentence or its quotes (a greeted one, a letter, runs
+  on); else the rest of the message, up to a paragraph where the user speaks again
+  (`_back_in_own_words`);
 - a colon after anything else introduces the user's own words ("Note: I live in Dallas.",
   "Quick update: I moved to Dallas.", "Two things: …", "Caroline: …") and is read.
 
@@ -155,7 +158,8 @@ _BACK = re.compile(
 """Where the user speaks again after a paste: a paragraph that begins by leaving its topic
 ("Unrelated, I moved to Dallas." after a log). "Also", "Anyway", "P.S." and "By the way" begin
 paragraphs of pasted emails as often (found re-testing: "Also, I work at Acme Corp" in a
-customer's email became the user's workplace): they count only after a separator line."""
+customer's email became the user's workplace): they count only after a separator line, or
+after a blank line below a machine's output (`_MACHINE`)."""
 _BACK_AFTER_A_LINE = re.compile(
     r"(?i)^\s*(?:by the way|btw|anyway|also|p\.?s\.?|oh,? and|one more thing)\b"
     r"|^\s*(?:顺便|另外|对了|还有)|^\s*(?:ところで|それと|あと、)"
