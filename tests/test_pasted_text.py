@@ -118,6 +118,10 @@ async def test_a_tool_result_a_quoted_text_and_a_quote_stay_unread(
         ("他说：我住在北京。我住在上海。", ["home=上海"]),
         # the fourth re-test (rt20d): a paragraph after a log
         ("Here's the log:\nERROR db timeout\n\nAlso, my name is Priya.", ["name=Priya"]),
+        # the sixth re-test (rt20f): after a greeted quote's paragraph, after an error message
+        ("Mom texted: hey, call me when you land.\n\nI live in Berlin now.", ["home=Berlin"]),
+        ("Here's the error message:\nERROR db timeout\n\nAlso, my name is Priya.",
+         ["name=Priya"]),
     ],
 )  # fmt: skip
 async def test_the_users_own_words_after_a_quote_are_read(

@@ -200,6 +200,13 @@ def test_a_password_keeps_its_backslashes_and_a_folder_variable_is_no_password()
         ("My wifi password was sunshine.", "sunshine"),
         ("The db password, it's changeme.", "changeme"),
         ("My password is now swordfish.", "swordfish"),
+        # the sixth re-test (rt20f)
+        ("Password: Redwing", "Redwing"),
+        ("username: bob, password: king", "king"),
+        ("my password is Fred", "Fred"),
+        ("pin: 4821", "4821"),
+        ("the pin for my card is 4821", "4821"),
+        ("my voicemail pin is 2580", "2580"),
     ],
 )
 def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secret: str) -> None:
@@ -254,7 +261,9 @@ def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secr
         "the pin for the venue is 1000 5th Ave",
         "pin is 3000 volts",
         "the LED pin is 1023",
-        "Pin: 2019 was a good year",
+        # the sixth re-test (rt20f)
+        "Dropped a PIN: 2200 Broadway",
+        "Google Maps pin: 1600 Amphitheatre Parkway",
     ],
 )
 def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:

@@ -75,24 +75,43 @@ _DESCRIPTIONS = (
     "weak strong good bad wrong right correct incorrect invalid valid expired old new long short"
     " easy hard simple empty blank missing required needed optional set saved stored written"
     " changed reset hidden secret secure insecure encrypted hashed unknown probably still now"
-    " here case-sensitive currently actually compromised leaked rejected accepted fine hacked"
-    " breached broken stale rotated longer shorter fixed unchanged changing working locked"
-    " blocked lost sent gone free weird same different safe unsafe public private personal"
-    " default temporary random useless complicated annoying ok okay"
+    " here case-sensitive currently actually"
 )
 SAID_OF_A_PASSWORD = ENGLISH_STOPWORDS | frozenset(_DESCRIPTIONS.split())
+_SAID_AFTER_A_VERB = (
+    "compromised leaked rejected accepted fine hacked breached broken stale rotated longer shorter"
+    " fixed unchanged changing working locked blocked lost sent gone weird same different unsafe"
+    " public private personal temporary useless complicated annoying ok okay"
+)
+SAID_AFTER_A_VERB = SAID_OF_A_PASSWORD | frozenset(_SAID_AFTER_A_VERB.split())
+"""What "my password was …" / "… it's …" says of a password ("stolen", "annoying")."""
 """Words said of a password ("my password is weak", "… is too long"), not one."""
 
 
 def _names_no_description(match: re.Match[str]) -> bool:
-    """The value after "password is" is no word said of a password ("weak", "too", "stolen",
-    "annoying": the listed words, and a plain word ending as a participle does)."""
-    word = match.group(1).rstrip(".!?:)").lower()
-    return word not in SAID_OF_A_PASSWORD and not _A_PARTICIPLE.fullmatch(word)
+    """The value after "password is" is no word said of a password ("weak", "too")."""
+    return match.group(1).rstrip(".!?:)").lower() not in SAID_OF_A_PASSWORD
+
+
+def _no_word_said_after_a_verb(match: re.Match[str]) -> bool:
+    """The value after "my password was" / "… it's" is no word said of one: the listed ones,
+    and a lower-case participle of six letters or more ("stolen", "exposed"); "Speeding2",
+    "Redwing" and "bluebird" are passwords (found re-testing: a participle rule on every form
+    let "Password: Redwing" through)."""
+    word = match.group(1).rstrip(".!?:)")
+    participle = word.islower() and len(word) >= 6 and _A_PARTICIPLE.fullmatch(word) is not None
+    return word.lower() not in SAID_AFTER_A_VERB and not participle
 
 
 _A_PARTICIPLE = re.compile(r"[a-z]+(?:ed|ing)|(?:stol|forgott|brok|tak|writt|hidd|giv|chos)en")
-"""Plain words that end like "stolen", "exposed", "annoying": what happened to a password."""
+
+
+def _password_after_a_verb(match: re.Match[str]) -> bool:
+    """A value after a password's verb: one that reads as a password, or a word that ends the
+    clause and is no word said of one."""
+    if _password_in_prose(match):
+        return True
+    return _no_word_said_after_a_verb(match) and _ends_its_clause(match)
 
 
 def _ends_its_clause(match: re.Match[str]) -> bool:
@@ -108,6 +127,17 @@ def _password_after_words(match: re.Match[str]) -> bool:
     return _names_no_description(match) and _ends_its_clause(match)
 
 
+_PIN_OWNERS = (
+    r"my|our|his|her|their|your|the|\w+'s|card|bank|debit|credit|atm|phone|iphone|sim|door|"
+    r"alarm|safe|garage|gate|lockbox|voicemail|visa|wps"
+)
+"""Whose PIN it is ("my bank pin", "my mom's pin", "the garage pin"); "Dropped a pin: 2200
+Broadway" and "the LED pin is 1023" name none (found re-testing)."""
+_STREET = (
+    r"st|street|ave|avenue|rd|road|blvd|boulevard|lane|ln|dr|drive|way|broadway|parkway|pkwy|"
+    r"terrace|place|pl|court|ct|highway|hwy|square|sq|plaza"
+)
+"""Words ending an address: the number before them is no PIN ("pin: 1600 Amphitheatre Parkway")."""
 _WORD = NOT_A_MARKER + r"(?:[^\s:=?!.,;\"'`]|\.(?=[^\s.]))+"
 """A word between "password for" and the value; a dot inside one is kept ("root at 10.0.0.5")."""
 _VALUE = r"([^\s`\"'，。,;、]{2,}[^\s`\"'，。,;、.:)?])"
@@ -280,7 +310,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         " digit, a symbol or a capital inside it, or is a word that ends the clause and is no"
         " description (`my password was compromised.` is left)",
         1,
-        _password_after_words,
+        _password_after_a_verb,
     ),
     SecretPattern(
         "password",
@@ -317,11 +347,12 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?:\bPIN|\b(?i:(?:card|bank|debit|credit|atm|phone|sim|door|alarm|safe|my) pin)"
-            r"|\b(?i:pin (?:code|number)))"
+            r"(?:\bPIN|\b(?i:" + _PIN_OWNERS + r") (?i:pin)|\b(?i:pin (?:code|number))"
+            r"|(?:^|(?<=[.!?;,]\s)|(?<=[.!?;,]))\s*(?i:pin)(?=\s*(?:[:=]|is\b|was\b)))"
             r"(?:\s+(?i:for|of|to|on)(?:\s+[^\s:=?!.,;]+){1,5}?)?"
             r"(?:\s*[:=]|\s+(?i:is|was)\b)\s*" + NOT_A_MARKER + r"(\d{4,8})\b"
-            r"(?!\s+(?:[A-Z]\w*\s+)?(?i:st|street|ave|avenue|rd|road|blvd|lane|ln|dr|drive|way)\b)"
+            r"(?!\s+(?:[A-Z]\w*\s+){0,2}(?i:" + _STREET + r")\b|\s+\d+(?:st|nd|rd|th)\b"
+            r"|\s*(?i:v|volts?|mv|ma|amps?|ohms?|hz|khz|mhz|rpm|mm|cm|microns?|um)\b)"
         ),
         "a PIN's digits: `PIN for my card is 1234`, `my bank pin is 9911`, `pin code: 4321`"
         " (not a map's pin, `Dropped a pin: 2200 Broadway`, nor a street number)",
