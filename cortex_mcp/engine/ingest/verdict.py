@@ -256,21 +256,22 @@ async def settle(
     verdict = await _settled(conn, proposal, agent_id, asked, nearby)
     if verdict.action != "update" or verdict.target is None:
         return verdict
-    kept = other_fact(verdict.target, proposal)
+    facts = find_slots(verdict.target.content)  # read once, for both questions below
+    kept = other_fact(facts, proposal)
     if kept is None:
-        return _taking_over(verdict, verdict.target, proposal)
+        return _taking_over(verdict, verdict.target, facts, proposal)
     rule = f"{verdict.rule}; kept: it also says {kept.predicate} {kept.value}"
     return Verdict("new", rule=rule, refused=verdict.refused)
 
 
-def other_fact(memory: Memory, proposal: Proposal) -> Slot | None:
-    """A fact `memory` states that `proposal` neither replaces nor restates: a slot of its text
-    of another attribute than the proposal's, naming no value the proposal replaces or says,
-    where the memory states several or the proposal says what it replaces. Found re-testing:
+def other_fact(facts: list[Slot], proposal: Proposal) -> Slot | None:
+    """A fact a memory states (`facts`: the slots of its text) that `proposal` neither replaces
+    nor restates: a slot of another attribute than the proposal's, naming no value the
+    proposal replaces or says, where the memory states several or the proposal says what it
+    replaces. Found re-testing:
     "Actually, my daughter's name is Mia, not Maya." replaced "My wife's name is Priya and we
     have two kids, Maya and Leo." whole, and "I moved to Tallinn." took "I'm Olga and I live in
     Riga." with the name."""
-    facts = find_slots(memory.content)
     named = named_in(proposal.content)
     replaced = named.values if named is not None else ()
     own = [proposal.slot] if proposal.slot is not None else []
@@ -289,9 +290,12 @@ def other_fact(memory: Memory, proposal: Proposal) -> Slot | None:
     return next((fact for fact in facts if not covered(fact)), None)
 
 
-def _taking_over(verdict: Verdict, target: Memory, proposal: Proposal) -> Verdict:
-    """The verdict, with the slot of `target` for a proposal of none that gives a new name in
-    place of the one it holds ("Sorry, I meant Mia, not Maya.": the daughter is Mia now)."""
+def _taking_over(
+    verdict: Verdict, target: Memory, facts: list[Slot], proposal: Proposal
+) -> Verdict:
+    """The verdict, with the slot of `target` (one of `facts`, its text's) for a proposal of
+    none that gives a new name in place of the one it holds ("Sorry, I meant Mia, not Maya.":
+    the daughter is Mia now)."""
     if proposal.slot is not None:
         return verdict
     predicate, held = (
@@ -303,7 +307,7 @@ def _taking_over(verdict: Verdict, target: Memory, proposal: Proposal) -> Verdic
         new = renamed(proposal.content, held, None)
     elif held and renamable(predicate):
         new = renamed(proposal.content, held, whose(predicate))
-    fact = next((f for f in find_slots(target.content) if f.predicate == predicate), None)
+    fact = next((f for f in facts if f.predicate == predicate), None)
     if new is None or fact is None:
         return verdict
     return replace(verdict, slot=replace(fact, value=new, beside=False))
