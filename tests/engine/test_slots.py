@@ -90,6 +90,7 @@ FOUND = [
 ]
 NONE = [
     "He said I live in Paris",
+    "My sister said that my son is Leo",
     "She thinks I live in Paris",
     "My mom believes that I work at Google",
     "Everyone assumes I'm a vegetarian",
@@ -234,6 +235,13 @@ def test_a_value_ends_where_its_name_does(sentence: str, slot: tuple[str, str]) 
             "I work at Acme Corp. as a data engineer.",
             [("workplace", "Acme Corp"), ("role", "data engineer")],
         ),
+        # round nineteen's note: a relation after another in one sentence was read as the
+        # first one's ("my daughter's son"), and so as no one's
+        (
+            "My daughter is Maya and my son is Leo.",
+            [("person:daughter", "Maya"), ("person:son", "Leo")],
+        ),
+        ("My wife and I have a son named Leo.", [("person:son", "Leo")]),
     ],
 )
 def test_every_slot_of_a_sentence_is_read(sentence: str, slots: list[tuple[str, str]]) -> None:

@@ -35,46 +35,60 @@ from cortex_mcp.engine.language.wrappers import unwrapped, with_purpose
 from cortex_mcp.models import Category, Layer
 
 SLOT_IMPORTANCE = 0.85
+MOST_PER_MESSAGE = 16
+"""The most core statements one message gives. A person states a handful of facts at a time
+(no LoCoMo dev turn gives more than one); a message of hundreds is a list or a paste, and its
+first ones are kept: 2,000 lines of "I work at Acme" took 5 s to ingest (round twenty). The
+whole text stays in the conversation log."""
 
 
 def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
-    """Core-memory proposals for the high-signal statements of a user's message; `around`:
-    the exchange's other messages, where a bare decision may find what it decides."""
-    proposals: list[Proposal] = []
+    """Core-memory proposals for the high-signal statements of a user's message, each once and
+    at most `MOST_PER_MESSAGE`; `around`: the exchange's other messages, where a bare decision
+    may find what it decides."""
+    proposals: dict[str, Proposal] = {}  # by statement: one said twice would meet itself
     message = own_words(message)  # not what it pastes for the assistant to work on
     typed_lowercase = message.lstrip()[:1].islower()
     for sentence in signal_sentences(message):
         if typed_lowercase:
             sentence = cased(sentence)
-        signal = _signal_of(sentence) or _signal_of(unwrapped(sentence))
-        if signal is REMEMBER:  # "Remember: never force-push to main." asks to keep a rule
-            signal = _signal_of(unwrapped(sentence)) or REMEMBER
-        slots = find_slots(sentence)
-        if signal is None and not slots:
-            continue  # the common case: nothing to store, nothing to unwrap
-        if someone_elses_view(sentence):
-            continue  # "My sister thinks I live in Paris": her view, not the user's fact
-        if not slots and supposed(sentence):
-            continue  # "Pretend I work at Google.": nothing of it is so
-        correction = is_correction(sentence)
-        statement = unwrapped(sentence)
-        if signal is DECISION:
-            statement = with_purpose(statement, [m for m in around if m.strip()])
-        if len(slots) == 1:
-            importance = max(signal.importance if signal else 0.0, SLOT_IMPORTANCE)
-            if slots[0].value not in statement:  # read in another case: "my name is carlos"
-                statement = slots[0].statement()
-            proposals.append(_proposal(statement, importance, "slot", correction, slots[0]))
-        elif slots:
-            proposals += [
-                _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot, sentence)
-                for slot in slots
-            ]
-        elif signal is not None and is_lasting(_judged(sentence, statement, signal), signal.name):
-            proposals.append(
-                _proposal(statement, signal.importance, signal.name, correction, signal.category)
-            )
-    return proposals
+        for proposal in _sentence_statements(sentence, around):
+            proposals.setdefault(proposal.content, proposal)
+        if len(proposals) >= MOST_PER_MESSAGE:
+            break
+    return list(proposals.values())[:MOST_PER_MESSAGE]
+
+
+def _sentence_statements(sentence: str, around: Sequence[str]) -> list[Proposal]:
+    """The proposals one sentence of the user's gives: one per slot it sets, or one for its
+    signal when what it says lasts."""
+    signal = _signal_of(sentence) or _signal_of(unwrapped(sentence))
+    if signal is REMEMBER:  # "Remember: never force-push to main." asks to keep a rule
+        signal = _signal_of(unwrapped(sentence)) or REMEMBER
+    slots = find_slots(sentence)
+    if signal is None and not slots:
+        return []  # the common case: nothing to store, nothing to unwrap
+    if someone_elses_view(sentence):
+        return []  # "My sister thinks I live in Paris": her view, not the user's fact
+    if not slots and supposed(sentence):
+        return []  # "Pretend I work at Google.": nothing of it is so
+    correction = is_correction(sentence)
+    statement = unwrapped(sentence)
+    if signal is DECISION:
+        statement = with_purpose(statement, [m for m in around if m.strip()])
+    if len(slots) == 1:
+        importance = max(signal.importance if signal else 0.0, SLOT_IMPORTANCE)
+        if slots[0].value not in statement:  # read in another case: "my name is carlos"
+            statement = slots[0].statement()
+        return [_proposal(statement, importance, "slot", correction, slots[0])]
+    if slots:
+        return [
+            _proposal(slot.statement(), SLOT_IMPORTANCE, "slot", correction, slot, sentence)
+            for slot in slots
+        ]
+    if signal is not None and is_lasting(_judged(sentence, statement, signal), signal.name):
+        return [_proposal(statement, signal.importance, signal.name, correction, signal.category)]
+    return []
 
 
 def _signal_of(sentence: str) -> Signal | None:

@@ -10,7 +10,9 @@ Patterns are data (`slot_patterns_en`, `slot_patterns_cjk`); a match preceded by
 
 import re
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from cortex_mcp.engine.language import subjects
 from cortex_mcp.engine.language.attributes import find_attributes
@@ -237,10 +239,22 @@ def supposed(sentence: str) -> bool:
     return bool(_SUPPOSED_START.search(sentence))
 
 
-def _supposed_before(before: str) -> bool:
-    """True when the clause a match is in opens with a wish or a supposition."""
-    breaks = list(_CLAUSE_BREAK.finditer(before))
-    return bool(_SUPPOSED.search(before[breaks[-1].end() if breaks else 0 :]))
+def _supposed_before(sentence: str, end: int) -> bool:
+    """True when the clause a match at `end` is in opens with a wish or a supposition."""
+    return bool(_SUPPOSED.search(sentence, _clause_start(sentence, end), end))
+
+
+def _clause_start(sentence: str, end: int) -> int:
+    """Where the clause holding `end` starts: after the last clause break before it."""
+    ends = _clause_breaks(sentence)
+    before = bisect_right(ends, end)
+    return ends[before - 1] if before else 0
+
+
+@lru_cache(maxsize=4)
+def _clause_breaks(sentence: str) -> list[int]:
+    """Where each clause break of a sentence ends: found once, not at every match."""
+    return [match.end() for match in _CLAUSE_BREAK.finditer(sentence)]
 
 
 def someone_elses_view(sentence: str) -> bool:
@@ -292,10 +306,9 @@ def find_slots(sentence: str) -> list[Slot]:
         if slot_pattern.language == "zh" and kana:
             continue  # 住在 / 在…工作 read in a Japanese sentence are not Chinese
         for match in slot_pattern.pattern.finditer(sentence):
-            before = sentence[: match.start()]
-            if _NEGATED.search(before[-24:]) or asked(sentence, match.start(), cjk):
+            if _NEGATED.search(sentence[max(0, match.start() - 24) : match.start()]):
                 continue
-            if _supposed_before(before):
+            if asked(sentence, match.start(), cjk) or _supposed_before(sentence, match.start()):
                 continue
             for slot in _each_named(_slot(slot_pattern, match, sentence), match):
                 key = f"{slot.predicate}|{slot.key}" if slot.one_of_several else slot.predicate
@@ -305,9 +318,9 @@ def find_slots(sentence: str) -> list[Slot]:
     for attribute in find_attributes(sentence, cjk):
         key = f"{attribute.subject}|{attribute.attribute}"
         if (
-            not _NEGATED.search(sentence[: attribute.start][-24:])
+            not _NEGATED.search(sentence[max(0, attribute.start - 24) : attribute.start])
             and not asked(sentence, attribute.start, cjk)
-            and not _supposed_before(sentence[: attribute.start])
+            and not _supposed_before(sentence, attribute.start)
             and key not in found
         ):
             slot = Slot(attribute.subject, attribute.attribute, attribute.value, language)
@@ -342,7 +355,7 @@ def asked(sentence: str, start: int, cjk: bool) -> bool:
     live in Munich?"; "I live in Berlin, do you?" states)."""
     if cjk:
         return asks_there(sentence, start)
-    return bool(_AUXILIARY_BEFORE.search(sentence[:start][-24:])) and asks_there(
+    return bool(_AUXILIARY_BEFORE.search(sentence[max(0, start - 24) : start])) and asks_there(
         sentence, start, _CLAUSE_END
     )
 
@@ -363,8 +376,9 @@ def _subject(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> 
     if match.groupdict().get("me") is not None or match.groupdict().get("beside") is not None:
         return subjects.USER  # "I live in Boston with my wife and work at Acme", "So my son Leo"
     if "{rel}" in slot_pattern.predicate:  # my wife is called Mary: the user's relation
-        return subjects.subject_before(sentence[: match.start()])
-    return subjects.subject_before(sentence[: match.start("v")])
+        start = _clause_start(sentence, match.start())  # "My daughter is Maya and my son …"
+        return subjects.subject_before(sentence, match.start(), start)
+    return subjects.subject_before(sentence, match.start("v"))
 
 
 def _slot(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> Slot | None:

@@ -9,8 +9,10 @@ one "mother"), names as written.
 """
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 USER_KEY = "user"
 UNKNOWN_KEY = "?"
@@ -149,13 +151,32 @@ def mentioned(match: re.Match[str]) -> Subject:
     return UNKNOWN
 
 
-def subject_before(text: str) -> Subject:
-    """The subject of what follows `text` (a sentence up to its verb): the last mentioned,
-    the user when none is."""
-    found = USER
-    for match in _MENTION.finditer(text):
-        found = mentioned(match)
-    return found
+def subject_before(text: str, end: int | None = None, start: int = 0) -> Subject:
+    """The subject of what follows `text[:end]` (a sentence up to its verb): the last
+    mentioned from `start` on, the user when none is.
+
+    The sentence's mentions are found once and kept, so asking at each of a long sentence's
+    matches costs a short scan, not a read from its start (a 14,000-character message of
+    repeated "I have a dog named Rex, " took 1.6 s)."""
+    end = len(text) if end is None else end
+    matches, ends = _mentions(text)
+    settled = bisect_right(ends, end - _REACH)
+    last = matches[settled - 1] if settled else None
+    for match in _MENTION.finditer(text, last.end() if last else 0, end):
+        last = match
+    return USER if last is None or last.start() < start else mentioned(last)
+
+
+_REACH = 80
+"""How far past a mention's end its reading may look: a mention ending further before a point
+is read the same in the sentence cut there, so only the last stretch is scanned again."""
+
+
+@lru_cache(maxsize=4)
+def _mentions(sentence: str) -> tuple[list[re.Match[str]], list[int]]:
+    """Every mention in a sentence, and where each ends."""
+    matches = list(_MENTION.finditer(sentence))
+    return matches, [match.end() for match in matches]
 
 
 def named(written: str) -> Subject:

@@ -1,0 +1,127 @@
+"""What one long message costs `cortex_ingest`, key-less, against a floor of the same length.
+
+A message may be up to 32,000 characters. Before round twenty, one sentence of repeated
+statements cost time in the square of its length ("I have a dog named Rex, " said 600 times:
+6.4 s in `find_slots` alone), and a message of 2,000 such lines made 2,000 writes (5 s). Each
+kind below is a 31,000-character message of one repeated unit, sent through an in-process MCP
+session with no LLM and no embedder; the floor is a message of the same length that states
+nothing (LoCoMo-like small talk), in the same run and process. CPU seconds (`process_time`,
+every thread) are read beside wall seconds: the machine is shared.
+
+    python -m bench.long_messages                        # this checkout
+    python -m bench.long_messages --baseline /tmp/before # and a tree to compare, after it
+
+Writes bench/results/long-messages.json (or `--out`): per tree and kind, the median of
+`--repeats` calls, and its ratio to the floor.
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results" / "long-messages.json"
+LENGTH = 31_000
+FLOOR = "floor"
+UNITS = {
+    FLOOR: "Haha, that sounds like a lot of fun, tell me more about the trip! ",
+    "pets in one sentence": "I have a dog named Rex, ",
+    "pets joined by and": "We have a cat named Tom and ",
+    "a relation's home": "my wife Anna lives in Paris and ",
+    "name and home": "My name is Dana, I live in Berlin, ",
+    "no clause breaks": "I wish I have a dog named Rex ",
+    "zh statements": "我住在北京，我叫小明，",
+    "ja statements": "私は田中で、東京に住んでいます、",
+    "children listed": "I have two kids, Maya and Leo, ",
+    "passwords": "my password for the db is hunter2 and ",
+    "one line said again": "I work at Acme\n",
+    "a pasted email": "Reply to this email: Hi! I'm Bob. ",
+}
+
+
+def message(unit: str) -> str:
+    """`unit` repeated to `LENGTH` characters."""
+    return (unit * (LENGTH // len(unit) + 1))[:LENGTH]
+
+
+async def measure(repeats: int) -> dict[str, dict[str, float]]:
+    """Each kind's median wall and CPU seconds over `repeats` ingests (run in a child)."""
+    from mcp import Client
+
+    from cortex_mcp.config import Settings
+    from cortex_mcp.server import build_server
+
+    figures: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as home:
+        settings = Settings.model_validate({"home": Path(home), "embedding": {"provider": "none"}})
+        async with Client(build_server(settings)) as client:
+            first = {"user_message": "hi", "assistant_message": "hi"}
+            await client.call_tool("cortex_ingest", first)
+            for kind, unit in UNITS.items():
+                walls, cpus = [], []
+                for _ in range(repeats):
+                    wall, cpu = time.perf_counter(), time.process_time()
+                    result = await client.call_tool(
+                        "cortex_ingest", {"user_message": message(unit), "assistant_message": "OK."}
+                    )
+                    walls.append(time.perf_counter() - wall)
+                    cpus.append(time.process_time() - cpu)
+                    if result.is_error:
+                        raise SystemExit(f"{kind}: {result.content}")
+                figures[kind] = {
+                    "wall_s": statistics.median(walls),
+                    "cpu_s": statistics.median(cpus),
+                }
+    return figures
+
+
+def run_tree(code: Path, repeats: int) -> dict[str, Any]:
+    """One tree's figures, measured in a process with its `cortex_mcp` first on the path."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.long_messages", "--child", "--repeats", str(repeats)],
+        cwd=ROOT,
+        env={"PYTHONPATH": f"{code}:{ROOT}", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures: dict[str, dict[str, float]] = json.loads(done.stdout)
+    floor = figures[FLOOR]
+    return {
+        kind: figure | {"cpu_to_floor": round(figure["cpu_s"] / floor["cpu_s"], 2)}
+        for kind, figure in figures.items()
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", type=Path, help="a tree to measure beside this checkout")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(anyio.run(measure, args.repeats)))
+        return
+    trees = {"after": ROOT} | ({"before": args.baseline} if args.baseline else {})
+    document = {
+        "length": LENGTH,
+        "repeats": args.repeats,
+        "trees": {label: run_tree(code, args.repeats) for label, code in trees.items()},
+    }
+    args.out.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    for label, figures in document["trees"].items():
+        for kind, figure in figures.items():
+            print(f"{label:6} {kind:22} cpu {figure['cpu_s']:6.2f} s  ×{figure['cpu_to_floor']}")
+
+
+if __name__ == "__main__":
+    main()
