@@ -637,6 +637,15 @@ async def test_what_the_seventh_retest_left_open_is_read(
         (["I have a dog, Rex, and a cat named Tom."], ["pet:cat=Tom"]),
         (["I have a dog named Rex and a cat named Tom and a parrot named Kiwi."],
          ["pet:cat=Tom", "pet:dog=Rex", "pet:parrot=Kiwi"]),
+        # round nineteen's note: "it's X, not Y" was never stored; two relations in one
+        # sentence read only the first
+        (["My wife's name is Priya and we have two kids, Maya and Leo.", "No, it's Mia, not Maya."],
+         ["person:child=Leo", "person:child=Mia", "person:wife=Priya"]),
+        (["My son is Leo.", "That's Leon, not Leo."], ["person:son=Leon"]),
+        (["My daughter is Maya and my son is Leo."], ["person:daughter=Maya", "person:son=Leo"]),
+        (["My wife Anna and I have a son, Tom, and a dog named Rex.",
+          "Correction: the dog is called Max, not Rex."],
+         ["person:son=Tom", "person:wife=Anna", "pet:dog=Max"]),
     ],
 )  # fmt: skip
 async def test_one_fact_replaced_leaves_the_others(
@@ -649,16 +658,57 @@ async def test_one_fact_replaced_leaves_the_others(
     assert held(plain) == sorted(slots)
 
 
-async def test_a_memory_of_several_facts_is_not_replaced_by_one(
-    client: Client, plain: Settings
+@pytest.mark.parametrize(
+    ("messages", "stored", "words"),
+    [
+        (["My daughter is Maya.", "Sorry, I meant Mia, not Maya."],
+         "My daughter is Mia, not Maya.", "Maya"),
+        (["I live in Austin.", "No, it's Boston, not Austin."], "I live in Boston, not Austin.",
+         "Austin"),
+    ],
+)  # fmt: skip
+async def test_a_bare_new_name_is_stored_as_what_it_now_says(
+    client: Client, plain: Settings, messages: list[str], stored: str, words: str
 ) -> None:
-    """A memory read for one fact holds others ("My wife Anna and I have a son, Tom, and a dog
-    named Rex."): a correction of the dog's name is kept beside it, not in its place."""
-    said = "My wife Anna and I have a son, Tom, and a dog named Rex."
-    await say(client, said, "Correction: the dog is called Max, not Rex.")
-    texts = [text for text, _ in live(plain)]
-    assert said in texts
-    assert "The dog is called Max, not Rex." in texts
+    """ "It's Mia, not Maya." alone says nothing of whose name it is: the memory that takes the
+    daughter's slot reads as the fact, and the old name still finds it."""
+    await say(client, *messages)
+    assert [text for text, _ in live(plain)] == [stored]
+    answer = data_of(await client.call_tool("cortex_recall", {"query": words}))
+    assert [m["content"] for m in answer["memories"]][:1] == [stored]
+
+
+@pytest.mark.parametrize(
+    ("remembered", "messages", "texts"),
+    [
+        ("My wife Anna and I have a son, Tom, and a dog named Rex.",
+         ["Correction: the dog is called Max, not Rex."],
+         ["My wife Anna and I have a son, Tom, and a dog named Max, not Rex."]),
+        ("Our staging server runs Ubuntu and lives in Frankfurt.",
+         ["Correction: staging lives in Dublin, not Frankfurt."],
+         ["Our staging server runs Ubuntu and lives in Dublin, not Frankfurt."]),
+        # two values in the memory: which one is meant is not known, so it is replaced whole
+        ("The API is written in Python and the workers in Python too.",
+         ["Actually the API is written in Go, not Python."],
+         ["Actually the API is written in Go, not Python."]),
+        (None, ["My daughter is Maya.", "Sorry, I meant Mia, not Maya.",
+                "Sorry, I meant Mia, not Maya."], ["My daughter is Mia, not Maya."]),
+        (None, ["My daughter is Maya.", "Sorry, I meant Mia, not Maya.",
+                "Actually it's Mila, not Mia."], ["My daughter is Mila, not Mia."]),
+    ],
+)  # fmt: skip
+async def test_a_correction_of_one_word_keeps_the_rest_of_the_memory(
+    client: Client, plain: Settings, remembered: str | None, messages: list[str], texts: list[str]
+) -> None:
+    """A memory holding more than the value a correction replaces (stored whole by an agent:
+    "My wife Anna and I have a son, Tom, and a dog named Rex.") was kept beside the correction,
+    stale name and all, or replaced by the correction's words, losing the rest (round
+    nineteen's note). It is said again with the one word changed; said again, the correction
+    is a restatement, and a second correction replaces the first's word."""
+    if remembered is not None:
+        data_of(await client.call_tool("cortex_remember", {"content": remembered}))
+    await say(client, *messages)
+    assert [text for text, _ in live(plain)] == texts
 
 
 @pytest.mark.parametrize(

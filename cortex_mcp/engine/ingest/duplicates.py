@@ -10,8 +10,10 @@ least `PARAPHRASE_SIMILARITY` close in meaning that passes the same-fact guard
 the embedder: `restated.merge_restatements` applies it right after the back-fill.
 """
 
+import re
 from collections.abc import Sequence
 
+from cortex_mcp.engine.language.naming import named_in, renamed
 from cortex_mcp.engine.language.paraphrase import PARAPHRASE_SIMILARITY, refuses
 from cortex_mcp.models import Category, Memory
 from cortex_mcp.search.facts import content_tokens, same_statement_as
@@ -83,7 +85,23 @@ async def find_duplicate(conn: Connection, content: str, agent_id: str | None) -
     for memory_id, text in found:
         if restates(text):
             return await rows.get_memory(conn, memory_id)
-    return None
+    return await correction_held(conn, content, agent_id)
+
+
+async def correction_held(conn: Connection, content: str, agent_id: str | None) -> Memory | None:
+    """A live memory already saying the one new word a correction gives for an old one: "Sorry,
+    I meant Mia, not Maya." said again once "My daughter is Mia, not Maya." holds it."""
+    named = named_in(content)
+    if named is None or len(named.values) != 1:
+        return None
+    old = named.values[0]
+    new = renamed(content, old, None)
+    if new is None:
+        return None
+    says = re.compile(rf"(?<![\w-]){re.escape(new)}, not {re.escape(old)}(?![\w-])", re.I)
+    found = await live_containing(conn, quote_term(new), agent_id, NEAR_DUPLICATE_SCAN, [old])
+    held = next((memory_id for memory_id, text in found if says.search(text)), None)
+    return await rows.get_memory(conn, held) if held is not None else None
 
 
 def words_to_search(content: str) -> tuple[list[str], list[str]]:

@@ -91,6 +91,9 @@ class Verdict:
     """Where a new memory goes instead of the proposal's layer."""
     slot: Slot | None = None
     """The slot the new memory takes over from `target` (a name given in place of its own)."""
+    content: str | None = None
+    """What the new memory says instead of the proposal's words (`target` said again with the
+    value it corrects)."""
 
 
 def overlap(a: str, b: str) -> float:
@@ -256,7 +259,10 @@ async def settle(
     verdict = await _settled(conn, proposal, agent_id, asked, nearby)
     if verdict.action != "update" or verdict.target is None:
         return verdict
-    facts = find_slots(verdict.target.content)  # read once, for both questions below
+    facts = find_slots(verdict.target.content)  # read once, for the questions below
+    corrected = _with_value_changed(verdict, verdict.target, facts, proposal)
+    if corrected is not None:
+        return corrected
     kept = other_fact(facts, proposal)
     if kept is None:
         return _taking_over(verdict, verdict.target, facts, proposal)
@@ -288,6 +294,44 @@ def other_fact(facts: list[Slot], proposal: Proposal) -> Slot | None:
         )
 
     return next((fact for fact in facts if not covered(fact)), None)
+
+
+def _with_value_changed(
+    verdict: Verdict, target: Memory, facts: list[Slot], proposal: Proposal
+) -> Verdict | None:
+    """For a correction giving one new word for one value ("Actually we use Memcached, not
+    Redis.") of a memory that says more than it ("We use Redis for caching and Kafka for
+    queues."): `target` said again with the value changed, so the rest of what it says stays
+    ("We use Memcached, not Redis, for caching and Kafka for queues."). Found in round
+    nineteen's note: Kafka went with Redis, and "No, it's Mia, not Maya." became the memory of
+    the daughter in the words of that sentence, which say nothing of whose name it is."""
+    named = named_in(proposal.content)
+    if named is None or len(named.values) != 1:
+        return None
+    old = named.values[0]
+    new = renamed(proposal.content, old, None)
+    found = list(re.finditer(rf"(?<![\w-]){re.escape(old)}(?![\w-])", target.content, re.I))
+    if new is None or len(found) != 1:
+        return None
+    if not content_terms(target.content) - content_terms(old) - content_terms(proposal.content):
+        return None  # it says nothing the correction does not: the correction's words will do
+    predicate = str(target.metadata.get("predicate") or "")
+    if proposal.slot is not None and proposal.slot.predicate != predicate:
+        return None  # the correction sets a fact of its own: stored as said
+    slot = proposal.slot or next((f for f in facts if f.predicate == predicate), None)
+    if slot is not None and value_key(slot.value) == value_key(old):
+        slot = replace(slot, value=new, beside=False)
+    start, end = found[0].span()
+    rest = target.content[end:]
+    earlier = _EARLIER_CORRECTION.match(rest)  # "Mia, not Maya." corrected again: "Mila, not Mia."
+    rest = rest[earlier.end() :] if earlier else rest
+    said = f"{new}, not {old}" + ("," if rest[:1].isspace() else "")
+    content = target.content[:start] + said + rest
+    rule = f"{verdict.rule}; said again with {new} for {old}"
+    return replace(verdict, rule=rule, slot=slot, content=content)
+
+
+_EARLIER_CORRECTION = re.compile(r",\s*not\s+[\w'-]+(?:,(?=\s))?")
 
 
 def _taking_over(

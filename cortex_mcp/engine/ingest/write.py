@@ -170,6 +170,8 @@ async def write_proposal(
         proposal = replace(proposal, slot=None)
     if verdict.slot is not None:
         proposal = replace(proposal, slot=verdict.slot, category=verdict.slot.category)
+    if verdict.content is not None:
+        proposal = _said_as(proposal, verdict.content)
     target = verdict.target
     if verdict.action == "duplicate" and target is not None:
         bumped = await rows.reinforce_memory(
@@ -191,6 +193,13 @@ async def write_proposal(
     await _no_longer_left(conn, memory, target, proposal, agent_id, now)
     await record_relations(conn, memory, proposal.slot, proposal.relations, now)
     return Outcome("superseded", memory, target)
+
+
+def _said_as(proposal: Proposal, content: str) -> Proposal:
+    """The proposal stored as `content`, its own words kept in its search context."""
+    said, context = proposal.content, str(proposal.extra.get("context", ""))
+    context = context if said in context else "\n".join(filter(None, [said, context]))
+    return replace(proposal, content=content, extra=proposal.extra | {"context": context})
 
 
 async def _no_longer_left(

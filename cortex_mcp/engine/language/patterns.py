@@ -50,8 +50,8 @@ SIGNALS: tuple[Signal, ...] = (
             r"i misspoke|i meant|no longer|not anymore|any ?more|switched from|changed (it )?to)\b",
             r"\bcorrection\s*[:：,]",
             r"\bi misremembered\b|\bi was mistaken\b",
-            r"\b(?:is|are|uses|runs? on)\s+[A-Z0-9][\w.+#-]*(?: [\w.+#-]+)?,\s*not\s+"
-            r"(?:the\s+)?[A-Z0-9]",
+            r"(?:\b(?:is|are|uses|runs? on)|\b(?:it|that)['’]s)\s+[A-Z0-9][\w.+#-]*(?: [\w.+#-]+)?,"
+            r"\s*not\s+(?:the\s+)?[A-Z0-9]",
             r"\b(?:forget|ignore|disregard) (?:what I said|what I told you|the rule|that rule)\b",
             r"\bnot\b[^,.;]{1,40},\s*but\b",
             flags=re.IGNORECASE,
