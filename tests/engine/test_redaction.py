@@ -207,6 +207,11 @@ def test_a_password_keeps_its_backslashes_and_a_folder_variable_is_no_password()
         ("pin: 4821", "4821"),
         ("the pin for my card is 4821", "4821"),
         ("my voicemail pin is 2580", "2580"),
+        # round twenty: a plain word answered or set after the asked and changed forms
+        ("What's the password for the wifi? It's sunshine.", "sunshine"),
+        ("The password for prod is now swordfish.", "swordfish"),
+        ("I changed my password to bluebird.", "bluebird"),
+        ("my pw is tiger", "tiger"),
     ],
 )
 def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secret: str) -> None:
@@ -264,6 +269,11 @@ def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secr
         # the sixth re-test (rt20f)
         "Dropped a PIN: 2200 Broadway",
         "Google Maps pin: 1600 Amphitheatre Parkway",
+        # round twenty
+        "Password for the wifi? Thanks!",
+        "Password for the wifi? It's broken.",
+        "The password for prod is now expired.",
+        "I changed my password to something stronger.",
     ],
 )
 def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:

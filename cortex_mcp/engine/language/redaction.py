@@ -64,11 +64,12 @@ def _aws_secret(match: re.Match[str]) -> bool:
 
 def _password_in_prose(match: re.Match[str]) -> bool:
     """A word that reads as a password, not as English: a digit, a symbol or a capital inside
-    it ("S3cr3tPassw0rd", "hunter2!"); not a version number ("v2.1")."""
+    it ("S3cr3tPassw0rd", "hunter2!"); not a version number ("v2.1"), nor a word whose only
+    symbol ends its sentence ("Password for the wifi? Thanks!")."""
     value = match.group(1)
     if re.fullmatch(r"[vV]?\d+(?:\.\d+)+", value):
         return False
-    return bool(re.search(r"\d|[^\w.-]|[a-z][A-Z]", value))
+    return bool(re.search(r"\d|[^\w.-]|[a-z][A-Z]", value.rstrip("!?")))
 
 
 _DESCRIPTIONS = (
@@ -112,6 +113,16 @@ def _password_after_a_verb(match: re.Match[str]) -> bool:
     if _password_in_prose(match):
         return True
     return _no_word_said_after_a_verb(match) and _ends_its_clause(match)
+
+
+def _password_answered(match: re.Match[str]) -> bool:
+    """A value after "password for X? It's", "… is now", "pw:" or "changed my password to": as
+    after a verb. Right after the question mark with no answer's verb, only one that reads as a
+    password ("Password for the wifi? Thanks!" keeps its thanks)."""
+    lead = match.string[match.start() : match.start(1)]
+    if re.search(r"\?\s*[`\"']?$", lead):
+        return _password_in_prose(match)
+    return _password_after_a_verb(match)
 
 
 def _ends_its_clause(match: re.Match[str]) -> bool:
@@ -334,11 +345,12 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             r"(?:password|pw|passcode)\s+to)"
             r"\s*[`\"']?" + NOT_A_MARKER + _VALUE
         ),
-        "asked and answered, short or changed, when the value has a digit, a symbol or a"
-        " capital inside it: `Password for staging? …`, `password for the wifi? It's …`, `the"
-        " password for prod is now …`, `my pw is …`, `wifi pw: …`, `I changed my password to …`",
+        "asked and answered, short or changed: `Password for staging? …` when the value has a"
+        " digit, a symbol or a capital inside it; `password for the wifi? It's …`, `the password"
+        " for prod is now …`, `my pw is …`, `wifi pw: …`, `I changed my password to …` also"
+        " when it is a word that ends the clause and is no word said of a password",
         1,
-        _password_in_prose,
+        _password_answered,
     ),
     SecretPattern(
         "password",
