@@ -44,6 +44,10 @@ UNITS = {
     "passwords": "my password for the db is hunter2 and ",
     "one line said again": "I work at Acme\n",
     "a pasted email": "Reply to this email: Hi! I'm Bob. ",
+    "zh, no punctuation": "我的女儿叫玛雅我住在北京我的儿子叫小明",
+    "ja, no punctuation": "名前は田中です東京に住んでいます",
+    "a bracket left open": "(my son is Leo ",
+    "log lines": "2024-05-01T12:00:00Z WARN [svc] I live in /var/lib/app0, retrying\n",
 }
 
 
@@ -52,14 +56,15 @@ def message(unit: str) -> str:
     return (unit * (LENGTH // len(unit) + 1))[:LENGTH]
 
 
-async def measure(repeats: int) -> dict[str, dict[str, float]]:
+async def measure(repeats: int) -> dict[str, Any]:
     """Each kind's median wall and CPU seconds over `repeats` ingests (run in a child)."""
     from mcp import Client
 
+    import cortex_mcp
     from cortex_mcp.config import Settings
     from cortex_mcp.server import build_server
 
-    figures: dict[str, dict[str, float]] = {}
+    figures: dict[str, Any] = {"package": str(Path(cortex_mcp.__file__).parent)}
     with tempfile.TemporaryDirectory() as home:
         settings = Settings.model_validate({"home": Path(home), "embedding": {"provider": "none"}})
         async with Client(build_server(settings)) as client:
@@ -85,20 +90,22 @@ async def measure(repeats: int) -> dict[str, dict[str, float]]:
 
 def run_tree(code: Path, repeats: int) -> dict[str, Any]:
     """One tree's figures, measured in a process with its `cortex_mcp` first on the path."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.long_messages", "--child", "--repeats", str(repeats)],
-        cwd=ROOT,
-        env={"PYTHONPATH": f"{code}:{ROOT}", "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    figures: dict[str, dict[str, float]] = json.loads(done.stdout)
+    with tempfile.TemporaryDirectory() as elsewhere:  # run as a script: `code` alone on the path
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", "--repeats", str(repeats)],
+            cwd=elsewhere,
+            env={"PYTHONPATH": str(code), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    figures: dict[str, Any] = json.loads(done.stdout)
     floor = figures[FLOOR]
     return {
         kind: figure | {"cpu_to_floor": round(figure["cpu_s"] / floor["cpu_s"], 2)}
         for kind, figure in figures.items()
-    }
+        if kind != "package"
+    } | {"package": figures["package"]}
 
 
 def main() -> None:
@@ -119,6 +126,7 @@ def main() -> None:
     }
     args.out.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     for label, figures in document["trees"].items():
+        print(f"{label}: {figures.pop('package')}")
         for kind, figure in figures.items():
             print(f"{label:6} {kind:22} cpu {figure['cpu_s']:6.2f} s  ×{figure['cpu_to_floor']}")
 

@@ -695,6 +695,25 @@ async def test_a_bare_new_name_is_stored_as_what_it_now_says(
                 "Sorry, I meant Mia, not Maya."], ["My daughter is Mia, not Maya."]),
         (None, ["My daughter is Maya.", "Sorry, I meant Mia, not Maya.",
                 "Actually it's Mila, not Mia."], ["My daughter is Mila, not Mia."]),
+        # the re-test of this change (rt21): a value of several words, a day, a number
+        (None, ["I live in New York.", "It's New Jersey, not New York."],
+         ["I live in New Jersey, not New York."]),
+        ("Our office is in New York and has 40 people.",
+         ["Actually, it's New Jersey, not New York."],
+         ["Our office is in New Jersey, not New York, and has 40 people."]),
+        ("The team lunch is on Monday.", ["It's Friday, not Monday."],
+         ["The team lunch is on Friday, not Monday."]),
+        ("My flight is at 9 am on Tuesday.", ["Sorry, it's 10, not 9."],
+         ["My flight is at 10 am on Tuesday."]),
+        # ... and whose it is: another person's, or one of two holding the name
+        (None, ["My dog is called Rex.", "My neighbor's dog is Max, not Rex — they look alike."],
+         ["My dog is called Rex.", "My neighbor's dog is Max, not Rex — they look alike."]),
+        (None, ["I have a dog named Rex and a cat named Rex.", "It's Max, not Rex."],
+         ["It's Max, not Rex.", "My cat is called Rex.", "My dog is called Rex."]),
+        (None, ["My wife is Anna.", "My sister is Anna.", "It's Hannah, not Anna."],
+         ["It's Hannah, not Anna.", "My sister is Anna.", "My wife is Anna."]),
+        (None, ["My boss is Mark.", "I have a cat named Mark.", "Sorry, I meant Marc, not Mark."],
+         ["I have a cat named Mark.", "My boss is Mark.", "Sorry, I meant Marc, not Mark."]),
     ],
 )  # fmt: skip
 async def test_a_correction_of_one_word_keeps_the_rest_of_the_memory(
@@ -709,6 +728,48 @@ async def test_a_correction_of_one_word_keeps_the_rest_of_the_memory(
         data_of(await client.call_tool("cortex_remember", {"content": remembered}))
     await say(client, *messages)
     assert [text for text, _ in live(plain)] == texts
+
+
+async def test_a_bare_correction_of_nothing_held_is_no_core_memory(
+    client: Client, plain: Settings
+) -> None:
+    """ "Oh wait, it's Friday, not Monday today." corrects what was just said, nothing held:
+    it is kept in working memory, not in core (found re-testing: such remarks crowded core)."""
+    await say(client, "Oh wait, it's Friday, not Monday today.")
+    with inspect_database(plain.database_path) as conn:
+        layers = conn.execute("select layer from memories where deleted_at is null").fetchall()
+    assert [row[0] for row in layers] == ["working"]
+
+
+async def test_an_introduction_of_many_facts_keeps_them_all(
+    client: Client, plain: Settings
+) -> None:
+    """Seventeen facts in one message: the last was dropped by a cap of 16 (found re-testing)."""
+    facts = [
+        "My name is Dana.", "I live in Oslo.", "I work at Equinor.", "My wife is Kari.",
+        "My son is Leo.", "My daughter is Mia.", "I have a dog named Rex.",
+        "I have a cat named Tom.", "My mother is Eva.", "My father is Raj.", "My brother is Ole.",
+        "My sister is Ida.", "I use Neovim.", "Please answer in English.",
+        "I'm allergic to peanuts.", "I'm a data engineer.", "I'm allergic to penicillin.",
+    ]  # fmt: skip
+    await say(client, " ".join(facts))
+    assert "allergy:penicillin=penicillin" in held(plain)
+    assert len(held(plain)) == len(facts)
+
+
+async def test_pasted_log_lines_are_not_the_user_and_use_up_nothing(
+    client: Client, plain: Settings
+) -> None:
+    """Twenty log lines ("… WARN [svc] I live in /var/lib/app0, retrying") became core memories
+    and, past the cap, cost the user's own name and son said after them (found re-testing)."""
+    lines = "".join(
+        f"2024-05-01T12:00:{n:02d}Z WARN [svc] I live in /var/lib/app{n}, retrying\n"
+        for n in range(20)
+    )
+    await say(client, f"Can you see why this keeps failing?\n{lines}\nAlso, my name is Priya "
+              "and my son is Leo.")  # fmt: skip
+    assert held(plain) == ["name=Priya", "person:son=Leo"]
+    assert not any("/var/lib" in text for text, _ in live(plain))
 
 
 @pytest.mark.parametrize(

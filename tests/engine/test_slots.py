@@ -38,6 +38,18 @@ FOUND = [
     ("私の名前は佐藤です。", [("name", "佐藤")]),
     ("日本語で答えてください", [("answer_language", "日本語")]),
     ("My wife is called Mary", [("person:wife", "Mary")]),
+    # round twenty, from the missed facts of the dev conversations (general forms)
+    (
+        "Unfortunately, I also lost my job at Door Dash this month.",
+        [("left:workplace", "Door Dash")],
+    ),
+    ("I got laid off from Google.", [("left:workplace", "Google")]),
+    (
+        "And thanks for asking, they're good- we got another cat named Bailey too.",
+        [("pet:cat", "Bailey")],
+    ),
+    ("And yup, I do- Oscar, my guinea pig.", [("pet:guinea pig", "Oscar")]),
+    ("Meet Rex, my puppy.", [("pet:dog", "Rex")]),
     ("我在阿里巴巴工作", [("workplace", "阿里巴巴")]),
     (
         "I just started a new job as a financial analyst at Globex last week.",
@@ -91,6 +103,10 @@ FOUND = [
 NONE = [
     "He said I live in Paris",
     "My sister said that my son is Leo",
+    "My dad lost his job at Ford.",
+    "I never got laid off from IBM.",
+    "My sister - she has a dog named Rex.",
+    "Thanks, my dog.",
     "She thinks I live in Paris",
     "My mom believes that I work at Google",
     "Everyone assumes I'm a vegetarian",

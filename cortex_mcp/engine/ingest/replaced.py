@@ -16,7 +16,7 @@ from cortex_mcp.engine.ingest.duplicates import never_paraphrased
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.naming import named_in, names, renamed
 from cortex_mcp.engine.language.slot_words import PETS, RELATIONS
-from cortex_mcp.engine.language.subjects import first_subject
+from cortex_mcp.engine.language.subjects import GROUPS, first_subject
 from cortex_mcp.models import Layer, Memory
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.tokenize import term_set
@@ -53,6 +53,7 @@ async def replaced_by_name(
         key=lambda memory: memory.created_at,
         reverse=True,
     )
+    replaced: list[Memory] = []
     for memory in candidates:
         if not _in_scope(memory, proposal, agent_id):
             continue
@@ -60,8 +61,24 @@ async def replaced_by_name(
             return f"revokes what was said about {named.topic}", memory
         value = next((v for v in named.values if names(memory.content, v)), None)
         if value is not None and _replaces(proposal, memory, value):
-            return f"names the value it replaces ({value})", memory
-    return None
+            replaced.append(memory)
+    if not replaced or _which_is_unknown(replaced, proposal):
+        return None
+    value = next(v for v in named.values if names(replaced[0].content, v))
+    return f"names the value it replaces ({value})", replaced[0]
+
+
+def _which_is_unknown(replaced: list[Memory], proposal: Proposal) -> bool:
+    """Two of the user's people or pets hold the name a correction replaces, and it says whose
+    it is of neither ("It's Max, not Rex." with a dog and a cat named Rex; "Sorry, I meant
+    Marc, not Mark." with a boss and a cat named Mark): which one is meant is not known, and
+    neither is replaced (found re-testing: the newest one was renamed)."""
+    predicates = [str(m.metadata.get("predicate") or "") for m in replaced]
+    held = {predicate for predicate in predicates if renamable(predicate)}
+    if len(held) < 2:
+        return False
+    said = {word.removesuffix("'s") for word in re.findall(r"[a-z']+", proposal.content.casefold())}
+    return not said & whose(predicates[0])
 
 
 def _in_scope(memory: Memory, proposal: Proposal, agent_id: str | None) -> bool:
@@ -84,6 +101,8 @@ def _replaces(proposal: Proposal, memory: Memory, value: str) -> bool:
     statement, text = proposal.content, memory.content
     predicate = str(memory.metadata.get("predicate") or "")
     held = str(memory.metadata.get("value"))
+    if _someone_elses_thing(statement) and not _someone_elses_thing(text):
+        return False  # "My neighbor's dog is Max, not Rex" is no new name for the user's dog
     if _renames(proposal, predicate, held, value):
         return first_subject(statement).key in ("user", "?", first_subject(text).key)
     if _other_person(statement, text) or _rejects(text, value):
@@ -92,6 +111,23 @@ def _replaces(proposal: Proposal, memory: Memory, value: str) -> bool:
         return True
     without = re.sub(re.escape(value), " ", statement, flags=re.I)
     return bool(_terms(without) & _terms(text))
+
+
+_PEOPLE = "|".join(
+    re.escape(word)
+    for word in sorted({*RELATIONS, *GROUPS}, key=len, reverse=True)
+    if word.isascii()
+)
+_SOMEONE_ELSES_THING = re.compile(
+    rf"(?i)\b(?:my|our)\s+(?:(?:{_PEOPLE}|landlord|landlady|teacher|doctor|ex)['’]s)"
+    r"\s+(?!names?\b|birthday\b)\w"
+)
+
+
+def _someone_elses_thing(text: str) -> bool:
+    """The text speaks of a thing of another person's ("my neighbor's dog", "my sister's
+    car"), not of that person's name ("my daughter's name is Mia")."""
+    return _SOMEONE_ELSES_THING.search(text) is not None
 
 
 def _renames(proposal: Proposal, predicate: str, held: str, value: str) -> bool:

@@ -29,7 +29,7 @@ from cortex_mcp.engine.ingest.duplicates import find_duplicate
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.ingest.replaced import PROJECT_SLOTS, renamable, replaced_by_name, whose
 from cortex_mcp.engine.language.answers import llm_object
-from cortex_mcp.engine.language.naming import named_in, names, renamed
+from cortex_mcp.engine.language.naming import given_for, named_in, names, renamed
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
 from cortex_mcp.engine.language.slots import LEFT, Slot, described, find_slots, value_key
 from cortex_mcp.engine.language.subjects import same_subject
@@ -257,6 +257,9 @@ async def settle(
     """Inside the write transaction: what storing `proposal` does (see the module's rules); a
     memory stating facts the proposal does not replace is never replaced whole."""
     verdict = await _settled(conn, proposal, agent_id, asked, nearby)
+    bare = proposal.slot is None and _BARE_CORRECTION.match(proposal.content) is not None
+    if verdict.action == "new" and bare:
+        return replace(verdict, layer=Layer.WORKING, rule="a bare correction of nothing held")
     if verdict.action != "update" or verdict.target is None:
         return verdict
     facts = find_slots(verdict.target.content)  # read once, for the questions below
@@ -309,7 +312,7 @@ def _with_value_changed(
     if named is None or len(named.values) != 1:
         return None
     old = named.values[0]
-    new = renamed(proposal.content, old, None)
+    new = given_for(proposal.content, old)
     found = list(re.finditer(rf"(?<![\w-]){re.escape(old)}(?![\w-])", target.content, re.I))
     if new is None or len(found) != 1:
         return None
@@ -325,12 +328,21 @@ def _with_value_changed(
     rest = target.content[end:]
     earlier = _EARLIER_CORRECTION.match(rest)  # "Mia, not Maya." corrected again: "Mila, not Mia."
     rest = rest[earlier.end() :] if earlier else rest
-    said = f"{new}, not {old}" + ("," if rest[:1].isspace() else "")
+    if rest[:1].isspace() and new[:1].isdigit():
+        said = new  # "My flight is at 10 am", not "at 10, not 9, am"
+    else:
+        said = f"{new}, not {old}" + ("," if rest[:1].isspace() else "")
     content = target.content[:start] + said + rest
     rule = f"{verdict.rule}; said again with {new} for {old}"
     return replace(verdict, rule=rule, slot=slot, content=content)
 
 
+_BARE_CORRECTION = re.compile(
+    r"(?i)^\W*(?:(?:no|nope|sorry|oops|oh|wait|actually|well|correction)\W+)*(?:it|that)['’]s\b"
+)
+"""A correction that says only "it's X, not Y": what it corrects is what was said just before
+("Oh wait, it's Friday, not Monday today."); correcting nothing held, it is no lasting fact and
+goes to working memory, not core (found re-testing: such remarks crowded core)."""
 _EARLIER_CORRECTION = re.compile(r",\s*not\s+[\w'-]+(?:,(?=\s))?")
 
 

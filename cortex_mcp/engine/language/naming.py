@@ -128,6 +128,27 @@ def renamed(text: str, old: str, about: frozenset[str] | None = frozenset()) -> 
     return found["new"] if said <= _AROUND_A_NAME | about else None
 
 
+def given_for(text: str, old: str) -> str | None:
+    """The value `text` gives in place of `old` ("X, not OLD"): the capitalised words or the
+    number before it ("It's New Jersey, not New York." gives "New Jersey"; "Sorry, it's 10,
+    not 9." gives "10"), without the words that lead up to it; None when it gives none."""
+    found = re.search(rf"{_GIVEN},? (?:and )?not {re.escape(old)}(?![\w'-])", text)
+    if found is None:
+        return None
+    words = found["new"].split()
+    while words and words[0].casefold().replace("’", "'") in _LEADING_UP:
+        words.pop(0)
+    return " ".join(words) if words and words[-1].casefold() != old.casefold() else None
+
+
+_GIVEN = r"(?<![\w'’-])(?P<new>(?:[A-Z][\w'’-]*|\d[\d.:]*)(?: (?:[A-Z][\w'’-]*|\d[\d.:]*)){0,3})"
+_LEADING_UP = frozenset(
+    ["it's", "its", "it", "that's", "that", "this", "i", "i'm", "actually", "sorry", "no",
+     "nope", "oops", "oh", "correction", "wait", "yes", "yeah", "well", "so", "and", "but", "ok",
+     "okay", "meant", "mean", "the", "my"]
+)  # fmt: skip
+
+
 _WHEN = re.compile(
     r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|"
     r"august|september|october|november|december|today|tomorrow|yesterday"

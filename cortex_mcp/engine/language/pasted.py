@@ -112,6 +112,9 @@ def own_words(message: str) -> str:
         if fence := _FENCE.match(line):
             at = _after_block(lines, at, fence.group(1))
             continue
+        if _LOG_LINE.match(line):
+            at += 1  # "2024-05-01T12:00:00Z WARN [svc] I live in /var/lib/app0": a program's
+            continue
         found = _lead_in_end(line)
         if found is None:
             kept.append(line)
@@ -140,6 +143,12 @@ def own_words(message: str) -> str:
     return message if kept == lines else "\n".join(kept)
 
 
+_LOG_LINE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}[.,]?\d*\]?\s"
+    r"|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\]?[\s:])"
+)
+"""A line a program logged: it opens on a timestamp or a level (found re-testing: twenty
+pasted log lines became twenty core memories, "I live in /var/lib/app0" among them)."""
 _SAYING = re.compile(
     r"(?i)(?:said|says|wrote|writes|replied|replies|texted|posted|commented|emailed|messaged)"
     r"(?:\s+(?:me|us|this|back|the following|to me|to us))*\s*$"

@@ -110,7 +110,7 @@ ZH_PATTERNS: list[SlotPattern] = [
         "zh",
         "tool",
         rf"我(?:现在|目前)?(?:用|使用|改用|换成了?|换到了?)(?P<v>(?i:{TOOL_NAMES}))",
-        rf"从\s*[\w .-]+?\s*(?:换到|换成|转到|改用)了?\s*(?P<v>(?i:{TOOL_NAMES}))",
+        rf"从\s*[\w .-]{{1,40}}?\s*(?:换到|换成|转到|改用)了?\s*(?P<v>(?i:{TOOL_NAMES}))",
     ),
     *_p(
         "zh",
@@ -214,7 +214,7 @@ JA_PATTERNS: list[SlotPattern] = [
         "ja",
         "tool",
         rf"(?P<v>(?i:{TOOL_NAMES}))を使って(?:い|お)ます",
-        rf"[\w .-]+?から(?P<v>(?i:{TOOL_NAMES}))に(?:乗り換え|変え|切り替え)",
+        rf"[\w .-]{{1,40}}?から(?P<v>(?i:{TOOL_NAMES}))に(?:乗り換え|変え|切り替え)",
     ),
     *_p(
         "ja",

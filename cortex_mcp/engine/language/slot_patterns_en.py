@@ -248,6 +248,11 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?:left|quit|resigned from) my (?:job|position|role) (?:at|with))\s+{_ORG}",
         rf"(?i:{_NOT_BACK_THEN}\bI(?:'ve| have)? (?:just |recently |finally |already )?"
         rf"(?:quit|resigned from))\s+{_ORG}",
+        # let go: "I also lost my job at Door Dash this month", "I got laid off from Google"
+        rf"(?i:{_NOT_BACK_THEN}\bI(?:'ve| have)? (?:also |just |recently |finally )?"
+        rf"lost my (?:job|position|role) (?:at|with))\s+{_ORG}",
+        rf"(?i:{_NOT_BACK_THEN}\bI(?:'ve| have)? (?:also |just |recently |finally )?"
+        rf"(?:got|was|been) (?:laid off|let go|fired) (?:from|by))\s+{_ORG}",
         rf"(?i:{_NOT_BACK_THEN}\bI(?:'ve| have)? (?:just |recently |finally |already )?left)\s+"
         rf"{_ORG}(?![\w&.'-]){_NOT_FOR_THE_DAY}",
     ),
@@ -279,7 +284,7 @@ EN_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "tool",
-        rf"(?i:\bI(?:'ve| have)? (?:just |recently )?switched (?:from [\w .-]+? )?to|"
+        rf"(?i:\bI(?:'ve| have)? (?:just |recently )?switched (?:from [\w .-]{{1,40}}? )?to|"
         rf"\bI (?:now |mostly |mainly )?use|\bmy (?:editor|IDE|shell|browser) is)\s+"
         rf"(?P<v>(?i:{TOOL_NAMES}))\b",
     ),
@@ -317,8 +322,13 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?i:\b(?:I|we) (?:also |still )?have (?:two|three|four|2|3|4) "
         rf"(?P<rel>cat|dog|rabbit|hamster|parrot|turtle)s[,:]? (?:called |named )?){_NAMES}"
         rf"(?=[,.!?]|$| (?i:who)\b)",
-        rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) an? (?:\w+ )?(?P<rel>{_PET_EN}),? "
-        rf"(?:called|named) ){_NAME}",
+        rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) (?:an?|another) (?:\w+ )?"
+        rf"(?P<rel>{_PET_EN}),? (?:called|named) ){_NAME}",
+        # the name first, at a clause's start: "And yup, I do- Oscar, my guinea pig."
+        rf"(?:^|(?<=[-—:;,.!?] )|(?<=[-—] ))(?:(?i:meet|this is|that's|that is) )?"
+        rf"(?!(?:My|Thanks|Thank|Sorry|Yes|Yeah|Yup|No|Nope|Oh|Hi|Hey|Hello|Okay|OK|Well|Also|"
+        rf"And|But|So|Meet|This|That)\b)(?P<v>[A-Z][a-z'-]+), (?i:my (?P<rel>{_PET_EN}))"
+        rf"(?=[.!?]|$)",
         rf"(?i:{_PETS_BEFORE},? and (?:an?|another|one more) (?:[\w-]+ ){{0,2}}?"
         rf"(?P<rel>{_PET_EN}),? (?:called|named) ){_NAME}(?=[,.!?]|$)",
         rf"(?i:{_PETS_BEFORE}(?:,? and |, )an? (?:[\w-]+ ){{0,2}}?(?P<rel>{_PET_EN}),? "

@@ -162,7 +162,9 @@ def subject_before(text: str, end: int | None = None, start: int = 0) -> Subject
     matches, ends = _mentions(text)
     settled = bisect_right(ends, end - _REACH)
     last = matches[settled - 1] if settled else None
-    for match in _MENTION.finditer(text, last.end() if last else 0, end):
+    unsettled = matches[settled].start() if settled < len(matches) else end
+    scan_from = max(last.end() if last else 0, min(unsettled, end - _REACH))
+    for match in _MENTION.finditer(text, scan_from, end):
         last = match
     return USER if last is None or last.start() < start else mentioned(last)
 
