@@ -10,6 +10,7 @@ every thread) are read beside wall seconds: the machine is shared.
 
     python -m bench.long_messages                        # this checkout
     python -m bench.long_messages --baseline /tmp/before # and a tree to compare, after it
+    python -m bench.long_messages --baseline /tmp/before --docs  # and the table in the docs
 
 Writes bench/results/long-messages.json (or `--out`): per tree and kind, the median of
 `--repeats` calls, and its ratio to the floor.
@@ -48,6 +49,7 @@ UNITS = {
     "ja, no punctuation": "名前は田中です東京に住んでいます",
     "a bracket left open": "(my son is Leo ",
     "log lines": "2024-05-01T12:00:00Z WARN [svc] I live in /var/lib/app0, retrying\n",
+    "a run of spaces": "I live in Paris" + " " * 200,
 }
 
 
@@ -108,11 +110,38 @@ def run_tree(code: Path, repeats: int) -> dict[str, Any]:
     } | {"package": figures["package"]}
 
 
+DOCS = ROOT / "docs" / "benchmarks.md"
+BEGIN, END = "<!-- long-messages:begin -->", "<!-- long-messages:end -->"
+
+
+def table(document: dict[str, Any]) -> str:
+    """Each kind's CPU seconds and ratio to the floor, per tree, as a Markdown table."""
+    trees = document["trees"]
+    labels = list(trees)
+    head = " | ".join(f"{label}: CPU s (× floor)" for label in labels)
+    lines = [f"| kind | {head} |", "| --- |" + " --- |" * len(labels)]
+    for kind in UNITS:
+        cells = [
+            f"{trees[label][kind]['cpu_s']:.2f} (×{trees[label][kind]['cpu_to_floor']})"
+            for label in labels
+        ]
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_docs(document: dict[str, Any]) -> None:
+    """The table between the markers of docs/benchmarks.md."""
+    text = DOCS.read_text(encoding="utf-8")
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    DOCS.write_text(text[:start] + "\n" + table(document) + "\n" + text[end:], encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", type=Path, help="a tree to measure beside this checkout")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--docs", action="store_true", help="write the table into the docs")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -125,6 +154,8 @@ def main() -> None:
         "trees": {label: run_tree(code, args.repeats) for label, code in trees.items()},
     }
     args.out.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    if args.docs:
+        write_docs(document)
     for label, figures in document["trees"].items():
         print(f"{label}: {figures.pop('package')}")
         for kind, figure in figures.items():

@@ -50,6 +50,17 @@ EMAIL = (
         "Karen wrote:\nI'm vegetarian and I live in Dallas.",
         "帮我回复这封邮件：\n\n你好，我叫王伟，住在上海。我喜欢用邮件联系。",
         "以下のメールに返信して：\n\n田中です。大阪に住んでいます。",
+        # round twenty's re-tests (rt21)
+        "---------- Forwarded message ---------\nFrom: Bob Smith\nHi Priya, my name is Bob and I"
+        " live in Austin. My wife is Carol.\n\nCan you summarize this?",
+        "From: carol@example.com\nSubject: hello\n\nMy name is Carol and I live in Lyon.",
+        "Write a short story that starts with: My name is Bob and I live in Austin.",
+        "Bob (Slack, 10:42): my name is Bob and I live in Austin lol",
+        "[10:42] Bob: my name is Bob and I live in Austin",
+        "Fix the grammar: my name are Bob and I lives in Austin. My wife is Carol.",
+        "Can you see why this keeps failing?\n2024-05-01T12:00:00Z WARN [svc] I live in"
+        " /var/lib/app0, retrying\nERROR [svc] my name is root",
+        "Tom said my wife is Anna, which is wrong.",
     ],
 )
 async def test_pasted_text_is_not_stored_as_the_users(
@@ -77,6 +88,13 @@ async def test_the_conversation_log_keeps_the_whole_pasted_message(
         ("Fix this error:\n```\nmy name is Bob\n```\nBy the way, I live in Dallas.", "Dallas"),
         ("更正一下：我住在上海。", "上海"),
         ("追記：私は大阪に住んでいます。", "大阪"),
+        ("Quick update (10:42): I moved to Dallas.", "Dallas"),
+        ("From now on, my name is Dana and I live in Dallas.", "Dallas"),
+        ("From: me. I live in Dallas.", "Dallas"),
+        # a level alone is the user's emphasis, not a log line (rt21b)
+        ("WARNING: I'm severely allergic to peanuts, never suggest recipes with them.", "peanuts"),
+        ("INFO: my name is Dana and I work at Acme.", "Acme"),
+        ("[INFO] I live in Dallas.", "Dallas"),
     ],
 )
 async def test_the_users_own_words_after_a_colon_are_still_read(

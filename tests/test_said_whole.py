@@ -714,6 +714,18 @@ async def test_a_bare_new_name_is_stored_as_what_it_now_says(
          ["It's Hannah, not Anna.", "My sister is Anna.", "My wife is Anna."]),
         (None, ["My boss is Mark.", "I have a cat named Mark.", "Sorry, I meant Marc, not Mark."],
          ["I have a cat named Mark.", "My boss is Mark.", "Sorry, I meant Marc, not Mark."]),
+        # the second re-test (rt21b): a value inside a longer name, a number with its unit,
+        # the slot's value said with the number, a correction of its own message
+        ("I work at Bank of America in Charlotte.", ["It's Europe, not America."],
+         ["I work at Bank of America in Charlotte.", "It's Europe, not America."]),
+        ("Our kids go to Lincoln Elementary.", ["Our kids' school is Jefferson, not Lincoln."],
+         ["Our kids go to Lincoln Elementary.", "Our kids' school is Jefferson, not Lincoln."]),
+        ("My raise was 5% this year.", ["Sorry, it's 6, not 5."], ["My raise was 6% this year."]),
+        ("The team lunch is on Monday.",
+         ["My dentist is on Monday. Oh no, it's Tuesday, not Monday."],
+         ["Oh no, it's Tuesday, not Monday.", "The team lunch is on Monday."]),
+        (None, ["My boss is John Smith.", "It's John Smyth, not John Smith."],
+         ["My boss is John Smyth, not John Smith."]),
     ],
 )  # fmt: skip
 async def test_a_correction_of_one_word_keeps_the_rest_of_the_memory(
@@ -739,6 +751,39 @@ async def test_a_bare_correction_of_nothing_held_is_no_core_memory(
     with inspect_database(plain.database_path) as conn:
         layers = conn.execute("select layer from memories where deleted_at is null").fetchall()
     assert [row[0] for row in layers] == ["working"]
+
+
+@pytest.mark.parametrize(
+    "correction",
+    [
+        "It's decided: we're going with Postgres for the billing service.",
+        "It's MySQL 8, not Postgres, for the billing DB.",
+        "It's 4pm, not 3pm.",
+    ],
+)
+async def test_a_correction_that_says_more_or_names_a_held_value_stays_in_core(
+    client: Client, plain: Settings, correction: str
+) -> None:
+    """Only "it's X, not Y" and nothing more, naming nothing held, goes to working memory
+    (found re-testing: "It's decided: …" and corrections of held values went there too)."""
+    data_of(await client.call_tool("cortex_remember", {"content": "The sync is at 3pm."}))
+    await say(client, correction)
+    with inspect_database(plain.database_path) as conn:
+        layers = conn.execute(
+            "select layer from memories where deleted_at is null and superseded_by is null"
+        ).fetchall()
+    assert "working" not in [row[0] for row in layers]
+
+
+async def test_a_number_corrected_changes_the_slot_value_too(
+    client: Client, plain: Settings
+) -> None:
+    """ "We run Postgres 15 in production." then "It's 16, not 15.": the text said 16, the slot
+    still Postgres 15 (found re-testing)."""
+    said = "We run Postgres 15 in production."
+    data_of(await client.call_tool("cortex_remember", {"content": said}))
+    await say(client, "It's 16, not 15.")
+    assert live(plain) == [("We run Postgres 16 in production.", "Postgres 16")]
 
 
 async def test_an_introduction_of_many_facts_keeps_them_all(

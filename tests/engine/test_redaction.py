@@ -212,6 +212,10 @@ def test_a_password_keeps_its_backslashes_and_a_folder_variable_is_no_password()
         ("The password for prod is now swordfish.", "swordfish"),
         ("I changed my password to bluebird.", "bluebird"),
         ("my pw is tiger", "tiger"),
+        ("I changed the wifi password to sunshine.", "sunshine"),
+        ("I set the wifi password to sunshine.", "sunshine"),
+        ("I changed my gmail password to bluebird.", "bluebird"),
+        ("I changed my password to bluebird yesterday.", "bluebird"),
     ],
 )
 def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secret: str) -> None:
@@ -274,6 +278,9 @@ def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secr
         "Password for the wifi? It's broken.",
         "The password for prod is now expired.",
         "I changed my password to something stronger.",
+        "The password for prod is now mandatory.",
+        "Password for the wifi? It's mine.",
+        "Password for the wifi? It's below.",
     ],
 )
 def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:

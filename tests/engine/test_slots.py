@@ -50,6 +50,8 @@ FOUND = [
     ),
     ("And yup, I do- Oscar, my guinea pig.", [("pet:guinea pig", "Oscar")]),
     ("Meet Rex, my puppy.", [("pet:dog", "Rex")]),
+    ("I work at 3M.", [("workplace", "3M")]),  # rt21b: a number first is no path
+    ("I left Siemens in 2019.", [("left:workplace", "Siemens")]),
     ("我在阿里巴巴工作", [("workplace", "阿里巴巴")]),
     (
         "I just started a new job as a financial analyst at Globex last week.",
@@ -107,6 +109,12 @@ NONE = [
     "I never got laid off from IBM.",
     "My sister - she has a dog named Rex.",
     "Thanks, my dog.",
+    # the second re-test (rt21b)
+    "Who woke me up at 5am? Obviously, my cat.",
+    "Who chewed my shoes? Yep, my dog.",
+    "Back in 2015 I got laid off from Google, but they rehired me.",
+    "I dreamt I got fired from Google.",
+    "My coworker said I was fired from Google, lol.",
     "She thinks I live in Paris",
     "My mom believes that I work at Google",
     "Everyone assumes I'm a vegetarian",

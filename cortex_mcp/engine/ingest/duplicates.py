@@ -13,7 +13,7 @@ the embedder: `restated.merge_restatements` applies it right after the back-fill
 import re
 from collections.abc import Sequence
 
-from cortex_mcp.engine.language.naming import named_in, renamed
+from cortex_mcp.engine.language.naming import named_in, names, renamed
 from cortex_mcp.engine.language.paraphrase import PARAPHRASE_SIMILARITY, refuses
 from cortex_mcp.models import Category, Memory
 from cortex_mcp.search.facts import content_tokens, same_statement_as
@@ -86,6 +86,16 @@ async def find_duplicate(conn: Connection, content: str, agent_id: str | None) -
         if restates(text):
             return await rows.get_memory(conn, memory_id)
     return await correction_held(conn, content, agent_id)
+
+
+async def names_held(conn: Connection, value: str, agent_id: str | None) -> bool:
+    """True when a live memory of the scope names `value` ("New York" as words of its own)."""
+    words = query_terms(value)
+    if not words:
+        return False
+    match = " OR ".join(quote_term(word) for word in words)
+    found = await live_containing(conn, match, agent_id, NEAR_DUPLICATE_SCAN, words)
+    return any(names(text, value) for _, text in found)
 
 
 async def correction_held(conn: Connection, content: str, agent_id: str | None) -> Memory | None:

@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.lasting import is_lasting
+from cortex_mcp.engine.language.naming import named_in, names
 from cortex_mcp.engine.language.pasted import own_words
 from cortex_mcp.engine.language.patterns import (
     DECISION,
@@ -48,13 +49,15 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
     at most `MOST_PER_MESSAGE`; `around`: the exchange's other messages, where a bare decision
     may find what it decides."""
     proposals: dict[str, Proposal] = {}  # by statement: one said twice would meet itself
-    message = own_words(message)  # not what it pastes for the assistant to work on
+    message = single_spaced(own_words(message))  # not what it pastes for the assistant
     typed_lowercase = message.lstrip()[:1].islower()
+    said_before = ""
     for sentence in signal_sentences(message):
         if typed_lowercase:
             sentence = cased(sentence)
         for proposal in _sentence_statements(sentence, around):
-            proposals.setdefault(proposal.content, proposal)
+            proposals.setdefault(proposal.content, _of_its_message(proposal, said_before))
+        said_before += f" {sentence}"
         if len(proposals) >= MOST_PER_MESSAGE:
             break
     return list(proposals.values())[:MOST_PER_MESSAGE]
@@ -90,6 +93,26 @@ def _sentence_statements(sentence: str, around: Sequence[str]) -> list[Proposal]
     if signal is not None and is_lasting(_judged(sentence, statement, signal), signal.name):
         return [_proposal(statement, signal.importance, signal.name, correction, signal.category)]
     return []
+
+
+def single_spaced(text: str) -> str:
+    """The text with each run of spaces, tabs or blank lines as one (found re-testing: a run of
+    16,000 spaces cost the wrapper patterns time in the square of its length, 65 s)."""
+    return _BLANK_LINES.sub("\n\n", _SPACES.sub(" ", text))
+
+
+_SPACES = re.compile(r"[^\S\n]{2,}")
+_BLANK_LINES = re.compile(r"\n[^\S\n]*(?:\n[^\S\n]*){2,}")
+
+
+def _of_its_message(proposal: Proposal, said_before: str) -> Proposal:
+    """A correction naming a value its own message said before it ("My dentist is on Monday.
+    Oh no, it's Tuesday, not Monday.") corrects that message, not a memory (found re-testing:
+    it rewrote "The team lunch is on Monday.")."""
+    named = named_in(proposal.content) if proposal.correction else None
+    if named is None or not any(names(said_before, value) for value in named.values):
+        return proposal
+    return replace(proposal, extra=proposal.extra | {"corrects": "its message"})
 
 
 def _signal_of(sentence: str) -> Signal | None:
@@ -140,6 +163,7 @@ def assistant_decisions(user: str, assistant: str) -> list[Proposal]:
     if not assistant.strip():
         return []
     agreed = agrees(user)
+    assistant = single_spaced(assistant)
     return [
         replace(
             _proposal(

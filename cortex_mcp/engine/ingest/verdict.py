@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from cortex_mcp.engine.ingest.duplicates import find_duplicate
+from cortex_mcp.engine.ingest.duplicates import find_duplicate, names_held
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.ingest.replaced import PROJECT_SLOTS, renamable, replaced_by_name, whose
 from cortex_mcp.engine.language.answers import llm_object
@@ -257,11 +257,17 @@ async def settle(
     """Inside the write transaction: what storing `proposal` does (see the module's rules); a
     memory stating facts the proposal does not replace is never replaced whole."""
     verdict = await _settled(conn, proposal, agent_id, asked, nearby)
-    bare = proposal.slot is None and _BARE_CORRECTION.match(proposal.content) is not None
-    if verdict.action == "new" and bare:
+    if proposal.extra.get("corrects") == "its message":
+        rule = "corrects what its own message said before it"
+        return Verdict("new", rule=rule, refused=verdict.refused, layer=Layer.WORKING)
+    bare = _bare(proposal)
+    if verdict.action == "new" and bare and not await names_held(conn, bare, agent_id):
         return replace(verdict, layer=Layer.WORKING, rule="a bare correction of nothing held")
     if verdict.action != "update" or verdict.target is None:
         return verdict
+    if _of_a_longer_name(verdict.target, proposal):
+        rule = f"{verdict.rule}; kept: the value is part of a longer name there"
+        return Verdict("new", rule=rule, refused=verdict.refused)
     facts = find_slots(verdict.target.content)  # read once, for the questions below
     corrected = _with_value_changed(verdict, verdict.target, facts, proposal)
     if corrected is not None:
@@ -313,7 +319,8 @@ def _with_value_changed(
         return None
     old = named.values[0]
     new = given_for(proposal.content, old)
-    found = list(re.finditer(rf"(?<![\w-]){re.escape(old)}(?![\w-])", target.content, re.I))
+    old_word = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])", re.I)
+    found = list(old_word.finditer(target.content))
     if new is None or len(found) != 1:
         return None
     if not content_terms(target.content) - content_terms(old) - content_terms(proposal.content):
@@ -321,15 +328,15 @@ def _with_value_changed(
     predicate = str(target.metadata.get("predicate") or "")
     if proposal.slot is not None and proposal.slot.predicate != predicate:
         return None  # the correction sets a fact of its own: stored as said
-    slot = proposal.slot or next((f for f in facts if f.predicate == predicate), None)
-    if slot is not None and value_key(slot.value) == value_key(old):
-        slot = replace(slot, value=new, beside=False)
     start, end = found[0].span()
+    slot = proposal.slot or next((f for f in facts if f.predicate == predicate), None)
+    if slot is not None and names(slot.value, old):  # "Postgres 15" corrected "16, not 15"
+        slot = replace(slot, value=old_word.sub(new, slot.value, count=1), beside=False)
     rest = target.content[end:]
     earlier = _EARLIER_CORRECTION.match(rest)  # "Mia, not Maya." corrected again: "Mila, not Mia."
     rest = rest[earlier.end() :] if earlier else rest
-    if rest[:1].isspace() and new[:1].isdigit():
-        said = new  # "My flight is at 10 am", not "at 10, not 9, am"
+    if new[:1].isdigit() or old[:1].isdigit():
+        said = new  # "My flight is at 10 am", "My raise was 6% this year."
     else:
         said = f"{new}, not {old}" + ("," if rest[:1].isspace() else "")
     content = target.content[:start] + said + rest
@@ -337,12 +344,40 @@ def _with_value_changed(
     return replace(verdict, rule=rule, slot=slot, content=content)
 
 
+def _of_a_longer_name(target: Memory, proposal: Proposal) -> bool:
+    """The one word a correction replaces is, in `target`, part of a longer name ("It's Europe,
+    not America." of "I work at Bank of America in Charlotte."; "Jefferson, not Lincoln" of
+    "Lincoln Elementary"): it names something else there (found re-testing: it was rewritten
+    inside the name). A number beside a name is a version of it ("Postgres 15")."""
+    named = named_in(proposal.content)
+    if named is None or len(named.values) != 1 or named.values[0][:1].isdigit():
+        return False
+    old = re.escape(named.values[0])
+    found = re.search(rf"(?<![\w-]){old}(?![\w-])", target.content, re.I)
+    if found is None:
+        return False
+    before, after = target.content[: found.start()], target.content[found.end() :]
+    return bool(_IN_A_LONGER_NAME_BEFORE.search(before) or _IN_A_LONGER_NAME_AFTER.match(after))
+
+
+_IN_A_LONGER_NAME_BEFORE = re.compile(r"[A-Z][\w'’-]*\s+(?:(?:of|de|du|von|van|&)\s+)?$")
+_IN_A_LONGER_NAME_AFTER = re.compile(r"\s+(?:(?:of|de|du|von|van|&)\s+)?[A-Z]")
 _BARE_CORRECTION = re.compile(
-    r"(?i)^\W*(?:(?:no|nope|sorry|oops|oh|wait|actually|well|correction)\W+)*(?:it|that)['’]s\b"
+    r"(?i)^\W*(?:(?:no|nope|sorry|oops|oh|wait|actually|well|correction|ah|hmm)\W+)*"
+    r"(?:it|that)['’]s\s+(?P<new>[^,]{1,40}?),?\s+not\s+(?P<old>[^,.!?]{1,40}?)"
+    r"(?:\s+(?:today|tonight|tomorrow|then|now|either|again|this \w+|next \w+))?\s*[.!?]*$"
 )
 """A correction that says only "it's X, not Y": what it corrects is what was said just before
-("Oh wait, it's Friday, not Monday today."); correcting nothing held, it is no lasting fact and
-goes to working memory, not core (found re-testing: such remarks crowded core)."""
+("Oh wait, it's Friday, not Monday today."); when no live memory names Y, it is no lasting
+fact and goes to working memory, not core (found re-testing: such remarks crowded core)."""
+
+
+def _bare(proposal: Proposal) -> str | None:
+    """The old value a bare correction names ("it's X, not Y" and nothing more), or None."""
+    found = _BARE_CORRECTION.match(proposal.content) if proposal.slot is None else None
+    return found["old"].strip() if found else None
+
+
 _EARLIER_CORRECTION = re.compile(r",\s*not\s+[\w'-]+(?:,(?=\s))?")
 
 

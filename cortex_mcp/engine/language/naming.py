@@ -110,22 +110,23 @@ def named_in(text: str) -> Named | None:
 
 def renamed(text: str, old: str, about: frozenset[str] | None = frozenset()) -> str | None:
     """The name `text` gives in place of the name `old`, when that is all it says ("Sorry, I
-    meant Mia, not Maya.", "Correction: the dog is called Max, not Rex."; `about`: the words
-    naming whose name it is, "dog"; None: any sentence, "billing is on MySQL, not Postgres");
-    None when it gives none, or says more ("In the email
+    meant Mia, not Maya.", "Correction: the dog is called Max, not Rex.", "It's John Smyth, not
+    John Smith."; `about`: the words naming whose name it is, "dog"; None: any sentence,
+    "billing is on MySQL, not Postgres"); None when it gives none, or says more ("In the email
     draft, it's Hanna, not Anna", "Fix the typo in the README: it's Leon, not Leo": found
-    re-testing, each replaced a wife's or a son's name), or what it gives is a day or a month
-    ("Sorry, I meant May, not April.")."""
-    found = re.search(
-        rf"(?<![\w'-])(?P<new>[A-Z][\w'-]+),? (?:and )?not {re.escape(old)}(?![\w'-])", text
-    )
-    if found is None or found["new"].casefold() == old.casefold() or _WHEN.fullmatch(found["new"]):
+    re-testing, each replaced a wife's or a son's name), or what it gives is a day, a month or
+    a number ("Sorry, I meant May, not April.")."""
+    new = given_for(text, old)
+    if new is None or new[:1].isdigit() or _WHEN.fullmatch(new):
         return None
     if about is None:  # what a project uses: the sentence may say what it is for
-        return found["new"]
+        return new
+    found = re.search(rf"{re.escape(new)},? (?:and )?not {re.escape(old)}(?![\w'-])", text)
+    if found is None:
+        return None
     rest = text[: found.start()] + " " + text[found.end() :]
     said = {word.removesuffix("'s") for word in re.findall(r"[a-z']+", rest.casefold())}
-    return found["new"] if said <= _AROUND_A_NAME | about else None
+    return new if said <= _AROUND_A_NAME | about else None
 
 
 def given_for(text: str, old: str) -> str | None:

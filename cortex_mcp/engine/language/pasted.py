@@ -58,6 +58,14 @@ _LEAD_INS = tuple(
         rf"{_ASKING}{_TASK}\b(?!\s+(?:this|it) out\b)"
         rf".*\b(?:(?:this|these|that|the following|the|his|her|their|our|a|an)\s+(?:[\w-]+\s+)"
         rf"{{0,3}}{_THING}|{_THING}\s+below|this|these|the following|below|it)\b",
+        # the writing itself: "Fix the grammar", "check the spelling in this"
+        rf"^\W*{_ASKING}(?:fix|check|correct|improve|proofread)\s+(?:the\s+|my\s+)?"
+        r"(?:grammar|spelling|wording|typos?|punctuation|tone|formatting)"
+        r"(?:\s+(?:in|of)\s+(?:this|these|it|the following))?(?:\s+for me)?\s*$",
+        # fiction asked for: "Write a short story that starts with", "continue this poem"
+        r"^\W*(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:write|draft|compose|continue|finish)"
+        r"\s+(?:an?\s+|the\s+|this\s+|my\s+)?(?:[\w-]+\s+){0,3}(?:stor(?:y|ies)|poems?|scenes?|"
+        r"songs?|dialogues?|scripts?|novels?|fan ?fics?|monologues?)\b.*$",
         # translating needs no thing named: "Translate to Chinese", "translate into Japanese"
         r"^\W*(?:please\s+)?(?:translate|summari[sz]e|proofread|paraphrase|rephrase|reword)"
         r"(?:\s+(?:it|this))?(?:\s+(?:to|into)\s+\w+)?(?:\s+for me)?\s*$",
@@ -112,8 +120,11 @@ def own_words(message: str) -> str:
         if fence := _FENCE.match(line):
             at = _after_block(lines, at, fence.group(1))
             continue
-        if _LOG_LINE.match(line):
+        if _LOG_LINE.match(line) or _CHAT_LINE.match(line):
             at += 1  # "2024-05-01T12:00:00Z WARN [svc] I live in /var/lib/app0": a program's
+            continue
+        if _an_email_begins(lines, at):
+            at = _back_in_own_words(lines, at + 1, machine=False)  # an email sent on, to its end
             continue
         found = _lead_in_end(line)
         if found is None:
@@ -143,12 +154,41 @@ def own_words(message: str) -> str:
     return message if kept == lines else "\n".join(kept)
 
 
+_LEVEL = r"\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL|[EWIF]\d{4})\]?"
+_TIMESTAMP = r"\[?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\d{2}:\d{2}:\d{2})[^\s\]]*\]?"
 _LOG_LINE = re.compile(
-    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}[.,]?\d*\]?\s"
-    r"|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\]?[\s:])"
+    rf"^\s*(?:{_TIMESTAMP}\s+(?:\S+\s+){{0,2}}?{_LEVEL}[\s:]"
+    rf"|{_LEVEL}(?::|\s+)(?:\[[^\]\n]{{1,40}}\]|[\w.$-]{{1,60}}:))"
 )
-"""A line a program logged: it opens on a timestamp or a level (found re-testing: twenty
-pasted log lines became twenty core memories, "I live in /var/lib/app0" among them)."""
+"""A line a program logged: a timestamp and a level, or a level and where it comes from
+("2024-05-01T12:00:00Z WARN [svc] …", "ERROR [svc] …", "INFO:root:…"); found re-testing:
+twenty pasted log lines became twenty core memories, "I live in /var/lib/app0" among them.
+A level alone is the user's emphasis ("WARNING: I'm allergic to peanuts")."""
+_CHAT_LINE = re.compile(
+    r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp][Mm])?\]\s*[^:\n]{1,40}:"
+    r"|(?:[A-Z][\w.'-]*\s*){1,3}\([^()\n]*\d{1,2}:\d{2}[^()\n]*\)\s*:)"
+)
+"""A line of a pasted chat, its sender timed: "Bob (Slack, 10:42): …", "[10:42] Bob: …"."""
+_FORWARDED = re.compile(
+    r"(?i)^\s*(?:-{2,}\s*(?:forwarded message|original message)\s*-{2,}"
+    r"|begin forwarded message:)\s*$"
+)
+_HEADER = re.compile(r"(?i)^\s*(?:from|to|cc|bcc|subject|date|sent|reply-to):\s*\S")
+
+
+def _an_email_begins(lines: list[str], at: int) -> bool:
+    """A pasted email begins at line `at`: its forwarding line, or a "From:" header followed by
+    another header or naming an address (found re-testing: "From: Bob Smith … my name is Bob and
+    I live in Austin" was stored as the user)."""
+    line = lines[at]
+    if _FORWARDED.match(line):
+        return True
+    if not line.lstrip().lower().startswith("from:") or not _HEADER.match(line):
+        return False
+    following = lines[at + 1] if at + 1 < len(lines) else ""
+    return "@" in line or _HEADER.match(following) is not None
+
+
 _SAYING = re.compile(
     r"(?i)(?:said|says|wrote|writes|replied|replies|texted|posted|commented|emailed|messaged)"
     r"(?:\s+(?:me|us|this|back|the following|to me|to us))*\s*$"

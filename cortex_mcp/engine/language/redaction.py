@@ -82,7 +82,8 @@ SAID_OF_A_PASSWORD = ENGLISH_STOPWORDS | frozenset(_DESCRIPTIONS.split())
 _SAID_AFTER_A_VERB = (
     "compromised leaked rejected accepted fine hacked breached broken stale rotated longer shorter"
     " fixed unchanged changing working locked blocked lost sent gone weird same different unsafe"
-    " public private personal temporary useless complicated annoying ok okay"
+    " public private personal temporary useless complicated annoying ok okay mine yours hers ours"
+    " theirs below above mandatory elsewhere"
 )
 SAID_AFTER_A_VERB = SAID_OF_A_PASSWORD | frozenset(_SAID_AFTER_A_VERB.split())
 """What "my password was …" / "… it's …" says of a password ("stolen", "annoying")."""
@@ -127,7 +128,12 @@ def _password_answered(match: re.Match[str]) -> bool:
 
 def _ends_its_clause(match: re.Match[str]) -> bool:
     """Nothing but punctuation or the end of the text follows the match."""
-    return re.match(r"\s*(?:$|[.,;:!?)\"'`\n])", match.string[match.end() :]) is not None
+    after = match.string[match.end() :]
+    return re.match(rf"(?:{_WHEN_SAID})?\s*(?:$|[.,;:!?)\"'`\n])", after, re.I) is not None
+
+
+_WHEN_SAID = r"\s+(?:yesterday|today|tonight|this (?:morning|week)|last (?:night|week))"
+"""When it was changed, after the value: "I changed my password to bluebird yesterday."."""
 
 
 def _password_after_words(match: re.Match[str]) -> bool:
@@ -341,7 +347,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             + _WORD
             + r"){1,5}?)?"
             r"(?:\s*[:=]|\s+(?:is|was)\b)"
-            r"|\b(?:changed|set|reset|updated|change)\s+(?:my\s+|the\s+|our\s+)?"
+            r"|\b(?:changed|set|reset|updated|change)\s+(?:my\s+|the\s+|our\s+)?(?:[\w-]+\s+)?"
             r"(?:password|pw|passcode)\s+to)"
             r"\s*[`\"']?" + NOT_A_MARKER + _VALUE
         ),

@@ -324,11 +324,12 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?=[,.!?]|$| (?i:who)\b)",
         rf"(?i:\b(?:I|we) (?:also |still )?(?:have|got|adopted) (?:an?|another) (?:\w+ )?"
         rf"(?P<rel>{_PET_EN}),? (?:called|named) ){_NAME}",
-        # the name first, at a clause's start: "And yup, I do- Oscar, my guinea pig."
-        rf"(?:^|(?<=[-—:;,.!?] )|(?<=[-—] ))(?:(?i:meet|this is|that's|that is) )?"
-        rf"(?!(?:My|Thanks|Thank|Sorry|Yes|Yeah|Yup|No|Nope|Oh|Hi|Hey|Hello|Okay|OK|Well|Also|"
-        rf"And|But|So|Meet|This|That)\b)(?P<v>[A-Z][a-z'-]+), (?i:my (?P<rel>{_PET_EN}))"
-        rf"(?=[.!?]|$)",
+        # the name first, shown or after a dash: "And yup, I do- Oscar, my guinea pig.", "Meet
+        # Rex, my puppy." (never at a sentence's start: "Obviously, my cat." names no cat)
+        rf"(?:(?<=[-—] )|(?<=\w- )|\b(?i:meet|this is|that's|that is) )"
+        rf"(?!(?:My|Thanks|Thank|Sorry|Yes|Yeah|Yup|Yep|No|Nope|Oh|Hi|Hey|Hello|Okay|OK|Well|Also|"
+        rf"And|But|So|Meet|This|That|Ugh|Cheers|Whatever|Please|Definitely|Probably|Maybe)\b)"
+        rf"(?![A-Z][a-z]+ly\b)(?P<v>[A-Z][a-z'-]+), (?i:my (?P<rel>{_PET_EN}))(?=[.!?]|$)",
         rf"(?i:{_PETS_BEFORE},? and (?:an?|another|one more) (?:[\w-]+ ){{0,2}}?"
         rf"(?P<rel>{_PET_EN}),? (?:called|named) ){_NAME}(?=[,.!?]|$)",
         rf"(?i:{_PETS_BEFORE}(?:,? and |, )an? (?:[\w-]+ ){{0,2}}?(?P<rel>{_PET_EN}),? "
