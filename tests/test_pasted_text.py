@@ -95,6 +95,16 @@ async def test_the_conversation_log_keeps_the_whole_pasted_message(
         ("WARNING: I'm severely allergic to peanuts, never suggest recipes with them.", "peanuts"),
         ("INFO: my name is Dana and I work at Acme.", "Acme"),
         ("[INFO] I live in Dallas.", "Dallas"),
+        # what the user adds after a forwarded email, and the user's own draft (rt21c)
+        (
+            "---------- Forwarded message ---------\nFrom: Bob Lee <bob@acme.com>\nSubject: x\n\n"
+            "Hi all, I live in Portland.\n\nCan you summarize this? By the way, I live in Dallas.",
+            "Dallas",
+        ),
+        (
+            "From: Dana\nTo: Support\nSubject: account\n\nHi, I'm Dana and I live in Dallas.",
+            "Dallas",
+        ),
     ],
 )
 async def test_the_users_own_words_after_a_colon_are_still_read(

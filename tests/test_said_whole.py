@@ -726,6 +726,26 @@ async def test_a_bare_new_name_is_stored_as_what_it_now_says(
          ["Oh no, it's Tuesday, not Monday.", "The team lunch is on Monday."]),
         (None, ["My boss is John Smith.", "It's John Smyth, not John Smith."],
          ["My boss is John Smyth, not John Smith."]),
+        # the third re-test (rt21c): "it's X, not Y" takes its values as written; a memory it
+        # cannot say again is left as it is, never replaced by the bare words
+        ("My flight is at 9 am on Tuesday.", ["It's 10 am, not 9 am."],
+         ["My flight is at 10 am on Tuesday."]),
+        ("My meeting with Jordan is at 3 pm and my call with Sam is at 4 pm.",
+         ["It's 5 pm, not 4 pm."],
+         ["My meeting with Jordan is at 3 pm and my call with Sam is at 5 pm."]),
+        ("I have 2 kids and 2 dogs.", ["It's 3, not 2."],
+         ["I have 2 kids and 2 dogs.", "It's 3, not 2."]),
+        ("I'm allergic to peanuts.", ["Sorry, it's shellfish, not peanuts."],
+         ["I'm allergic to shellfish, not peanuts."]),
+        ("I love red wine.", ["It's blue, not red."], ["I love red wine.", "It's blue, not red."]),
+        ("I'm vegetarian and my wife is vegan.", ["It's pescatarian, not vegetarian."],
+         ["I'm pescatarian, not vegetarian, and my wife is vegan."]),
+        ("I work 2 days from home.", ["It's 3 days, not 2."], ["I work 3 days from home."]),
+        ("My meeting with May is on Friday.", ["It's June, not May."],
+         ["It's June, not May.", "My meeting with May is on Friday."]),
+        (None, ["I live in Austin. Wait, it's Dallas, not Austin."], ["I live in Dallas."]),
+        (None, ["I'm allergic to peanuts.", "Oops, it's tree nuts, not peanuts."],
+         ["I'm allergic to tree nuts, not peanuts."]),
     ],
 )  # fmt: skip
 async def test_a_correction_of_one_word_keeps_the_rest_of_the_memory(

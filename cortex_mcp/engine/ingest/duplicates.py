@@ -88,14 +88,14 @@ async def find_duplicate(conn: Connection, content: str, agent_id: str | None) -
     return await correction_held(conn, content, agent_id)
 
 
-async def names_held(conn: Connection, value: str, agent_id: str | None) -> bool:
-    """True when a live memory of the scope names `value` ("New York" as words of its own)."""
+async def held_naming(conn: Connection, value: str, agent_id: str | None) -> int:
+    """How many live memories of the scope name `value` ("New York" as words of its own)."""
     words = query_terms(value)
     if not words:
-        return False
+        return 0
     match = " OR ".join(quote_term(word) for word in words)
     found = await live_containing(conn, match, agent_id, NEAR_DUPLICATE_SCAN, words)
-    return any(names(text, value) for _, text in found)
+    return sum(names(text, value) for _, text in found)
 
 
 async def correction_held(conn: Connection, content: str, agent_id: str | None) -> Memory | None:

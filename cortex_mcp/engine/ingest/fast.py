@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.lasting import is_lasting
-from cortex_mcp.engine.language.naming import named_in, names
+from cortex_mcp.engine.language.naming import BARE_CORRECTION, named_in, names
 from cortex_mcp.engine.language.pasted import own_words
 from cortex_mcp.engine.language.patterns import (
     DECISION,
@@ -56,6 +56,8 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
         if typed_lowercase:
             sentence = cased(sentence)
         for proposal in _sentence_statements(sentence, around):
+            if _corrected_in_place(proposals, proposal):
+                continue
             proposals.setdefault(proposal.content, _of_its_message(proposal, said_before))
         said_before += f" {sentence}"
         if len(proposals) >= MOST_PER_MESSAGE:
@@ -103,6 +105,27 @@ def single_spaced(text: str) -> str:
 
 _SPACES = re.compile(r"[^\S\n]{2,}")
 _BLANK_LINES = re.compile(r"\n[^\S\n]*(?:\n[^\S\n]*){2,}")
+
+
+def _corrected_in_place(proposals: dict[str, Proposal], correction: Proposal) -> bool:
+    """Apply "it's X, not Y" to the one statement of the same message naming Y ("I live in
+    Austin. Wait, it's Dallas, not Austin." states Dallas: found re-testing, Austin was kept);
+    True when it was applied."""
+    bare = BARE_CORRECTION.match(correction.content) if correction.correction else None
+    if bare is None:
+        return False
+    old, new = bare["old"].strip(), bare["new"].strip()
+    word = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])", re.IGNORECASE)
+    naming = [key for key, p in proposals.items() if len(word.findall(p.content)) == 1]
+    if len(naming) != 1:
+        return False
+    said = proposals.pop(naming[0])
+    slot = said.slot
+    if slot is not None and word.search(slot.value):
+        slot = replace(slot, value=word.sub(new, slot.value, count=1))
+    content = word.sub(new, said.content, count=1)
+    proposals[content] = replace(said, content=content, slot=slot, correction=True)
+    return True
 
 
 def _of_its_message(proposal: Proposal, said_before: str) -> Proposal:

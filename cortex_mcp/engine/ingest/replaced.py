@@ -14,7 +14,7 @@ import re
 
 from cortex_mcp.engine.ingest.duplicates import never_paraphrased
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.language.naming import named_in, names, renamed
+from cortex_mcp.engine.language.naming import BARE_CORRECTION, named_in, names, renamed
 from cortex_mcp.engine.language.slot_words import PETS, RELATIONS
 from cortex_mcp.engine.language.subjects import GROUPS, first_subject
 from cortex_mcp.models import Layer, Memory
@@ -105,8 +105,12 @@ def _replaces(proposal: Proposal, memory: Memory, value: str) -> bool:
         return False  # "My neighbor's dog is Max, not Rex" is no new name for the user's dog
     if _renames(proposal, predicate, held, value):
         return first_subject(statement).key in ("user", "?", first_subject(text).key)
-    if _other_person(statement, text) or _rejects(text, value):
-        return False  # another person's; or itself a correction away from that value
+    if _rejects(text, value):
+        return False  # itself a correction away from that value
+    if BARE_CORRECTION.match(statement):
+        return True  # "Oops, it's tree nuts, not peanuts." names only the value it replaces
+    if _other_person(statement, text):
+        return False  # another person's
     if predicate.startswith(PROJECT_SLOTS) and names(held, value):
         return True
     without = re.sub(re.escape(value), " ", statement, flags=re.I)

@@ -25,13 +25,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from cortex_mcp.engine.ingest.duplicates import find_duplicate, names_held
+from cortex_mcp.engine.ingest.duplicates import find_duplicate, held_naming
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.ingest.replaced import PROJECT_SLOTS, renamable, replaced_by_name, whose
 from cortex_mcp.engine.language.answers import llm_object
-from cortex_mcp.engine.language.naming import given_for, named_in, names, renamed
+from cortex_mcp.engine.language.naming import (
+    BARE_CORRECTION,
+    given_for,
+    named_in,
+    names,
+    renamed,
+)
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
-from cortex_mcp.engine.language.slots import LEFT, Slot, described, find_slots, value_key
+from cortex_mcp.engine.language.slots import (
+    LEFT,
+    MULTI_VALUED,
+    Slot,
+    described,
+    find_slots,
+    value_key,
+)
 from cortex_mcp.engine.language.subjects import same_subject
 from cortex_mcp.engine.llm import Ask
 from cortex_mcp.models import Category, Layer, Memory
@@ -261,7 +274,7 @@ async def settle(
         rule = "corrects what its own message said before it"
         return Verdict("new", rule=rule, refused=verdict.refused, layer=Layer.WORKING)
     bare = _bare(proposal)
-    if verdict.action == "new" and bare and not await names_held(conn, bare, agent_id):
+    if verdict.action == "new" and bare and not await held_naming(conn, bare, agent_id):
         return replace(verdict, layer=Layer.WORKING, rule="a bare correction of nothing held")
     if verdict.action != "update" or verdict.target is None:
         return verdict
@@ -270,8 +283,11 @@ async def settle(
         return Verdict("new", rule=rule, refused=verdict.refused)
     facts = find_slots(verdict.target.content)  # read once, for the questions below
     corrected = _with_value_changed(verdict, verdict.target, facts, proposal)
-    if corrected is not None:
+    if corrected is not None and (not bare or await held_naming(conn, bare, agent_id) < 2):
         return corrected
+    if bare:  # not swapped in (or two memories name it): the memory stays as it is
+        rule = f"{verdict.rule}; kept: a bare correction not applied"
+        return Verdict("new", rule=rule, refused=verdict.refused, layer=Layer.WORKING)
     kept = other_fact(facts, proposal)
     if kept is None:
         return _taking_over(verdict, verdict.target, facts, proposal)
@@ -314,14 +330,20 @@ def _with_value_changed(
     ("We use Memcached, not Redis, for caching and Kafka for queues."). Found in round
     nineteen's note: Kafka went with Redis, and "No, it's Mia, not Maya." became the memory of
     the daughter in the words of that sentence, which say nothing of whose name it is."""
+    bare = BARE_CORRECTION.match(proposal.content) if proposal.slot is None else None
     named = named_in(proposal.content)
-    if named is None or len(named.values) != 1:
+    if bare is not None:  # "it's X, not Y": the words between are the values, as written
+        old, new = bare["old"].strip(), bare["new"].strip()
+    elif named is not None and len(named.values) == 1:
+        old, given = named.values[0], given_for(proposal.content, named.values[0])
+        if given is None:
+            return None
+        new = given
+    else:
         return None
-    old = named.values[0]
-    new = given_for(proposal.content, old)
     old_word = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])", re.I)
     found = list(old_word.finditer(target.content))
-    if new is None or len(found) != 1:
+    if len(found) != 1 or _a_date_for_a_name(old, new, target.content, found[0].start()):
         return None
     if not content_terms(target.content) - content_terms(old) - content_terms(proposal.content):
         return None  # it says nothing the correction does not: the correction's words will do
@@ -329,9 +351,17 @@ def _with_value_changed(
     if proposal.slot is not None and proposal.slot.predicate != predicate:
         return None  # the correction sets a fact of its own: stored as said
     start, end = found[0].span()
+    after = target.content[end:]
+    if old[:1].islower() and _A_WORD_IT_DESCRIBES.match(after):
+        return None  # "It's blue, not red." of "I love red wine.": red says which wine
+    if new[:1].isdigit() and " " in new and after.lstrip().startswith(new.split(" ", 1)[1]):
+        new = new.split(" ", 1)[0]  # "3 days, not 2" of "2 days from home": the unit is there
     slot = proposal.slot or next((f for f in facts if f.predicate == predicate), None)
     if slot is not None and names(slot.value, old):  # "Postgres 15" corrected "16, not 15"
-        slot = replace(slot, value=old_word.sub(new, slot.value, count=1), beside=False)
+        value = old_word.sub(new, slot.value, count=1)
+        kind = slot.predicate.split(":")[0]
+        predicate = f"{kind}:{value_key(value)}" if kind in MULTI_VALUED else slot.predicate
+        slot = replace(slot, value=value, predicate=predicate, beside=False)
     rest = target.content[end:]
     earlier = _EARLIER_CORRECTION.match(rest)  # "Mia, not Maya." corrected again: "Mila, not Mia."
     rest = rest[earlier.end() :] if earlier else rest
@@ -350,31 +380,46 @@ def _of_a_longer_name(target: Memory, proposal: Proposal) -> bool:
     "Lincoln Elementary"): it names something else there (found re-testing: it was rewritten
     inside the name). A number beside a name is a version of it ("Postgres 15")."""
     named = named_in(proposal.content)
-    if named is None or len(named.values) != 1 or named.values[0][:1].isdigit():
+    if named is None or len(named.values) != 1 or not named.values[0][:1].isupper():
         return False
     old = re.escape(named.values[0])
     found = re.search(rf"(?<![\w-]){old}(?![\w-])", target.content, re.I)
     if found is None:
         return False
     before, after = target.content[: found.start()], target.content[found.end() :]
-    return bool(_IN_A_LONGER_NAME_BEFORE.search(before) or _IN_A_LONGER_NAME_AFTER.match(after))
+    name = _IN_A_LONGER_NAME_BEFORE.search(before)
+    if name is not None and name.start() > 0 and not re.fullmatch(r"I(?:['’]\w+)?", name[1]):
+        return True  # "Bank of America"; not "I'm Maya" nor the sentence's first word
+    return _IN_A_LONGER_NAME_AFTER.match(after) is not None
 
 
-_IN_A_LONGER_NAME_BEFORE = re.compile(r"[A-Z][\w'’-]*\s+(?:(?:of|de|du|von|van|&)\s+)?$")
-_IN_A_LONGER_NAME_AFTER = re.compile(r"\s+(?:(?:of|de|du|von|van|&)\s+)?[A-Z]")
-_BARE_CORRECTION = re.compile(
-    r"(?i)^\W*(?:(?:no|nope|sorry|oops|oh|wait|actually|well|correction|ah|hmm)\W+)*"
-    r"(?:it|that)['’]s\s+(?P<new>[^,]{1,40}?),?\s+not\s+(?P<old>[^,.!?]{1,40}?)"
-    r"(?:\s+(?:today|tonight|tomorrow|then|now|either|again|this \w+|next \w+))?\s*[.!?]*$"
+def _a_date_for_a_name(old: str, new: str, text: str, start: int) -> bool:
+    """A month or a day given for a word that names someone in `text` ("It's June, not May."
+    of "My meeting with May is on Friday.": found re-testing, the person was renamed)."""
+    if not (_DATE_WORD.fullmatch(old) and _DATE_WORD.fullmatch(new)):
+        return False
+    return not _BEFORE_A_DATE.search(text[:start])
+
+
+_DATE_WORD = re.compile(
+    r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july"
+    r"|august|september|october|november|december"
 )
-"""A correction that says only "it's X, not Y": what it corrects is what was said just before
-("Oh wait, it's Friday, not Monday today."); when no live memory names Y, it is no lasting
-fact and goes to working memory, not core (found re-testing: such remarks crowded core)."""
+_BEFORE_A_DATE = re.compile(
+    r"(?i)\b(?:in|on|of|since|until|till|by|from|to|next|last|this|every)\s+$"
+)
+_A_WORD_IT_DESCRIBES = re.compile(
+    r" (?!(?:and|or|but|for|on|in|at|to|with|from|of|by|as|since|until|every|each|this|that|"
+    r"is|was|are|were|now|too|then|because|so|which|who|when|where|while)\b)[a-z]"
+)
+"""A word right after the value that the value describes ("red wine", "tennis shoes")."""
+_IN_A_LONGER_NAME_BEFORE = re.compile(r"([A-Z][\w'’-]*)\s+(?:(?:of|de|du|von|van|&)\s+)?$")
+_IN_A_LONGER_NAME_AFTER = re.compile(r"\s+(?:(?:of|de|du|von|van|&)\s+)?[A-Z]")
 
 
 def _bare(proposal: Proposal) -> str | None:
     """The old value a bare correction names ("it's X, not Y" and nothing more), or None."""
-    found = _BARE_CORRECTION.match(proposal.content) if proposal.slot is None else None
+    found = BARE_CORRECTION.match(proposal.content) if proposal.slot is None else None
     return found["old"].strip() if found else None
 
 

@@ -101,6 +101,9 @@ def named_in(text: str) -> Named | None:
     values = tuple(
         (found["en"] or found["zh"]).rstrip(".,:;-") for found in _REJECTED.finditer(text)
     )
+    bare = BARE_CORRECTION.match(text)
+    if bare is not None and not values:  # "Oops, it's tree nuts, not peanuts."
+        values = (bare["old"].strip(),)
     revoked = _REVOKED.search(text)
     topic = (revoked["en"] or revoked["zh"]).strip() if revoked else ""
     if not values and not topic:
@@ -142,6 +145,15 @@ def given_for(text: str, old: str) -> str | None:
     return " ".join(words) if words and words[-1].casefold() != old.casefold() else None
 
 
+BARE_CORRECTION = re.compile(
+    r"(?i)^\W*(?:(?:no|nope|sorry|oops|oh|wait|actually|well|correction|ah|hmm)\W+)*"
+    r"(?:it|that)['’]s\s+(?P<new>[^,]{1,40}?),?\s+not\s+(?P<old>[^,.!?]{1,40}?)"
+    r"(?:\s+(?:today|tonight|tomorrow|then|now|either|again|this \w+|next \w+))?\s*[.!?]*$"
+)
+"""A correction that says only "it's X, not Y", the values as written between: what it
+corrects is a memory naming Y, or what was said just before ("Oh wait, it's Friday, not Monday
+today."); when no live memory names Y, it is no lasting fact and goes to working memory, not
+core (found re-testing: such remarks crowded core)."""
 _GIVEN = r"(?<![\w'’-])(?P<new>(?:[A-Z][\w'’-]*|\d[\d.:]*)(?: (?:[A-Z][\w'’-]*|\d[\d.:]*)){0,3})"
 _LEADING_UP = frozenset(
     ["it's", "its", "it", "that's", "that", "this", "i", "i'm", "actually", "sorry", "no",

@@ -124,7 +124,7 @@ def own_words(message: str) -> str:
             at += 1  # "2024-05-01T12:00:00Z WARN [svc] I live in /var/lib/app0": a program's
             continue
         if _an_email_begins(lines, at):
-            at = _back_in_own_words(lines, at + 1, machine=False)  # an email sent on, to its end
+            at = _email_end(lines, at + 1)  # an email sent on: to the user's next paragraph
             continue
         found = _lead_in_end(line)
         if found is None:
@@ -177,16 +177,36 @@ _HEADER = re.compile(r"(?i)^\s*(?:from|to|cc|bcc|subject|date|sent|reply-to):\s*
 
 
 def _an_email_begins(lines: list[str], at: int) -> bool:
-    """A pasted email begins at line `at`: its forwarding line, or a "From:" header followed by
-    another header or naming an address (found re-testing: "From: Bob Smith … my name is Bob and
-    I live in Austin" was stored as the user)."""
+    """A pasted email begins at line `at`: its forwarding line, or a "From:" header naming an
+    address and followed by another header (found re-testing: "From: Bob Smith … my name is Bob
+    and I live in Austin" was stored as the user; "From: Dana\nTo: Support" may be the user's
+    own draft)."""
     line = lines[at]
     if _FORWARDED.match(line):
         return True
-    if not line.lstrip().lower().startswith("from:") or not _HEADER.match(line):
+    if not line.lstrip().lower().startswith("from:") or "@" not in line:
         return False
     following = lines[at + 1] if at + 1 < len(lines) else ""
-    return "@" in line or _HEADER.match(following) is not None
+    return _HEADER.match(following) is not None
+
+
+def _email_end(lines: list[str], start: int) -> int:
+    """Where a pasted email ends: a paragraph where the user speaks to the assistant again
+    ("Can you summarize this? By the way, I live in Austin.", "For context I live in Austin"),
+    else the message's end (found re-testing: the user's facts after an email were lost)."""
+    for at in range(max(start, 1), len(lines)):
+        if lines[at - 1].strip():
+            continue
+        line = lines[at]
+        if _TO_THE_ASSISTANT.search(line) or _BACK.match(line) or _BACK_AFTER_A_LINE.match(line):
+            return at
+    return len(lines)
+
+
+_TO_THE_ASSISTANT = re.compile(
+    r"(?i)\b(?:can|could|would|will) you\b|\bplease\b|\bfor context\b|\bme again\b"
+    r"|\b(?:draft|write) (?:a |me a )?(?:reply|response|answer)\b"
+)
 
 
 _SAYING = re.compile(
