@@ -90,9 +90,10 @@ async def test_statements_of_one_exchange_are_each_checked_against_the_other(
     cortex_home: Path, clock: FrozenClock
 ) -> None:
     """Decided together in one read, written one after the other: the write's re-check sees
-    the first and keeps one memory for a statement said twice in one message."""
+    the first and keeps one memory for a fact said twice in one message (the same words twice
+    are proposed once: `fast.fast_statements`)."""
     settings = Settings.model_validate({"home": cortex_home, "embedding": {"provider": "none"}})
-    said = "I live in Porto. Remember: I live in Porto."
+    said = "I live in Porto. Remember: I live in PORTO."  # two statements, one fact
     async with open_engine(settings, clock, environ={}) as engine:
         result = await engine.ingest(said, "Noted.")
 
