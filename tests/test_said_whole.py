@@ -744,6 +744,10 @@ async def test_a_bare_new_name_is_stored_as_what_it_now_says(
         ("My meeting with May is on Friday.", ["It's June, not May."],
          ["It's June, not May.", "My meeting with May is on Friday."]),
         (None, ["I live in Austin. Wait, it's Dallas, not Austin."], ["I live in Dallas."]),
+        # a correction of a statement of its own message, in the other forms (last read)
+        (None, ["I live in Austin. Actually I live in Dallas, not Austin."], ["I live in Dallas."]),
+        (None, ["I work at Google. Sorry, I meant Meta, not Google."], ["I work at Meta."]),
+        (None, ["My daughter is Maya. Sorry, I meant Mia, not Maya."], ["My daughter is Mia."]),
         (None, ["I'm allergic to peanuts.", "Oops, it's tree nuts, not peanuts."],
          ["I'm allergic to tree nuts, not peanuts."]),
     ],

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.lasting import is_lasting
-from cortex_mcp.engine.language.naming import BARE_CORRECTION, named_in, names
+from cortex_mcp.engine.language.naming import BARE_CORRECTION, given_for, named_in, names
 from cortex_mcp.engine.language.pasted import own_words
 from cortex_mcp.engine.language.patterns import (
     DECISION,
@@ -108,18 +108,28 @@ _BLANK_LINES = re.compile(r"\n[^\S\n]*(?:\n[^\S\n]*){2,}")
 
 
 def _corrected_in_place(proposals: dict[str, Proposal], correction: Proposal) -> bool:
-    """Apply "it's X, not Y" to the one statement of the same message naming Y ("I live in
-    Austin. Wait, it's Dallas, not Austin." states Dallas: found re-testing, Austin was kept);
-    True when it was applied."""
-    bare = BARE_CORRECTION.match(correction.content) if correction.correction else None
-    if bare is None:
+    """Apply a correction to the one statement of the same message naming the value it
+    replaces: "it's X, not Y" by saying that statement again with X ("I live in Austin. Wait,
+    it's Dallas, not Austin." states Dallas: found re-testing, Austin was kept), another by
+    taking its place; True when it was applied."""
+    if not correction.correction:
         return False
-    old, new = bare["old"].strip(), bare["new"].strip()
+    bare = BARE_CORRECTION.match(correction.content)
+    named = named_in(correction.content)
+    if bare is not None:
+        old, new = bare["old"].strip(), bare["new"].strip()
+    elif named is not None and len(named.values) == 1:
+        old, new = named.values[0], given_for(correction.content, named.values[0]) or ""
+    else:
+        return False
     word = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])", re.IGNORECASE)
     naming = [key for key, p in proposals.items() if len(word.findall(p.content)) == 1]
     if len(naming) != 1:
         return False
     said = proposals.pop(naming[0])
+    if not new:  # no value to say it again with: the correction takes its place
+        proposals[correction.content] = correction
+        return True
     slot = said.slot
     if slot is not None and word.search(slot.value):
         slot = replace(slot, value=word.sub(new, slot.value, count=1))
