@@ -799,6 +799,14 @@ async def test_a_correction_that_says_more_or_names_a_held_value_stays_in_core(
     assert "working" not in [row[0] for row in layers]
 
 
+async def test_an_allergy_corrected_in_its_own_message_is_held_as_the_new_one(
+    client: Client, plain: Settings
+) -> None:
+    """The slot said again with the new value keys it by that value (allergy:shellfish)."""
+    await say(client, "I'm allergic to peanuts. Sorry, it's shellfish, not peanuts.")
+    assert held(plain) == ["allergy:shellfish=shellfish"]
+
+
 async def test_a_number_corrected_changes_the_slot_value_too(
     client: Client, plain: Settings
 ) -> None:

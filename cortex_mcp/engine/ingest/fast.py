@@ -31,7 +31,14 @@ from cortex_mcp.engine.language.patterns import (
     reports_decision,
     signal_sentences,
 )
-from cortex_mcp.engine.language.slots import Slot, find_slots, someone_elses_view, supposed
+from cortex_mcp.engine.language.slots import (
+    MULTI_VALUED,
+    Slot,
+    find_slots,
+    someone_elses_view,
+    supposed,
+    value_key,
+)
 from cortex_mcp.engine.language.wrappers import unwrapped, with_purpose
 from cortex_mcp.models import Category, Layer
 
@@ -132,7 +139,10 @@ def _corrected_in_place(proposals: dict[str, Proposal], correction: Proposal) ->
         return True
     slot = said.slot
     if slot is not None and word.search(slot.value):
-        slot = replace(slot, value=word.sub(new, slot.value, count=1))
+        value = word.sub(new, slot.value, count=1)
+        kind = slot.predicate.split(":")[0]  # allergy:peanuts said again as allergy:shellfish
+        predicate = f"{kind}:{value_key(value)}" if kind in MULTI_VALUED else slot.predicate
+        slot = replace(slot, value=value, predicate=predicate)
     content = word.sub(new, said.content, count=1)
     proposals[content] = replace(said, content=content, slot=slot, correction=True)
     return True
