@@ -10,10 +10,9 @@ least `PARAPHRASE_SIMILARITY` close in meaning that passes the same-fact guard
 the embedder: `restated.merge_restatements` applies it right after the back-fill.
 """
 
-import re
 from collections.abc import Sequence
 
-from cortex_mcp.engine.language.naming import named_in, names, renamed
+from cortex_mcp.engine.language.naming import as_a_word, named_in, names, renamed
 from cortex_mcp.engine.language.paraphrase import PARAPHRASE_SIMILARITY, refuses
 from cortex_mcp.models import Category, Memory
 from cortex_mcp.search.facts import content_tokens, same_statement_as
@@ -108,7 +107,7 @@ async def correction_held(conn: Connection, content: str, agent_id: str | None) 
     new = renamed(content, old, None)
     if new is None:
         return None
-    says = re.compile(rf"(?<![\w-]){re.escape(new)}, not {re.escape(old)}(?![\w-])", re.I)
+    says = as_a_word(f"{new}, not {old}")
     found = await live_containing(conn, quote_term(new), agent_id, NEAR_DUPLICATE_SCAN, [old])
     held = next((memory_id for memory_id, text in found if says.search(text)), None)
     return await rows.get_memory(conn, held) if held is not None else None

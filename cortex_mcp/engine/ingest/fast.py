@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.lasting import is_lasting
-from cortex_mcp.engine.language.naming import BARE_CORRECTION, given_for, named_in, names
+from cortex_mcp.engine.language.naming import as_a_word, corrected_values, named_in, names
 from cortex_mcp.engine.language.pasted import own_words
 from cortex_mcp.engine.language.patterns import (
     DECISION,
@@ -31,14 +31,7 @@ from cortex_mcp.engine.language.patterns import (
     reports_decision,
     signal_sentences,
 )
-from cortex_mcp.engine.language.slots import (
-    MULTI_VALUED,
-    Slot,
-    find_slots,
-    someone_elses_view,
-    supposed,
-    value_key,
-)
+from cortex_mcp.engine.language.slots import Slot, find_slots, someone_elses_view, supposed
 from cortex_mcp.engine.language.wrappers import unwrapped, with_purpose
 from cortex_mcp.models import Category, Layer
 
@@ -121,15 +114,11 @@ def _corrected_in_place(proposals: dict[str, Proposal], correction: Proposal) ->
     taking its place; True when it was applied."""
     if not correction.correction:
         return False
-    bare = BARE_CORRECTION.match(correction.content)
-    named = named_in(correction.content)
-    if bare is not None:
-        old, new = bare["old"].strip(), bare["new"].strip()
-    elif named is not None and len(named.values) == 1:
-        old, new = named.values[0], given_for(correction.content, named.values[0]) or ""
-    else:
+    values = corrected_values(correction.content)
+    if values is None:
         return False
-    word = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])", re.IGNORECASE)
+    old, new = values
+    word = as_a_word(old)
     naming = [key for key, p in proposals.items() if len(word.findall(p.content)) == 1]
     if len(naming) != 1:
         return False
@@ -139,10 +128,7 @@ def _corrected_in_place(proposals: dict[str, Proposal], correction: Proposal) ->
         return True
     slot = said.slot
     if slot is not None and word.search(slot.value):
-        value = word.sub(new, slot.value, count=1)
-        kind = slot.predicate.split(":")[0]  # allergy:peanuts said again as allergy:shellfish
-        predicate = f"{kind}:{value_key(value)}" if kind in MULTI_VALUED else slot.predicate
-        slot = replace(slot, value=value, predicate=predicate)
+        slot = slot.revalued(word.sub(new, slot.value, count=1))
     content = word.sub(new, said.content, count=1)
     proposals[content] = replace(said, content=content, slot=slot, correction=True)
     return True

@@ -14,7 +14,13 @@ import re
 
 from cortex_mcp.engine.ingest.duplicates import never_paraphrased
 from cortex_mcp.engine.ingest.proposal import Proposal
-from cortex_mcp.engine.language.naming import BARE_CORRECTION, named_in, names, renamed
+from cortex_mcp.engine.language.naming import (
+    BARE_CORRECTION,
+    named_in,
+    names,
+    renamed,
+    said_words,
+)
 from cortex_mcp.engine.language.slot_words import PETS, RELATIONS
 from cortex_mcp.engine.language.subjects import GROUPS, first_subject
 from cortex_mcp.models import Layer, Memory
@@ -77,8 +83,7 @@ def _which_is_unknown(replaced: list[Memory], proposal: Proposal) -> bool:
     held = {predicate for predicate in predicates if renamable(predicate)}
     if len(held) < 2:
         return False
-    said = {word.removesuffix("'s") for word in re.findall(r"[a-z']+", proposal.content.casefold())}
-    return not said & whose(predicates[0])
+    return not said_words(proposal.content) & whose(predicates[0])
 
 
 def _in_scope(memory: Memory, proposal: Proposal, agent_id: str | None) -> bool:

@@ -31,20 +31,14 @@ from cortex_mcp.engine.ingest.replaced import PROJECT_SLOTS, renamable, replaced
 from cortex_mcp.engine.language.answers import llm_object
 from cortex_mcp.engine.language.naming import (
     BARE_CORRECTION,
-    given_for,
+    as_a_word,
+    corrected_values,
     named_in,
     names,
     renamed,
 )
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
-from cortex_mcp.engine.language.slots import (
-    LEFT,
-    MULTI_VALUED,
-    Slot,
-    described,
-    find_slots,
-    value_key,
-)
+from cortex_mcp.engine.language.slots import LEFT, Slot, described, find_slots, value_key
 from cortex_mcp.engine.language.subjects import same_subject
 from cortex_mcp.engine.llm import Ask
 from cortex_mcp.models import Category, Layer, Memory
@@ -330,18 +324,13 @@ def _with_value_changed(
     ("We use Memcached, not Redis, for caching and Kafka for queues."). Found in round
     nineteen's note: Kafka went with Redis, and "No, it's Mia, not Maya." became the memory of
     the daughter in the words of that sentence, which say nothing of whose name it is."""
-    bare = BARE_CORRECTION.match(proposal.content) if proposal.slot is None else None
-    named = named_in(proposal.content)
-    if bare is not None:  # "it's X, not Y": the words between are the values, as written
-        old, new = bare["old"].strip(), bare["new"].strip()
-    elif named is not None and len(named.values) == 1:
-        old, given = named.values[0], given_for(proposal.content, named.values[0])
-        if given is None:
-            return None
-        new = given
-    else:
+    values = corrected_values(proposal.content, bare=proposal.slot is None)
+    if values is None:
         return None
-    old_word = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])", re.I)
+    old, new = values
+    if new is None:
+        return None
+    old_word = as_a_word(old)
     found = list(old_word.finditer(target.content))
     if len(found) != 1 or _a_date_for_a_name(old, new, target.content, found[0].start()):
         return None
@@ -358,10 +347,7 @@ def _with_value_changed(
         new = new.split(" ", 1)[0]  # "3 days, not 2" of "2 days from home": the unit is there
     slot = proposal.slot or next((f for f in facts if f.predicate == predicate), None)
     if slot is not None and names(slot.value, old):  # "Postgres 15" corrected "16, not 15"
-        value = old_word.sub(new, slot.value, count=1)
-        kind = slot.predicate.split(":")[0]
-        predicate = f"{kind}:{value_key(value)}" if kind in MULTI_VALUED else slot.predicate
-        slot = replace(slot, value=value, predicate=predicate, beside=False)
+        slot = replace(slot.revalued(old_word.sub(new, slot.value, count=1)), beside=False)
     rest = target.content[end:]
     earlier = _EARLIER_CORRECTION.match(rest)  # "Mia, not Maya." corrected again: "Mila, not Mia."
     rest = rest[earlier.end() :] if earlier else rest
@@ -382,8 +368,7 @@ def _of_a_longer_name(target: Memory, proposal: Proposal) -> bool:
     named = named_in(proposal.content)
     if named is None or len(named.values) != 1 or not named.values[0][:1].isupper():
         return False
-    old = re.escape(named.values[0])
-    found = re.search(rf"(?<![\w-]){old}(?![\w-])", target.content, re.I)
+    found = as_a_word(named.values[0]).search(target.content)
     if found is None:
         return False
     before, after = target.content[: found.start()], target.content[found.end() :]

@@ -128,8 +128,30 @@ def renamed(text: str, old: str, about: frozenset[str] | None = frozenset()) -> 
     if found is None:
         return None
     rest = text[: found.start()] + " " + text[found.end() :]
-    said = {word.removesuffix("'s") for word in re.findall(r"[a-z']+", rest.casefold())}
-    return new if said <= _AROUND_A_NAME | about else None
+    return new if said_words(rest) <= _AROUND_A_NAME | about else None
+
+
+def as_a_word(value: str) -> re.Pattern[str]:
+    """`value` as written, in any case, as words of its own ("Maya" not in "Mayan")."""
+    return re.compile(rf"(?<![\w-]){re.escape(value)}(?![\w-])", re.IGNORECASE)
+
+
+def said_words(text: str) -> set[str]:
+    """The lower-case words of a text, without a possessive "'s"."""
+    return {word.removesuffix("'s") for word in re.findall(r"[a-z']+", text.casefold())}
+
+
+def corrected_values(text: str, bare: bool = True) -> tuple[str, str | None] | None:
+    """The value a correction replaces and the value it gives: as written in "it's X, not Y"
+    (`bare`), else the one value it names and the words before it (None when it gives none);
+    None when it names no single value."""
+    found = BARE_CORRECTION.match(text) if bare else None
+    if found is not None:
+        return found["old"].strip(), found["new"].strip()
+    named = named_in(text)
+    if named is None or len(named.values) != 1:
+        return None
+    return named.values[0], given_for(text, named.values[0])
 
 
 def given_for(text: str, old: str) -> str | None:

@@ -106,6 +106,13 @@ class Slot:
             return value_key(LANGUAGES.get(self.value.casefold(), self.value))
         return value_key(self.value)
 
+    def revalued(self, value: str) -> "Slot":
+        """The slot holding `value` instead; an attribute of several values is keyed by it
+        (allergy:peanuts becomes allergy:shellfish)."""
+        kind = self.predicate.split(":")[0]
+        predicate = f"{kind}:{value_key(value)}" if kind in MULTI_VALUED else self.predicate
+        return replace(self, value=value, predicate=predicate)
+
     def statement(self) -> str:
         """The slot as a sentence of its own, in its language (for a sentence of several)."""
         kind, _, detail = self.predicate.partition(":")
