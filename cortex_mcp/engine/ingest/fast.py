@@ -19,7 +19,15 @@ from dataclasses import replace
 
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.lasting import is_lasting
-from cortex_mcp.engine.language.naming import as_a_word, corrected_values, named_in, names
+from cortex_mcp.engine.language.naming import (
+    as_a_word,
+    cased_as,
+    corrected_values,
+    corrections_apart,
+    named_in,
+    names,
+    said_over,
+)
 from cortex_mcp.engine.language.pasted import own_words
 from cortex_mcp.engine.language.patterns import (
     DECISION,
@@ -55,10 +63,11 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
     for sentence in signal_sentences(message):
         if typed_lowercase:
             sentence = cased(sentence)
-        for proposal in _sentence_statements(sentence, around):
-            if _corrected_in_place(proposals, proposal):
-                continue
-            proposals.setdefault(proposal.content, _of_its_message(proposal, said_before))
+        for said in corrections_apart(said_over(sentence)):
+            for proposal in _sentence_statements(said, around):
+                if _corrected_in_place(proposals, proposal):
+                    continue
+                proposals.setdefault(proposal.content, _of_its_message(proposal, said_before))
         said_before += f" {sentence}"
         if len(proposals) >= MOST_PER_MESSAGE:
             break
@@ -126,6 +135,8 @@ def _corrected_in_place(proposals: dict[str, Proposal], correction: Proposal) ->
     if not new:  # no value to say it again with: the correction takes its place
         proposals[correction.content] = correction
         return True
+    held = word.search(said.content)
+    new = cased_as(new, held.group() if held else old, correction.content.startswith(new))
     slot = said.slot
     if slot is not None and word.search(slot.value):
         slot = slot.revalued(word.sub(new, slot.value, count=1))

@@ -16,7 +16,9 @@ from cortex_mcp.engine.ingest.duplicates import never_paraphrased
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.naming import (
     BARE_CORRECTION,
+    Named,
     named_in,
+    named_with,
     names,
     renamed,
     said_words,
@@ -46,7 +48,7 @@ async def replaced_by_name(
 ) -> tuple[str, Memory] | None:
     """The live memory of the proposal's scope (its project, or none) that `proposal` names as
     replaced, newest first, with why; None when it names nothing or nothing live matches."""
-    named = named_in(proposal.content)
+    named = _named_by(proposal)
     if named is None:
         return None
     match = match_expression(" ".join([*named.values, named.topic, proposal.content]))
@@ -72,6 +74,13 @@ async def replaced_by_name(
         return None
     value = next(v for v in named.values if names(replaced[0].content, v))
     return f"names the value it replaces ({value})", replaced[0]
+
+
+def _named_by(proposal: Proposal) -> Named | None:
+    """What `proposal` names as replaced, with the values said right after its slot's value
+    in the sentence it was read from ("… and a dog named Max, not Rex.")."""
+    value = proposal.slot.value if proposal.slot is not None else None
+    return named_with(proposal.content, value, proposal.extra.get("context", ""))
 
 
 def _which_is_unknown(replaced: list[Memory], proposal: Proposal) -> bool:

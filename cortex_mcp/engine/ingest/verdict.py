@@ -32,8 +32,10 @@ from cortex_mcp.engine.language.answers import llm_object
 from cortex_mcp.engine.language.naming import (
     BARE_CORRECTION,
     as_a_word,
+    cased_as,
     corrected_values,
     named_in,
+    named_with,
     names,
     renamed,
 )
@@ -297,7 +299,8 @@ def other_fact(facts: list[Slot], proposal: Proposal) -> Slot | None:
     "Actually, my daughter's name is Mia, not Maya." replaced "My wife's name is Priya and we
     have two kids, Maya and Leo." whole, and "I moved to Tallinn." took "I'm Olga and I live in
     Riga." with the name."""
-    named = named_in(proposal.content)
+    value = proposal.slot.value if proposal.slot is not None else None
+    named = named_with(proposal.content, value, proposal.extra.get("context", ""))
     replaced = named.values if named is not None else ()
     own = [proposal.slot] if proposal.slot is not None else []
     if not own and not replaced and len(facts) < 2:
@@ -340,6 +343,8 @@ def _with_value_changed(
     if proposal.slot is not None and proposal.slot.predicate != predicate:
         return None  # the correction sets a fact of its own: stored as said
     start, end = found[0].span()
+    held = found[0].group()
+    new = cased_as(new, held, proposal.content.startswith(new))
     after = target.content[end:]
     if old[:1].islower() and _A_WORD_IT_DESCRIBES.match(after):
         return None  # "It's blue, not red." of "I love red wine.": red says which wine
@@ -351,10 +356,10 @@ def _with_value_changed(
     rest = target.content[end:]
     earlier = _EARLIER_CORRECTION.match(rest)  # "Mia, not Maya." corrected again: "Mila, not Mia."
     rest = rest[earlier.end() :] if earlier else rest
-    if new[:1].isdigit() or old[:1].isdigit():
-        said = new  # "My flight is at 10 am", "My raise was 6% this year."
+    if new[:1].isdigit() or old[:1].isdigit() or new.startswith((f"{held}, ", f"{held} ")):
+        said = new  # "My flight is at 10 am", "My raise was 6% this year.", "Portland, Maine"
     else:
-        said = f"{new}, not {old}" + ("," if rest[:1].isspace() else "")
+        said = f"{new}, not {held}" + ("," if rest[:1].isspace() else "")
     content = target.content[:start] + said + rest
     rule = f"{verdict.rule}; said again with {new} for {old}"
     return replace(verdict, rule=rule, slot=slot, content=content)
@@ -584,7 +589,7 @@ async def _one_of_several(
     same = next((memory for memory in found if holds_value(memory, proposal.slot)), None)
     if same is not None or not proposal.correction or not found:
         return same
-    named = named_in(proposal.content)
+    named = named_with(proposal.content, proposal.slot.value, proposal.extra.get("context", ""))
     values = {value_key(value) for value in named.values} if named is not None else set()
     values |= {value_key(found["v"]) for found in _NOT_THIS_ONE_JA.finditer(proposal.content)}
     if values:

@@ -18,6 +18,8 @@ A slot (name, city, employer…) never reaches this gate: `slots.find_slots` alr
 
 import re
 
+from cortex_mcp.engine.language.naming import BARE_CORRECTION
+
 MIN_WORDS = 3
 """Fewer words than this, once the speaker's name is off, is a fragment ("Love it!"; "I prefer
 tea." is three and passes; "I love them so much" is refused for its pronoun)."""
@@ -106,7 +108,8 @@ _ADVICE = re.compile(
 _FALSE_CORRECTION = re.compile(
     r"\bnot (?:just|only)\b|^(?:\w+: )?(?:yeah|great|yes|well)?,? ?actually\s*[!.]*\s*$"
     r"|\bactually (?:kind of|pretty|really|so)\b|\bactually works?\b|^actually, i (?:just|was)\b"
-    r"|\bactually\b[^.!]*\b(?:remembering|yesterday|last (?:week|night|weekend))\b",
+    r"|\bactually\b[^.!]*\b(?:remembering|yesterday|last (?:week|night|weekend))\b"
+    r"|^(?:\w+[,:]? )?i meant [\w'’-]+(?: [\w'’-]+)?[.!]*$",
     re.IGNORECASE,
 )
 _CHATTY = re.compile(
@@ -153,6 +156,8 @@ def is_lasting(sentence: str, signal: str) -> bool:
         return True
     text = without_speaker(sentence)
     if signal == "correction":
+        if BARE_CORRECTION.match(text):
+            return True  # "No - Boston, not Austin!": what it corrects decides (ingest.verdict)
         return not (is_fragment(text) or _FALSE_CORRECTION.search(text) or _CHATTY.search(text))
     if signal == "rule":  # a convention is about the work, not the speaker (#24's patterns)
         return not is_fragment(text)

@@ -74,7 +74,12 @@ _CJK_BLOCKS = (("\u3040", "\u30ff"), ("\u3400", "\u9fff"), ("\uac00", "\ud7af"))
 _NUMBER_NEXT = re.compile(r"[.:/-]?\d")
 
 
-_VALUE = r"(?:[\w.:/-]*\d[\w.:/-]*|[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)?|npm|pnpm|yarn|pip|uv|bun)"
+_VALUE = (
+    r"(?:[\w.:/-]*\d[\w.:/-]*|[A-Z][\w.+#-]*(?: (?:of (?:the )?|de |& )?[A-Z][\w.+#-]*)?"
+    r"|npm|pnpm|yarn|pip|uv|bun)"
+)
+"""A value a correction names: with a number, or one or two capitalised words ("Bank of
+America", "Bank of the West": found re-testing, "Bank" alone named nothing held whole)."""
 _REJECTED = re.compile(
     rf"(?:,|\b(?:and|but))?\s*\b(?:not|instead of|rather than|isn'?t|is not)\s+"
     rf"(?:the |on |in |at |port |version )?(?P<en>{_VALUE})(?=[\s.,;:!?)—–-]|$)"
@@ -109,6 +114,38 @@ def named_in(text: str) -> Named | None:
     if not values and not topic:
         return None
     return Named(tuple(v for v in values if v), topic)
+
+
+def rejected_beside(text: str, value: str) -> tuple[str, ...]:
+    """The values `text` says `value` takes the place of, right after it ("a dog named Max,
+    not Rex" of Max: Rex; "allergic to tree nuts, not peanuts" of tree nuts: peanuts), in any
+    case: found re-testing, a fact restated with its new value left the old one live."""
+    if not value:
+        return ()
+    return tuple(
+        found["old"] for found in _rejected_after(value).finditer(text) if found["old"].strip()
+    )
+
+
+@lru_cache(maxsize=256)
+def _rejected_after(value: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?<![\w-]){re.escape(value)},? not (?:the |an? )?"
+        r"(?P<old>[\w'’-]+(?: [\w'’-]+){0,2}?)(?=[.,;!?]|$)",
+        re.IGNORECASE,
+    )
+
+
+def named_with(text: str, value: str | None, context: str = "") -> Named | None:
+    """`named_in(text)`, with the values said replaced right after `value` in `context` (the
+    sentence a fact of several was read from) or in `text`."""
+    named = named_in(text)
+    beside = rejected_beside(f"{text}\n{context}", value) if value else ()
+    if not beside:
+        return named
+    if named is None:
+        return Named(beside)
+    return Named(tuple(dict.fromkeys((*named.values, *beside))), named.topic)
 
 
 def renamed(text: str, old: str, about: frozenset[str] | None = frozenset()) -> str | None:
@@ -154,6 +191,47 @@ def corrected_values(text: str, bare: bool = True) -> tuple[str, str | None] | N
     return named.values[0], given_for(text, named.values[0])
 
 
+_SAID_OVER = re.compile(
+    r"(?<=\w )(?P<old>(?:[A-Z][\w&'’.-]*|\d[\d.:]*)(?: (?:[A-Z][\w&'’.-]*|\d[\d.:]*)){0,2})"
+    r"(?:,\s*|\s+[-–—]\s+|\s+)(?i:sorry|i mean|i meant|er|erm|uh|um|oops|no|wait)[,:]?\s+"
+    r"(?P<new>(?:[A-Z][\w&'’.-]*|\d[\d.:]*)(?: (?:[A-Z][\w&'’.-]*|\d[\d.:]*)){0,2}?)"
+    r"(?:,?\s+(?i:not)\s+(?P=old))?(?=\s*[.,;!?]|$)"
+)
+
+
+def said_over(sentence: str) -> str:
+    """A sentence that corrects itself as it goes, with the value it was corrected to: "I work
+    at Google, sorry, Meta, not Google." is "I work at Meta." (found re-testing: Google was
+    stored, with the whole sentence). The value follows a word of the sentence: "Sorry, I
+    meant Marc" starts a correction, it corrects no word said."""
+    return _SAID_OVER.sub(lambda found: found["new"], sentence)
+
+
+def corrections_apart(sentence: str) -> list[str]:
+    """A sentence of several bare corrections as one sentence each ("Sorry, it's Dallas, not
+    Austin, and Meta, not Google." gives two: found re-testing, it was stored whole and both
+    old values stayed); any other sentence as it is."""
+    parts = _AND_NEXT.split(sentence)
+    if len(parts) < 2 or not all(BARE_CORRECTION.match(part) for part in parts):
+        return [sentence]
+    end = sentence.rstrip()[-1:] if sentence.rstrip()[-1:] in ".!?" else "."
+    return [part.rstrip(" .!?") + end for part in parts]
+
+
+_AND_NEXT = re.compile(r"(?:,\s*|\s+)(?:and|&)\s+|\s*;\s*")
+
+
+def cased_as(new: str, held: str, first_word: bool) -> str:
+    """A correction's new value in the case of the value it replaces as held: "mia" for "Maya"
+    is "Mia" (found re-testing: "My daughter is mia, not maya."); "Coffee" for "tea" is
+    "coffee" when its capital is only the correction's first letter (`first_word`)."""
+    if held[:1].isupper() and new.islower():
+        return " ".join(word[:1].upper() + word[1:] for word in new.split(" "))
+    if first_word and held.islower() and " " not in new and new[1:].islower():
+        return new.lower()
+    return new
+
+
 def given_for(text: str, old: str) -> str | None:
     """The value `text` gives in place of `old` ("X, not OLD"): the capitalised words or the
     number before it ("It's New Jersey, not New York." gives "New Jersey"; "Sorry, it's 10,
@@ -164,18 +242,47 @@ def given_for(text: str, old: str) -> str | None:
     words = found["new"].split()
     while words and words[0].casefold().replace("’", "'") in _LEADING_UP:
         words.pop(0)
-    return " ".join(words) if words and words[-1].casefold() != old.casefold() else None
+    if not words or words[-1].casefold() == old.casefold():
+        return None
+    place = _A_PLACE_BEFORE.search(text, 0, found.start("new"))
+    if place is not None and place["place"].casefold() == old.casefold():
+        words = [f"{place['place']},", *words]  # "Portland, Maine, not Portland, Oregon"
+    return " ".join(words)
 
 
+_A_PLACE_BEFORE = re.compile(r"(?P<place>[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?), $")
+"""The place a new value says more of ("Portland, Maine" for "Portland"): found re-testing,
+"I live in Maine, not Portland." said the user does not live in Portland."""
+
+
+_NO_VALUE = (
+    r"(?!(?:i|me|my|we|us|you|he|him|she|her|they|them|it|this|that|these|those|here|there|now|"
+    r"yet|really|quite|exactly|always|never|just|so|too|one|both|either|neither|not|very|still|"
+    r"also|pretty|kind|sort|only|even|to|a|an|the|whatever|anything|something|nothing|everything|"
+    r"fine|ok|okay|sure|important)\b)"
+)
+"""Words that are no value corrected: "Me, not you.", "That, not this.", "It's just not right."
+correct nothing held."""
+_A_VALUE_ALONE = r"(?=(?-i:[A-Z0-9][^\s,]*(?:\s+[A-Z0-9][^\s,]*){0,3}),?\s+not\s)"
+"""Where no "it's" leads: capitalised words or numbers, up to four, before ", not" ("Yes
+Boston, not Austin.", "Correction: Meta, not Google.", "Coffee, not tea."; not "Alice uses
+Postgres, not MySQL.", a statement of its own)."""
+_LEAD = r"(?:no|nope|sorry|oops|oh|wait|actually|well|correction|ah|hmm|yes|yeah|yep)\W+"
+_A_SHORT_VALUE = r"(?=[^\s,]+(?:\s+[^\s,]+)?,\s+not\s)"
+"""After a word that marks a correction, any value of a word or two: "Sorry, shellfish, not
+peanuts." (found re-testing: the allergy was kept)."""
 BARE_CORRECTION = re.compile(
-    r"(?i)^\W*(?:(?:no|nope|sorry|oops|oh|wait|actually|well|correction|ah|hmm)\W+)*"
-    r"(?:it|that)['’]s\s+(?P<new>[^,]{1,40}?),?\s+not\s+(?P<old>[^,.!?]{1,40}?)"
+    rf"(?i)^\W*(?:{_LEAD})*(?:(?:it|that)['’]s\s+|{_A_VALUE_ALONE}|(?<=\W){_A_SHORT_VALUE})"
+    rf"{_NO_VALUE}"
+    r"(?P<new>[^,\s]{1,40}(?=\s+not\s)|[^,]{1,40}?(?=,))(?P<comma>,)?\s+not\s+"
+    rf"{_NO_VALUE}(?P<old>(?(comma)[^,.!?]{{1,40}}?|[^,.!?\s]{{1,40}}))"
     r"(?:\s+(?:today|tonight|tomorrow|then|now|either|again|this \w+|next \w+))?\s*[.!?]*$"
 )
-"""A correction that says only "it's X, not Y", the values as written between: what it
-corrects is a memory naming Y, or what was said just before ("Oh wait, it's Friday, not Monday
-today."); when no live memory names Y, it is no lasting fact and goes to working memory, not
-core (found re-testing: such remarks crowded core)."""
+"""A correction that says only "it's X, not Y" or "X, not Y", the values as written between:
+what it corrects is a memory naming Y, or what was said just before ("Oh wait, it's Friday, not
+Monday today."); when no live memory names Y, it is no lasting fact and goes to working memory,
+not core (found re-testing: such remarks crowded core). "Yes Boston, not Austin." and "sorry,
+it's max not rex" were not read as corrections (found re-testing)."""
 _GIVEN = r"(?<![\w'’-])(?P<new>(?:[A-Z][\w'’-]*|\d[\d.:]*)(?: (?:[A-Z][\w'’-]*|\d[\d.:]*)){0,3})"
 _LEADING_UP = frozenset(
     ["it's", "its", "it", "that's", "that", "this", "i", "i'm", "actually", "sorry", "no",

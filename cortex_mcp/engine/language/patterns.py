@@ -9,6 +9,7 @@ seed design (seed 000, §5.2.3); English and Japanese are their equivalents.
 import re
 from dataclasses import dataclass
 
+from cortex_mcp.engine.language.naming import BARE_CORRECTION
 from cortex_mcp.models import Category
 
 
@@ -50,7 +51,8 @@ SIGNALS: tuple[Signal, ...] = (
             r"i misspoke|i meant|no longer|not anymore|any ?more|switched from|changed (it )?to)\b",
             r"\bcorrection\s*[:：,]",
             r"\bi misremembered\b|\bi was mistaken\b",
-            r"(?:\b(?:is|are|uses|runs? on)|\b(?:it|that)['’]s)\s+[A-Z0-9][\w.+#-]*(?: [\w.+#-]+)?,"
+            r"(?:\b(?:is|are|uses|runs? on|named|called)|\b(?:it|that|my \w+)['’]s)\s+"
+            r"[A-Z0-9][\w.+#-]*(?: [\w.+#-]+)?,"
             r"\s*not\s+(?:the\s+)?[A-Z0-9]",
             r"\b(?:forget|ignore|disregard) (?:what I said|what I told you|the rule|that rule)\b",
             r"\bnot\b[^,.;]{1,40},\s*but\b",
@@ -59,7 +61,8 @@ SIGNALS: tuple[Signal, ...] = (
         + _any(
             r"実は|間違い(でした|です)|訂正|ではなく[^。]{1,30}(です|だ)|じゃなくて",
             r"もう[^。]{0,20}ない",
-        ),
+        )
+        + (BARE_CORRECTION,),  # "Yes Boston, not Austin.", "sorry, it's max not rex"
     ),
     Signal(
         "identity",

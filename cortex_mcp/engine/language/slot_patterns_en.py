@@ -36,6 +36,10 @@ _NAMED_AFTER = (
     r"starts|goes|went|lives|works|plays|got)\b)"
 )
 """What may follow a relation's name said beside it ("my son Leo just turned 5" set nothing)."""
+_CONTRACTED_IS = r"(?=,? (?i:not)\b|\s*[.!]*$)"
+"""After "my daughter's Mia": the name is all the sentence says, or a correction follows ("My
+daughter's Mia, not Maya.": found re-testing, nothing was read), so the "'s" is "is", not
+whose ("my daughter's Lego set")."""
 _LEAD_INS = (
     "and", "but", "so", "also", "now", "oh", "btw", "fyi", "anyway", "honestly", "plus", "think",
     "guess", "believe", "meant", "mean", "of", "with", "to", "for", "from", "about",
@@ -292,6 +296,7 @@ EN_PATTERNS: list[SlotPattern] = [
         "en",
         "person:{rel}",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})(?:'s name)? is (?:called |named )?){_NAME}",
+        rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_REL_EN})['’]s ){_NOT_A_NAME}{_NAME}{_CONTRACTED_IS}",
         rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_REL_EN}) ){_NOT_A_NAME}{_NAME}{_NAMED_AFTER}",
         rf"{_BESIDE}(?i:my {_WHICH_ONE}(?P<rel>{_REL_EN}), ){_NOT_A_NAME}{_NAME}(?=,)",
         rf"(?i:\b(?:I|we) (?:also |still )?have an? (?:\w+ )?(?P<rel>{_REL_EN}),? "
@@ -318,6 +323,7 @@ EN_PATTERNS: list[SlotPattern] = [
         "en",
         "pet:{rel}",
         rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_PET_EN})(?:'s name)? is (?:called |named )?){_NAME}",
+        rf"(?i:\bmy {_WHICH_ONE}(?P<rel>{_PET_EN})['’]s ){_NOT_A_NAME}{_NAME}{_CONTRACTED_IS}",
         rf"(?i:\bI (?:also |still )?have an? (?P<rel>{_PET_EN}) (?:called|named) ){_NAME}",
         rf"(?i:\b(?:I|we) (?:also |still )?have (?:two|three|four|2|3|4) "
         rf"(?P<rel>cat|dog|rabbit|hamster|parrot|turtle)s[,:]? (?:called |named )?){_NAMES}"

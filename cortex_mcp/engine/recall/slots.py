@@ -11,6 +11,14 @@ from cortex_mcp.store.db import Connection
 
 SLOT_ANSWERS = 3
 
+_KIN = (
+    r"grandmother|grandma|granny|grandfather|grandpa|grandparents|aunt|auntie|uncle|cousin|"
+    r"niece|nephew|grandson|granddaughter|grandkids|grandchildren|stepson|stepdaughter|"
+    r"fianc[eé]e?|best friend"
+)
+"""Relations beyond the household asked about ("what's my grandma's name?"); each is its own
+slot (language.slot_words.RELATIONS)."""
+
 _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
     (
         ("name",),
@@ -43,8 +51,9 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
     (
         ("person:", "birthday:"),
         re.compile(
-            r"(?i)\bmy (kids?|child|children|daughters?|sons?|wife|husband|partner|spouse|mother|"
-            r"father|brothers?|sisters?)\b|\b(am i|i'm|i am) married\b"
+            r"(?i)\b(?:my|our) (kids?|child|children|daughters?|sons?|wife|husband|partner|"
+            rf"spouse|mother|father|brothers?|sisters?|{_KIN})\b|\b(am i|i'm|i am) married\b"
+            r"|\bthe kids\b"
             r"|孩子|女儿|儿子|老婆|老公|子供|娘|息子|妻|夫"
         ),
     ),
@@ -92,8 +101,8 @@ the same slot (我们这个项目的数据库用的是MySQL) that neither its wo
 
 
 _RELATION_ASKED = re.compile(
-    r"(?i)\bmy (kids?|child|children|daughters?|sons?|wife|husband|partner|spouse|mother|"
-    r"father|brother|sister)\b|\b(?:am i|i'm|i am) (married)\b"
+    r"(?i)\b(?:my|our|the) (kids?|child|children|daughters?|sons?|wife|husband|partner|"
+    rf"spouse|mother|father|brother|sister|{_KIN})\b|\b(?:am i|i'm|i am) (married)\b"
 )
 _ASKED_AS = {
     "kid": ("child", "daughter", "son"), "kids": ("child", "daughter", "son"),
@@ -102,6 +111,10 @@ _ASKED_AS = {
     "wife": ("wife", "spouse"), "husband": ("husband", "spouse"),
     "partner": ("partner", "spouse"), "spouse": ("spouse", "wife", "husband", "partner"),
     "married": ("spouse", "wife", "husband", "partner"),
+    "grandma": ("grandmother",), "granny": ("grandmother",), "grandpa": ("grandfather",),
+    "auntie": ("aunt",), "fiancé": ("fiance",), "fiancée": ("fiancee",),
+    "grandparents": ("grandmother", "grandfather"), "grandkids": ("grandson", "granddaughter"),
+    "grandchildren": ("grandson", "granddaughter"),
 }  # fmt: skip
 """The relations a question's word names ("my wife" is also the user's spouse)."""
 
