@@ -285,3 +285,78 @@ def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secr
 )
 def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:
     assert redact(text) == (text, [])
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # the key-less re-test after round twenty
+        # a login: the password after the user name
+        ("login for the NAS is admin / correcthorse", "correcthorse"),
+        ("NAS login: admin / correcthorse", "correcthorse"),
+        ("the router login is admin/Tr0ub4dor", "Tr0ub4dor"),
+        # "pass" for password where it is clearly one
+        ("I set the wifi pass to letmein", "letmein"),
+        ("the wifi pass is letmein", "letmein"),
+        ("my pass is letmein", "letmein"),
+        ("user: bob pass: hunter2", "hunter2"),
+        ("username: bob, pass: king", "king"),
+        ("pass=hunter2", "hunter2"),
+        # the value after a colon in the answer to "password?"
+        ("My password? It's the same as always: pumpkin.", "pumpkin"),
+        ("The wifi password? Easy: sunshine", "sunshine"),
+        # a password of several words
+        ("my password is correct horse battery staple", "horse battery staple"),
+        ("My password is purple monkey dishwasher, don't tell anyone.", "monkey dishwasher"),
+        ('my password is "correct horse battery staple"', "horse battery staple"),
+        ("the wifi password is 'blue sky over Paris'", "sky over Paris"),
+        ("Password: correct horse battery staple", "horse battery staple"),
+        ("my password is purple monkey and nobody knows it", "monkey"),
+    ],
+)
+def test_logins_and_passwords_found_re_testing_are_replaced(text: str, secret: str) -> None:
+    """Found by the key-less re-test after round twenty: all of these were stored in clear."""
+    clean, kinds = redact(text)
+
+    assert secret not in clean, clean
+    assert kinds == ["password"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a login that is no password
+        "login: email / password",
+        "the login for the site is Google / Apple",
+        # "pass" that is no password
+        "I printed my boarding pass",
+        "my bus pass is valid until May",
+        "he got a hall pass",
+        "could you pass the salt?",
+        "that was a free pass for them.",
+        "The mountain pass is closed.",
+        "a free pass is nice",
+        "the pass is valid until Friday",
+        "I changed my bus pass to Monday.",
+        "my pass to the museum is in my bag",
+        "Boarding pass: printed",
+        "tough times pass, but you're tough enough",
+        # a question with a colon after it
+        "Forgot my password? Options: reset it or call support.",
+        "My password? Reason: forgotten.",
+        "Password? Answer: no",
+        # several words said of a password, not one
+        "my password is too long",
+        "my password is on a sticky note",
+        "my password is the same as my email",
+        "my password is way too long",
+        "my password is really weak",
+        "my password is case sensitive",
+        "my password is twelve characters",
+        "my password is four random words.",
+        'my password is "too long"',
+        "The password policy is twelve characters, no more",
+    ],
+)
+def test_ordinary_words_near_logins_and_passes_are_kept(text: str) -> None:
+    assert redact(text) == (text, [])
