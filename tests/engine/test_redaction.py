@@ -290,7 +290,17 @@ def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "secret"),
     [
-        # the key-less re-test after round twenty
+        # the key-less re-test after round twenty: codes to a door, a gate, an alarm, a safe
+        ("the code for the garage is 4821", "4821"),
+        ("garage code: 4821", "4821"),
+        ("the door code is 0917", "0917"),
+        ("gate code is 55123", "55123"),
+        ("The code to the front door is 1357.", "1357"),
+        ("the lockbox code is 7731", "7731"),
+        ("what's the alarm code? It's 2468", "2468"),
+        ("The safe code? 908172", "908172"),
+        ("what's my bank pin? It's 4821", "4821"),
+        ("Garage code 4821, see you Friday", "4821"),
         # a login: the password after the user name
         ("login for the NAS is admin / correcthorse", "correcthorse"),
         ("NAS login: admin / correcthorse", "correcthorse"),
@@ -314,7 +324,7 @@ def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:
         ("my password is purple monkey and nobody knows it", "monkey"),
     ],
 )
-def test_logins_and_passwords_found_re_testing_are_replaced(text: str, secret: str) -> None:
+def test_codes_logins_and_passwords_found_re_testing_are_replaced(text: str, secret: str) -> None:
     """Found by the key-less re-test after round twenty: all of these were stored in clear."""
     clean, kinds = redact(text)
 
@@ -325,6 +335,17 @@ def test_logins_and_passwords_found_re_testing_are_replaced(text: str, secret: s
 @pytest.mark.parametrize(
     "text",
     [
+        # codes that are no secret
+        "the dress code is casual",
+        "the zip code is 94110",
+        "error code 4040 again",
+        "the code for the garage door opener is on GitHub",
+        "the gate code is 4 digits",
+        "the area code is 415",
+        "the door code is broken, use the key",
+        "the building code for the gate is 2018 IBC",
+        "Dropped a pin? 2200 Broadway",
+        "the pin? 1000 5th Ave",
         # a login that is no password
         "login: email / password",
         "the login for the site is Google / Apple",
@@ -358,5 +379,5 @@ def test_logins_and_passwords_found_re_testing_are_replaced(text: str, secret: s
         "The password policy is twelve characters, no more",
     ],
 )
-def test_ordinary_words_near_logins_and_passes_are_kept(text: str) -> None:
+def test_ordinary_words_near_codes_logins_and_passes_are_kept(text: str) -> None:
     assert redact(text) == (text, [])

@@ -226,6 +226,17 @@ def _login_password(match: re.Match[str]) -> bool:
     return word not in _LOGIN_METHODS | SAID_AFTER_A_VERB and not names and _ends_its_clause(match)
 
 
+_KINDS_OF_CODE = _words("building dress zip postal area source error promo discount tax")
+"""Codes that open nothing: "the building code for the gate is 2018 IBC"."""
+
+
+def _an_access_code(match: re.Match[str]) -> bool:
+    """The code is to a gate or a door: "code for the gate …" is no building, dress, zip or
+    area code."""
+    words = match.string[max(0, match.start() - 30) : match.start()].split()
+    return not words or words[-1].lower() not in _KINDS_OF_CODE
+
+
 _PIN_OWNERS = [
     "my", "our", "his", "her", "their", "your", "the", "'s", "’s", "card", "bank", "debit",
     "credit", "atm", "phone", "iphone", "sim", "door", "alarm", "safe", "garage", "gate",
@@ -246,6 +257,11 @@ _STREET = (
     r"terrace|place|pl|court|ct|highway|hwy|square|sq|plaza"
 )
 """Words ending an address: the number before them is no PIN ("pin: 1600 Amphitheatre Parkway")."""
+_NO_ADDRESS_NOR_UNIT = (
+    r"(?!\s+(?:[A-Z]\w*\s+){0,2}(?i:" + _STREET + r")\b|\s+\d+(?:st|nd|rd|th)\b"
+    r"|\s*(?i:v|volts?|mv|ma|amps?|ohms?|hz|khz|mhz|rpm|mm|cm|microns?|um)\b)"
+)
+"""After a PIN's or a code's digits: no street ("1000 5th Ave") and no unit ("3000 volts")."""
 _WORD = NOT_A_MARKER + r"(?:[^\s:=?!.,;\"'`]|\.(?=[^\s.]))+"
 """A word between "password for" and the value; a dot inside one is kept ("root at 10.0.0.5")."""
 _VALUE = r"([^\s`\"'，。,;、]{2,}[^\s`\"'，。,;、.:)?])"
@@ -262,6 +278,19 @@ _A_PHRASE_WORD = r"(?!(?:and|but|so|because|which|since)\b)[^\s.,;:!?\"'`()]{1,4
 """A word of a password of several words; a conjunction ends it ("… purple monkey and …")."""
 _SEVERAL_WORDS = r"((?:" + _A_PHRASE_WORD + r" ){1,5}" + _A_PHRASE_WORD + r")"
 _CLAUSE_ENDS = r"(?=\s*(?:$|[.,;:!?)\n])|\s+(?:and|but|so|because|which|since)\b)"
+_CODE_OWNER = (
+    r"(?:door|garage|gate|alarm|lock ?box|key ?box|key ?safe|safe|keypad|entry|padlock|locker)"
+)
+"""What an access code opens: "the garage code", "the code to the front door"."""
+_AN_ACCESS_CODE = (
+    r"(?i)\b(?:" + _CODE_OWNER + r"\s+code"
+    r"|code\s+(?:for|to|of|on)\s+(?:[\w'-]+\s+){0,3}?" + _CODE_OWNER + r"(?:\s+door)?)"
+)
+"""A code and what it opens: "garage code", "the code to the front door"."""
+_ANSWERED = r"\s*\?(?:\s*it(?:\s+(?:is|was)\b|'s|’s))?"
+"""A question and its answer's verb: "…? It's", "…? it was", or nothing after the mark."""
+_CODE_GIVEN = r"(?:" + _IS_GIVEN + r"|" + _ANSWERED + r")?"
+"""A code's digits given ("is", ":", "? It's") or following it right away ("gate code 4821")."""
 
 SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
@@ -533,13 +562,27 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             r"(?=[Pp])(?:PIN\b|(?:" + _AFTER_AN_OWNER + r")(?i:pin)\b|(?i:pin (?:code|number))\b"
             r"|(?:" + _AT_A_CLAUSE_START + r")(?i:pin)(?=\s*(?:[:=]|(?i:is|was)\b)))"
             r"(?:\s+(?i:for|of|to|on)(?:\s+[^\s:=?!.,;]+){1,5}?)?"
-            r"(?:\s*[:=]|\s+(?i:is|was)\b)\s*" + NOT_A_MARKER + r"(\d{4,8})\b"
-            r"(?!\s+(?:[A-Z]\w*\s+){0,2}(?i:" + _STREET + r")\b|\s+\d+(?:st|nd|rd|th)\b"
-            r"|\s*(?i:v|volts?|mv|ma|amps?|ohms?|hz|khz|mhz|rpm|mm|cm|microns?|um)\b)"
+            r"(?:\s*[:=]|\s+(?i:is|was)\b|(?i:"
+            + _ANSWERED
+            + r"))\s*"
+            + NOT_A_MARKER
+            + r"(\d{4,8})\b"
+            + _NO_ADDRESS_NOR_UNIT
         ),
-        "a PIN's digits: `PIN for my card is 1234`, `my bank pin is 9911`, `pin code: 4321`"
-        " (not a map's pin, `Dropped a pin: 2200 Broadway`, nor a street number)",
+        "a PIN's digits: `PIN for my card is 1234`, `my bank pin is 9911`, `pin code: 4321`,"
+        " `what's my bank pin? It's 4821` (not a map's pin, `Dropped a pin: 2200 Broadway`,"
+        " nor a street number)",
         1,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(_AN_ACCESS_CODE + _CODE_GIVEN + r"\s*[#*]?(\d{4,8})\b" + _NO_ADDRESS_NOR_UNIT),
+        "the digits (4–8) of a code to a door, garage, gate, alarm, lockbox, key box, safe,"
+        " keypad, entry, padlock or locker: `the door code is …`, `garage code: …`, `the code"
+        " for the garage is …`, `what's the alarm code? It's …` (not a building, dress, zip or"
+        " area code, nor a street number)",
+        1,
+        _an_access_code,
     ),
     SecretPattern(
         "card_number",
