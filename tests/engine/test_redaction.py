@@ -333,6 +333,23 @@ def test_codes_logins_and_passwords_found_re_testing_are_replaced(text: str, sec
 
 
 @pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("my SSN is 123-45-6789", "123-45-6789"),
+        ("social security number: 123 45 6789", "123 45 6789"),
+        ("SSN 123-45-6789", "123-45-6789"),
+        ("My social security no. is 123456789.", "123456789"),
+        ("ssn: 078-05-1120, dob 1/2/80", "078-05-1120"),
+    ],
+)
+def test_a_social_security_number_after_its_name_is_replaced(text: str, secret: str) -> None:
+    clean, kinds = redact(text)
+
+    assert secret not in clean, clean
+    assert kinds == ["id_number"]
+
+
+@pytest.mark.parametrize(
     "text",
     [
         # codes that are no secret
@@ -377,6 +394,12 @@ def test_codes_logins_and_passwords_found_re_testing_are_replaced(text: str, sec
         "my password is four random words.",
         'my password is "too long"',
         "The password policy is twelve characters, no more",
+        # numbers of an SSN's shape without its name
+        "call 123-45-6789 about the part",
+        "part number 123-45-6789 is back in stock",
+        "SSN stands for social security number; mine starts with 9",
+        "my SSN is 987-65-4321",
+        "the social security office opened at 9, ticket 123-45-6789 was called at 10",
     ],
 )
 def test_ordinary_words_near_codes_logins_and_passes_are_kept(text: str) -> None:

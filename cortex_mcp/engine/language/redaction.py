@@ -237,6 +237,13 @@ def _an_access_code(match: re.Match[str]) -> bool:
     return not words or words[-1].lower() not in _KINDS_OF_CODE
 
 
+def _ssn_valid(match: re.Match[str]) -> bool:
+    """No area 000, 666 or 900–999, no group 00, no serial 0000: those are never issued."""
+    digits = re.sub(r"\D", "", match.group(1))
+    area, group, serial = digits[:3], digits[3:5], digits[5:]
+    return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
+
+
 _PIN_OWNERS = [
     "my", "our", "his", "her", "their", "your", "the", "'s", "’s", "card", "bank", "debit",
     "credit", "atm", "phone", "iphone", "sim", "door", "alarm", "safe", "garage", "gate",
@@ -583,6 +590,19 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         " area code, nor a street number)",
         1,
         _an_access_code,
+    ),
+    SecretPattern(
+        "id_number",
+        re.compile(
+            r"(?i)(?:\bssn\b|\bss#|\bsocial\b)[^\d\n]{0,40}?(?<![\d-])(\d{3}([- ]?)\d{2}\2\d{4})"
+            r"(?![\d-])"
+        ),
+        "a US Social Security number `123-45-6789` / `123 45 6789` / `123456789` within 40"
+        " characters after SSN, SS# or social (security number), no digit between; never issued"
+        " ones (area 000, 666 or 9xx, group 00, serial 0000) are left, and so is the shape"
+        " without those words (a phone, part or ticket number)",
+        1,
+        _ssn_valid,
     ),
     SecretPattern(
         "card_number",
