@@ -285,3 +285,122 @@ def test_a_password_said_with_words_before_its_value_is_replaced(text: str, secr
 )
 def test_words_about_a_password_are_not_taken_for_one(text: str) -> None:
     assert redact(text) == (text, [])
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # the key-less re-test after round twenty: codes to a door, a gate, an alarm, a safe
+        ("the code for the garage is 4821", "4821"),
+        ("garage code: 4821", "4821"),
+        ("the door code is 0917", "0917"),
+        ("gate code is 55123", "55123"),
+        ("The code to the front door is 1357.", "1357"),
+        ("the lockbox code is 7731", "7731"),
+        ("what's the alarm code? It's 2468", "2468"),
+        ("The safe code? 908172", "908172"),
+        ("what's my bank pin? It's 4821", "4821"),
+        ("Garage code 4821, see you Friday", "4821"),
+        # a login: the password after the user name
+        ("login for the NAS is admin / correcthorse", "correcthorse"),
+        ("NAS login: admin / correcthorse", "correcthorse"),
+        ("the router login is admin/Tr0ub4dor", "Tr0ub4dor"),
+        # "pass" for password where it is clearly one
+        ("I set the wifi pass to letmein", "letmein"),
+        ("the wifi pass is letmein", "letmein"),
+        ("my pass is letmein", "letmein"),
+        ("user: bob pass: hunter2", "hunter2"),
+        ("username: bob, pass: king", "king"),
+        ("pass=hunter2", "hunter2"),
+        # the value after a colon in the answer to "password?"
+        ("My password? It's the same as always: pumpkin.", "pumpkin"),
+        ("The wifi password? Easy: sunshine", "sunshine"),
+        # a password of several words
+        ("my password is correct horse battery staple", "horse battery staple"),
+        ("My password is purple monkey dishwasher, don't tell anyone.", "monkey dishwasher"),
+        ('my password is "correct horse battery staple"', "horse battery staple"),
+        ("the wifi password is 'blue sky over Paris'", "sky over Paris"),
+        ("Password: correct horse battery staple", "horse battery staple"),
+        ("my password is purple monkey and nobody knows it", "monkey"),
+    ],
+)
+def test_codes_logins_and_passwords_found_re_testing_are_replaced(text: str, secret: str) -> None:
+    """Found by the key-less re-test after round twenty: all of these were stored in clear."""
+    clean, kinds = redact(text)
+
+    assert secret not in clean, clean
+    assert kinds == ["password"]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("my SSN is 123-45-6789", "123-45-6789"),
+        ("social security number: 123 45 6789", "123 45 6789"),
+        ("SSN 123-45-6789", "123-45-6789"),
+        ("My social security no. is 123456789.", "123456789"),
+        ("ssn: 078-05-1120, dob 1/2/80", "078-05-1120"),
+    ],
+)
+def test_a_social_security_number_after_its_name_is_replaced(text: str, secret: str) -> None:
+    clean, kinds = redact(text)
+
+    assert secret not in clean, clean
+    assert kinds == ["id_number"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # codes that are no secret
+        "the dress code is casual",
+        "the zip code is 94110",
+        "error code 4040 again",
+        "the code for the garage door opener is on GitHub",
+        "the gate code is 4 digits",
+        "the area code is 415",
+        "the door code is broken, use the key",
+        "the building code for the gate is 2018 IBC",
+        "Dropped a pin? 2200 Broadway",
+        "the pin? 1000 5th Ave",
+        # a login that is no password
+        "login: email / password",
+        "the login for the site is Google / Apple",
+        # "pass" that is no password
+        "I printed my boarding pass",
+        "my bus pass is valid until May",
+        "he got a hall pass",
+        "could you pass the salt?",
+        "that was a free pass for them.",
+        "The mountain pass is closed.",
+        "a free pass is nice",
+        "the pass is valid until Friday",
+        "I changed my bus pass to Monday.",
+        "my pass to the museum is in my bag",
+        "Boarding pass: printed",
+        "tough times pass, but you're tough enough",
+        # a question with a colon after it
+        "Forgot my password? Options: reset it or call support.",
+        "My password? Reason: forgotten.",
+        "Password? Answer: no",
+        # several words said of a password, not one
+        "my password is too long",
+        "my password is on a sticky note",
+        "my password is the same as my email",
+        "my password is way too long",
+        "my password is really weak",
+        "my password is case sensitive",
+        "my password is twelve characters",
+        "my password is four random words.",
+        'my password is "too long"',
+        "The password policy is twelve characters, no more",
+        # numbers of an SSN's shape without its name
+        "call 123-45-6789 about the part",
+        "part number 123-45-6789 is back in stock",
+        "SSN stands for social security number; mine starts with 9",
+        "my SSN is 987-65-4321",
+        "the social security office opened at 9, ticket 123-45-6789 was called at 10",
+    ],
+)
+def test_ordinary_words_near_codes_logins_and_passes_are_kept(text: str) -> None:
+    assert redact(text) == (text, [])

@@ -72,11 +72,17 @@ def _password_in_prose(match: re.Match[str]) -> bool:
     return bool(re.search(r"\d|[^\w.-]|[a-z][A-Z]", value.rstrip("!?")))
 
 
+def _words(text: str) -> frozenset[str]:
+    """The words of `text`, separated by spaces."""
+    return frozenset(text.split())
+
+
 _DESCRIPTIONS = (
     "weak strong good bad wrong right correct incorrect invalid valid expired old new long short"
     " easy hard simple empty blank missing required needed optional set saved stored written"
     " changed reset hidden secret secure insecure encrypted hashed unknown probably still now"
-    " here case-sensitive currently actually"
+    " here case-sensitive currently actually sensitive way really pretty quite kinda rather case"
+    " one two three four five six seven eight nine ten eleven twelve fifteen sixteen twenty"
 )
 SAID_OF_A_PASSWORD = ENGLISH_STOPWORDS | frozenset(_DESCRIPTIONS.split())
 _SAID_AFTER_A_VERB = (
@@ -144,6 +150,100 @@ def _password_after_words(match: re.Match[str]) -> bool:
     return _names_no_description(match) and _ends_its_clause(match)
 
 
+_NOUNS_OF_A_PASSWORD = _words("characters chars letters digits numbers symbols words long short")
+"""What a password's length or make is counted in ("twelve characters", "four random words")."""
+_WHEN_WORDS = _words(
+    "yesterday today tonight tomorrow week month year morning night ago again soon already"
+    " ever never always"
+)
+"""Words that say when ("… was reset last week"): a sentence about a password, not one."""
+_POINTING_ELSEWHERE = _words("see ask check use try call text look find via dm ping")
+"""A first word that says where the password is ("pw: see 1Password"), not what it is."""
+
+
+def _several_words(match: re.Match[str]) -> bool:
+    """Words given as a password ("correct horse battery staple"): none of them a stopword
+    or a word saying when ("… is on a sticky note", "… was reset last week"), the first not
+    pointing elsewhere ("see 1Password"), and the last no word said of a password nor what
+    one is counted in ("… is really weak", "… is twelve characters")."""
+    words = match.group(1).lower().split()
+    if any(word in ENGLISH_STOPWORDS or word in _WHEN_WORDS for word in words):
+        return False
+    if words[0] in _POINTING_ELSEWHERE:
+        return False
+    last = words[-1]
+    participle = len(last) >= 6 and _A_PARTICIPLE.fullmatch(last) is not None
+    return last not in SAID_AFTER_A_VERB | _NOUNS_OF_A_PASSWORD and not participle
+
+
+def _quoted_password(match: re.Match[str]) -> bool:
+    """Quoted words after "password is" that are not all words said of a password
+    (`my password is "too long"`)."""
+    words = re.findall(r"[\w'-]+", match.group(1).lower())
+    return not all(word in SAID_AFTER_A_VERB for word in words)
+
+
+_PASS_GUARDS = _words(
+    "wifi wi-fi wlan router network admin root login account email e-mail vpn ssh server db"
+    " database laptop computer my our"
+)
+"""Words before "pass" that make it a password ("wifi pass", "my pass"), not a boarding pass."""
+
+
+def _pass_means_password(match: re.Match[str]) -> bool:
+    """The word "pass" is short for password: a word before it says what it guards or whose
+    it is ("the wifi pass is …", "my pass is …"), or it is a label ("pass: …", "pass=…") that
+    starts a clause or follows a user name ("user: bob pass: …"); and the value is one."""
+    before = match.string[max(0, match.start() - 60) : match.start()]
+    clause = re.split(r"[.!?;\n]", before)[-1]
+    words = clause.split()
+    guarded = bool(words) and words[-1].lower() in _PASS_GUARDS
+    labelled = re.match(r"pass\s*[:=]", match.group(0), re.I) is not None
+    after_a_user = re.search(r"(?i)\b(?:user(?:name)?|login)\b", clause) is not None
+    at_clause_start = not clause.strip() or clause.rstrip().endswith(",")
+    if not (guarded or (labelled and (at_clause_start or after_a_user))):
+        return False
+    return _password_after_a_verb(match)
+
+
+_LOGIN_METHODS = _words(
+    "password passwords pass pw pwd passcode pin email e-mail phone sms sso otp 2fa mfa token"
+    " key code none blank nothing"
+)
+"""What a login names in place of a password ("login: email / password")."""
+
+
+def _login_password(match: re.Match[str]) -> bool:
+    """The part after `user /` in a login: one that reads as a password, or a word that is no
+    way of logging in ("email / password") and ends the clause, not two capitalised names
+    ("Google / Apple")."""
+    if _password_in_prose(match):
+        return True
+    user = match.string[match.start() : match.start(1)].rstrip(" /:`\"'").split()[-1]
+    value = match.group(1).rstrip(".!?:)")
+    names = user[:1].isupper() and value[:1].isupper()
+    word = value.lower()
+    return word not in _LOGIN_METHODS | SAID_AFTER_A_VERB and not names and _ends_its_clause(match)
+
+
+_KINDS_OF_CODE = _words("building dress zip postal area source error promo discount tax")
+"""Codes that open nothing: "the building code for the gate is 2018 IBC"."""
+
+
+def _an_access_code(match: re.Match[str]) -> bool:
+    """The code is to a gate or a door: "code for the gate …" is no building, dress, zip or
+    area code."""
+    words = match.string[max(0, match.start() - 30) : match.start()].split()
+    return not words or words[-1].lower() not in _KINDS_OF_CODE
+
+
+def _ssn_valid(match: re.Match[str]) -> bool:
+    """No area 000, 666 or 900–999, no group 00, no serial 0000: those are never issued."""
+    digits = re.sub(r"\D", "", match.group(1))
+    area, group, serial = digits[:3], digits[3:5], digits[5:]
+    return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
+
+
 _PIN_OWNERS = [
     "my", "our", "his", "her", "their", "your", "the", "'s", "’s", "card", "bank", "debit",
     "credit", "atm", "phone", "iphone", "sim", "door", "alarm", "safe", "garage", "gate",
@@ -164,10 +264,40 @@ _STREET = (
     r"terrace|place|pl|court|ct|highway|hwy|square|sq|plaza"
 )
 """Words ending an address: the number before them is no PIN ("pin: 1600 Amphitheatre Parkway")."""
+_NO_ADDRESS_NOR_UNIT = (
+    r"(?!\s+(?:[A-Z]\w*\s+){0,2}(?i:" + _STREET + r")\b|\s+\d+(?:st|nd|rd|th)\b"
+    r"|\s*(?i:v|volts?|mv|ma|amps?|ohms?|hz|khz|mhz|rpm|mm|cm|microns?|um)\b)"
+)
+"""After a PIN's or a code's digits: no street ("1000 5th Ave") and no unit ("3000 volts")."""
 _WORD = NOT_A_MARKER + r"(?:[^\s:=?!.,;\"'`]|\.(?=[^\s.]))+"
 """A word between "password for" and the value; a dot inside one is kept ("root at 10.0.0.5")."""
 _VALUE = r"([^\s`\"'，。,;、]{2,}[^\s`\"'，。,;、.:)?])"
 ASSIGNED = r"[\"']?\s*(?:[:=]|=>)\s*[\"']?" + NOT_A_MARKER
+_IS_GIVEN = r"(?:\s*[:=]|\s+(?:is|was)\b(?:\s+(?:now|still|currently|actually)\b)?)"
+"""A value given: ":", "=", "is", "was", "is now"."""
+_WHOSE = r"(?:\s+(?:for|of|to|on|at)(?:\s+" + _WORD + r"){1,5}?)?"
+"""What a password or a login is for, when said: "for the NAS", "for root at 10.0.0.5"."""
+_A_PASSWORD_IS = (
+    r"(?i)\b(?:password|passwd|passphrase|passcode|pwd|pw)" + _WHOSE + _IS_GIVEN + r"\s*"
+)
+"""The words that give a password: "password:", "the password for the wifi is (now)"."""
+_A_PHRASE_WORD = r"(?!(?:and|but|so|because|which|since)\b)[^\s.,;:!?\"'`()]{1,40}"
+"""A word of a password of several words; a conjunction ends it ("… purple monkey and …")."""
+_SEVERAL_WORDS = r"((?:" + _A_PHRASE_WORD + r" ){1,5}" + _A_PHRASE_WORD + r")"
+_CLAUSE_ENDS = r"(?=\s*(?:$|[.,;:!?)\n])|\s+(?:and|but|so|because|which|since)\b)"
+_CODE_OWNER = (
+    r"(?:door|garage|gate|alarm|lock ?box|key ?box|key ?safe|safe|keypad|entry|padlock|locker)"
+)
+"""What an access code opens: "the garage code", "the code to the front door"."""
+_AN_ACCESS_CODE = (
+    r"(?i)\b(?:" + _CODE_OWNER + r"\s+code"
+    r"|code\s+(?:for|to|of|on)\s+(?:[\w'-]+\s+){0,3}?" + _CODE_OWNER + r"(?:\s+door)?)"
+)
+"""A code and what it opens: "garage code", "the code to the front door"."""
+_ANSWERED = r"\s*\?(?:\s*it(?:\s+(?:is|was)\b|'s|’s))?"
+"""A question and its answer's verb: "…? It's", "…? it was", or nothing after the mark."""
+_CODE_GIVEN = r"(?:" + _IS_GIVEN + r"|" + _ANSWERED + r")?"
+"""A code's digits given ("is", ":", "? It's") or following it right away ("gate code 4821")."""
 
 SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
@@ -297,18 +427,50 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     ),
     SecretPattern(
         "password",
+        re.compile(_A_PASSWORD_IS + r"[\"'`“‘]" + NOT_A_MARKER + r"([^\"'`“”‘’\n]{2,64}?)[\"'`”’]"),
+        'in quotes after `password is` / `password:` / `passphrase is` (`my password is "correct'
+        ' horse battery staple"`), unless every word in them is said of a password'
+        ' (`my password is "too long"`)',
+        1,
+        _quoted_password,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(_A_PASSWORD_IS + NOT_A_MARKER + _SEVERAL_WORDS + _CLAUSE_ENDS),
+        "several words (2–6) after `password is` / `password:` / `passphrase is` that end the"
+        " clause (`my password is correct horse battery staple`, `… purple monkey, don't tell`),"
+        " when none of them is a stopword or a word saying when (`… is on a sticky note`, `… is"
+        " the same as my email`, `… was reset last week`), the first does not point elsewhere"
+        " (`pw: see 1Password`) and the last is no word said of a password nor what one is"
+        " counted in (`… is really weak`, `… is twelve characters`)",
+        1,
+        _several_words,
+    ),
+    SecretPattern(
+        "password",
         re.compile(
-            r"(?i)(?:\b[a-z0-9_]{0,40}?(?:password|passwd|passcode)|\bpwd|\bpass|密码|密碼|口令|パスワード)"
+            r"(?i)(?:\b[a-z0-9_]{0,40}?(?:password|passwd|passcode)|\bpwd|密码|密碼|口令|パスワード)"
             r"(?:\\?[\"'])?\s*(?:[:=：]|是|为|為|は|is\b)\s*(?:\\?[\"'])?"
             + NOT_A_MARKER
             + r"([^\s\"'，。,;、]{3,})"  # a backslash in it is kept: part of the password
         ),
         "the word after password / passwd / passcode (also ending a name: `DB_PASSWORD`,"
-        " `PGPASSWORD`) / pwd / pass / 密码 / 密碼 / 口令 / パスワード and `:` `=` is 是 为 は"
+        " `PGPASSWORD`) / pwd / 密码 / 密碼 / 口令 / パスワード and `:` `=` is 是 为 は"
         " (quotes, escaped or not, around the name or the value); not a word said of a"
         " password (`my password is weak`, `… is too long`)",
         1,
         _names_no_description,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(r"(?i)\bpass" + _IS_GIVEN + r"\s*[`\"']?" + NOT_A_MARKER + _VALUE),
+        "`pass` for password: after a word saying what it guards or whose it is (`the wifi pass"
+        " is …`, `my pass is …`), or as a label at a clause's start or after a user name"
+        " (`pass: …`, `user: bob pass: …`), when the value reads as a password or is a word"
+        " that ends the clause and is no description; a boarding, bus, hall or free pass and"
+        " `pass is valid until …` are left",
+        1,
+        _pass_means_password,
     ),
     SecretPattern(
         "password",
@@ -348,13 +510,16 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             + r"){1,5}?)?"
             r"(?:\s*[:=]|\s+(?:is|was)\b)"
             r"|\b(?:changed|set|reset|updated|change)\s+(?:my\s+|the\s+|our\s+)?(?:[\w-]+\s+)?"
-            r"(?:password|pw|passcode)\s+to)"
+            r"(?:password|pw|passcode)\s+to"
+            r"|\b(?:changed|set|reset|updated|change)\s+(?:my\s+|the\s+|our\s+)?"
+            r"(?:wi-?fi|wlan|router|network|admin|root|vpn|e-?mail)\s+pass\s+to)"
             r"\s*[`\"']?" + NOT_A_MARKER + _VALUE
         ),
         "asked and answered, short or changed: `Password for staging? …` when the value has a"
         " digit, a symbol or a capital inside it; `password for the wifi? It's …`, `the password"
-        " for prod is now …`, `my pw is …`, `wifi pw: …`, `I changed my password to …` also"
-        " when it is a word that ends the clause and is no word said of a password",
+        " for prod is now …`, `my pw is …`, `wifi pw: …`, `I changed my password to …`, `I set"
+        " the wifi pass to …` also when it is a word that ends the clause and is no word said of"
+        " a password",
         1,
         _password_answered,
     ),
@@ -374,16 +539,70 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
+            r"(?i)\b(?:password|passwd|passcode|pwd|pw)" + _WHOSE + r"\s*\?[^.?!:\n\[]{0,60}:"
+            r"\s*[`\"']?" + NOT_A_MARKER + _VALUE
+        ),
+        "after a colon in the answer to `password?`: `My password? It's the same as always:"
+        " …`, when the value reads as a password or is a word that ends the clause and is no"
+        " description (`Forgot my password? Options: reset it …` is left)",
+        1,
+        _password_after_a_verb,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)\b(?:log-?in|logon|credentials|creds)(?:\s+(?:details|info))?"
+            + _WHOSE
+            + r"(?:\s*[:=]|\s+(?:is|are|was|were)\b)\s*[`\"']?[^\s/:`\"']{1,64}"
+            r"(?:\s*/\s*|:)[`\"']?" + NOT_A_MARKER + _VALUE
+        ),
+        "the password of a login given as `user / password`: `NAS login: admin / …`, `login for"
+        " the NAS is admin / …` (the user name is kept), when it reads as a password or is a"
+        " word that ends the clause and names no way of logging in (`login: email / password`,"
+        " `Google / Apple` are left)",
+        1,
+        _login_password,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(
             r"(?=[Pp])(?:PIN\b|(?:" + _AFTER_AN_OWNER + r")(?i:pin)\b|(?i:pin (?:code|number))\b"
             r"|(?:" + _AT_A_CLAUSE_START + r")(?i:pin)(?=\s*(?:[:=]|(?i:is|was)\b)))"
             r"(?:\s+(?i:for|of|to|on)(?:\s+[^\s:=?!.,;]+){1,5}?)?"
-            r"(?:\s*[:=]|\s+(?i:is|was)\b)\s*" + NOT_A_MARKER + r"(\d{4,8})\b"
-            r"(?!\s+(?:[A-Z]\w*\s+){0,2}(?i:" + _STREET + r")\b|\s+\d+(?:st|nd|rd|th)\b"
-            r"|\s*(?i:v|volts?|mv|ma|amps?|ohms?|hz|khz|mhz|rpm|mm|cm|microns?|um)\b)"
+            r"(?:\s*[:=]|\s+(?i:is|was)\b|(?i:"
+            + _ANSWERED
+            + r"))\s*"
+            + NOT_A_MARKER
+            + r"(\d{4,8})\b"
+            + _NO_ADDRESS_NOR_UNIT
         ),
-        "a PIN's digits: `PIN for my card is 1234`, `my bank pin is 9911`, `pin code: 4321`"
-        " (not a map's pin, `Dropped a pin: 2200 Broadway`, nor a street number)",
+        "a PIN's digits: `PIN for my card is 1234`, `my bank pin is 9911`, `pin code: 4321`,"
+        " `what's my bank pin? It's 4821` (not a map's pin, `Dropped a pin: 2200 Broadway`,"
+        " nor a street number)",
         1,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(_AN_ACCESS_CODE + _CODE_GIVEN + r"\s*[#*]?(\d{4,8})\b" + _NO_ADDRESS_NOR_UNIT),
+        "the digits (4–8) of a code to a door, garage, gate, alarm, lockbox, key box, safe,"
+        " keypad, entry, padlock or locker: `the door code is …`, `garage code: …`, `the code"
+        " for the garage is …`, `what's the alarm code? It's …` (not a building, dress, zip or"
+        " area code, nor a street number)",
+        1,
+        _an_access_code,
+    ),
+    SecretPattern(
+        "id_number",
+        re.compile(
+            r"(?i)(?:\bssn\b|\bss#|\bsocial\b)[^\d\n]{0,40}?(?<![\d-])(\d{3}([- ]?)\d{2}\2\d{4})"
+            r"(?![\d-])"
+        ),
+        "a US Social Security number `123-45-6789` / `123 45 6789` / `123456789` within 40"
+        " characters after SSN, SS# or social (security number), no digit between; never issued"
+        " ones (area 000, 666 or 9xx, group 00, serial 0000) are left, and so is the shape"
+        " without those words (a phone, part or ticket number)",
+        1,
+        _ssn_valid,
     ),
     SecretPattern(
         "card_number",
