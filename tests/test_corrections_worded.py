@@ -105,6 +105,9 @@ async def test_a_correction_in_other_words_replaces_what_it_names(
         ("I live in Austin. Actually it's Dallas, not Austin. And I work at Google, sorry, Meta,"
          " not Google.",
          [("I live in Dallas.", "Dallas"), ("I work at Meta.", "Meta")]),
+        # the value twice in the statement corrected: the correction's slot replaces its own
+        ("I live in Austin and my office is in Austin. Actually I live in Dallas, not Austin.",
+         [("Actually I live in Dallas, not Austin.", "Dallas")]),
     ],
 )  # fmt: skip
 async def test_a_correction_in_its_own_message_is_applied_there(
@@ -190,6 +193,9 @@ async def test_whose_thing_it_is_names_no_relation(client: Client, plain: Settin
             "what are the kids' names?",
             "Maya",
         ),
+        (["I work at Google.", "My daughter is Maya."], "do I have kids?", "Maya"),
+        (["I work at Google.", "I have a dog named Rex."], "what pets do I have?", "Rex"),
+        (["I work at Google.", "I live in Austin."], "what city am I in?", "Austin"),
     ],
 )
 async def test_a_relation_asked_about_is_answered_first(
@@ -198,3 +204,21 @@ async def test_a_relation_asked_about_is_answered_first(
     await say(client, *said)
     answer = data_of(await client.call_tool("cortex_recall", {"query": question}))
     assert first in answer["memories"][0]["content"], answer["memories"]
+
+
+@pytest.mark.parametrize(
+    ("messages", "now"),
+    [
+        (["我住在北京。", "不对，是上海，不是北京。"], [("我住在上海。", "上海")]),
+        (["我在阿里巴巴工作。", "其实是在腾讯，不是阿里巴巴。"], [("我在腾讯工作。", "腾讯")]),
+        (["我住在北京。不对，是上海，不是北京。"], [("我住在上海。", "上海")]),
+        (["我有一只猫叫咪咪。"], [("我有一只猫叫咪咪。", "咪咪")]),
+    ],
+)
+async def test_a_chinese_correction_says_the_fact_again(
+    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str]]
+) -> None:
+    """Found re-testing: "不对，是上海，不是北京。" left 北京 held and stored its own words in
+    core with no slot; "我有一只猫叫咪咪。" was not read."""
+    await say(client, *messages)
+    assert [(text, value) for text, layer, value in live(plain) if layer == "core"] == now

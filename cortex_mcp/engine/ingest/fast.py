@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from cortex_mcp.engine.ingest.proposal import Proposal
 from cortex_mcp.engine.language.lasting import is_lasting
+from cortex_mcp.engine.language.lowercase import names_capitalised
 from cortex_mcp.engine.language.naming import (
     as_a_word,
     cased_as,
@@ -61,6 +62,7 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
     typed_lowercase = message.lstrip()[:1].islower()
     said_before = ""
     for sentence in signal_sentences(message):
+        sentence = names_capitalised(sentence)  # "i live in austin": Austin is a name
         if typed_lowercase:
             sentence = cased(sentence)
         for said in corrections_apart(said_over(sentence)):
@@ -148,8 +150,12 @@ def _corrected_in_place(proposals: dict[str, Proposal], correction: Proposal) ->
 def _of_its_message(proposal: Proposal, said_before: str) -> Proposal:
     """A correction naming a value its own message said before it ("My dentist is on Monday.
     Oh no, it's Tuesday, not Monday.") corrects that message, not a memory (found re-testing:
-    it rewrote "The team lunch is on Monday.")."""
+    it rewrote "The team lunch is on Monday."). One that sets a slot replaces the slot's value
+    ("I live in Austin and my office is in Austin. Actually I live in Dallas, not Austin." kept
+    Austin in core, Dallas in working memory: found re-testing)."""
     named = named_in(proposal.content) if proposal.correction else None
+    if proposal.slot is not None:
+        return proposal  # "… Actually I live in Dallas, not Austin.": the slot says what it sets
     if named is None or not any(names(said_before, value) for value in named.values):
         return proposal
     return replace(proposal, extra=proposal.extra | {"corrects": "its message"})

@@ -127,6 +127,8 @@ def _replaces(proposal: Proposal, memory: Memory, value: str) -> bool:
         return False  # another person's
     if predicate.startswith(PROJECT_SLOTS) and names(held, value):
         return True
+    if predicate and held == value and first_subject(statement).key in ("user", "?"):
+        return True  # "不对，是上海，不是北京。" of home 北京: no word shared but the value
     without = re.sub(re.escape(value), " ", statement, flags=re.I)
     return bool(_terms(without) & _terms(text))
 

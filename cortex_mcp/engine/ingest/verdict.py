@@ -40,8 +40,15 @@ from cortex_mcp.engine.language.naming import (
     renamed,
 )
 from cortex_mcp.engine.language.patterns import sentences_of, without_correction_markers
-from cortex_mcp.engine.language.slots import LEFT, Slot, described, find_slots, value_key
-from cortex_mcp.engine.language.subjects import same_subject
+from cortex_mcp.engine.language.slots import (
+    GONE,
+    LEFT,
+    Slot,
+    described,
+    find_slots,
+    value_key,
+)
+from cortex_mcp.engine.language.subjects import USER_KEY, same_subject
 from cortex_mcp.engine.llm import Ask
 from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.facts import difference, names_differ, subjects_differ
@@ -274,6 +281,8 @@ async def settle(
         return replace(verdict, layer=Layer.WORKING, rule="a bare correction of nothing held")
     if verdict.action != "update" or verdict.target is None:
         return verdict
+    if proposal.slot is not None and proposal.slot.predicate.startswith(GONE):
+        return _gone_from(verdict, verdict.target)
     if _of_a_longer_name(verdict.target, proposal):
         rule = f"{verdict.rule}; kept: the value is part of a longer name there"
         return Verdict("new", rule=rule, refused=verdict.refused)
@@ -358,6 +367,8 @@ def _with_value_changed(
     rest = rest[earlier.end() :] if earlier else rest
     if new[:1].isdigit() or old[:1].isdigit() or new.startswith((f"{held}, ", f"{held} ")):
         said = new  # "My flight is at 10 am", "My raise was 6% this year.", "Portland, Maine"
+    elif not held.isascii():
+        said = new  # 我住在上海。
     else:
         said = f"{new}, not {held}" + ("," if rest[:1].isspace() else "")
     content = target.content[:start] + said + rest
@@ -452,6 +463,8 @@ async def _settled(
         return Verdict("duplicate", duplicate, "same statement")
     if proposal.slot is not None and proposal.slot.predicate == LEFT:
         return await _left(conn, agent_id, proposal.slot)
+    if proposal.slot is not None and proposal.slot.predicate.startswith(GONE):
+        return await _gone(conn, agent_id, proposal.slot)
     if proposal.slot is not None:
         holder = await slot_holder(conn, agent_id, proposal.slot, proposal.project)
         if holder is not None and proposal.slot.one_of_several:
@@ -539,6 +552,41 @@ async def _left(conn: Connection, agent_id: str | None, slot: Slot) -> Verdict:
     return Verdict(
         "new", rule="slot workplace: left, not held", unslotted=True, layer=Layer.WORKING
     )
+
+
+_SPOUSES = ["person:wife", "person:husband", "person:spouse", "person:partner"]
+
+
+async def _gone(conn: Connection, agent_id: str | None, slot: Slot) -> Verdict:
+    """A pet or a person the user has no longer: it replaces the memory naming them ("My dog
+    Rex died last week." after "I have a dog named Rex."; "Anna and I got divorced." after
+    "My wife is Anna."), the one of its kind when it names none ("My dog died."); else it is
+    kept without a slot in the working layer ("Queen Elizabeth died in 2022.")."""
+    kind = slot.predicate.removeprefix(GONE)
+    wanted = {"named": ["pet:", "person:"], "person:spouse": _SPOUSES}.get(kind, [kind])
+    held = [
+        memory
+        for memory in await rows.live_slot_memories(conn, agent_id or "", wanted, 20)
+        if memory.agent_id == agent_id
+        and memory.metadata.get("subject") == USER_KEY
+        and str(memory.metadata.get("predicate", "")).count(":") == 1
+    ]
+    named = [m for m in held if value_key(str(m.metadata.get("value", ""))) == slot.key]
+    unnamed = slot.value[:1].islower()  # "My dog died.": the one dog held, if one
+    holder = named[0] if named else held[0] if unnamed and len(held) == 1 else None
+    if holder is not None:
+        return Verdict("update", holder, f"slot {holder.metadata.get('predicate')}: gone")
+    return Verdict("new", rule=f"slot {kind}: gone, not held", unslotted=True, layer=Layer.WORKING)
+
+
+def _gone_from(verdict: Verdict, target: Memory) -> Verdict:
+    """A pet or a person gone replaces the memory naming them, unless it states other facts
+    too ("My wife Anna and I have a son, Tom, and a dog named Rex." stays beside "My dog
+    died.": the son is no less there)."""
+    held = target.metadata.get("predicate")
+    if any(fact.predicate != held for fact in find_slots(target.content)):
+        return Verdict("new", rule=f"{verdict.rule}; kept: it says more")
+    return verdict
 
 
 async def left_there(conn: Connection, agent_id: str | None, slot: Slot) -> Memory | None:

@@ -169,7 +169,10 @@ def renamed(text: str, old: str, about: frozenset[str] | None = frozenset()) -> 
 
 
 def as_a_word(value: str) -> re.Pattern[str]:
-    """`value` as written, in any case, as words of its own ("Maya" not in "Mayan")."""
+    """`value` as written, in any case, as words of its own ("Maya" not in "Mayan"); a
+    Chinese or Japanese one wherever it stands (住在北京: no space sets a word apart)."""
+    if _CJK.search(value):
+        return re.compile(re.escape(value))
     return re.compile(rf"(?<![\w-]){re.escape(value)}(?![\w-])", re.IGNORECASE)
 
 
@@ -236,6 +239,9 @@ def given_for(text: str, old: str) -> str | None:
     """The value `text` gives in place of `old` ("X, not OLD"): the capitalised words or the
     number before it ("It's New Jersey, not New York." gives "New Jersey"; "Sorry, it's 10,
     not 9." gives "10"), without the words that lead up to it; None when it gives none."""
+    if _CJK.search(old):
+        given = _GIVEN_ZH.search(text)
+        return given["new"] if given is not None and given["old"] == old else None
     found = re.search(rf"{_GIVEN},? (?:and )?not {re.escape(old)}(?![\w'-])", text)
     if found is None:
         return None
@@ -284,6 +290,11 @@ Monday today."); when no live memory names Y, it is no lasting fact and goes to 
 not core (found re-testing: such remarks crowded core). "Yes Boston, not Austin." and "sorry,
 it's max not rex" were not read as corrections (found re-testing)."""
 _GIVEN = r"(?<![\w'’-])(?P<new>(?:[A-Z][\w'’-]*|\d[\d.:]*)(?: (?:[A-Z][\w'’-]*|\d[\d.:]*)){0,3})"
+_GIVEN_ZH = re.compile(
+    r"(?:是在|是|在|叫|用)(?P<new>[\u4e00-\u9fffA-Za-z0-9]{1,12}?)[，,]?\s*(?:而)?不是\s*"
+    r"(?P<old>[\u4e00-\u9fffA-Za-z0-9]{1,12}?)(?=[，,。！!；;]|$)"
+)
+"""The value a Chinese correction gives ("不对，是上海，不是北京。": 上海 for 北京)."""
 _LEADING_UP = frozenset(
     ["it's", "its", "it", "that's", "that", "this", "i", "i'm", "actually", "sorry", "no",
      "nope", "oops", "oh", "correction", "wait", "yes", "yeah", "well", "so", "and", "but", "ok",

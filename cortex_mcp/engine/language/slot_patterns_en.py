@@ -2,6 +2,7 @@
 pets by name, allergies, diet, units and formats, birthdays (one table, as data)."""
 
 from cortex_mcp.engine.language import subjects
+from cortex_mcp.engine.language.attributes import KINDS
 from cortex_mcp.engine.language.slot_words import (
     LANGUAGE_NAMES,
     PETS,
@@ -40,6 +41,11 @@ _CONTRACTED_IS = r"(?=,? (?i:not)\b|\s*[.!]*$)"
 """After "my daughter's Mia": the name is all the sentence says, or a correction follows ("My
 daughter's Mia, not Maya.": found re-testing, nothing was read), so the "'s" is "is", not
 whose ("my daughter's Lego set")."""
+_DIED = (
+    r"(?i:(?:has |just |sadly |recently |finally |unfortunately )?(?:died|passed away|passed on"
+    r"|was put down|had to be put down|was put to sleep|crossed the rainbow bridge))\b(?P<me>)"
+)
+"""A pet's or a person's death said of them: the slot naming them is the user's no longer."""
 _LEAD_INS = (
     "and", "but", "so", "also", "now", "oh", "btw", "fyi", "anyway", "honestly", "plus", "think",
     "guess", "believe", "meant", "mean", "of", "with", "to", "for", "from", "about",
@@ -135,10 +141,12 @@ _PLACE = (
 "St") and the small words inside some ("Rio de Janeiro" read "Rio", Frankfurt am Main)."""
 _NOT_A_PLACE = (
     r"(?!(?:Go|Rust|Python|Java|Kotlin|Swift|TypeScript|JavaScript|Ruby|Scala|Elixir|Haskell|"
-    r"PHP|Perl|Dart|Julia|Zig|Node|React|Vue|Angular|Svelte|Django|Rails|Flask|Spring|AWS|GCP|"
-    r"Azure|Kubernetes|Docker|Postgres|PostgreSQL|MySQL|Linux|Windows|Mac)\b)"
+    r"PHP|Perl|Dart|Julia|Zig|Node|Docker|Linux|Windows|Mac|"
+    + alternatives(tuple(name for names in KINDS.values() for name in names))
+    + r")\b)"
 )
-"""What one moves from and to that is no home: "I moved from Java to Go last year"."""
+"""What one moves from and to that is no home: "I moved from Java to Go last year", "I moved
+to Vercel" (found re-testing: a home, Vercel)."""
 _LEFT_AN_EMPLOYER = (
     r"(?=,? (?:and )?(?i:left|quit) (?!(?i:my|the|a|an|our|his|her|their|behind|home|it|them|"
     r"everything)\b)\w)"
@@ -222,6 +230,9 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?:based|living) in|\bI (?:just |recently )?(?:moved|relocated) "
         rf"(?:from [^,.;]{{1,40}}? )?to)\s+{_NOT_A_PLACE}{_NOT_AN_EMPLOYER_LEFT}{_PLACE}",
         rf"(?i:\bI(?:'m| am)\b[^.;]{{0,60}}?\bbased in)\s+{_PLACE}",
+        rf"(?i:\bwe (?:now |currently |still )?live in|\bwe(?:'ve| have)? (?:just |recently |"
+        rf"finally |also )?(?:moved|relocated) (?:from [^,.;]{{1,40}}? )?to)(?P<me>)\s+"
+        rf"{_NOT_A_PLACE}{_PLACE}",
         rf"(?i:\bI (?:now |currently )?work (?:at|for) {_BETWEEN_MY_FACTS}{{1,40}}? and "
         rf"(?:now |currently )?live in)\s+{_PLACE}",
     ),
@@ -244,6 +255,36 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?i:{_NEW_JOB_EN}(?: as (?:an? )?[a-z -]{{1,40}}?)? (?:at|with|for)|{_HIRED_EN})"
         rf"\s+{_ORG}",
         rf"{_WHO_EN} (?i:now |currently |still )?(?i:works (?:at|for)|joined)\s+{_ORG}",
+    ),
+    *_p(
+        "en",
+        "gone:pet:{rel}",
+        rf"(?i:\bmy {_WHICH_ONE}(?:old |beloved |sweet )?(?P<rel>{_PET_EN}),? ){_NAME},? {_DIED}",
+        rf"(?i:\bmy {_WHICH_ONE}(?:old |beloved |sweet )?(?P<v>(?P<rel>{_PET_EN})) ){_DIED}",
+        rf"(?i:\b(?:we|I) (?:just |recently |sadly |finally |had to )?(?:lost|put down|said "
+        rf"goodbye to) (?:our|my) (?:old |beloved |sweet )?(?P<rel>{_PET_EN}),? ){_NAME}(?P<me>)",
+    ),
+    *_p(
+        "en",
+        "gone:person:{rel}",
+        rf"(?i:\bmy (?P<rel>{_REL_EN}),? ){_NAME},? {_DIED}",
+        rf"(?i:\bmy (?P<v>(?P<rel>{_REL_EN})) ){_DIED}",
+    ),
+    *_p(
+        "en",
+        "gone:person:spouse",
+        rf"(?i:\bI(?: recently| just| finally)? (?:divorced|split up with|separated from) )"
+        rf"{_NAME}(?P<me>)",
+        rf"{_NAME}(?i: and I (?:just |recently |finally )?(?:got|are|have|'ve|'re)? ?"
+        rf"(?:divorced|separated|split up))(?P<me>)",
+        r"(?i:\bmy (?P<v>wife|husband|spouse|partner) and I (?:just |recently |finally )?"
+        r"(?:got|are|have|'ve|'re)? ?(?:divorced|separated|split up))(?P<me>)",
+    ),
+    *_p(
+        "en",
+        "gone:named",
+        rf"(?:^|(?<=[.!?] ))(?:(?i:sadly|unfortunately|so|well|yeah|and),? )?{_NOT_A_NAME}{_NAME}"
+        rf" {_DIED}",
     ),
     *_p(
         "en",

@@ -44,6 +44,7 @@ CATEGORIES = {
     "tool": Category.PREFERENCE,
     "person": Category.RELATIONSHIP,
     "pet": Category.RELATIONSHIP,
+    "gone": Category.RELATIONSHIP,
     "birthday": Category.FACT,
     "allergy": Category.FACT,
     "diet": Category.PREFERENCE,
@@ -140,6 +141,7 @@ TEMPLATES = {
         "home": "I live in {v}.",
         "workplace": "I work at {v}.",
         "left": "I left {v}.",
+        "gone": "No longer in my life: {v}.",
         "role": "I work as {a} {v}.",
         "answer_language": "Please answer in {v}.",
         "tool": "I use {v}.",
@@ -287,6 +289,9 @@ SEVERAL = (
 for the first (found trying the product: "I have a son named Max." replaced Leo; 我弟弟叫…
 replaced 我哥哥叫…), unless it is said as a correction."""
 LEFT = "left:workplace"
+GONE = "gone:"
+"""A pet or a person the user has no longer (died, divorced): what replaces the slot naming
+them (found re-testing: "My dog Rex died last week." left "I have a dog named Rex." live)."""
 """An employer the user says they left ("I left Stripe.", 我从百度离职了, トヨタを辞めました): it
 retires the workplace slot holding that value, and sets none."""
 MULTI_VALUED = ("allergy", "avoids")
@@ -426,7 +431,7 @@ def _slot(slot_pattern: SlotPattern, match: re.Match[str], sentence: str) -> Slo
     if "{rel}" in predicate:
         if not subject.is_user:
             return None
-        table = PETS if predicate.startswith("pet") else RELATIONS
+        table = PETS if predicate.startswith(("pet", "gone:pet")) else RELATIONS
         detail = table.get(rel.lower(), rel) if rel else "self"
         predicate = predicate.replace("{rel}", detail)
     if predicate == "tool":

@@ -28,7 +28,7 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
         ("home",),
         re.compile(
             r"(?i)\bwhere (do|did) i live\b|\bmy (home|city|hometown)\b"
-            r"|\bwhere am i (based|from)\b|\bwhich city\b|我(现在|目前|如今)?住(在)?哪|哪个城市"
+            r"|\bwhere am i (based|from)\b|\b(which|what) city\b|我(现在|目前|如今)?住(在)?哪|哪个城市"
             r"|我(现在|目前|如今)?在哪(里|儿)?生活"
             r"|どこ(に住|で暮らし)|住んでいる場所"
         ),
@@ -45,7 +45,7 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
         ("pet:",),
         re.compile(
             r"(?i)\bmy (pet|cat|dog)s?\b|\b(?:do|did) (?:i|we) (?:still )?(?:have|own) "
-            r"(?:a |any )?(?:pets?|cats?|dogs?)\b|宠物|我的(猫|狗)|ペット|うちの(猫|犬)"
+            r"(?:a |any )?(?:pets?|cats?|dogs?)\b|\bwhat pets?\b|\bpets do i\b|宠物|我的(猫|狗)|ペット|うちの(猫|犬)"
         ),
     ),
     (
@@ -53,7 +53,7 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
         re.compile(
             r"(?i)\b(?:my|our) (kids?|child|children|daughters?|sons?|wife|husband|partner|"
             rf"spouse|mother|father|brothers?|sisters?|{_KIN})\b|\b(am i|i'm|i am) married\b"
-            r"|\bthe kids\b"
+            r"|\bthe kids\b|\b(?:do|did) (?:i|we) have (?:any )?(?:kids|children)\b"
             r"|孩子|女儿|儿子|老婆|老公|子供|娘|息子|妻|夫"
         ),
     ),
@@ -101,7 +101,8 @@ the same slot (我们这个项目的数据库用的是MySQL) that neither its wo
 
 
 _RELATION_ASKED = re.compile(
-    r"(?i)\b(?:my|our|the) (kids?|child|children|daughters?|sons?|wife|husband|partner|"
+    r"(?i)\b(?:my|our|the|(?:do|did) (?:i|we) have(?: any)?) (kids?|child|children|daughters?|"
+    r"sons?|wife|husband|partner|"
     rf"spouse|mother|father|brother|sister|{_KIN})\b|\b(?:am i|i'm|i am) (married)\b"
 )
 _ASKED_AS = {
