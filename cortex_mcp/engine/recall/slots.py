@@ -28,7 +28,8 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
         ("home",),
         re.compile(
             r"(?i)\bwhere (do|did) i live\b|\bmy (home|city|hometown)\b"
-            r"|\bwhere am i (based|from)\b|\b(which|what) city\b|我(现在|目前|如今)?住(在)?哪|哪个城市"
+            r"|\bwhere am i (based|from)\b|\b(which|what) city\b"
+            r"|我(现在|目前|如今)?住(在)?哪|哪个城市"
             r"|我(现在|目前|如今)?在哪(里|儿)?生活"
             r"|どこ(に住|で暮らし)|住んでいる場所"
         ),
@@ -45,7 +46,8 @@ _ASKED: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
         ("pet:",),
         re.compile(
             r"(?i)\bmy (pet|cat|dog)s?\b|\b(?:do|did) (?:i|we) (?:still )?(?:have|own) "
-            r"(?:a |any )?(?:pets?|cats?|dogs?)\b|\bwhat pets?\b|\bpets do i\b|宠物|我的(猫|狗)|ペット|うちの(猫|犬)"
+            r"(?:a |any )?(?:pets?|cats?|dogs?)\b|\bwhat pets?\b|\bpets do i\b"
+            r"|宠物|我的(猫|狗)|ペット|うちの(猫|犬)"
         ),
     ),
     (
