@@ -222,3 +222,31 @@ async def test_a_chinese_correction_says_the_fact_again(
     core with no slot; "我有一只猫叫咪咪。" was not read."""
     await say(client, *messages)
     assert [(text, value) for text, layer, value in live(plain) if layer == "core"] == now
+
+
+@pytest.mark.parametrize(
+    ("messages", "now"),
+    [
+        # an opinion or a remark naming a held value corrects nothing (rt22b: each replaced it)
+        (["I live in Austin.", "I love Dallas, not Austin."],
+         [("I live in Austin.", "Austin"), ("I love Dallas, not Austin.", None)]),
+        (["I live in Austin.", "Sorry, it's Dallas, not Austin, where the office is."],
+         [("I live in Austin.", "Austin"),
+          ("Sorry, it's Dallas, not Austin, where the office is.", None)]),
+        (["I work at Google.",
+          "Sorry, I meant Meta, not Google, in the previous sentence about the acquisition."],
+         [("I work at Google.", "Google"),
+          ("Sorry, I meant Meta, not Google, in the previous sentence about the acquisition.",
+           None)]),
+        (["I live in Austin.", "Sorry, not Austin."], [("I live in Austin.", "Austin")]),
+        (["My daughter is Maya.", "Sorry, it's Maya's teacher, not Maya."],
+         [("My daughter is Maya.", "Maya")]),
+        (["I have a dog named Rex.", "My neighbor has a dog named Max, not Rex."],
+         [("I have a dog named Rex.", "Rex"), ("My neighbor has a dog named Max, not Rex.", None)]),
+    ],
+)  # fmt: skip
+async def test_what_only_looks_like_a_correction_changes_nothing_held(
+    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
+) -> None:
+    await say(client, *messages)
+    assert [(text, value) for text, layer, value in live(plain) if layer == "core"] == now

@@ -373,6 +373,7 @@ def test_a_social_security_number_after_its_name_is_replaced(text: str, secret: 
         "could you pass the salt?",
         "that was a free pass for them.",
         "The mountain pass is closed.",
+        "My password is wrong apparently.",
         "a free pass is nice",
         "the pass is valid until Friday",
         "I changed my bus pass to Monday.",

@@ -59,6 +59,7 @@ def fast_statements(message: str, around: Sequence[str] = ()) -> list[Proposal]:
     may find what it decides."""
     proposals: dict[str, Proposal] = {}  # by statement: one said twice would meet itself
     message = single_spaced(own_words(message))  # not what it pastes for the assistant
+    message = names_capitalised(message)  # all in lower case: "i live in st. louis"
     typed_lowercase = message.lstrip()[:1].islower()
     said_before = ""
     for sentence in signal_sentences(message):

@@ -33,6 +33,7 @@ from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection
 
 CANDIDATES = 20
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 WORD_PREFIX = 4
 """A topic's word this long is the word it begins ("force-push" in "force-pushing")."""
 PROJECT_SLOTS = ("uses:", "version:")
@@ -127,7 +128,7 @@ def _replaces(proposal: Proposal, memory: Memory, value: str) -> bool:
         return False  # another person's
     if predicate.startswith(PROJECT_SLOTS) and names(held, value):
         return True
-    if predicate and held == value and first_subject(statement).key in ("user", "?"):
+    if predicate and held == value and _CJK.search(value) and _of_the_user(statement):
         return True  # "不对，是上海，不是北京。" of home 北京: no word shared but the value
     without = re.sub(re.escape(value), " ", statement, flags=re.I)
     return bool(_terms(without) & _terms(text))
@@ -141,12 +142,20 @@ _PEOPLE = "|".join(
 _SOMEONE_ELSES_THING = re.compile(
     rf"(?i)\b(?:my|our)\s+(?:(?:{_PEOPLE}|landlord|landlady|teacher|doctor|ex)['’]s)"
     r"\s+(?!names?\b|birthday\b)\w"
+    rf"|\b(?:my|our)\s+(?:{_PEOPLE}|landlord|landlady|teacher|doctor|ex)s?\s+(?:also\s+)?"
+    r"(?:has|have|had|owns|got|adopted)\b"
 )
+
+
+def _of_the_user(statement: str) -> bool:
+    """The statement is the user's, or names no one else (不对，是上海)."""
+    return first_subject(statement).key in ("user", "?")
 
 
 def _someone_elses_thing(text: str) -> bool:
     """The text speaks of a thing of another person's ("my neighbor's dog", "my sister's
-    car"), not of that person's name ("my daughter's name is Mia")."""
+    car", "my neighbor has a dog named Max"), not of that person's name ("my daughter's name
+    is Mia")."""
     return _SOMEONE_ELSES_THING.search(text) is not None
 
 

@@ -342,6 +342,8 @@ def _with_value_changed(
     old, new = values
     if new is None:
         return None
+    if re.search(rf"(?i){re.escape(old)}['’]s\b", new):
+        return None  # "It's Maya's teacher, not Maya.": someone of hers, no new name for her
     old_word = as_a_word(old)
     found = list(old_word.finditer(target.content))
     if len(found) != 1 or _a_date_for_a_name(old, new, target.content, found[0].start()):
@@ -464,7 +466,7 @@ async def _settled(
     if proposal.slot is not None and proposal.slot.predicate == LEFT:
         return await _left(conn, agent_id, proposal.slot)
     if proposal.slot is not None and proposal.slot.predicate.startswith(GONE):
-        return await _gone(conn, agent_id, proposal.slot)
+        return await _gone(conn, agent_id, proposal.slot, proposal.content)
     if proposal.slot is not None:
         holder = await slot_holder(conn, agent_id, proposal.slot, proposal.project)
         if holder is not None and proposal.slot.one_of_several:
@@ -557,11 +559,13 @@ async def _left(conn: Connection, agent_id: str | None, slot: Slot) -> Verdict:
 _SPOUSES = ["person:wife", "person:husband", "person:spouse", "person:partner"]
 
 
-async def _gone(conn: Connection, agent_id: str | None, slot: Slot) -> Verdict:
+async def _gone(conn: Connection, agent_id: str | None, slot: Slot, content: str) -> Verdict:
     """A pet or a person the user has no longer: it replaces the memory naming them ("My dog
     Rex died last week." after "I have a dog named Rex."; "Anna and I got divorced." after
     "My wife is Anna."), the one of its kind when it names none ("My dog died."); else it is
-    kept without a slot in the working layer ("Queen Elizabeth died in 2022.")."""
+    kept without a slot in the working layer ("Queen Elizabeth died in 2022."). Said without
+    the name, it is said with it ("My dad died in March." is "My dad John died in March.":
+    found re-testing, the name was no longer in any live memory)."""
     kind = slot.predicate.removeprefix(GONE)
     wanted = {"named": ["pet:", "person:"], "person:spouse": _SPOUSES}.get(kind, [kind])
     held = [
@@ -573,10 +577,16 @@ async def _gone(conn: Connection, agent_id: str | None, slot: Slot) -> Verdict:
     ]
     named = [m for m in held if value_key(str(m.metadata.get("value", ""))) == slot.key]
     unnamed = slot.value[:1].islower()  # "My dog died.": the one dog held, if one
-    holder = named[0] if named else held[0] if unnamed and len(held) == 1 else None
-    if holder is not None:
-        return Verdict("update", holder, f"slot {holder.metadata.get('predicate')}: gone")
-    return Verdict("new", rule=f"slot {kind}: gone, not held", unslotted=True, layer=Layer.WORKING)
+    holder = named[0] if len(named) == 1 else held[0] if unnamed and len(held) == 1 else None
+    if holder is None:  # none, or two of that name (an uncle and a dog Rex): which is unknown
+        rule = f"slot {kind}: gone, not held"
+        return Verdict("new", rule=rule, unslotted=True, layer=Layer.WORKING)
+    rule = f"slot {holder.metadata.get('predicate')}: gone"
+    if not unnamed:
+        return Verdict("update", holder, rule)
+    name = str(holder.metadata.get("value", ""))
+    said = re.sub(rf"(?i)\b(my {re.escape(slot.value)})\b", rf"\1 {name}", content, count=1)
+    return Verdict("update", holder, rule, slot=replace(slot, value=name), content=said)
 
 
 def _gone_from(verdict: Verdict, target: Memory) -> Verdict:

@@ -29,7 +29,9 @@ _NO_NAME = ENGLISH_STOPWORDS | frozenset(
      "the", "my", "our", "your", "his", "her", "their", "ok", "okay", "fine", "good", "great",
      "happy", "tired", "sorry", "sure", "glad", "back", "done", "busy", "new", "old", "big",
      "small", "going", "looking", "trying", "working", "moving", "living", "thinking", "not",
-     "name", "fear", "peace", "hope", "denial", "harmony", "poverty", "tears", "love"]
+     "name", "fear", "peace", "hope", "denial", "harmony", "poverty", "tears", "love", "myself",
+     "ourselves", "themselves", "scale", "speed", "free", "hire", "fun", "money", "moment",
+     "desk", "office", "bed", "south", "north", "east", "west", "suburbs"]
 )  # fmt: skip
 """Words after such a phrase that name nothing: "i work at home", "i'm tired", "i live in a
 small town"."""
@@ -74,16 +76,23 @@ def _name_at(sentence: str, at: int, out: list[str]) -> int:
             break
         out.append(word[0][:1].upper() + word[0][1:])
         at = word.end()
-        following = _A_WORD.match(sentence, at + 1)
-        if sentence[at : at + 1] != " " or following is None:
+        joint = _INSIDE_A_NAME.match(sentence, at)
+        following = _A_WORD.match(sentence, joint.end()) if joint else None
+        if joint is None or following is None:
             break
-        if not _a_name_word(sentence, at + 1, following[0]):
+        if not _a_name_word(sentence, joint.end(), following[0]):
             break
-        out.append(" ")
-        at += 1
+        if joint[0].startswith(".") and word[0] not in ("st", "mt", "ft"):
+            break  # a sentence ends there
+        out.append(joint[0])
+        at = joint.end()
     return at
 
 
 def _a_name_word(sentence: str, at: int, word: str) -> bool:
     """The word at `at` may be (part of) a name: no common word, or "new" of "new york"."""
     return word not in _NO_NAME or _NEW_PLACES.match(sentence, at) is not None
+
+
+_INSIDE_A_NAME = re.compile(r"(?:\.(?= [a-z]))? (?:of (?:the )?)?(?=[a-z])")
+"""What joins a name's words: a space, "of" ("bank of america"), the dot of "st. louis"."""

@@ -265,10 +265,11 @@ _NO_VALUE = (
     r"(?!(?:i|me|my|we|us|you|he|him|she|her|they|them|it|this|that|these|those|here|there|now|"
     r"yet|really|quite|exactly|always|never|just|so|too|one|both|either|neither|not|very|still|"
     r"also|pretty|kind|sort|only|even|to|a|an|the|whatever|anything|something|nothing|everything|"
-    r"fine|ok|okay|sure|important)\b)"
+    r"fine|ok|okay|sure|important|no|nope|sorry|oops|oh|wait|actually|well|correction|ah|hmm|yes|"
+    r"yeah|yep)\b)"
 )
 """Words that are no value corrected: "Me, not you.", "That, not this.", "It's just not right."
-correct nothing held."""
+correct nothing held; nor does "Sorry, not Austin." (found re-testing: home "Sorry")."""
 _A_VALUE_ALONE = r"(?=(?-i:[A-Z0-9][^\s,]*(?:\s+[A-Z0-9][^\s,]*){0,3}),?\s+not\s)"
 """Where no "it's" leads: capitalised words or numbers, up to four, before ", not" ("Yes
 Boston, not Austin.", "Correction: Meta, not Google.", "Coffee, not tea."; not "Alice uses

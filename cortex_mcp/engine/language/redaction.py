@@ -154,9 +154,10 @@ _NOUNS_OF_A_PASSWORD = _words("characters chars letters digits numbers symbols w
 """What a password's length or make is counted in ("twelve characters", "four random words")."""
 _WHEN_WORDS = _words(
     "yesterday today tonight tomorrow week month year morning night ago again soon already"
-    " ever never always"
+    " ever never always apparently anyway though somehow lol haha ugh sadly"
 )
-"""Words that say when ("… was reset last week"): a sentence about a password, not one."""
+"""Words that say when or how the speaker takes it ("… was reset last week", "… is wrong
+apparently": found re-testing): a sentence about a password, not one."""
 _POINTING_ELSEWHERE = _words("see ask check use try call text look find via dm ping")
 """A first word that says where the password is ("pw: see 1Password"), not what it is."""
 

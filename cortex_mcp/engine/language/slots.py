@@ -283,17 +283,29 @@ SEVERAL = (
     "person:child",
     "person:brother",
     "person:sister",
+    "person:grandmother",
+    "person:grandfather",
+    "person:aunt",
+    "person:uncle",
+    "person:cousin",
+    "person:niece",
+    "person:nephew",
+    "person:grandson",
+    "person:granddaughter",
+    "person:stepson",
+    "person:stepdaughter",
+    "person:best friend",
     "pet:",
 )
 """Relations a user may have several of: a second son's name is another son, not a new name
 for the first (found trying the product: "I have a son named Max." replaced Leo; 我弟弟叫…
 replaced 我哥哥叫…), unless it is said as a correction."""
 LEFT = "left:workplace"
+"""An employer the user says they left ("I left Stripe.", 我从百度离职了, トヨタを辞めました): it
+retires the workplace slot holding that value, and sets none."""
 GONE = "gone:"
 """A pet or a person the user has no longer (died, divorced): what replaces the slot naming
 them (found re-testing: "My dog Rex died last week." left "I have a dog named Rex." live)."""
-"""An employer the user says they left ("I left Stripe.", 我从百度离职了, トヨタを辞めました): it
-retires the workplace slot holding that value, and sets none."""
 MULTI_VALUED = ("allergy", "avoids")
 """Attributes a person has several values of: each value is a fact of its own."""
 OTHERS_ATTRIBUTES = frozenset(["home", "workplace", "role", "allergy", "diet", "avoids"])
