@@ -123,3 +123,23 @@ def test_a_fenced_block_is_pasted_wherever_it_stands(message: str, own: str) -> 
 )
 def test_the_user_goes_on_after_a_fenced_or_quoted_paste(message: str, own: str) -> None:
     assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        ("My friend wrote: I just moved to Denver. I'm Rob. How should I reply?",
+         "My friend wrote:\nHow should I reply?"),
+        ("He told me: I live in Berlin. I live in Munich.", "He told me:\nI live in Munich."),
+        ("She texted: My cat is Tom. My dog is Rex. Anyway, I work at Acme.",
+         "She texted:\nAnyway, I work at Acme."),
+        ("Fix the grammar: 'I'm going their.' I live in Oslo.",
+         "Fix the grammar:\nI live in Oslo."),
+    ],
+)  # fmt: skip
+def test_what_someone_said_in_the_first_person_runs_on_until_the_user_speaks(
+    message: str, own: str
+) -> None:
+    """A quote speaking as its writer goes on past its first sentence (rt22): until an aside, a
+    question, or the same words with another value; a quoted span ends where it closes."""
+    assert own_words(message) == own

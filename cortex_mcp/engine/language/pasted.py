@@ -9,12 +9,13 @@ the user is). `own_words` is a message without what it pastes, for the fast chan
 - a lead-in is a clause ending in a colon that asks for work on a text ("Reply to this email
   for me:", "Can you summarize this:", "Translate to Chinese:", 帮我回复这封邮件：,
   以下のメールに返信して：), shows a pasted thing ("Here's the log:", "I keep getting this
-  error:", 以下是日志：) or says who wrote it ("Karen wrote:", "This is what he said:", 他说：,
-  彼女が言った：). What follows it is left out: the fenced or `>`-quoted block that starts the
-  next line when there is one (the user may go on after it); what someone said on the
-  lead-in's own line, to the end of its sentence or its quotes (a greeted one, a letter, runs
-  on); else the rest of the message, up to a paragraph where the user speaks again
-  (`_back_in_own_words`);
+  error:", 以下是日志：) or says who wrote it ("Karen wrote:", "This is what he said:", "He told
+  me:", "My coworker sent this:", "You say:", 他说：, 彼女が言った：). What follows it is left
+  out: the fenced or `>`-quoted block that starts the next line when there is one (the user
+  may go on after it); a quoted span opening the rest of its line; what someone said on the
+  lead-in's own line, to the end of its sentence (one in the first person runs on while its
+  writer speaks: `_spoken_on`; a greeted one, a letter, to its paragraph's end); else the rest
+  of the message, up to a paragraph where the user speaks again (`_back_in_own_words`);
 - a colon after anything else introduces the user's own words ("Note: I live in Dallas.",
   "Quick update: I moved to Dallas.", "Two things: …", "Caroline: …") and is read.
 
@@ -51,6 +52,20 @@ _ASKING = (
 )
 """Where a task is asked for: at the clause's start ("Reply to …") or after a request."""
 
+_SAYS = (
+    r"(?:said|says|wrote|writes|replied|replies|texted|posted|commented|emailed|messaged|sent|"
+    r"sends|forwarded|told)(?:\s+(?:me|us|this|back|over|the following|to me|to us))*"
+    r"(?:\s+(?:for|at|about|from|in|on|to)\s+(?:[\w'’-]+\s+){0,2}[\w'’-]+)?"
+)
+"""Who said or wrote what follows: "Karen wrote", "He told me", "My coworker sent this", "My son
+wrote this for school"."""
+_YOU_SAY = (
+    r"^\W*(?:(?:and|then|now|so),?\s+)?you\s+(?:say|said|reply|answer|respond)"
+    r"(?:\s+(?:to me|to him|to her|to them|back))?\s*$"
+)
+"""Lines given to the assistant to play ("Roleplay as a pirate. You say: 'I'm Captain Jack, I live
+in Tortuga.'": found re-testing, Tortuga was stored as the user's home)."""
+
 _LEAD_INS = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
@@ -80,8 +95,8 @@ _LEAD_INS = tuple(
         # who wrote it, not the user: "Karen wrote", "this is what he said", "my boss replied"
         r"^\W*(?!(?:and |so |then |but )*(?:i|we)\b)(?:[\w'’.-]+\s+){0,6}?"
         r"(?<!\bi\s)(?<!\bwe\s)"
-        r"(?:said|says|wrote|writes|replied|replies|texted|posted|commented|emailed|messaged)"
-        r"(?:\s+(?:me|us|this|back|the following|to me|to us))*\s*$",
+        rf"{_SAYS}\s*$",
+        _YOU_SAY,
         # zh: 帮我回复这封邮件, 翻译成英文, 以下是日志, 他说, 客户写道
         r"(?:回复|回覆|答复|回答|翻译|总结|概括|润色|改写|重写|修改|改一下|校对|检查|看看|看一下|"
         r"分析|解释|优化|点评)"
@@ -138,15 +153,14 @@ def own_words(message: str) -> str:
             kept.append(line[:lead_in])
             at += 1  # a fenced or quoted block, left out by its own rule
             continue
-        said = _SAID_END.search(pasted) if _SAYING.search(clause) and pasted.strip() else None
-        if said is not None and not _a_letter(pasted):
-            # "Mom wrote: call me. I live in Oslo": the quote is what she said
-            going_on = pasted[said.end() :].strip()
-            kept += [line[:lead_in], going_on] if going_on else [line[:lead_in]]
+        kept.append(line[:lead_in])
+        end = _quote_end(pasted, clause)
+        if end is not None:  # "Mom wrote: call me. I live in Oslo": the quote is what she said
+            going_on = pasted[end:].strip()
+            kept += [going_on] if going_on else []
             at += 1
             continue
-        kept.append(line[:lead_in])
-        if said is not None:  # a greeted letter on its line: pasted to the end of its paragraph
+        if _SAYING.search(clause) and _a_letter(pasted):  # a greeted letter on its line: pasted
             at = next((i for i in range(at + 1, len(lines)) if not lines[i].strip()), len(lines))
             continue
         machine = _MACHINE.search(clause) is not None and _WRITTEN.search(clause) is None
@@ -210,8 +224,7 @@ _TO_THE_ASSISTANT = re.compile(
 
 
 _SAYING = re.compile(
-    r"(?i)(?:said|says|wrote|writes|replied|replies|texted|posted|commented|emailed|messaged)"
-    r"(?:\s+(?:me|us|this|back|the following|to me|to us))*\s*$"
+    rf"(?i){_SAYS}\s*$|{_YOU_SAY}"
     r"|(?:说|说道|写道|回复说?|留言说?|发来)$|(?:言った|言っていた|言いました|書いた|書いてきた|書きました|送ってきた)$"
 )
 """A lead-in that says who wrote or said it: what follows on its line is a quote, one sentence
@@ -254,6 +267,59 @@ _GREETING = re.compile(
     r"(?i)^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b"
     r"|^\s*(?:你好|您好|こんにちは|お世話になって)"
 )
+
+
+_QUOTE_SPAN = re.compile(r"^\s*(?:[\"“«「『][^\"”»」』\n]*[\"”»」』]|'[^\n]*?'(?!\w))[.!?。！？]*")
+"""A quoted span opening what a lead-in's line pastes, in double quotes, CJK brackets or single
+quotes (one closing before a letter is an apostrophe: 'I'm Captain Jack')."""
+_FIRST_PERSON = re.compile(r"(?i)\b(?:i|my|mine|we|our)\b|[我私僕俺]")
+_SENTENCE = re.compile(r"[^.!?。！？]+(?:[.!?]+[\"”’']?|[。！？]+[」』”]?)?")
+_ASIDE = re.compile(r"(?i)\b(?:by the way|btw|anyway|for context|unrelated)\b|顺便|对了|ところで")
+_ASKED = re.compile(r"[?？]\s*$")
+
+
+def _quote_end(pasted: str, clause: str) -> int | None:
+    """Where what a lead-in's line pastes ends when the user goes on after it on that line: a
+    quoted span after any lead-in ('Fix the grammar: "Their going to the store." Also, I live in
+    Austin.': found re-testing, Austin was lost), else what someone said (`_spoken_on`); None
+    when it runs on past the line, or is a greeted letter (`_a_letter`)."""
+    quoted = _QUOTE_SPAN.match(pasted)
+    if quoted is not None:
+        return quoted.end()
+    if not pasted.strip() or not _SAYING.search(clause) or _a_letter(pasted):
+        return None
+    said = _SAID_END.search(pasted)
+    return None if said is None else _spoken_on(pasted, said.end())
+
+
+def _spoken_on(pasted: str, end: int) -> int:
+    """Where what someone said ends, its first sentence ending at `end`: there, unless that
+    sentence speaks as its writer ("My friend wrote: I just moved to Denver. My name is Rob.",
+    "He told me: My name is Bond. I live in London.": found re-testing, Rob and London were
+    stored as the user's); then its writer goes on until the user speaks again: an aside ("My
+    wife is Anna by the way."), a question ("How should I respond?") or the same words with
+    another value (他说：我住在北京。我住在上海。)."""
+    first = pasted[:end]
+    if not _FIRST_PERSON.search(first):
+        return end
+    for sentence in _SENTENCE.finditer(pasted, end):
+        said = sentence.group().strip()
+        if said and (_ASIDE.search(said) or _ASKED.search(said) or _said_again(first, said)):
+            return sentence.start()
+        end = sentence.end()
+    return end
+
+
+def _said_again(first: str, then: str) -> bool:
+    """True when `then` begins with the words `first` begins with and goes on differently: the
+    user's answer to what was said ("I live in Berlin." / "I live in Munich."), not more of it."""
+    first, then = first.strip().casefold(), then.strip().casefold()
+    same = 0
+    for one, other in zip(first, then, strict=False):
+        if one != other:
+            break
+        same += 1
+    return first != then and same >= max(3, 2 * min(len(first), len(then)) // 5)
 
 
 def _a_letter(pasted: str) -> bool:
