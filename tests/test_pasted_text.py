@@ -200,6 +200,10 @@ async def test_an_email_s_own_paragraphs_and_greeting_stay_pasted(
         ("He told me: My name is Bond, James Bond. I live in London.", []),
         ('My son wrote this for school: "My name is Leo. I love dinosaurs." Can you check it?'
          " I live in Oslo by the way.", ["home=Oslo"]),
+        # a pasted conversation: its speakers' lines, the user's "me:" ones read
+        ("User: My name is Kevin.\nAssistant: Hi Kevin!\nUser: I live in Miami.\n\nThat's a"
+         " transcript from our support bot. Why did it fail?", []),
+        ("Bob: I live in Denver\nAlice: I work at Amazon\nme: I live in Austin", ["home=Austin"]),
         # and the user's own words after a quoted paste on it
         ('Fix the grammar: "Their going to the store." Also, I live in Austin.', ["home=Austin"]),
     ],

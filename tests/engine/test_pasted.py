@@ -143,3 +143,29 @@ def test_what_someone_said_in_the_first_person_runs_on_until_the_user_speaks(
     """A quote speaking as its writer goes on past its first sentence (rt22): until an aside, a
     question, or the same words with another value; a quoted span ends where it closes."""
     assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        ("User: I live in Miami.\nAssistant: Hi!\n\nWhy did it fail?", "\nWhy did it fail?"),
+        ("Bob: hi\nhow are you\nAlice: hey\nBob: I live in Denver", ""),
+        ("Bob: I live in Denver\nMe: I live in Austin", "Me: I live in Austin"),
+    ],
+)
+def test_a_pasted_conversation_is_its_speakers(message: str, own: str) -> None:
+    """Lines labelled with two speakers or more, one a role, "me" or speaking twice, are a
+    pasted conversation (rt22): the user's are the "me:" ones."""
+    assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Name: Dana\nHome: Dallas\nJob: nurse",
+        "Note: I live in Dallas.\nUpdate: I moved to Austin.",
+        "Caroline: I went to the LGBTQ support group yesterday.\nCaroline: It was great.",
+    ],
+)
+def test_labelled_lines_of_one_speaker_or_of_headings_are_the_users(message: str) -> None:
+    assert own_words(message) == message

@@ -128,12 +128,16 @@ _CLAUSE_END = re.compile(r"[.!?。！？:：]")
 def own_words(message: str) -> str:
     """The message without what it pastes (the module's docstring says what that is)."""
     lines = message.splitlines()
+    others = _others_turns(lines)
     kept: list[str] = []
     at = 0
     while at < len(lines):
         line = lines[at]
         if fence := _FENCE.match(line):
             at = _after_block(lines, at, fence.group(1))
+            continue
+        if at in others:
+            at += 1  # "User: My name is Kevin.\nAssistant: Hi Kevin!": a pasted transcript
             continue
         if _LOG_LINE.match(line) or _CHAT_LINE.match(line):
             at += 1  # "2024-05-01T12:00:00Z WARN [svc] I live in /var/lib/app0": a program's
@@ -183,6 +187,56 @@ _CHAT_LINE = re.compile(
     r"|(?:[A-Z][\w.'-]*\s*){1,3}\([^()\n]*\d{1,2}:\d{2}[^()\n]*\)\s*:)"
 )
 """A line of a pasted chat, its sender timed: "Bob (Slack, 10:42): …", "[10:42] Bob: …"."""
+_SPEAKER = re.compile(r"^\s*([A-Za-z][\w.'-]{0,30}(?: [A-Z][\w.'-]{0,30}){0,2})\s*:(?!//)")
+"""A line's speaker label: "Bob:", "Mary Ann:", "User:", "me:"."""
+_ROLE = re.compile(
+    r"(?i)(?:user|assistant|ai|bot|chatbot|human|customer|client|agent|support|rep|system|"
+    r"model|chatgpt|gpt|claude|gemini|copilot|interviewer|interviewee)$"
+)
+"""A speaker a transcript names by role: its "User" is not the one talking to this assistant."""
+_ME = re.compile(r"(?i)(?:me|myself)$")
+_HEADING = re.compile(
+    r"(?i)(?:notes?|update|edit|todo|reminder|context|background|q|a|question|answer|summary|"
+    r"ps|p\.s\.?|tldr|fyi|example|input|output|result|step|goal|problem|issue|error|warning|"
+    r"info|name|subject|from|to|date|re|fwd?|https?|ftp)$"
+)
+"""A label heading the user's own words, not a speaker ("Note: I live in Dallas.")."""
+
+
+def _others_turns(lines: list[str]) -> set[int]:
+    """The lines of a pasted conversation said by someone other than the user: a message with
+    two speakers or more, one named by a role ("User:", "Assistant:") or as the user ("me:")
+    or one speaking twice ("Bob:", "Alice:", "Bob:"), with what each line goes on
+    to say before the next speaker's (found re-testing: "User: My name is Kevin.\nAssistant: Hi
+    Kevin!" and "Bob: …\nAlice: I work at Amazon\nme: …" were stored as the user's). One
+    speaker's lines are the user's ("Caroline: I went to the support group yesterday.")."""
+    turns = [(at, _speaker(line)) for at, line in enumerate(lines)]
+    spoken = [(at, who) for at, who in turns if who]
+    speakers = [who for _, who in spoken]
+    named = any(_ROLE.match(who) or _ME.match(who) for who in speakers)
+    if len(set(speakers)) < 2 or not (named or len(speakers) > len(set(speakers))):
+        return set()
+    others: set[int] = set()
+    theirs = False
+    for at, who in turns[spoken[0][0] : spoken[-1][0] + 1]:
+        theirs = not _ME.match(who) if who else theirs and bool(lines[at].strip())
+        if theirs:
+            others.add(at)
+    return others
+
+
+def _speaker(line: str) -> str:
+    """The speaker a line is labelled with, or "" (a heading is no speaker; nor is a word in
+    lower case other than a role or "me")."""
+    label = _SPEAKER.match(line)
+    if label is None:
+        return ""
+    who = label.group(1)
+    if _HEADING.match(who) or not (who[0].isupper() or _ROLE.match(who) or _ME.match(who)):
+        return ""
+    return who.casefold()
+
+
 _FORWARDED = re.compile(
     r"(?i)^\s*(?:-{2,}\s*(?:forwarded message|original message)\s*-{2,}"
     r"|begin forwarded message:)\s*$"
