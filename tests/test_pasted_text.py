@@ -204,7 +204,9 @@ async def test_an_email_s_own_paragraphs_and_greeting_stay_pasted(
         ("User: My name is Kevin.\nAssistant: Hi Kevin!\nUser: I live in Miami.\n\nThat's a"
          " transcript from our support bot. Why did it fail?", []),
         ("Bob: I live in Denver\nAlice: I work at Amazon\nme: I live in Austin", ["home=Austin"]),
-        # and the user's own words after a quoted paste on it
+        # and the user's own words below a log, or after a quoted paste on its line
+        ("Here's the log:\n2024-05-01 10:00:01 INFO started\nWhat does it mean? By the way I"
+         " work at Stripe.", ["workplace=Stripe"]),
         ('Fix the grammar: "Their going to the store." Also, I live in Austin.', ["home=Austin"]),
     ],
 )  # fmt: skip

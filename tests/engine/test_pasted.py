@@ -169,3 +169,19 @@ def test_a_pasted_conversation_is_its_speakers(message: str, own: str) -> None:
 )
 def test_labelled_lines_of_one_speaker_or_of_headings_are_the_users(message: str) -> None:
     assert own_words(message) == message
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        ("Here's the log:\nERROR db timeout\nWhat does it mean? I work at Stripe.",
+         "Here's the log:\nWhat does it mean? I work at Stripe."),
+        ("以下是日志：\nERROR db timeout\n这是什么意思？我在腾讯工作。",
+         "以下是日志：\n这是什么意思？我在腾讯工作。"),
+        ("Reply to this email for me:\nHi Sam,\nWhat do you think? I live in Dallas.",
+         "Reply to this email for me:"),
+    ],
+)  # fmt: skip
+def test_a_question_below_a_machine_s_output_is_the_user_again(message: str, own: str) -> None:
+    """No program logs a question about its log (rt22); an email asks its reader some."""
+    assert own_words(message) == own

@@ -385,12 +385,23 @@ def _a_letter(pasted: str) -> bool:
     return _GREETING.match(pasted) is not None
 
 
+_ASKS_ABOUT_IT = re.compile(
+    r"(?i)^\s*(?:what|why|how|can you|could you|would you|any idea|is (?:this|it|that)|"
+    r"does (?:this|it|that)|should i)\b[^\n?？]*[?？]|^\s*(?:这|为什么|怎么|是什么).*[?？]"
+)
+"""A line asking the assistant about a machine's output above it ("What does it mean?"): no
+program logs that, so the user speaks again, blank line or not (found re-testing: "Here's the
+log:\n<a log line>\nWhat does it mean? By the way I work at Stripe." lost the workplace)."""
+
+
 def _back_in_own_words(lines: list[str], after: int, machine: bool = False) -> int:
     """The first line from `after` where the user speaks again (a paragraph that begins with
-    `_BACK`, or after a separator line with `_BACK_AFTER_A_LINE`), else the end: the rest is
-    pasted."""
+    `_BACK`, after a separator line with `_BACK_AFTER_A_LINE`, or below a machine's output a
+    question about it: `_ASKS_ABOUT_IT`), else the end: the rest is pasted."""
     for at in range(max(after, 1), len(lines)):
         before = lines[at - 1]
+        if machine and _ASKS_ABOUT_IT.match(lines[at]):
+            return at
         apart = _SEPARATOR.match(before) or (machine and not before.strip())
         if apart and _BACK_AFTER_A_LINE.match(lines[at]):
             return at
