@@ -207,6 +207,7 @@ async def test_an_email_s_own_paragraphs_and_greeting_stay_pasted(
         # and the user's own words below a log, or after a quoted paste on its line
         ("Here's the log:\n2024-05-01 10:00:01 INFO started\nWhat does it mean? By the way I"
          " work at Stripe.", ["workplace=Stripe"]),
+        ('Tom said "I live in Berlin." I live in Munich.', ["home=Munich"]),
         ('Fix the grammar: "Their going to the store." Also, I live in Austin.', ["home=Austin"]),
     ],
 )  # fmt: skip

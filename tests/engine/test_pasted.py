@@ -185,3 +185,19 @@ def test_labelled_lines_of_one_speaker_or_of_headings_are_the_users(message: str
 def test_a_question_below_a_machine_s_output_is_the_user_again(message: str, own: str) -> None:
     """No program logs a question about its log (rt22); an email asks its reader some."""
     assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        ('Tom said "I live in Berlin." I live in Munich.', "Tom said\nI live in Munich."),
+        ('Mom said, "I love Paris!" I live in Rome.', "Mom said,\nI live in Rome."),
+    ],
+)
+def test_a_quote_said_that_ends_its_sentence_is_left_out(message: str, own: str) -> None:
+    """What follows it is the user's next sentence (rt22)."""
+    assert own_words(message) == own
+
+
+def test_a_quote_said_within_a_sentence_is_left_to_the_sentence() -> None:
+    assert own_words('Tom said "hi" and I live in Munich.') == 'Tom said "hi" and I live in Munich.'
