@@ -106,7 +106,7 @@ _LEAD_INS = tuple(
         r"^(?:以下|下面|如下|这|这些)(?:是|为).*(?:邮件|消息|信息|短信|文字|文本|文章|段落|日志|"
         r"输出|报错|错误|评论|帖子|工单|代码)|这(?:封|条|段|篇|个|些)\S{0,6}(?:邮件|消息|信息|短信|"
         r"文字|文本|文章|段落|日志|输出|报错|错误|评论|帖子|工单|代码)$",
-        r"(?:他|她|他们|她们|对方|客户|老板|同事|朋友|经理|老师|先生|女士|小姐|[A-Za-z]+)"
+        r"(?:他|她|他们|她们|对方|客户|老板|同事|朋友|经理|老师|先生|女士|小姐|(?<![A-Za-z])[A-Za-z]+)"
         r"(?:跟我|对我|给我)?(?:说|说道|写道|回复说?|留言说?|发来)$|写道$",
         # ja: 以下のメールに返信して, 翻訳して, これがエラーです, 彼女が言った
         r"(?:以下|下記|次|この|これ|こちら|メール|メッセージ|文章|テキスト|ログ|出力|エラー|投稿|"
@@ -184,9 +184,11 @@ twenty pasted log lines became twenty core memories, "I live in /var/lib/app0" a
 A level alone is the user's emphasis ("WARNING: I'm allergic to peanuts")."""
 _CHAT_LINE = re.compile(
     r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp][Mm])?\]\s*[^:\n]{1,40}:"
-    r"|(?:[A-Z][\w.'-]*\s*){1,3}\([^()\n]*\d{1,2}:\d{2}[^()\n]*\)\s*:)"
+    r"|[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2}\s*\([^()\n]*\d{1,2}:\d{2}[^()\n]*\)\s*:)"
 )
-"""A line of a pasted chat, its sender timed: "Bob (Slack, 10:42): …", "[10:42] Bob: …"."""
+"""A line of a pasted chat, its sender timed: "Bob (Slack, 10:42): …", "[10:42] Bob: …". Its
+sender's words are apart by spaces: a word of a thousand capitals before a colon, each capital
+a word of its own, took 4.6 s (found re-testing this module's speed)."""
 _SPEAKER = re.compile(r"^\s*([A-Za-z][\w.'-]{0,30}(?: [A-Z][\w.'-]{0,30}){0,2})\s*:(?!//)")
 """A line's speaker label: "Bob:", "Mary Ann:", "User:", "me:"."""
 _ROLE = re.compile(
