@@ -17,7 +17,12 @@ the user is). `own_words` is a message without what it pastes, for the fast chan
   writer speaks: `_spoken_on`; a greeted one, a letter, to its paragraph's end); else the rest
   of the message, up to a paragraph where the user speaks again (`_back_in_own_words`);
 - a colon after anything else introduces the user's own words ("Note: I live in Dallas.",
-  "Quick update: I moved to Dallas.", "Two things: …", "Caroline: …") and is read.
+  "Quick update: I moved to Dallas.", "Two things: …", "Caroline: …") and is read, unless the
+  message is a pasted conversation: lines of two speakers or more ("User: …", "Assistant: …";
+  "Bob: …", "Alice: …", "me: …") are its speakers', the "me:" ones the user's
+  (`_others_turns`);
+- a quote someone said that ends its sentence ('Tom said "I live in Berlin." I live in
+  Munich.') is left out, and the user's next sentence read (`_without_quotes_said`).
 
 The other pasted parts were left out before this: `>`-quoted lines and quoted spans, by
 `patterns.signal_sentences`, which reads what this returns; tool results never reach it.
