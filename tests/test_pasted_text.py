@@ -187,3 +187,34 @@ async def test_an_email_s_own_paragraphs_and_greeting_stay_pasted(
     "P.S." / 另外 was read as the user's, and so was a quote after its greeting."""
     await say(client, message)
     assert held(plain) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "slots"),
+    [
+        # the twenty-second round's re-test (rt22): someone else's words on a lead-in's line
+        ("Roleplay as a pirate. You say: 'I'm Captain Jack, I live in Tortuga.'", []),
+        ("My friend wrote: I just moved to Denver and started at Netflix. My name is Rob.", []),
+        ("My coworker sent this: I'm moving to Denver next month and my wife Kate is thrilled."
+         " How should I respond?", []),
+        ("He told me: My name is Bond, James Bond. I live in London.", []),
+        ('My son wrote this for school: "My name is Leo. I love dinosaurs." Can you check it?'
+         " I live in Oslo by the way.", ["home=Oslo"]),
+        # a pasted conversation: its speakers' lines, the user's "me:" ones read
+        ("User: My name is Kevin.\nAssistant: Hi Kevin!\nUser: I live in Miami.\n\nThat's a"
+         " transcript from our support bot. Why did it fail?", []),
+        ("Bob: I live in Denver\nAlice: I work at Amazon\nme: I live in Austin", ["home=Austin"]),
+        # and the user's own words below a log, or after a quoted paste on its line
+        ("Here's the log:\n2024-05-01 10:00:01 INFO started\nWhat does it mean? By the way I"
+         " work at Stripe.", ["workplace=Stripe"]),
+        ('Tom said "I live in Berlin." I live in Munich.', ["home=Munich"]),
+        ('Fix the grammar: "Their going to the store." Also, I live in Austin.', ["home=Austin"]),
+    ],
+)  # fmt: skip
+async def test_someone_elses_words_stay_theirs_and_the_users_are_read(
+    client: Client, plain: Settings, message: str, slots: list[str]
+) -> None:
+    """Found re-testing key-less (rt22): what a friend wrote, a coworker sent or a role says
+    was stored as the user's name, home or wife; a quoted sentence to fix hid the user's home."""
+    await say(client, message)
+    assert held(plain) == sorted(slots)

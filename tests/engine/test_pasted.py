@@ -123,3 +123,81 @@ def test_a_fenced_block_is_pasted_wherever_it_stands(message: str, own: str) -> 
 )
 def test_the_user_goes_on_after_a_fenced_or_quoted_paste(message: str, own: str) -> None:
     assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        ("My friend wrote: I just moved to Denver. I'm Rob. How should I reply?",
+         "My friend wrote:\nHow should I reply?"),
+        ("He told me: I live in Berlin. I live in Munich.", "He told me:\nI live in Munich."),
+        ("She texted: My cat is Tom. My dog is Rex. Anyway, I work at Acme.",
+         "She texted:\nAnyway, I work at Acme."),
+        ("Fix the grammar: 'I'm going their.' I live in Oslo.",
+         "Fix the grammar:\nI live in Oslo."),
+    ],
+)  # fmt: skip
+def test_what_someone_said_in_the_first_person_runs_on_until_the_user_speaks(
+    message: str, own: str
+) -> None:
+    """A quote speaking as its writer goes on past its first sentence (rt22): until an aside, a
+    question, or the same words with another value; a quoted span ends where it closes."""
+    assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        ("User: I live in Miami.\nAssistant: Hi!\n\nWhy did it fail?", "\nWhy did it fail?"),
+        ("Bob: hi\nhow are you\nAlice: hey\nBob: I live in Denver", ""),
+        ("Bob: I live in Denver\nMe: I live in Austin", "Me: I live in Austin"),
+    ],
+)
+def test_a_pasted_conversation_is_its_speakers(message: str, own: str) -> None:
+    """Lines labelled with two speakers or more, one a role, "me" or speaking twice, are a
+    pasted conversation (rt22): the user's are the "me:" ones."""
+    assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Name: Dana\nHome: Dallas\nJob: nurse",
+        "Note: I live in Dallas.\nUpdate: I moved to Austin.",
+        "Caroline: I went to the LGBTQ support group yesterday.\nCaroline: It was great.",
+    ],
+)
+def test_labelled_lines_of_one_speaker_or_of_headings_are_the_users(message: str) -> None:
+    assert own_words(message) == message
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        ("Here's the log:\nERROR db timeout\nWhat does it mean? I work at Stripe.",
+         "Here's the log:\nWhat does it mean? I work at Stripe."),
+        ("以下是日志：\nERROR db timeout\n这是什么意思？我在腾讯工作。",
+         "以下是日志：\n这是什么意思？我在腾讯工作。"),
+        ("Reply to this email for me:\nHi Sam,\nWhat do you think? I live in Dallas.",
+         "Reply to this email for me:"),
+    ],
+)  # fmt: skip
+def test_a_question_below_a_machine_s_output_is_the_user_again(message: str, own: str) -> None:
+    """No program logs a question about its log (rt22); an email asks its reader some."""
+    assert own_words(message) == own
+
+
+@pytest.mark.parametrize(
+    ("message", "own"),
+    [
+        ('Tom said "I live in Berlin." I live in Munich.', "Tom said\nI live in Munich."),
+        ('Mom said, "I love Paris!" I live in Rome.', "Mom said,\nI live in Rome."),
+    ],
+)
+def test_a_quote_said_that_ends_its_sentence_is_left_out(message: str, own: str) -> None:
+    """What follows it is the user's next sentence (rt22)."""
+    assert own_words(message) == own
+
+
+def test_a_quote_said_within_a_sentence_is_left_to_the_sentence() -> None:
+    assert own_words('Tom said "hi" and I live in Munich.') == 'Tom said "hi" and I live in Munich.'

@@ -9,14 +9,20 @@ the user is). `own_words` is a message without what it pastes, for the fast chan
 - a lead-in is a clause ending in a colon that asks for work on a text ("Reply to this email
   for me:", "Can you summarize this:", "Translate to Chinese:", 帮我回复这封邮件：,
   以下のメールに返信して：), shows a pasted thing ("Here's the log:", "I keep getting this
-  error:", 以下是日志：) or says who wrote it ("Karen wrote:", "This is what he said:", 他说：,
-  彼女が言った：). What follows it is left out: the fenced or `>`-quoted block that starts the
-  next line when there is one (the user may go on after it); what someone said on the
-  lead-in's own line, to the end of its sentence or its quotes (a greeted one, a letter, runs
-  on); else the rest of the message, up to a paragraph where the user speaks again
-  (`_back_in_own_words`);
+  error:", 以下是日志：) or says who wrote it ("Karen wrote:", "This is what he said:", "He told
+  me:", "My coworker sent this:", "You say:", 他说：, 彼女が言った：). What follows it is left
+  out: the fenced or `>`-quoted block that starts the next line when there is one (the user
+  may go on after it); a quoted span opening the rest of its line; what someone said on the
+  lead-in's own line, to the end of its sentence (one in the first person runs on while its
+  writer speaks: `_spoken_on`; a greeted one, a letter, to its paragraph's end); else the rest
+  of the message, up to a paragraph where the user speaks again (`_back_in_own_words`);
 - a colon after anything else introduces the user's own words ("Note: I live in Dallas.",
-  "Quick update: I moved to Dallas.", "Two things: …", "Caroline: …") and is read.
+  "Quick update: I moved to Dallas.", "Two things: …", "Caroline: …") and is read, unless the
+  message is a pasted conversation: lines of two speakers or more ("User: …", "Assistant: …";
+  "Bob: …", "Alice: …", "me: …") are its speakers', the "me:" ones the user's
+  (`_others_turns`);
+- a quote someone said that ends its sentence ('Tom said "I live in Berlin." I live in
+  Munich.') is left out, and the user's next sentence read (`_without_quotes_said`).
 
 The other pasted parts were left out before this: `>`-quoted lines and quoted spans, by
 `patterns.signal_sentences`, which reads what this returns; tool results never reach it.
@@ -51,6 +57,20 @@ _ASKING = (
 )
 """Where a task is asked for: at the clause's start ("Reply to …") or after a request."""
 
+_SAYS = (
+    r"(?:said|says|wrote|writes|replied|replies|texted|posted|commented|emailed|messaged|sent|"
+    r"sends|forwarded|told)(?:\s+(?:me|us|this|back|over|the following|to me|to us))*"
+    r"(?:\s+(?:for|at|about|from|in|on|to)\s+(?:[\w'’-]+\s+){0,2}[\w'’-]+)?"
+)
+"""Who said or wrote what follows: "Karen wrote", "He told me", "My coworker sent this", "My son
+wrote this for school"."""
+_YOU_SAY = (
+    r"^\W*(?:(?:and|then|now|so),?\s+)?you\s+(?:say|said|reply|answer|respond)"
+    r"(?:\s+(?:to me|to him|to her|to them|back))?\s*$"
+)
+"""Lines given to the assistant to play ("Roleplay as a pirate. You say: 'I'm Captain Jack, I live
+in Tortuga.'": found re-testing, Tortuga was stored as the user's home)."""
+
 _LEAD_INS = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
@@ -80,8 +100,8 @@ _LEAD_INS = tuple(
         # who wrote it, not the user: "Karen wrote", "this is what he said", "my boss replied"
         r"^\W*(?!(?:and |so |then |but )*(?:i|we)\b)(?:[\w'’.-]+\s+){0,6}?"
         r"(?<!\bi\s)(?<!\bwe\s)"
-        r"(?:said|says|wrote|writes|replied|replies|texted|posted|commented|emailed|messaged)"
-        r"(?:\s+(?:me|us|this|back|the following|to me|to us))*\s*$",
+        rf"{_SAYS}\s*$",
+        _YOU_SAY,
         # zh: 帮我回复这封邮件, 翻译成英文, 以下是日志, 他说, 客户写道
         r"(?:回复|回覆|答复|回答|翻译|总结|概括|润色|改写|重写|修改|改一下|校对|检查|看看|看一下|"
         r"分析|解释|优化|点评)"
@@ -91,7 +111,7 @@ _LEAD_INS = tuple(
         r"^(?:以下|下面|如下|这|这些)(?:是|为).*(?:邮件|消息|信息|短信|文字|文本|文章|段落|日志|"
         r"输出|报错|错误|评论|帖子|工单|代码)|这(?:封|条|段|篇|个|些)\S{0,6}(?:邮件|消息|信息|短信|"
         r"文字|文本|文章|段落|日志|输出|报错|错误|评论|帖子|工单|代码)$",
-        r"(?:他|她|他们|她们|对方|客户|老板|同事|朋友|经理|老师|先生|女士|小姐|[A-Za-z]+)"
+        r"(?:他|她|他们|她们|对方|客户|老板|同事|朋友|经理|老师|先生|女士|小姐|(?<![A-Za-z])[A-Za-z]+)"
         r"(?:跟我|对我|给我)?(?:说|说道|写道|回复说?|留言说?|发来)$|写道$",
         # ja: 以下のメールに返信して, 翻訳して, これがエラーです, 彼女が言った
         r"(?:以下|下記|次|この|これ|こちら|メール|メッセージ|文章|テキスト|ログ|出力|エラー|投稿|"
@@ -113,12 +133,16 @@ _CLAUSE_END = re.compile(r"[.!?。！？:：]")
 def own_words(message: str) -> str:
     """The message without what it pastes (the module's docstring says what that is)."""
     lines = message.splitlines()
+    others = _others_turns(lines)
     kept: list[str] = []
     at = 0
     while at < len(lines):
         line = lines[at]
         if fence := _FENCE.match(line):
             at = _after_block(lines, at, fence.group(1))
+            continue
+        if at in others:
+            at += 1  # "User: My name is Kevin.\nAssistant: Hi Kevin!": a pasted transcript
             continue
         if _LOG_LINE.match(line) or _CHAT_LINE.match(line):
             at += 1  # "2024-05-01T12:00:00Z WARN [svc] I live in /var/lib/app0": a program's
@@ -128,7 +152,7 @@ def own_words(message: str) -> str:
             continue
         found = _lead_in_end(line)
         if found is None:
-            kept.append(line)
+            kept += _without_quotes_said(line)
             at += 1
             continue
         lead_in, clause = found
@@ -138,15 +162,14 @@ def own_words(message: str) -> str:
             kept.append(line[:lead_in])
             at += 1  # a fenced or quoted block, left out by its own rule
             continue
-        said = _SAID_END.search(pasted) if _SAYING.search(clause) and pasted.strip() else None
-        if said is not None and not _a_letter(pasted):
-            # "Mom wrote: call me. I live in Oslo": the quote is what she said
-            going_on = pasted[said.end() :].strip()
-            kept += [line[:lead_in], going_on] if going_on else [line[:lead_in]]
+        kept.append(line[:lead_in])
+        end = _quote_end(pasted, clause)
+        if end is not None:  # "Mom wrote: call me. I live in Oslo": the quote is what she said
+            going_on = pasted[end:].strip()
+            kept += [going_on] if going_on else []
             at += 1
             continue
-        kept.append(line[:lead_in])
-        if said is not None:  # a greeted letter on its line: pasted to the end of its paragraph
+        if _SAYING.search(clause) and _a_letter(pasted):  # a greeted letter on its line: pasted
             at = next((i for i in range(at + 1, len(lines)) if not lines[i].strip()), len(lines))
             continue
         machine = _MACHINE.search(clause) is not None and _WRITTEN.search(clause) is None
@@ -166,9 +189,61 @@ twenty pasted log lines became twenty core memories, "I live in /var/lib/app0" a
 A level alone is the user's emphasis ("WARNING: I'm allergic to peanuts")."""
 _CHAT_LINE = re.compile(
     r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp][Mm])?\]\s*[^:\n]{1,40}:"
-    r"|(?:[A-Z][\w.'-]*\s*){1,3}\([^()\n]*\d{1,2}:\d{2}[^()\n]*\)\s*:)"
+    r"|[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2}\s*\([^()\n]*\d{1,2}:\d{2}[^()\n]*\)\s*:)"
 )
-"""A line of a pasted chat, its sender timed: "Bob (Slack, 10:42): …", "[10:42] Bob: …"."""
+"""A line of a pasted chat, its sender timed: "Bob (Slack, 10:42): …", "[10:42] Bob: …". Its
+sender's words are apart by spaces: a word of a thousand capitals before a colon, each capital
+a word of its own, took 4.6 s (found re-testing this module's speed)."""
+_SPEAKER = re.compile(r"^\s*([A-Za-z][\w.'-]{0,30}(?: [A-Z][\w.'-]{0,30}){0,2})\s*:(?!//)")
+"""A line's speaker label: "Bob:", "Mary Ann:", "User:", "me:"."""
+_ROLE = re.compile(
+    r"(?i)(?:user|assistant|ai|bot|chatbot|human|customer|client|agent|support|rep|system|"
+    r"model|chatgpt|gpt|claude|gemini|copilot|interviewer|interviewee)$"
+)
+"""A speaker a transcript names by role: its "User" is not the one talking to this assistant."""
+_ME = re.compile(r"(?i)(?:me|myself)$")
+_HEADING = re.compile(
+    r"(?i)(?:notes?|update|edit|todo|reminder|context|background|q|a|question|answer|summary|"
+    r"ps|p\.s\.?|tldr|fyi|example|input|output|result|step|goal|problem|issue|error|warning|"
+    r"info|name|subject|from|to|date|re|fwd?|https?|ftp)$"
+)
+"""A label heading the user's own words, not a speaker ("Note: I live in Dallas.")."""
+
+
+def _others_turns(lines: list[str]) -> set[int]:
+    """The lines of a pasted conversation said by someone other than the user: a message with
+    two speakers or more, one named by a role ("User:", "Assistant:") or as the user ("me:")
+    or one speaking twice ("Bob:", "Alice:", "Bob:"), with what each line goes on
+    to say before the next speaker's (found re-testing: "User: My name is Kevin.\nAssistant: Hi
+    Kevin!" and "Bob: …\nAlice: I work at Amazon\nme: …" were stored as the user's). One
+    speaker's lines are the user's ("Caroline: I went to the support group yesterday.")."""
+    turns = [(at, _speaker(line)) for at, line in enumerate(lines)]
+    spoken = [(at, who) for at, who in turns if who]
+    speakers = [who for _, who in spoken]
+    named = any(_ROLE.match(who) or _ME.match(who) for who in speakers)
+    if len(set(speakers)) < 2 or not (named or len(speakers) > len(set(speakers))):
+        return set()
+    others: set[int] = set()
+    theirs = False
+    for at, who in turns[spoken[0][0] : spoken[-1][0] + 1]:
+        theirs = not _ME.match(who) if who else theirs and bool(lines[at].strip())
+        if theirs:
+            others.add(at)
+    return others
+
+
+def _speaker(line: str) -> str:
+    """The speaker a line is labelled with, or "" (a heading is no speaker; nor is a word in
+    lower case other than a role or "me")."""
+    label = _SPEAKER.match(line)
+    if label is None:
+        return ""
+    who = label.group(1)
+    if _HEADING.match(who) or not (who[0].isupper() or _ROLE.match(who) or _ME.match(who)):
+        return ""
+    return who.casefold()
+
+
 _FORWARDED = re.compile(
     r"(?i)^\s*(?:-{2,}\s*(?:forwarded message|original message)\s*-{2,}"
     r"|begin forwarded message:)\s*$"
@@ -210,8 +285,7 @@ _TO_THE_ASSISTANT = re.compile(
 
 
 _SAYING = re.compile(
-    r"(?i)(?:said|says|wrote|writes|replied|replies|texted|posted|commented|emailed|messaged)"
-    r"(?:\s+(?:me|us|this|back|the following|to me|to us))*\s*$"
+    rf"(?i){_SAYS}\s*$|{_YOU_SAY}"
     r"|(?:说|说道|写道|回复说?|留言说?|发来)$|(?:言った|言っていた|言いました|書いた|書いてきた|書きました|送ってきた)$"
 )
 """A lead-in that says who wrote or said it: what follows on its line is a quote, one sentence
@@ -256,6 +330,78 @@ _GREETING = re.compile(
 )
 
 
+_QUOTE_SPAN = re.compile(r"^\s*(?:[\"“«「『][^\"”»」』\n]*[\"”»」』]|'[^\n]*?'(?!\w))[.!?。！？]*")
+"""A quoted span opening what a lead-in's line pastes, in double quotes, CJK brackets or single
+quotes (one closing before a letter is an apostrophe: 'I'm Captain Jack')."""
+_FIRST_PERSON = re.compile(r"(?i)\b(?:i|my|mine|we|our)\b|[我私僕俺]")
+_SENTENCE = re.compile(r"[^.!?。！？]+(?:[.!?]+[\"”’']?|[。！？]+[」』”]?)?")
+_ASIDE = re.compile(r"(?i)\b(?:by the way|btw|anyway|for context|unrelated)\b|顺便|对了|ところで")
+_ASKED = re.compile(r"[?？]\s*$")
+
+
+def _quote_end(pasted: str, clause: str) -> int | None:
+    """Where what a lead-in's line pastes ends when the user goes on after it on that line: a
+    quoted span after any lead-in ('Fix the grammar: "Their going to the store." Also, I live in
+    Austin.': found re-testing, Austin was lost), else what someone said (`_spoken_on`); None
+    when it runs on past the line, or is a greeted letter (`_a_letter`)."""
+    quoted = _QUOTE_SPAN.match(pasted)
+    if quoted is not None:
+        return quoted.end()
+    if not pasted.strip() or not _SAYING.search(clause) or _a_letter(pasted):
+        return None
+    said = _SAID_END.search(pasted)
+    return None if said is None else _spoken_on(pasted, said.end())
+
+
+def _spoken_on(pasted: str, end: int) -> int:
+    """Where what someone said ends, its first sentence ending at `end`: there, unless that
+    sentence speaks as its writer ("My friend wrote: I just moved to Denver. My name is Rob.",
+    "He told me: My name is Bond. I live in London.": found re-testing, Rob and London were
+    stored as the user's); then its writer goes on until the user speaks again: an aside ("My
+    wife is Anna by the way."), a question ("How should I respond?") or the same words with
+    another value (他说：我住在北京。我住在上海。)."""
+    first = pasted[:end]
+    if not _FIRST_PERSON.search(first):
+        return end
+    for sentence in _SENTENCE.finditer(pasted, end):
+        said = sentence.group().strip()
+        if said and (_ASIDE.search(said) or _ASKED.search(said) or _said_again(first, said)):
+            return sentence.start()
+        end = sentence.end()
+    return end
+
+
+def _said_again(first: str, then: str) -> bool:
+    """True when `then` begins with the words `first` begins with and goes on differently: the
+    user's answer to what was said ("I live in Berlin." / "I live in Munich."), not more of it."""
+    first, then = first.strip().casefold(), then.strip().casefold()
+    same = 0
+    for one, other in zip(first, then, strict=False):
+        if one != other:
+            break
+        same += 1
+    return first != then and same >= max(3, 2 * min(len(first), len(then)) // 5)
+
+
+_QUOTE_SAID = re.compile(
+    rf"(?i)\b{_SAYS}\s*,?\s*(?P<quote>[\"“][^\"”\n]*?(?P<stop>[.!?]?)[\"”])(?P<after>[.!?]*)\s+(?=\S)"
+)
+"""A quote someone said, without a colon, with more after it: 'Tom said "I live in Berlin." …'."""
+
+
+def _without_quotes_said(line: str) -> list[str]:
+    """The line without each quote someone said that ends its sentence, what follows it on a
+    line of its own: the user's next sentence (found re-testing: 'Tom said "I live in Berlin." I
+    live in Munich.' was one sentence of Tom's, and Munich was lost)."""
+    pieces: list[str] = []
+    start = 0
+    for said in _QUOTE_SAID.finditer(line):
+        if said.group("stop") or said.group("after"):
+            pieces.append(line[start : said.start("quote")].rstrip())
+            start = said.end()
+    return [*pieces, line[start:]] if pieces else [line]
+
+
 def _a_letter(pasted: str) -> bool:
     """A quote that opens with a greeting is a letter, not a sentence said: it runs on to the
     end of its paragraph ("Karen wrote: Hi! I'm Karen Lee and I live in Austin." gave the user
@@ -265,12 +411,23 @@ def _a_letter(pasted: str) -> bool:
     return _GREETING.match(pasted) is not None
 
 
+_ASKS_ABOUT_IT = re.compile(
+    r"(?i)^\s*(?:what|why|how|can you|could you|would you|any idea|is (?:this|it|that)|"
+    r"does (?:this|it|that)|should i)\b[^\n?？]*[?？]|^\s*(?:这|为什么|怎么|是什么).*[?？]"
+)
+"""A line asking the assistant about a machine's output above it ("What does it mean?"): no
+program logs that, so the user speaks again, blank line or not (found re-testing: "Here's the
+log:\n<a log line>\nWhat does it mean? By the way I work at Stripe." lost the workplace)."""
+
+
 def _back_in_own_words(lines: list[str], after: int, machine: bool = False) -> int:
     """The first line from `after` where the user speaks again (a paragraph that begins with
-    `_BACK`, or after a separator line with `_BACK_AFTER_A_LINE`), else the end: the rest is
-    pasted."""
+    `_BACK`, after a separator line with `_BACK_AFTER_A_LINE`, or below a machine's output a
+    question about it: `_ASKS_ABOUT_IT`), else the end: the rest is pasted."""
     for at in range(max(after, 1), len(lines)):
         before = lines[at - 1]
+        if machine and _ASKS_ABOUT_IT.match(lines[at]):
+            return at
         apart = _SEPARATOR.match(before) or (machine and not before.strip())
         if apart and _BACK_AFTER_A_LINE.match(lines[at]):
             return at
