@@ -50,6 +50,7 @@ UNITS = {
     "a bracket left open": "(my son is Leo ",
     "log lines": "2024-05-01T12:00:00Z WARN [svc] I live in /var/lib/app0, retrying\n",
     "a run of spaces": "I live in Paris" + " " * 200,
+    "one long capitalised word": "A",
 }
 
 

@@ -289,7 +289,7 @@ EN_PATTERNS: list[SlotPattern] = [
         "gone:person:spouse",
         rf"(?i:\bI(?: recently| just| finally)? (?:divorced|split up with|separated from) )"
         rf"{_NAME}(?P<me>)",
-        rf"{_NAME}(?i: and I (?:just |recently |finally )?(?:got|are|have|'ve|'re)? ?"
+        rf"(?<![\w'-]){_NAME}(?i: and I (?:just |recently |finally )?(?:got|are|have|'ve|'re)? ?"
         rf"(?:divorced|separated|split up))(?P<me>)",
         r"(?i:\bmy (?P<v>wife|husband|spouse|partner) and I (?:just |recently |finally )?"
         r"(?:got|are|have|'ve|'re)? ?(?:divorced|separated|split up))(?P<me>)",
