@@ -23,6 +23,10 @@ class SecretPattern:
     rule: str
     group: int = 0
     accept: Callable[[re.Match[str]], bool] = always
+    needs: tuple[str, ...] = ()
+    """Words one of which every match holds (lower case): where the text has none, the
+    pattern is not tried (most messages name no password: a redaction of a LoCoMo turn took
+    104 µs trying every pattern, SecretPattern.needs)."""
 
 
 def apply_patterns(
@@ -33,7 +37,10 @@ def apply_patterns(
 ) -> str:
     """`text` with every accepted match of `patterns` replaced by its marker; the kinds found
     are appended to `found` (and `(kind, value replaced)` to `values`, when given)."""
+    lowered = text.casefold()
     for secret in patterns:
+        if secret.needs and not any(word in lowered for word in secret.needs):
+            continue
 
         def replace(match: re.Match[str], secret: SecretPattern = secret) -> str:
             if not secret.accept(match):

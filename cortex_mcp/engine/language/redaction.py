@@ -10,6 +10,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 from cortex_mcp.engine.language.detectors import MARKER, SecretPattern, apply_patterns
 from cortex_mcp.engine.language.personal import PERSONAL_PATTERNS, personal_patterns
@@ -612,6 +613,17 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         "that pass the Luhn checksum",
         accept=_card,
     ),
+)
+
+
+_NEEDED_WORDS = {
+    "password": ("pass", "pw", "pin", "code", "log", "cred", "密码", "密碼", "口令", "パスワード"),
+    "secret_assignment": ("secret", "token", "passphrase", "credential", "private", "signing"),
+}
+"""For a kind, the words one of which each of its patterns needs in the text (a password's
+name, a PIN, a code, a login; a secret's name), lower case."""
+SECRET_PATTERNS = tuple(
+    replace(secret, needs=_NEEDED_WORDS.get(secret.kind, ())) for secret in SECRET_PATTERNS
 )
 
 

@@ -50,10 +50,12 @@ _DIED = (
 """A pet's or a person's death said of them: the slot naming them is the user's no longer
 (not in a game, a dream or a story: "Rex died in my Minecraft world", found re-testing)."""
 _NOT_DREAMT = (
-    r"(?<!dreamed )(?<!dreamt )(?<!dreamed that )(?<!dreamt that )(?<!imagined )"
+    r"(?=[Mm][Yy] )(?<!dreamed )(?<!dreamt )(?<!dreamed that )(?<!dreamt that )(?<!imagined )"
     r"(?<!imagine )(?<!pretend )(?<!if )(?<!what if )"
 )
-"""Before "my dog": a death dreamt or supposed ("I dreamed my dog Rex died")."""
+"""Before "my dog": a death dreamt or supposed ("I dreamed my dog Rex died"); the lookahead
+first, so the lookbehinds are tried only where "my" starts (each pattern cost 10 µs a LoCoMo
+turn with them tried at every position)."""
 _LEAD_INS = (
     "and", "but", "so", "also", "now", "oh", "btw", "fyi", "anyway", "honestly", "plus", "think",
     "guess", "believe", "meant", "mean", "of", "with", "to", "for", "from", "about",
