@@ -84,6 +84,15 @@ def live(settings: Settings) -> list[tuple[str, str, str | None]]:
         ("I work at Bank of America.", "Sorry, I meant Wells Fargo, not Bank of America.",
          [("I work at Wells Fargo, not Bank of America.", "Wells Fargo")]),
         ("My wife is Anna.", "I meant Hannah.", [("My wife is Anna.", "Anna")]),
+        # the third re-test (rt22c): a word leading the correction is no part of the name
+        ("My wife is Anna.", "Sorry, it's spelled Hannah, not Anna.",
+         [("My wife is Hannah, not Anna.", "Hannah")]),
+        ("My wife is Anna.", "Sorry, typo: Hannah, not Anna.",
+         [("My wife is Hannah, not Anna.", "Hannah")]),
+        ("I live in Austin.", "lol no, Dallas not Austin",
+         [("I live in Dallas, not Austin.", "Dallas")]),
+        ("I live in Austin.", "My fault, Dallas not Austin.",
+         [("I live in Dallas, not Austin.", "Dallas")]),
     ],
 )  # fmt: skip
 async def test_a_correction_in_other_words_replaces_what_it_names(

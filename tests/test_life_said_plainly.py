@@ -183,6 +183,8 @@ async def test_a_memory_saying_more_stays_when_one_of_it_is_gone(
          [("I have a dog named Rex.", "pet:dog=Rex"),
           ("My uncle's name is Rex.", "person:uncle=Rex")]),
         (["My fiancé is Mark."], [("My fiancé is Mark.", "person:fiance=Mark")]),
+        (["I have a dog named Rex.", "Rex is no longer with us."],
+         [("Rex is no longer with us.", "gone:named=Rex")]),
         (["I'm engaged to Sarah."], [("I'm engaged to Sarah.", "person:fiance=Sarah")]),
         (["I married Beth last year."], [("I married Beth last year.", "person:spouse=Beth")]),
     ],
@@ -193,5 +195,38 @@ async def test_what_the_retest_of_this_change_found(
     """Found re-testing (rt22b): a tool or a workplace read as a home or a name cut short, a
     death in a game or a dream, a second uncle replacing the first, a name lost with the one
     who died, a name two of the user's hold, a fiancé and a marriage never read."""
+    await say(client, *messages)
+    assert core(plain) == now
+
+
+@pytest.mark.parametrize(
+    ("messages", "now"),
+    [
+        # the third re-test (rt22c): a way of speaking is no death, a task shared out no
+        # parting, a death said with commas names no pet again, an adjective is no name ...
+        (["My mom is Lisa.", "My mom died a little inside when she saw it."],
+         [("My mom is Lisa.", "person:mother=Lisa")]),
+        (["My dad is Tom.", "My dad died laughing at that joke."],
+         [("My dad is Tom.", "person:father=Tom")]),
+        (["My mom is Lisa.", "My mom died her hair red."],
+         [("My mom is Lisa.", "person:mother=Lisa")]),
+        (["My wife is Anna.", "Anna and I split up the chores."],
+         [("My wife is Anna.", "person:wife=Anna")]),
+        (["My dog is named Rex.", "My dog, Rex, died."],
+         [("My dog, Rex, died.", "gone:pet:dog=Rex")]),
+        (["My name is long and hard to spell."], []),
+        # ... and two people speaking in a pasted chat are neither the user
+        (["Bob: I'm allergic to shellfish.\nAlice: my cat is Tom."], []),
+        (["bob: I work at Amazon.\nalice: I live in Seattle."], []),
+        (["Can you summarize this chat?\nBob: I live in Chicago.\nAlice: I work at IBM."], []),
+        (["My sister: I'm allergic to nuts.\nMe: I'm allergic to dairy."],
+         [("Me: I'm allergic to dairy.", "allergy:dairy=dairy")]),
+        (["Note: I live in Dallas.\nUpdate: I work at Acme."],
+         [("I live in Dallas.", "home=Dallas"), ("I work at Acme.", "workplace=Acme")]),
+    ],
+)  # fmt: skip
+async def test_what_the_third_retest_found(
+    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
+) -> None:
     await say(client, *messages)
     assert core(plain) == now

@@ -31,7 +31,9 @@ _NO_NAME = ENGLISH_STOPWORDS | frozenset(
      "small", "going", "looking", "trying", "working", "moving", "living", "thinking", "not",
      "name", "fear", "peace", "hope", "denial", "harmony", "poverty", "tears", "love", "myself",
      "ourselves", "themselves", "scale", "speed", "free", "hire", "fun", "money", "moment",
-     "desk", "office", "bed", "south", "north", "east", "west", "suburbs"]
+     "desk", "office", "bed", "south", "north", "east", "west", "suburbs", "long", "short",
+     "hard", "easy", "weird", "unusual", "common", "difficult", "funny", "spelled", "pronounced",
+     "hyphenated", "boring", "nice", "cool", "unique", "rare", "beautiful", "strange"]
 )  # fmt: skip
 """Words after such a phrase that name nothing: "i work at home", "i'm tired", "i live in a
 small town"."""

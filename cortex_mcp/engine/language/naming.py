@@ -274,12 +274,16 @@ _A_VALUE_ALONE = r"(?=(?-i:[A-Z0-9][^\s,]*(?:\s+[A-Z0-9][^\s,]*){0,3}),?\s+not\s
 """Where no "it's" leads: capitalised words or numbers, up to four, before ", not" ("Yes
 Boston, not Austin.", "Correction: Meta, not Google.", "Coffee, not tea."; not "Alice uses
 Postgres, not MySQL.", a statement of its own)."""
-_LEAD = r"(?:no|nope|sorry|oops|oh|wait|actually|well|correction|ah|hmm|yes|yeah|yep)\W+"
+_LEAD = (
+    r"(?:no|nope|sorry|oops|oh|wait|actually|well|correction|ah|hmm|yes|yeah|yep|typo|ugh|lol"
+    r"|my bad|my fault|i mean|i meant|damn autocorrect|autocorrect)\W+"
+)
 _A_SHORT_VALUE = r"(?=[^\s,]+(?:\s+[^\s,]+)?,\s+not\s)"
 """After a word that marks a correction, any value of a word or two: "Sorry, shellfish, not
 peanuts." (found re-testing: the allergy was kept)."""
 BARE_CORRECTION = re.compile(
-    rf"(?i)^\W*(?:{_LEAD})*(?:(?:it|that)['’]s\s+|{_A_VALUE_ALONE}|(?<=\W){_A_SHORT_VALUE})"
+    rf"(?i)^\W*(?:{_LEAD})*(?:(?:it|that)['’]s\s+(?:spelled\s+|spelt\s+|called\s+|named\s+)?"
+    rf"|{_A_VALUE_ALONE}|(?<=\W){_A_SHORT_VALUE})"
     rf"{_NO_VALUE}"
     r"(?P<new>[^,\s]{1,40}(?=\s+not\s)|[^,]{1,40}?(?=,))(?P<comma>,)?\s+not\s+"
     rf"{_NO_VALUE}(?P<old>(?(comma)[^,.!?]{{1,40}}?|[^,.!?\s]{{1,40}}))"

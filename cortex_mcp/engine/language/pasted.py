@@ -194,8 +194,12 @@ _CHAT_LINE = re.compile(
 """A line of a pasted chat, its sender timed: "Bob (Slack, 10:42): …", "[10:42] Bob: …". Its
 sender's words are apart by spaces: a word of a thousand capitals before a colon, each capital
 a word of its own, took 4.6 s (found re-testing this module's speed)."""
-_SPEAKER = re.compile(r"^\s*([A-Za-z][\w.'-]{0,30}(?: [A-Z][\w.'-]{0,30}){0,2})\s*:(?!//)")
-"""A line's speaker label: "Bob:", "Mary Ann:", "User:", "me:"."""
+_SPEAKER = re.compile(
+    r"^\s*((?:[Mm]y [a-z]{2,20}|[A-Za-z][\w.'-]{0,30}(?: [A-Z][\w.'-]{0,30}){0,2}))\s*:(?!//)"
+)
+"""A line's speaker label: "Bob:", "Mary Ann:", "User:", "me:", "My sister:"."""
+_SAYS_I = re.compile(r"(?i)\s*(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b")
+"""A line that goes on in the first person after its label: someone speaking."""
 _ROLE = re.compile(
     r"(?i)(?:user|assistant|ai|bot|chatbot|human|customer|client|agent|support|rep|system|"
     r"model|chatgpt|gpt|claude|gemini|copilot|interviewer|interviewee)$"
@@ -213,7 +217,8 @@ _HEADING = re.compile(
 def _others_turns(lines: list[str]) -> set[int]:
     """The lines of a pasted conversation said by someone other than the user: a message with
     two speakers or more, one named by a role ("User:", "Assistant:") or as the user ("me:")
-    or one speaking twice ("Bob:", "Alice:", "Bob:"), with what each line goes on
+    or one speaking twice ("Bob:", "Alice:", "Bob:"), or each in the first person ("Bob: I'm
+    allergic to shellfish.\nAlice: my cat is Tom."), with what each line goes on
     to say before the next speaker's (found re-testing: "User: My name is Kevin.\nAssistant: Hi
     Kevin!" and "Bob: …\nAlice: I work at Amazon\nme: …" were stored as the user's). One
     speaker's lines are the user's ("Caroline: I went to the support group yesterday.")."""
@@ -221,7 +226,9 @@ def _others_turns(lines: list[str]) -> set[int]:
     spoken = [(at, who) for at, who in turns if who]
     speakers = [who for _, who in spoken]
     named = any(_ROLE.match(who) or _ME.match(who) for who in speakers)
-    if len(set(speakers)) < 2 or not (named or len(speakers) > len(set(speakers))):
+    twice = len(speakers) > len(set(speakers))
+    in_person = all(_in_the_first_person(lines[at]) for at, _ in spoken)
+    if len(set(speakers)) < 2 or not (named or twice or in_person):
         return set()
     others: set[int] = set()
     theirs = False
@@ -232,14 +239,24 @@ def _others_turns(lines: list[str]) -> set[int]:
     return others
 
 
+def _in_the_first_person(line: str) -> bool:
+    """The labelled line speaks in the first person ("Bob: I'm allergic to shellfish.")."""
+    label = _SPEAKER.match(line)
+    return label is not None and _SAYS_I.match(line, label.end()) is not None
+
+
 def _speaker(line: str) -> str:
     """The speaker a line is labelled with, or "" (a heading is no speaker; nor is a word in
-    lower case other than a role or "me")."""
+    lower case other than a role, "me", "my sister" or one speaking in the first person:
+    "bob: I work at Amazon.")."""
     label = _SPEAKER.match(line)
     if label is None:
         return ""
     who = label.group(1)
-    if _HEADING.match(who) or not (who[0].isupper() or _ROLE.match(who) or _ME.match(who)):
+    if _HEADING.match(who):
+        return ""
+    cased = who[0].isupper() or who.startswith("my ")
+    if not (cased or _ROLE.match(who) or _ME.match(who) or _in_the_first_person(line)):
         return ""
     return who.casefold()
 

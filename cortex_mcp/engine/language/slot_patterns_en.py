@@ -43,12 +43,23 @@ daughter's Mia, not Maya.": found re-testing, nothing was read), so the "'s" is 
 whose ("my daughter's Lego set")."""
 _DIED = (
     r"(?i:(?:has |just |sadly |recently |finally |unfortunately )?(?:died|passed away|passed on"
-    r"|was put down|had to be put down|was put to sleep|crossed the rainbow bridge))\b(?P<me>)"
+    r"|was put down|had to be put down|was put to sleep|crossed the rainbow bridge"
+    r"|is no longer with us))\b(?P<me>)"
+    r"(?!\s+(?i:a (?:little|bit)|inside|laughing|of (?:embarrassment|shame|boredom|laughter|cringe)"
+    r"|(?:her|his|my|their|its|the) hair))"
     r"(?![^.!?]{0,60}\b(?i:game|minecraft|sims|world|dream|story|novel|book|show|series|movie"
     r"|film|episode|campaign|level)\b)"
 )
 """A pet's or a person's death said of them: the slot naming them is the user's no longer
-(not in a game, a dream or a story: "Rex died in my Minecraft world", found re-testing)."""
+(not in a game, a dream or a story: "Rex died in my Minecraft world", nor a way of speaking:
+"My mom died a little inside", "My dad died laughing", "My mom died her hair red"; found
+re-testing)."""
+_PARTED = (
+    r"(?:divorced|separated|split up)(?=\s*(?:[.,!?;]|$)|\s+(?i:last|this|in|after|before|"
+    r"recently|yesterday|a|an|two|three|four|five|years?|months?|weeks?|ago|for good|and)\b)"
+)
+"""Parted as a couple, not a task shared out ("Anna and I split up the chores": found
+re-testing)."""
 _NOT_DREAMT = (
     r"(?=[Mm][Yy] )(?<!dreamed )(?<!dreamt )(?<!dreamed that )(?<!dreamt that )(?<!imagined )"
     r"(?<!imagine )(?<!pretend )(?<!if )(?<!what if )"
@@ -292,9 +303,9 @@ EN_PATTERNS: list[SlotPattern] = [
         rf"(?i:\bI(?: recently| just| finally)? (?:divorced|split up with|separated from) )"
         rf"{_NAME}(?P<me>)",
         rf"(?<![\w'-]){_NAME}(?i: and I (?:just |recently |finally )?(?:got|are|have|'ve|'re)? ?"
-        rf"(?:divorced|separated|split up))(?P<me>)",
+        rf"{_PARTED})(?P<me>)",
         r"(?i:\bmy (?P<v>wife|husband|spouse|partner) and I (?:just |recently |finally )?"
-        r"(?:got|are|have|'ve|'re)? ?(?:divorced|separated|split up))(?P<me>)",
+        rf"(?:got|are|have|'ve|'re)? ?{_PARTED})(?P<me>)",
     ),
     *_p(
         "en",

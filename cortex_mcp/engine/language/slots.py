@@ -348,7 +348,12 @@ def find_slots(sentence: str) -> list[Slot]:
             found[key] = (attribute.start, slot)
     if "workplace" in found:  # "I left Siemens and joined BMW": the new one replaces it
         found.pop(LEFT, None)
-    return [slot for _, slot in sorted(found.values(), key=lambda item: item[0])]
+    gone = {slot.key for _, slot in found.values() if slot.predicate.startswith(GONE)}
+    return [
+        slot
+        for _, slot in sorted(found.values(), key=lambda item: item[0])
+        if slot.predicate.startswith(GONE) or slot.key not in gone  # "My dog, Rex, died."
+    ]
 
 
 _CLAUSE_END = re.compile(r"[。．！？!?，,、；;\n]")
