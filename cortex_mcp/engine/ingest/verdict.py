@@ -556,7 +556,10 @@ async def _left(conn: Connection, agent_id: str | None, slot: Slot) -> Verdict:
     )
 
 
-_SPOUSES = ["person:wife", "person:husband", "person:spouse", "person:partner"]
+_SPOUSES = [
+    "person:wife", "person:husband", "person:spouse", "person:partner", "person:girlfriend",
+    "person:boyfriend", "person:fiance", "person:fiancee",
+]  # fmt: skip
 
 
 async def _gone(conn: Connection, agent_id: str | None, slot: Slot, content: str) -> Verdict:

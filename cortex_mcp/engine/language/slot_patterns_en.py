@@ -55,13 +55,14 @@ _DIED = (
 "My mom died a little inside", "My dad died laughing", "My mom died her hair red"; found
 re-testing)."""
 _PARTED = (
-    r"(?:divorced|separated|split up)(?=\s*(?:[.,!?;]|$)|\s+(?i:last|this|in|after|before|"
-    r"recently|yesterday|a|an|two|three|four|five|years?|months?|weeks?|ago|for good|and)\b)"
+    r"(?:divorced|separated|split up|broke up)(?=\s*(?:[.,!?;]|$)|\s+(?i:last|this|in|after|before|"
+    r"recently|yesterday|a (?:few|couple|while|year|month|week)|an? (?:year|month|week)|two|"
+    r"three|four|five|years?|months?|weeks?|ago|for good|and)\b)"
 )
 """Parted as a couple, not a task shared out ("Anna and I split up the chores": found
 re-testing)."""
 _NOT_DREAMT = (
-    r"(?=[Mm][Yy] )(?<!dreamed )(?<!dreamt )(?<!dreamed that )(?<!dreamt that )(?<!imagined )"
+    r"(?=(?i:my|our) )(?<!dreamed )(?<!dreamt )(?<!dreamed that )(?<!dreamt that )(?<!imagined )"
     r"(?<!imagine )(?<!pretend )(?<!if )(?<!what if )"
 )
 """Before "my dog": a death dreamt or supposed ("I dreamed my dog Rex died"); the lookahead
@@ -284,12 +285,14 @@ EN_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "gone:pet:{rel}",
-        rf"{_NOT_DREAMT}(?i:\bmy {_WHICH_ONE}(?:old |beloved |sweet )?(?P<rel>{_PET_EN}),? )"
-        rf"{_NAME},? {_DIED}",
-        rf"{_NOT_DREAMT}(?i:\bmy {_WHICH_ONE}(?:old |beloved |sweet )?(?P<v>(?P<rel>{_PET_EN})) )"
-        rf"{_DIED}",
+        rf"{_NOT_DREAMT}(?i:\b(?:my|our) {_WHICH_ONE}(?:old |beloved |sweet )?"
+        rf"(?P<rel>{_PET_EN}),? ){_NAME},? {_DIED}",
+        rf"{_NOT_DREAMT}(?i:\b(?:my|our) {_WHICH_ONE}(?:old |beloved |sweet )?"
+        rf"(?P<v>(?P<rel>{_PET_EN})) ){_DIED}",
         rf"(?i:\b(?:we|I) (?:just |recently |sadly |finally |had to )?(?:lost|put down|said "
         rf"goodbye to) (?:our|my) (?:old |beloved |sweet )?(?P<rel>{_PET_EN}),? ){_NAME}(?P<me>)",
+        rf"(?i:\b(?:we|I) (?:just |recently |sadly |finally )?had to put (?:our|my) "
+        rf"(?:old |beloved |sweet )?(?P<rel>{_PET_EN}),? ){_NAME},? (?i:down)\b(?P<me>)",
     ),
     *_p(
         "en",
@@ -300,7 +303,9 @@ EN_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "gone:person:spouse",
-        rf"(?i:\bI(?: recently| just| finally)? (?:divorced|split up with|separated from) )"
+        rf"(?i:\bI(?: recently| just| finally)? (?:divorced|split up with|separated from|broke up "
+        rf"with) ){_NAME}(?P<me>)",
+        rf"(?i:\bmy ex-?(?:wife|husband|girlfriend|boyfriend|partner|fianc[eé]e?),? )"
         rf"{_NAME}(?P<me>)",
         rf"(?<![\w'-]){_NAME}(?i: and I (?:just |recently |finally )?(?:got|are|have|'ve|'re)? ?"
         rf"{_PARTED})(?P<me>)",
