@@ -252,6 +252,9 @@ async def test_a_chinese_correction_says_the_fact_again(
          [("My daughter is Maya.", "Maya")]),
         (["I have a dog named Rex.", "My neighbor has a dog named Max, not Rex."],
          [("I have a dog named Rex.", "Rex"), ("My neighbor has a dog named Max, not Rex.", None)]),
+        # rt22c: it corrects what the user said just before, not the home held from before
+        (["I live in Austin.", "Book the flight to Austin.", "Nope, Dallas, not Austin."],
+         [("I live in Austin.", "Austin")]),
     ],
 )  # fmt: skip
 async def test_what_only_looks_like_a_correction_changes_nothing_held(

@@ -54,7 +54,7 @@ from cortex_mcp.models import Category, Layer, Memory
 from cortex_mcp.search.facts import difference, names_differ, subjects_differ
 from cortex_mcp.search.query import match_expression
 from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS, jaccard, term_set
-from cortex_mcp.store import fts
+from cortex_mcp.store import conversation, fts
 from cortex_mcp.store import memories as rows
 from cortex_mcp.store.db import Connection
 
@@ -286,6 +286,9 @@ async def settle(
     if _of_a_longer_name(verdict.target, proposal):
         rule = f"{verdict.rule}; kept: the value is part of a longer name there"
         return Verdict("new", rule=rule, refused=verdict.refused)
+    if bare and await _said_just_before(conn, agent_id, proposal, bare, verdict.target):
+        rule = f"{verdict.rule}; kept: it corrects what was said just before"
+        return Verdict("new", rule=rule, refused=verdict.refused, layer=Layer.WORKING)
     facts = find_slots(verdict.target.content)  # read once, for the questions below
     corrected = _with_value_changed(verdict, verdict.target, facts, proposal)
     if corrected is not None and (not bare or await held_naming(conn, bare, agent_id) < 2):
@@ -298,6 +301,21 @@ async def settle(
         return _taking_over(verdict, verdict.target, facts, proposal)
     rule = f"{verdict.rule}; kept: it also says {kept.predicate} {kept.value}"
     return Verdict("new", rule=rule, refused=verdict.refused)
+
+
+async def _said_just_before(
+    conn: Connection, agent_id: str | None, proposal: Proposal, old: str, target: Memory
+) -> bool:
+    """The user's message just before a bare correction named the value it replaces, and that
+    message is not the one `target` was read from: "Nope, Dallas, not Austin." corrects "Book
+    the flight to Austin.", not the home held from days before (found re-testing)."""
+    exchange = str(proposal.extra.get("exchange_id") or "")
+    if not exchange:
+        return False
+    before = await conversation.user_message_before(conn, agent_id or "", exchange)
+    if before is None or not names(before[1], old):
+        return False
+    return before[0] != target.metadata.get("exchange_id")
 
 
 def other_fact(facts: list[Slot], proposal: Proposal) -> Slot | None:
@@ -344,6 +362,8 @@ def _with_value_changed(
         return None
     if re.search(rf"(?i){re.escape(old)}['’]s\b", new):
         return None  # "It's Maya's teacher, not Maya.": someone of hers, no new name for her
+    if _DATE_WORD.fullmatch(new) and not _DATE_WORD.fullmatch(old):
+        return None  # "I meant Tuesday, not Jack.": a day is no new name for the son
     old_word = as_a_word(old)
     found = list(old_word.finditer(target.content))
     if len(found) != 1 or _a_date_for_a_name(old, new, target.content, found[0].start()):
