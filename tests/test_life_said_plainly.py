@@ -240,3 +240,47 @@ async def test_what_the_third_retest_found(
 ) -> None:
     await say(client, *messages)
     assert core(plain) == now
+
+
+@pytest.mark.parametrize(
+    ("messages", "now"),
+    [
+        # the fourth re-test (rt22d), a first week over stdio
+        (["I live in Portland.",
+          "Can you help me reply to this email from a vendor?\n\n---\nHi Daniel,\nI'm Karen Liu."
+          " I live in Seattle and I'm allergic to cats. My husband is Greg.\nBest, Karen\n---"],
+         [("I live in Portland.", "home=Portland")]),
+        (["My wife is Sarha and we have two kids, Maya (7) and Theo (4)."],
+         [("My child is Maya.", "person:child=Maya"), ("My child is Theo.", "person:child=Theo"),
+          ("My wife is Sarha.", "person:wife=Sarha")]),
+        (["My wife is Sarha.", "Oops, I mistyped my wife's name earlier: it's Sarah, not Sarha."],
+         [("Oops, I mistyped my wife's name earlier: it's Sarah, not Sarha.",
+           "person:wife=Sarah")]),
+        (["I'm allergic to penicillin, so keep that in mind if I ever ask about recipes."],
+         [("I'm allergic to penicillin, so keep that in mind if I ever ask about recipes.",
+           "allergy:penicillin=penicillin")]),
+        (["If I lived in Paris, I would work at Google."], []),
+        (["I have a cat named Pepper.", "Sad news: Pepper died last night. She was 14."],
+         [("Sad news: Pepper died last night.", "gone:named=Pepper")]),
+        (["I work at Acme Logistics.", "also i left acme logistics, started at globex today"],
+         [("I left Acme Logistics, started at Globex today.", "left:workplace=Acme Logistics")]),
+    ],
+)  # fmt: skip
+async def test_what_the_fourth_retest_found(
+    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
+) -> None:
+    await say(client, *messages)
+    assert core(plain) == now
+
+
+async def test_a_fact_said_again_keeps_what_else_its_memory_says(
+    client: Client, plain: Settings
+) -> None:
+    """rt22d: "My wife's name is Sarah." replaced an agent's whole memory of the family, and
+    the children with it."""
+    said = "My wife is Sarha and we have two kids, Maya (7) and Theo (4)."
+    data_of(await client.call_tool("cortex_remember", {"content": said}))
+    await say(client, "My wife's name is Sarah.")
+    assert core(plain) == [
+        ("My wife is Sarah and we have two kids, Maya (7) and Theo (4).", "person:wife=Sarah")
+    ]

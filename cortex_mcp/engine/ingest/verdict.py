@@ -355,6 +355,9 @@ def _with_value_changed(
     nineteen's note: Kafka went with Redis, and "No, it's Mia, not Maya." became the memory of
     the daughter in the words of that sentence, which say nothing of whose name it is."""
     values = corrected_values(proposal.content, bare=proposal.slot is None)
+    restated = values is None and _restates_the_slot(target, proposal)
+    if restated:  # "My wife's name is Sarah." of "My wife is Sarha and we have two kids …"
+        values = str(target.metadata.get("value")), proposal.slot.value if proposal.slot else None
     if values is None:
         return None
     old, new = values
@@ -387,8 +390,9 @@ def _with_value_changed(
     rest = target.content[end:]
     earlier = _EARLIER_CORRECTION.match(rest)  # "Mia, not Maya." corrected again: "Mila, not Mia."
     rest = rest[earlier.end() :] if earlier else rest
-    if new[:1].isdigit() or old[:1].isdigit() or new.startswith((f"{held}, ", f"{held} ")):
-        said = new  # "My flight is at 10 am", "My raise was 6% this year.", "Portland, Maine"
+    more_precise = new.startswith((held + ",", held + " "))  # "Portland, Maine"
+    if restated or more_precise or new[:1].isdigit() or old[:1].isdigit():
+        said = new  # "My flight is at 10 am", "My raise was 6% this year."
     elif not held.isascii():
         said = new  # 我住在上海。
     else:
@@ -396,6 +400,21 @@ def _with_value_changed(
     content = target.content[:start] + said + rest
     rule = f"{verdict.rule}; said again with {new} for {old}"
     return replace(verdict, rule=rule, slot=slot, content=content)
+
+
+def _restates_the_slot(target: Memory, proposal: Proposal) -> bool:
+    """The proposal sets the slot `target` holds, to another value, and says nothing else:
+    the memory keeps what else it says with the value changed (found re-testing: "My wife's
+    name is Sarah." replaced "My wife is Sarha and we have two kids, Maya (7) and Theo (4)."
+    whole, and the children were gone)."""
+    slot = proposal.slot
+    if slot is None or slot.predicate != target.metadata.get("predicate"):
+        return False
+    held = str(target.metadata.get("value"))
+    if slot.value == held or not slot.value:
+        return False
+    more = content_terms(target.content) - content_terms(proposal.content) - content_terms(held)
+    return len(more) >= SAYS_MORE  # "I live in Austin." says no more than its home
 
 
 def _of_a_longer_name(target: Memory, proposal: Proposal) -> bool:

@@ -16,6 +16,7 @@ from cortex_mcp.search.tokenize import ENGLISH_STOPWORDS
 _BEFORE_A_NAME = re.compile(
     r"\b(?:live in|living in|lived in|moved to|moving to|relocated to|based in|work at|work for"
     r"|working at|working for|joined|started at|job at|name is|name's|named|called|i'm from"
+    r"|i left|i quit|resigned from"
     r"|i am from|i come from)\s+"
 )
 """Where a name follows. Not after "i'm" nor "my son is": "i'm sick", "my son is sick" name
@@ -33,7 +34,8 @@ _NO_NAME = ENGLISH_STOPWORDS | frozenset(
      "ourselves", "themselves", "scale", "speed", "free", "hire", "fun", "money", "moment",
      "desk", "office", "bed", "south", "north", "east", "west", "suburbs", "long", "short",
      "hard", "easy", "weird", "unusual", "common", "difficult", "funny", "spelled", "pronounced",
-     "hyphenated", "boring", "nice", "cool", "unique", "rare", "beautiful", "strange"]
+     "hyphenated", "boring", "nice", "cool", "unique", "rare", "beautiful", "strange", "early",
+     "late", "it", "them"]
 )  # fmt: skip
 """Words after such a phrase that name nothing: "i work at home", "i'm tired", "i live in a
 small town"."""

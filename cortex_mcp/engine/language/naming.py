@@ -314,6 +314,7 @@ _WHEN = re.compile(
 _AROUND_A_NAME = frozenset(
     ["sorry", "oops", "typo", "actually", "i", "meant", "mean", "it", "it's", "its", "is", "was",
      "no", "wait", "correction", "correct", "my", "bad", "the", "name", "names", "her", "his",
-     "their", "called", "named", "spelled", "spelt", "misspelled", "not", "s", "that"]
+     "their", "called", "named", "spelled", "spelt", "misspelled", "not", "s", "that",
+     "mistyped", "typed", "wrote", "earlier", "before", "wrong", "mistake", "spelling", "got"]
 )  # fmt: skip
 """What a correction of a name says besides the two names."""

@@ -151,6 +151,11 @@ def own_words(message: str) -> str:
             at = _email_end(lines, at + 1)  # an email sent on: to the user's next paragraph
             continue
         found = _lead_in_end(line)
+        if found is None and _asks_for_work_below(lines, at):
+            kept.append(line)  # "Can you help me reply to this email?\n\n---\nHi Daniel, …"
+            machine = _MACHINE.search(line) is not None and _WRITTEN.search(line) is None
+            at = _back_in_own_words(lines, at + 1, machine)
+            continue
         if found is None:
             kept += _without_quotes_said(line)
             at += 1
@@ -451,6 +456,20 @@ def _back_in_own_words(lines: list[str], after: int, machine: bool = False) -> i
         if (not before.strip() or _SEPARATOR.match(before)) and _BACK.match(lines[at]):
             return at
     return len(lines)
+
+
+def _asks_for_work_below(lines: list[str], at: int) -> bool:
+    """Line `at` asks for work on a text and ends there, and the text follows set apart (a
+    blank line, a separator line, a greeting): "Can you help me reply to this email from a
+    vendor?" then the vendor's email (found re-testing: her name, home and editor replaced the
+    user's, with no colon to tell the paste)."""
+    line = lines[at].strip()
+    if not line.endswith(("?", ".", "？", "。")) or at + 1 >= len(lines):
+        return False
+    if not any(pattern.search(line.rstrip("?.？。")) for pattern in _LEAD_INS):
+        return False
+    below = lines[at + 1]
+    return not below.strip() or bool(_SEPARATOR.match(below) or _GREETING.match(below))
 
 
 def _lead_in_end(line: str) -> tuple[int, str] | None:

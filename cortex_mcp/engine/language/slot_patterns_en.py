@@ -30,8 +30,13 @@ _NAME = (
 Ann"), after a title if any ("Mrs. Jane Doe" read "Mrs")."""
 _ONE_NAME = _NAME.replace("(?P<v>", "(?:")
 """`_NAME` without its group: one name of a list."""
-_NAMES = rf"(?P<v>{_ONE_NAME}(?:, {_ONE_NAME})*,? and {_ONE_NAME})(?P<several>)"
-"""Several names in a list ("Leo and Max", "Ann, Bea and Cy"): a slot each (`several`)."""
+_AGED = r"(?: \(\d{1,2}\))?"
+"""A child's age said after the name: "Maya (7) and Theo (4)"."""
+_NAMES = (
+    rf"(?P<v>{_ONE_NAME}{_AGED}(?:, {_ONE_NAME}{_AGED})*,? and {_ONE_NAME}{_AGED})(?P<several>)"
+)
+"""Several names in a list ("Leo and Max", "Ann, Bea and Cy", "Maya (7) and Theo (4)": found
+re-testing, the ages hid the children): a slot each (`several`)."""
 _NAMED_AFTER = (
     r"(?=[,.!?]|$| (?i:is|was|are|were|and|just|who|turned|turns|loves?|likes?|has|had|started|"
     r"starts|goes|went|lives|works|plays|got)\b)"
@@ -315,7 +320,7 @@ EN_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "gone:named",
-        rf"(?:^|(?<=[.!?] ))(?:(?i:sadly|unfortunately|so|well|yeah|and),? )?{_NOT_A_NAME}{_NAME}"
+        rf"(?:^|(?<=[.!?:] ))(?:(?i:sadly|unfortunately|so|well|yeah|and),? )?{_NOT_A_NAME}{_NAME}"
         rf" {_DIED}",
     ),
     *_p(

@@ -234,6 +234,10 @@ _SOMEONE_ELSES = re.compile(
     r"|(?<!我)(?:以为|认为|觉得|相信|听说)我"
 )
 _HYPOTHETICAL = re.compile(r"(?i:\bif I\b|\bwould\b)")
+"""A clause said as if ("I would live in Paris"): only the clause it is in, and a sentence
+that opens with "if" (found re-testing: "I'm allergic to penicillin and peanuts, so keep that
+in mind if I ever ask about recipes." lost both allergies)."""
+_HYPOTHETICAL_START = re.compile(r"(?i)^\W*(?:(?:and|but|so|ok|okay|well|now),?\s+)?if\b")
 _SUPPOSED = re.compile(r"(?i)\b(?:I wish|what if|pretend|imagine|suppose|let's say)\b")
 """What is wished or supposed, not so: "I wish I left Stripe years ago" retired the workplace.
 Only the clause it opens: "My name is Dana, and I wish I could sleep more" names Dana."""
@@ -254,6 +258,12 @@ def _supposed_before(sentence: str, end: int) -> bool:
     """True when the clause a match at `end` is in opens with a wish or a supposition."""
     wishes = _found_ends(_SUPPOSED, sentence)
     return bisect_right(wishes, end) > bisect_right(wishes, _clause_start(sentence, end))
+
+
+def _hypothetical_before(sentence: str, end: int) -> bool:
+    """True when the clause a match at `end` is in says "if I" or "would" before it."""
+    found = _found_ends(_HYPOTHETICAL, sentence)
+    return bisect_right(found, end) > bisect_right(found, _clause_start(sentence, end))
 
 
 def _clause_start(sentence: str, end: int) -> int:
@@ -316,7 +326,7 @@ def find_slots(sentence: str) -> list[Slot]:
     """The slots a statement sets, in order, each with its subject: the user's, or a named or
     related person's (`person:<who>:<attribute>`); none for negated or reported ones, or for
     he / she / we."""
-    if someone_elses_view(sentence) or _HYPOTHETICAL.search(sentence):
+    if someone_elses_view(sentence) or _HYPOTHETICAL_START.match(sentence):
         return []
     kana = bool(_KANA.search(sentence))
     cjk = kana or bool(_CJK.search(sentence))
@@ -330,6 +340,8 @@ def find_slots(sentence: str) -> list[Slot]:
             if _NEGATED.search(sentence[max(0, match.start() - 24) : match.start()]):
                 continue
             if asked(sentence, match.start(), cjk) or _supposed_before(sentence, match.start()):
+                continue
+            if _hypothetical_before(sentence, match.start()):
                 continue
             for slot in _each_named(_slot(slot_pattern, match, sentence), match):
                 key = f"{slot.predicate}|{slot.key}" if slot.one_of_several else slot.predicate
@@ -475,6 +487,9 @@ _LEFT_LONG_AGO = re.compile(
 _LISTED = re.compile(r",\s*(?:and\s+)?|\s+and\s+|[、，和跟与]")
 
 
+_AGE_SAID = re.compile(r" \(\d{1,2}\)$")
+
+
 def _each_named(slot: Slot | None, match: re.Match[str]) -> list[Slot]:
     """The slot, or where the pattern reads a list of names ("I have two sons, Leo and Max",
     我有两个儿子，小明和小亮) a slot for each name."""
@@ -482,7 +497,7 @@ def _each_named(slot: Slot | None, match: re.Match[str]) -> list[Slot]:
         return []
     if match.groupdict().get("several") is None:
         return [slot]
-    names = [name.strip() for name in _LISTED.split(slot.value)]
+    names = [_AGE_SAID.sub("", name).strip() for name in _LISTED.split(slot.value)]
     return [
         replace(slot, value=name) for name in names if name and name.casefold() not in NOT_NAMES
     ]
