@@ -1,5 +1,5 @@
 """Forget and purge reach the conversation log through MCP: by the exchange id recall shows, and
-by text ("forget my locker code": a preview with a confirm token, then the forget), matching
+by text ("forget my locker number": a preview with a confirm token, then the forget), matching
 every table ignoring case, with the log's messages counted (issue #27, item 3)."""
 
 import json
@@ -14,16 +14,16 @@ from tests.conftest import FrozenClock, data_of, inspect_database, recall, remem
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
-SAID = "btw my Locker Code is 5521, keep it safe"
+SAID = "btw my Locker Number is 5521, keep it safe"
 
 
 async def said_once(client: Client) -> str:
-    """Log one message holding the locker code through a flush; its exchange id."""
+    """Log one message holding the locker number through a flush; its exchange id."""
     flushed = await client.call_tool(
         "cortex_flush", {"messages": [{"role": "user", "content": SAID}]}
     )
     assert not flushed.is_error
-    found = await recall(client, "locker code")
+    found = await recall(client, "locker number")
     assert [h["content"] for h in found["conversation"]] == [SAID]
     return str(found["conversation"][0]["exchange_id"])
 
@@ -43,11 +43,11 @@ async def test_an_exchange_from_recall_is_forgotten_restored_and_purged_by_its_i
     exchange = await said_once(client)
 
     forgotten = await forget(client, memory_id=exchange)
-    hidden = await recall(client, "locker code")
+    hidden = await recall(client, "locker number")
     restored = data_of(await client.call_tool("cortex_restore", {"memory_id": exchange}))
-    back = await recall(client, "locker code")
+    back = await recall(client, "locker number")
     purged = await forget(client, memory_id=exchange, purge=True)
-    gone = await recall(client, "locker code")
+    gone = await recall(client, "locker number")
     again = await client.call_tool("cortex_restore", {"memory_id": exchange})
 
     assert forgotten["messages"] == 1 and hidden["conversation"] == []
@@ -57,20 +57,20 @@ async def test_an_exchange_from_recall_is_forgotten_restored_and_purged_by_its_i
     assert not any("5521" in text for text in logged(settings))
 
 
-async def test_forget_my_locker_code_previews_then_forgets_what_the_preview_showed(
+async def test_forget_my_locker_number_previews_then_forgets_what_the_preview_showed(
     client: Client, settings: Settings
 ) -> None:
     await said_once(client)
-    kept = await remember(client, "Sam's locker code is 5521")
+    kept = await remember(client, "Sam's locker number is 5521")
     await remember(client, "Sam lives in Oslo")
 
-    preview = await forget(client, matching="LOCKER code", purge=True)
-    unchanged = await recall(client, "locker code")
+    preview = await forget(client, matching="LOCKER number", purge=True)
+    unchanged = await recall(client, "locker number")
     wrong = await client.call_tool(
-        "cortex_forget", {"matching": "locker code", "confirm": preview["confirm"]}
+        "cortex_forget", {"matching": "locker number", "confirm": preview["confirm"]}
     )  # a soft forget is another request than the purge previewed
-    done = await forget(client, matching="LOCKER code", purge=True, confirm=preview["confirm"])
-    after = await recall(client, "locker code 5521")
+    done = await forget(client, matching="LOCKER number", purge=True, confirm=preview["confirm"])
+    after = await recall(client, "locker number 5521")
     oslo = await recall(client, "Oslo")
 
     assert preview["done"] is False and preview["messages"] == 1
@@ -87,13 +87,13 @@ async def test_a_soft_forget_by_text_hides_memories_and_messages_and_touches_no_
     client: Client,
 ) -> None:
     await said_once(client)
-    own = await remember(client, "Sam's locker code is 5521")
-    other = await remember(client, "Kim's locker code is 7788", agent_id="kim")
+    own = await remember(client, "Sam's locker number is 5521")
+    other = await remember(client, "Kim's locker number is 7788", agent_id="kim")
 
-    preview = await forget(client, matching="locker code")
-    done = await forget(client, matching="locker code", confirm=preview["confirm"])
-    mine = await recall(client, "locker code")
-    kims = await recall(client, "locker code", agent_id="kim")
+    preview = await forget(client, matching="locker number")
+    done = await forget(client, matching="locker number", confirm=preview["confirm"])
+    mine = await recall(client, "locker number")
+    kims = await recall(client, "locker number", agent_id="kim")
     restored = data_of(await client.call_tool("cortex_restore", {"memory_id": own["id"]}))
 
     assert done["memory_count"] == 1 and done["messages"] == 1
@@ -105,23 +105,23 @@ async def test_a_soft_forget_by_text_hides_memories_and_messages_and_touches_no_
 async def test_purge_matching_finds_the_log_ignoring_case_and_rewrites_the_profile(
     client: Client, settings: Settings, clock: FrozenClock
 ) -> None:
-    """The CLI's `purge --matching "locker code"` missed "Locker Code" in the log and erased
+    """The CLI's `purge --matching "locker number"` missed "Locker Number" in the log and erased
     the user's profile instead."""
     await said_once(client)
     profile = await client.call_tool(
-        "cortex_profile", {"content": "Sam, a nurse in Oslo; my locker code is private"}
+        "cortex_profile", {"content": "Sam, a nurse in Oslo; my locker number is private"}
     )
     assert not profile.is_error
     async with open_engine(settings, clock, {}) as engine:
-        preview = await engine.preview_purge("locker code")
-        report = await engine.purge_matching("locker code")
+        preview = await engine.preview_purge("locker number")
+        report = await engine.purge_matching("locker number")
     kept = await recall(client, "")
 
     assert preview.messages == 1 and preview.memories == []
     assert len(preview.rewritten) == 1  # the profile: rewritten, not erased
     assert report.messages == 1 and report.purged == []
-    assert not any("locker code" in text.lower() for text in logged(settings))
-    assert "Sam, a nurse in Oslo" in kept["context"] and "locker code" not in kept["context"]
+    assert not any("locker number" in text.lower() for text in logged(settings))
+    assert "Sam, a nurse in Oslo" in kept["context"] and "locker number" not in kept["context"]
 
 
 async def test_a_forget_by_text_reports_what_its_preview_said_and_every_message_comes_back(

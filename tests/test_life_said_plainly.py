@@ -284,3 +284,45 @@ async def test_a_fact_said_again_keeps_what_else_its_memory_says(
     assert core(plain) == [
         ("My wife is Sarah and we have two kids, Maya (7) and Theo (4).", "person:wife=Sarah")
     ]
+
+
+@pytest.mark.parametrize(
+    ("messages", "now"),
+    [
+        # the fifth re-test (rt22e): a clause opening with "if" keeps the next clause's fact, a
+        # dream is no death, a request about the user's own text keeps it, a letter ends with
+        # its sign-off, a correction two messages after a flight corrects the flight
+        (["If I'm honest, I work at Google."],
+         [("If I'm honest, I work at Google.", "workplace=Google")]),
+        (["If I moved to Denver I would be happy."], []),
+        (["My wife is Sarah.", "Weird dream last night: Sarah died and I was alone."],
+         [("My wife is Sarah.", "person:wife=Sarah")]),
+        (["Can you explain this?\n\nI work at Google and my manager keeps asking me to work"
+          " weekends. Is that legal?"],
+         [("I work at Google and my manager keeps asking me to work weekends.",
+           "workplace=Google")]),
+        (["Can you help me reply to this email?\n\nHi Tom, I'm moving to Denver next month.\n"
+          "Best, Alex\n\nFor context, I work at Stripe and Tom is my manager."],
+         [("For context, I work at Stripe and Tom is my manager.", "workplace=Stripe")]),
+        (["I live in Austin.", "Book the flight to Austin for Friday.", "Thanks.",
+          "Nope, Dallas, not Austin."], [("I live in Austin.", "home=Austin")]),
+        (["My wife is Sarha and we have two kids, Maya (7) and Theo (4).", "My wife is Beth."],
+         [("My child is Maya.", "person:child=Maya"), ("My child is Theo.", "person:child=Theo"),
+          ("My wife is Beth.", "person:wife=Beth")]),
+    ],
+)  # fmt: skip
+async def test_what_the_fifth_retest_found(
+    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
+) -> None:
+    await say(client, *messages)
+    assert core(plain) == now
+
+
+async def test_another_value_said_again_carries_nothing_over(
+    client: Client, plain: Settings
+) -> None:
+    """rt22e: "I work at Stripe." kept "as a PM on the Maps team" from the memory of Google."""
+    said = "I work at Google as a PM on the Maps team, mostly on routing."
+    data_of(await client.call_tool("cortex_remember", {"content": said}))
+    await say(client, "I work at Stripe.")
+    assert core(plain) == [("I work at Stripe.", "workplace=Stripe")]

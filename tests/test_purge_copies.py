@@ -18,7 +18,7 @@ from tests.lifecycle.conftest import memory, plant, quiet_settings
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
 
-SECRET = "Sam's locker code is 5521 at the gym"
+SECRET = "Sam's locker number is 5521 at the gym"
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ async def test_purge_cuts_the_text_out_of_the_backups_of_edited_pages(
         await write_mirror(engine.runtime)  # the edit: imported and backed up
         held = [b.read_text(encoding="utf-8") for b in backups(settings.home)]
 
-        report = await engine.purge_matching("LOCKER CODE is 5521")
+        report = await engine.purge_matching("LOCKER NUMBER is 5521")
         page = memory_md.read_text(encoding="utf-8")
 
     kept = [b.read_text(encoding="utf-8") for b in backups(settings.home)]
@@ -96,7 +96,7 @@ async def test_a_purge_whose_mirror_cannot_be_rewritten_still_erases_and_says_so
         result = await engine.purge([secret.id])
         left = sorted(p.name for p in settings.home.rglob("*.md"))
         monkeypatch.undo()
-        recalled = await engine.recall("locker code")
+        recalled = await engine.recall("locker number")
 
     async with open_engine(settings, clock, {}) as engine:
         await catch_up(engine.runtime)
@@ -132,7 +132,7 @@ async def test_a_purge_never_brings_its_text_back_from_a_page_the_user_edited(
             file.write("- Harry's new bike is red\n")  # the user's edit, not kept yet
 
         await engine.purge([secret])
-        gone = (await engine.recall("locker code 5521")).memories
+        gone = (await engine.recall("locker number 5521")).memories
         added = (await engine.recall("bike red")).memories
 
     assert not [m for m in gone if "5521" in m.content], gone
@@ -234,7 +234,7 @@ async def test_a_purge_whose_copies_cannot_be_touched_still_answers(
         monkeypatch.setattr(purging, "scrub_backups", read_only)
         result = await engine.purge([secret])
         monkeypatch.undo()
-        left = (await engine.recall("locker code 5521")).memories
+        left = (await engine.recall("locker number 5521")).memories
 
     assert result.deleted and left == []
     assert result.note is not None and "could not be removed (Permission denied)" in result.note

@@ -495,21 +495,21 @@ async def recent_exchanges(conn: Connection, agent_id: str, limit: int) -> list[
     return [to_message(row) for row in rows]
 
 
-async def user_message_before(
-    conn: Connection, agent_id: str, exchange_id: str
-) -> tuple[str, str] | None:
-    """The agent's last visible user message logged before the exchange `exchange_id` (all of
-    them when it is not logged yet): its exchange id and text."""
-    row = await fetch_one(
+async def user_messages_before(
+    conn: Connection, agent_id: str, exchange_id: str, limit: int
+) -> list[tuple[str, str]]:
+    """The agent's last `limit` visible user messages logged before the exchange `exchange_id`
+    (all of them when it is not logged yet), newest first: each one's exchange id and text."""
+    rows = await fetch_all(
         conn,
         "select exchange_id, content from conversation_log where agent_id = :agent_id"
         " and role = 'user' and deleted_at is null and exchange_id <> :exchange_id"
         " and seq < coalesce((select min(seq) from conversation_log"
         " where exchange_id = :exchange_id), 9223372036854775807)"
-        " order by seq desc limit 1",
-        {"agent_id": agent_id, "exchange_id": exchange_id},
+        " order by seq desc limit :limit",
+        {"agent_id": agent_id, "exchange_id": exchange_id, "limit": limit},
     )
-    return (str(row[0]), str(row[1])) if row is not None else None
+    return [(str(row[0]), str(row[1])) for row in rows]
 
 
 async def visible_messages(conn: Connection, seqs: list[int], agent_id: str) -> list[LoggedMessage]:

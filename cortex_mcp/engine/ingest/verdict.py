@@ -23,6 +23,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from typing import Literal
 
 from cortex_mcp.engine.ingest.duplicates import find_duplicate, held_naming
@@ -67,6 +68,11 @@ CORRECTION_OVERLAP = 0.2
 """Term overlap from which a correction with no slot replaces its closest neighbour without an
 LLM: the precision-first point of the labelled set (bench/corrections.py)."""
 SAYS_MORE = 3
+SAID_BEFORE = 3
+"""The user's messages before a bare correction read for the value it replaces."""
+RESPELLED = 0.75
+"""How alike (difflib's ratio) a value said again is to the one held to be a respelling of it:
+Sarha / Sarah 0.8, Anna / Beth 0, Google / Stripe 0.17."""
 """Content words a same-value slot statement must add to its holder to be kept on its own."""
 SAYS_MORE_OF_SOMEONE = 2
 """Content words a sentence naming a relation held adds about them ("just turned 5")."""
@@ -306,16 +312,21 @@ async def settle(
 async def _said_just_before(
     conn: Connection, agent_id: str | None, proposal: Proposal, old: str, target: Memory
 ) -> bool:
-    """The user's message just before a bare correction named the value it replaces, and that
-    message is not the one `target` was read from: "Nope, Dallas, not Austin." corrects "Book
-    the flight to Austin.", not the home held from days before (found re-testing)."""
+    """A message of the user's since the one `target` was read from (of the last
+    `SAID_BEFORE`) named the value a bare correction replaces: "Nope, Dallas, not Austin."
+    corrects "Book the flight to Austin.", not the home held from days before, also with a
+    "Thanks." between (found re-testing)."""
     exchange = str(proposal.extra.get("exchange_id") or "")
     if not exchange:
         return False
-    before = await conversation.user_message_before(conn, agent_id or "", exchange)
-    if before is None or not names(before[1], old):
-        return False
-    return before[0] != target.metadata.get("exchange_id")
+    for said in await conversation.user_messages_before(
+        conn, agent_id or "", exchange, SAID_BEFORE
+    ):
+        if said[0] == target.metadata.get("exchange_id"):
+            return False  # back to the statement itself: it corrects that
+        if names(said[1], old):
+            return True
+    return False
 
 
 def other_fact(facts: list[Slot], proposal: Proposal) -> Slot | None:
@@ -411,10 +422,16 @@ def _restates_the_slot(target: Memory, proposal: Proposal) -> bool:
     if slot is None or slot.predicate != target.metadata.get("predicate"):
         return False
     held = str(target.metadata.get("value"))
-    if slot.value == held or not slot.value:
-        return False
+    if slot.value == held or not slot.value or not _respelled(held, slot.value):
+        return False  # "My wife is Beth." is another wife: what the memory says was of Anna
     more = content_terms(target.content) - content_terms(proposal.content) - content_terms(held)
     return len(more) >= SAYS_MORE  # "I live in Austin." says no more than its home
+
+
+def _respelled(held: str, new: str) -> bool:
+    """`new` is `held` spelled another way (Sarha, Sarah), not another value (found re-testing:
+    "I work at Stripe." carried "as a PM on the Maps team" over from Google)."""
+    return SequenceMatcher(None, held.casefold(), new.casefold()).ratio() >= RESPELLED
 
 
 def _of_a_longer_name(target: Memory, proposal: Proposal) -> bool:

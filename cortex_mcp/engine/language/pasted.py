@@ -153,8 +153,7 @@ def own_words(message: str) -> str:
         found = _lead_in_end(line)
         if found is None and _asks_for_work_below(lines, at):
             kept.append(line)  # "Can you help me reply to this email?\n\n---\nHi Daniel, …"
-            machine = _MACHINE.search(line) is not None and _WRITTEN.search(line) is None
-            at = _back_in_own_words(lines, at + 1, machine)
+            at = _after_the_letter(lines, at + 1)
             continue
         if found is None:
             kept += _without_quotes_said(line)
@@ -466,10 +465,28 @@ def _asks_for_work_below(lines: list[str], at: int) -> bool:
     line = lines[at].strip()
     if not line.endswith(("?", ".", "？", "。")) or at + 1 >= len(lines):
         return False
-    if not any(pattern.search(line.rstrip("?.？。")) for pattern in _LEAD_INS):
-        return False
+    if not _WRITTEN.search(line) or not any(p.search(line.rstrip("?.？。")) for p in _LEAD_INS):
+        return False  # "Can you explain this?\n\nI work at Google and …" is the user's own
     below = lines[at + 1]
     return not below.strip() or bool(_SEPARATOR.match(below) or _GREETING.match(below))
+
+
+_SIGN_OFF = re.compile(
+    r"(?i)^\s*(?:best|best regards|regards|kind regards|warm regards|thanks|thank you|many thanks"
+    r"|cheers|sincerely|yours|love|talk soon)\b[,!.]?(?:\s+[A-Z][\w'-]*){0,3}\s*$"
+)
+"""A letter's sign-off ("Best, Karen", "Thanks,"): the letter ends with its paragraph."""
+
+
+def _after_the_letter(lines: list[str], start: int) -> int:
+    """Where the user speaks again after a letter pasted from `start`: the paragraph after its
+    sign-off ("Best, Alex\n\nFor context, I work at Stripe.": found re-testing, the user's
+    workplace went with the letter), else where `_back_in_own_words` says."""
+    for at in range(start, len(lines)):
+        if _SIGN_OFF.match(lines[at]):
+            rest = range(at + 1, len(lines))
+            return next((i + 1 for i in rest if not lines[i].strip()), len(lines))
+    return _back_in_own_words(lines, start)
 
 
 def _lead_in_end(line: str) -> tuple[int, str] | None:

@@ -59,6 +59,12 @@ _DIED = (
 (not in a game, a dream or a story: "Rex died in my Minecraft world", nor a way of speaking:
 "My mom died a little inside", "My dad died laughing", "My mom died her hair red"; found
 re-testing)."""
+_NEWS_BEFORE = "|".join(
+    f"(?<={lead}: )" for lead in ("[Ss]ad news", "[Bb]ad news", "[Uu]pdate", "RIP", "R\\.I\\.P\\.")
+)
+"""After a colon, only news opens a death said of a name ("Sad news: Pepper died last night."):
+"Weird dream last night: Sarah died" and "Chapter 3 summary: Sarah died" retired a wife
+(found re-testing)."""
 _PARTED = (
     r"(?:divorced|separated|split up|broke up)(?=\s*(?:[.,!?;]|$)|\s+(?i:last|this|in|after|before|"
     r"recently|yesterday|a (?:few|couple|while|year|month|week)|an? (?:year|month|week)|two|"
@@ -320,7 +326,8 @@ EN_PATTERNS: list[SlotPattern] = [
     *_p(
         "en",
         "gone:named",
-        rf"(?:^|(?<=[.!?:] ))(?:(?i:sadly|unfortunately|so|well|yeah|and),? )?{_NOT_A_NAME}{_NAME}"
+        rf"(?:^|(?<=[.!?] )|{_NEWS_BEFORE})(?:(?i:sadly|unfortunately|so|well|yeah|and),? )?"
+        rf"{_NOT_A_NAME}{_NAME}"
         rf" {_DIED}",
     ),
     *_p(

@@ -234,10 +234,9 @@ _SOMEONE_ELSES = re.compile(
     r"|(?<!我)(?:以为|认为|觉得|相信|听说)我"
 )
 _HYPOTHETICAL = re.compile(r"(?i:\bif I\b|\bwould\b)")
-"""A clause said as if ("I would live in Paris"): only the clause it is in, and a sentence
-that opens with "if" (found re-testing: "I'm allergic to penicillin and peanuts, so keep that
-in mind if I ever ask about recipes." lost both allergies)."""
-_HYPOTHETICAL_START = re.compile(r"(?i)^\W*(?:(?:and|but|so|ok|okay|well|now),?\s+)?if\b")
+"""A clause said as if ("I would live in Paris", "If I moved to Denver …"): only the clause it
+is in (found re-testing: "I'm allergic to penicillin and peanuts, so keep that in mind if I
+ever ask about recipes." lost both allergies; "If I'm honest, I work at Google." its job)."""
 _SUPPOSED = re.compile(r"(?i)\b(?:I wish|what if|pretend|imagine|suppose|let's say)\b")
 """What is wished or supposed, not so: "I wish I left Stripe years ago" retired the workplace.
 Only the clause it opens: "My name is Dana, and I wish I could sleep more" names Dana."""
@@ -326,7 +325,7 @@ def find_slots(sentence: str) -> list[Slot]:
     """The slots a statement sets, in order, each with its subject: the user's, or a named or
     related person's (`person:<who>:<attribute>`); none for negated or reported ones, or for
     he / she / we."""
-    if someone_elses_view(sentence) or _HYPOTHETICAL_START.match(sentence):
+    if someone_elses_view(sentence):
         return []
     kana = bool(_KANA.search(sentence))
     cjk = kana or bool(_CJK.search(sentence))
@@ -341,8 +340,8 @@ def find_slots(sentence: str) -> list[Slot]:
                 continue
             if asked(sentence, match.start(), cjk) or _supposed_before(sentence, match.start()):
                 continue
-            if _hypothetical_before(sentence, match.start()):
-                continue
+            if _hypothetical_before(sentence, match.end()):
+                continue  # its own "If I" may be the match's "I": read to the match's end
             for slot in _each_named(_slot(slot_pattern, match, sentence), match):
                 key = f"{slot.predicate}|{slot.key}" if slot.one_of_several else slot.predicate
                 if key not in found:
