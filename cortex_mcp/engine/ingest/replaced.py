@@ -139,11 +139,10 @@ _PEOPLE = "|".join(
     for word in sorted({*RELATIONS, *GROUPS}, key=len, reverse=True)
     if word.isascii()
 )
+_SOMEONE = rf"\b(?:my|our)\s+(?:{_PEOPLE}|landlord|landlady|teacher|doctor|ex)"
 _SOMEONE_ELSES_THING = re.compile(
-    rf"(?i)\b(?:my|our)\s+(?:(?:{_PEOPLE}|landlord|landlady|teacher|doctor|ex)['’]s)"
-    r"\s+(?!names?\b|birthday\b)\w"
-    rf"|\b(?:my|our)\s+(?:{_PEOPLE}|landlord|landlady|teacher|doctor|ex)s?\s+(?:also\s+)?"
-    r"(?:has|have|had|owns|got|adopted)\b"
+    rf"(?i){_SOMEONE}['’]s\s+(?!names?\b|birthday\b)\w"
+    rf"|{_SOMEONE}s?\s+(?:also\s+)?(?:has|have|had|owns|got|adopted)\b"
 )
 
 

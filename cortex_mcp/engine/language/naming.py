@@ -194,10 +194,11 @@ def corrected_values(text: str, bare: bool = True) -> tuple[str, str | None] | N
     return named.values[0], given_for(text, named.values[0])
 
 
+_A_WORD_OF_A_NAME = r"(?:[A-Z][\w&'’.-]*|\d[\d.:]*)"
 _SAID_OVER = re.compile(
-    r"(?<=\w )(?P<old>(?:[A-Z][\w&'’.-]*|\d[\d.:]*)(?: (?:[A-Z][\w&'’.-]*|\d[\d.:]*)){0,2})"
+    rf"(?<=\w )(?P<old>{_A_WORD_OF_A_NAME}(?: {_A_WORD_OF_A_NAME}){{0,2}})"
     r"(?:,\s*|\s+[-–—]\s+|\s+)(?i:sorry|i mean|i meant|er|erm|uh|um|oops|no|wait)[,:]?\s+"
-    r"(?P<new>(?:[A-Z][\w&'’.-]*|\d[\d.:]*)(?: (?:[A-Z][\w&'’.-]*|\d[\d.:]*)){0,2}?)"
+    rf"(?P<new>{_A_WORD_OF_A_NAME}(?: {_A_WORD_OF_A_NAME}){{0,2}}?)"
     r"(?:,?\s+(?i:not)\s+(?P=old))?(?=\s*[.,;!?]|$)"
 )
 
