@@ -154,9 +154,9 @@ def _of_its_message(proposal: Proposal, said_before: str) -> Proposal:
     it rewrote "The team lunch is on Monday."). One that sets a slot replaces the slot's value
     ("I live in Austin and my office is in Austin. Actually I live in Dallas, not Austin." kept
     Austin in core, Dallas in working memory: found re-testing)."""
-    named = named_in(proposal.content) if proposal.correction else None
     if proposal.slot is not None:
         return proposal  # "… Actually I live in Dallas, not Austin.": the slot says what it sets
+    named = named_in(proposal.content) if proposal.correction else None
     if named is None or not any(names(said_before, value) for value in named.values):
         return proposal
     return replace(proposal, extra=proposal.extra | {"corrects": "its message"})

@@ -68,12 +68,12 @@ CORRECTION_OVERLAP = 0.2
 """Term overlap from which a correction with no slot replaces its closest neighbour without an
 LLM: the precision-first point of the labelled set (bench/corrections.py)."""
 SAYS_MORE = 3
+"""Content words a same-value slot statement must add to its holder to be kept on its own."""
 SAID_BEFORE = 3
 """The user's messages before a bare correction read for the value it replaces."""
 RESPELLED = 0.75
 """How alike (difflib's ratio) a value said again is to the one held to be a respelling of it:
 Sarha / Sarah 0.8, Anna / Beth 0, Google / Stripe 0.17."""
-"""Content words a same-value slot statement must add to its holder to be kept on its own."""
 SAYS_MORE_OF_SOMEONE = 2
 """Content words a sentence naming a relation held adds about them ("just turned 5")."""
 CORRECTION_SIMILARITY = 0.9
