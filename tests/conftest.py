@@ -122,6 +122,27 @@ async def client(settings: Settings, clock: FrozenClock) -> AsyncIterator[Client
         yield connected
 
 
+@pytest.fixture
+def plain(cortex_home: Path) -> Settings:
+    """A plain install without an LLM, searching by keywords only (a module may define its
+    own)."""
+    return Settings.model_validate({"home": cortex_home, "embedding": {"provider": "none"}})
+
+
+@pytest.fixture
+async def plain_client(plain: Settings, clock: FrozenClock) -> AsyncIterator[Client]:
+    """An in-process MCP session of the plain install: the key-less path."""
+    async with Client(build_server(plain, clock)) as connected:
+        yield connected
+
+
+async def say(client: Client, *messages: str) -> None:
+    """Each message through `cortex_ingest` as the Stop hook sends it, with a short reply."""
+    for message in messages:
+        arguments = {"user_message": message, "assistant_message": "Noted."}
+        data_of(await client.call_tool("cortex_ingest", arguments))
+
+
 def inspect_database(path: Path | str) -> sqlite3.Connection:
     """A plain connection to check the store independently of the server's own code: the
     stdlib on the SQLite file, psycopg on the test's PostgreSQL database."""

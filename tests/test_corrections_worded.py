@@ -8,36 +8,15 @@ Real in-process MCP sessions, key-less: each message goes through `cortex_ingest
 hook sends it."""
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 from mcp import Client
 
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.language.naming import BARE_CORRECTION, said_over
-from cortex_mcp.server import build_server
-from tests.conftest import FrozenClock, data_of, inspect_database
+from tests.conftest import data_of, inspect_database, say
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
-
-
-@pytest.fixture
-def plain(cortex_home: Path) -> Settings:
-    """A plain install without an LLM, searching by keywords only."""
-    return Settings.model_validate({"home": cortex_home, "embedding": {"provider": "none"}})
-
-
-@pytest.fixture
-async def client(plain: Settings, clock: FrozenClock) -> AsyncIterator[Client]:
-    async with Client(build_server(plain, clock)) as connected:
-        yield connected
-
-
-async def say(client: Client, *messages: str) -> None:
-    for message in messages:
-        arguments = {"user_message": message, "assistant_message": "Noted."}
-        data_of(await client.call_tool("cortex_ingest", arguments))
 
 
 def live(settings: Settings) -> list[tuple[str, str, str | None]]:
@@ -96,11 +75,11 @@ def live(settings: Settings) -> list[tuple[str, str, str | None]]:
     ],
 )  # fmt: skip
 async def test_a_correction_in_other_words_replaces_what_it_names(
-    client: Client, plain: Settings, held: str, correction: str, now: list[tuple[str, str]]
+    plain_client: Client, plain: Settings, held: str, correction: str, now: list[tuple[str, str]]
 ) -> None:
     """Found re-testing: each of these left the old value live in core (and "I meant Hannah."
     with nothing it replaces was stored in core as a memory of its own)."""
-    await say(client, held, correction)
+    await say(plain_client, held, correction)
     assert [(text, value) for text, layer, value in live(plain) if layer == "core"] == now
 
 
@@ -120,11 +99,11 @@ async def test_a_correction_in_other_words_replaces_what_it_names(
     ],
 )  # fmt: skip
 async def test_a_correction_in_its_own_message_is_applied_there(
-    client: Client, plain: Settings, message: str, now: list[tuple[str, str]]
+    plain_client: Client, plain: Settings, message: str, now: list[tuple[str, str]]
 ) -> None:
     """Found re-testing: "Sorry, shellfish, not peanuts." kept peanuts; "I work at Google,
     sorry, Meta, not Google." stored Google with the whole sentence."""
-    await say(client, message)
+    await say(plain_client, message)
     assert [(text, value) for text, layer, value in live(plain) if layer == "core"] == now
 
 
@@ -177,19 +156,19 @@ def test_a_value_corrected_as_it_is_said_is_read_as_corrected(sentence: str, sai
     ],
 )
 async def test_relations_beyond_the_household_are_named(
-    client: Client, plain: Settings, message: str, value: str
+    plain_client: Client, plain: Settings, message: str, value: str
 ) -> None:
     """Found re-testing: grandmother, uncle, cousin, niece, best friend were never read."""
-    await say(client, message)
+    await say(plain_client, message)
     with inspect_database(plain.database_path) as conn:
         rows = conn.execute("select metadata from memories where layer = 'core'").fetchall()
     slots = [json.loads(row[0]) for row in rows]
     assert [f"{slot.get('predicate')}={slot.get('value')}" for slot in slots] == [value]
 
 
-async def test_whose_thing_it_is_names_no_relation(client: Client, plain: Settings) -> None:
+async def test_whose_thing_it_is_names_no_relation(plain_client: Client, plain: Settings) -> None:
     """ "my daughter's Lego set": the "'s" is whose, not "is"."""
-    await say(client, "My daughter's Lego set is broken.")
+    await say(plain_client, "My daughter's Lego set is broken.")
     assert live(plain) == []
 
 
@@ -208,10 +187,10 @@ async def test_whose_thing_it_is_names_no_relation(client: Client, plain: Settin
     ],
 )
 async def test_a_relation_asked_about_is_answered_first(
-    client: Client, said: list[str], question: str, first: str
+    plain_client: Client, said: list[str], question: str, first: str
 ) -> None:
-    await say(client, *said)
-    answer = data_of(await client.call_tool("cortex_recall", {"query": question}))
+    await say(plain_client, *said)
+    answer = data_of(await plain_client.call_tool("cortex_recall", {"query": question}))
     assert first in answer["memories"][0]["content"], answer["memories"]
 
 
@@ -225,11 +204,11 @@ async def test_a_relation_asked_about_is_answered_first(
     ],
 )
 async def test_a_chinese_correction_says_the_fact_again(
-    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str]]
+    plain_client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str]]
 ) -> None:
     """Found re-testing: "不对，是上海，不是北京。" left 北京 held and stored its own words in
     core with no slot; "我有一只猫叫咪咪。" was not read."""
-    await say(client, *messages)
+    await say(plain_client, *messages)
     assert [(text, value) for text, layer, value in live(plain) if layer == "core"] == now
 
 
@@ -258,7 +237,7 @@ async def test_a_chinese_correction_says_the_fact_again(
     ],
 )  # fmt: skip
 async def test_what_only_looks_like_a_correction_changes_nothing_held(
-    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
+    plain_client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
 ) -> None:
-    await say(client, *messages)
+    await say(plain_client, *messages)
     assert [(text, value) for text, layer, value in live(plain) if layer == "core"] == now

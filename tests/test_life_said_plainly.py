@@ -6,8 +6,6 @@ Real in-process MCP sessions, key-less: each message goes through `cortex_ingest
 hook sends it."""
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 from mcp import Client
@@ -15,28 +13,9 @@ from mcp import Client
 from cortex_mcp.config import Settings
 from cortex_mcp.engine.language.lowercase import names_capitalised
 from cortex_mcp.engine.language.slots import find_slots
-from cortex_mcp.server import build_server
-from tests.conftest import FrozenClock, data_of, inspect_database
+from tests.conftest import data_of, inspect_database, say
 
 pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("database_engine")]
-
-
-@pytest.fixture
-def plain(cortex_home: Path) -> Settings:
-    """A plain install without an LLM, searching by keywords only."""
-    return Settings.model_validate({"home": cortex_home, "embedding": {"provider": "none"}})
-
-
-@pytest.fixture
-async def client(plain: Settings, clock: FrozenClock) -> AsyncIterator[Client]:
-    async with Client(build_server(plain, clock)) as connected:
-        yield connected
-
-
-async def say(client: Client, *messages: str) -> None:
-    for message in messages:
-        arguments = {"user_message": message, "assistant_message": "Noted."}
-        data_of(await client.call_tool("cortex_ingest", arguments))
 
 
 def core(settings: Settings) -> list[tuple[str, str | None]]:
@@ -91,11 +70,11 @@ def test_what_a_fact_names_is_capitalised_when_typed_in_lower_case(typed: str, r
     ],
 )  # fmt: skip
 async def test_facts_typed_in_lower_case_are_slots(
-    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str]]
+    plain_client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str]]
 ) -> None:
     """Found re-testing: "i live in austin" had no slot, and "actually i live in dallas, not
     austin" then replaced the whole introduction, the name with it."""
-    await say(client, *messages)
+    await say(plain_client, *messages)
     assert core(plain) == now
 
 
@@ -142,21 +121,21 @@ def test_a_move_of_ours_and_a_loss_are_read(said: str, slots: list[tuple[str, st
     ],
 )  # fmt: skip
 async def test_a_pet_or_a_person_gone_is_no_longer_held(
-    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str]]
+    plain_client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str]]
 ) -> None:
     """Found re-testing: "My dog Rex died last week." and "Anna and I got divorced last year."
     left "I have a dog named Rex." and "My wife is Anna." live."""
-    await say(client, *messages)
+    await say(plain_client, *messages)
     assert core(plain) == now
 
 
 async def test_a_memory_saying_more_stays_when_one_of_it_is_gone(
-    client: Client, plain: Settings
+    plain_client: Client, plain: Settings
 ) -> None:
     """The wife and the son are no less there when the dog died."""
     said = "My wife Anna and I have a son, Tom, and a dog named Rex."
-    data_of(await client.call_tool("cortex_remember", {"content": said}))
-    await say(client, "My dog died.")
+    data_of(await plain_client.call_tool("cortex_remember", {"content": said}))
+    await say(plain_client, "My dog died.")
     assert [text for text, _ in core(plain)] == [said]
 
 
@@ -190,12 +169,12 @@ async def test_a_memory_saying_more_stays_when_one_of_it_is_gone(
     ],
 )  # fmt: skip
 async def test_what_the_retest_of_this_change_found(
-    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
+    plain_client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
 ) -> None:
     """Found re-testing (rt22b): a tool or a workplace read as a home or a name cut short, a
     death in a game or a dream, a second uncle replacing the first, a name lost with the one
     who died, a name two of the user's hold, a fiancé and a marriage never read."""
-    await say(client, *messages)
+    await say(plain_client, *messages)
     assert core(plain) == now
 
 
@@ -236,9 +215,9 @@ async def test_what_the_retest_of_this_change_found(
     ],
 )  # fmt: skip
 async def test_what_the_third_retest_found(
-    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
+    plain_client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
 ) -> None:
-    await say(client, *messages)
+    await say(plain_client, *messages)
     assert core(plain) == now
 
 
@@ -267,20 +246,20 @@ async def test_what_the_third_retest_found(
     ],
 )  # fmt: skip
 async def test_what_the_fourth_retest_found(
-    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
+    plain_client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
 ) -> None:
-    await say(client, *messages)
+    await say(plain_client, *messages)
     assert core(plain) == now
 
 
 async def test_a_fact_said_again_keeps_what_else_its_memory_says(
-    client: Client, plain: Settings
+    plain_client: Client, plain: Settings
 ) -> None:
     """rt22d: "My wife's name is Sarah." replaced an agent's whole memory of the family, and
     the children with it."""
     said = "My wife is Sarha and we have two kids, Maya (7) and Theo (4)."
-    data_of(await client.call_tool("cortex_remember", {"content": said}))
-    await say(client, "My wife's name is Sarah.")
+    data_of(await plain_client.call_tool("cortex_remember", {"content": said}))
+    await say(plain_client, "My wife's name is Sarah.")
     assert core(plain) == [
         ("My wife is Sarah and we have two kids, Maya (7) and Theo (4).", "person:wife=Sarah")
     ]
@@ -312,17 +291,17 @@ async def test_a_fact_said_again_keeps_what_else_its_memory_says(
     ],
 )  # fmt: skip
 async def test_what_the_fifth_retest_found(
-    client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
+    plain_client: Client, plain: Settings, messages: list[str], now: list[tuple[str, str | None]]
 ) -> None:
-    await say(client, *messages)
+    await say(plain_client, *messages)
     assert core(plain) == now
 
 
 async def test_another_value_said_again_carries_nothing_over(
-    client: Client, plain: Settings
+    plain_client: Client, plain: Settings
 ) -> None:
     """rt22e: "I work at Stripe." kept "as a PM on the Maps team" from the memory of Google."""
     said = "I work at Google as a PM on the Maps team, mostly on routing."
-    data_of(await client.call_tool("cortex_remember", {"content": said}))
-    await say(client, "I work at Stripe.")
+    data_of(await plain_client.call_tool("cortex_remember", {"content": said}))
+    await say(plain_client, "I work at Stripe.")
     assert core(plain) == [("I work at Stripe.", "workplace=Stripe")]
